@@ -1,0 +1,127 @@
+import * as http from "node:http"
+import * as https from "node:https"
+import { isIP, type LookupFunction } from "node:net"
+import { Duration, Effect, Layer } from "effect"
+import { signWebhook } from "../../domain/webhook-signature.ts"
+import { WebhookSender, type WebhookOutcome, type WebhookRequest } from "../../ports/WebhookSender.ts"
+import { checkWebhookUrl, errorCode, type ResolvedAddress, type ResolvedTarget, type Resolver } from "./url-guard.ts"
+
+export interface WebhookSenderOptions {
+  /** One deadline for the whole attempt: URL check + DNS + connect + TLS + request + response. */
+  readonly timeoutMs: number
+  /** Local development and tests only: allows http and private addresses. */
+  readonly allowPrivate: boolean
+  readonly userAgent?: string
+  /** Override DNS (tests); defaults to the system resolver. */
+  readonly resolver?: Resolver
+}
+
+/** We only need the status; the cap keeps a hostile receiver from streaming into our memory. */
+export const MAX_RESPONSE_BYTES = 64 * 1024
+const DEFAULT_USER_AGENT = "brazil-payment-gateway-webhooks/0.1"
+
+/** An outcome before its duration is known. */
+type Result =
+  | { readonly _tag: "Delivered"; readonly httpStatus: 200 }
+  | { readonly _tag: "Rejected"; readonly httpStatus: number }
+  | Unreachable
+type Unreachable = { readonly _tag: "Unreachable"; readonly reason: string }
+const unreachable = (reason: string): Unreachable => ({ _tag: "Unreachable", reason })
+const delivered: Result = { _tag: "Delivered", httpStatus: 200 }
+
+/** Hands Node the addresses the guard already vetted, so no second DNS answer is ever used. */
+const pinnedLookup = (addresses: ReadonlyArray<ResolvedAddress>): LookupFunction => (_host, options, callback) => {
+  const first = addresses[0]
+  if (options.all) callback(null, addresses.map((a) => ({ ...a }))) // Node 20 happy eyeballs asks for all
+  else if (first) callback(null, first.address, first.family)
+  else callback(Object.assign(new Error("no vetted address"), { code: "ENOTFOUND" }), "", 0)
+}
+
+const post = (target: ResolvedTarget, headers: Record<string, string>, body: string): Effect.Effect<Result> =>
+  Effect.async<Result>((resume) => {
+    const { url, hostname } = target
+    const secure = url.protocol === "https:"
+    let settled = false
+    const req = (secure ? https : http).request({
+      method: "POST",
+      host: hostname,
+      port: url.port === "" ? (secure ? 443 : 80) : Number(url.port),
+      path: url.pathname + url.search,
+      headers: { ...headers, host: url.host, "content-length": String(Buffer.byteLength(body)) },
+      agent: false, // fresh socket per attempt: nothing pooled outlives the deadline or the pin
+      lookup: pinnedLookup(target.addresses),
+      // SNI and certificate checks use the URL's host name (SNI must not be an IP literal).
+      ...(secure && isIP(hostname) === 0 ? { servername: hostname } : {})
+    })
+    const finish = (result: Result) => {
+      if (settled) return
+      settled = true
+      req.destroy() // also drops any unread response body
+      resume(Effect.succeed(result))
+    }
+    req.on("error", (e) => finish(unreachable(`connection failed (${errorCode(e)})`)))
+    req.on("response", (res) => {
+      // Redirects are answers, not instructions: following one would bypass the URL guard.
+      if (res.statusCode !== 200) return finish({ _tag: "Rejected", httpStatus: res.statusCode ?? 0 })
+      // A 200 counts once the response completes (or fills the cap) before the deadline.
+      let received = 0
+      res.on("data", (chunk: Buffer) => {
+        received += chunk.length
+        if (received >= MAX_RESPONSE_BYTES) finish(delivered)
+      })
+      res.on("end", () => finish(delivered))
+      res.on("error", (e) => finish(unreachable(`response failed (${errorCode(e)})`)))
+      res.on("close", () => finish(unreachable("connection closed before the response completed")))
+    })
+    req.end(body)
+    return Effect.sync(() => {
+      settled = true
+      req.destroy() // interruption (deadline or caller) aborts the socket
+    })
+  })
+
+const sign = (request: WebhookRequest): Effect.Effect<Record<string, string>, Unreachable> =>
+  Effect.try({
+    try: () => ({
+      "webhook-id": request.deliveryId,
+      "webhook-timestamp": String(request.timestamp),
+      "webhook-signature": signWebhook({
+        secret: request.secret,
+        msgId: request.deliveryId,
+        timestamp: request.timestamp,
+        body: request.body
+      })
+    }),
+    // Corrupt stored secret: record an outcome rather than crash the delivery job.
+    catch: (e) => unreachable(`cannot sign webhook (${errorCode(e)})`)
+  })
+
+export const makeWebhookSender = (options: WebhookSenderOptions) => {
+  const guard = { allowPrivate: options.allowPrivate, ...(options.resolver ? { resolver: options.resolver } : {}) }
+  const baseHeaders = { "content-type": "application/json", "user-agent": options.userAgent ?? DEFAULT_USER_AGENT }
+
+  const attempt = (request: WebhookRequest): Effect.Effect<Result> =>
+    Effect.gen(function* () {
+      const signature = yield* sign(request)
+      // Re-checked at every delivery: DNS may have changed since the endpoint was registered.
+      const target = yield* Effect.mapError(checkWebhookUrl(request.url, guard), (e) => unreachable(e.reason))
+      return yield* post(target, { ...baseHeaders, ...signature }, request.body)
+    }).pipe(Effect.merge)
+
+  const send = (request: WebhookRequest): Effect.Effect<WebhookOutcome> =>
+    attempt(request).pipe(
+      Effect.timeoutTo({
+        duration: Duration.millis(options.timeoutMs),
+        onTimeout: (): Result => unreachable("timeout"),
+        onSuccess: (result) => result
+      }),
+      Effect.timed,
+      Effect.map(([elapsed, result]) => ({ ...result, durationMs: Math.round(Duration.toMillis(elapsed)) }))
+    )
+
+  return WebhookSender.of({ send })
+}
+
+/** Timeouts and durations use Effect's Clock: run under the live clock (tests: `it.live`). */
+export const WebhookSenderLive = (options: WebhookSenderOptions): Layer.Layer<WebhookSender> =>
+  Layer.succeed(WebhookSender, makeWebhookSender(options))

@@ -1,0 +1,30 @@
+import { Context, type Effect } from "effect"
+
+/** One delivery attempt of one event to one endpoint. */
+export interface WebhookRequest {
+  readonly url: string
+  /** Stable across retries of the same event: sent as `webhook-id` so receivers can deduplicate. */
+  readonly deliveryId: string
+  /** Unix seconds, signed into `webhook-timestamp`. */
+  readonly timestamp: number
+  /** Exact bytes that are signed and sent (already-serialized JSON). */
+  readonly body: string
+  /** The endpoint's `whsec_...` secret. */
+  readonly secret: string
+}
+
+export type WebhookOutcome =
+  | { readonly _tag: "Delivered"; readonly httpStatus: 200; readonly durationMs: number }
+  /** Any non-200 answer, including 3xx: redirects are never followed. */
+  | { readonly _tag: "Rejected"; readonly httpStatus: number; readonly durationMs: number }
+  /** No usable answer: refused URL/address, DNS failure, connection error, TLS error, timeout. */
+  | { readonly _tag: "Unreachable"; readonly reason: string; readonly durationMs: number }
+
+/**
+ * Delivers signed webhooks. `send` never fails: every attempt ends in an outcome,
+ * so retry/backoff policy lives in the caller, not in transport errors.
+ */
+export class WebhookSender extends Context.Tag("WebhookSender")<
+  WebhookSender,
+  { readonly send: (request: WebhookRequest) => Effect.Effect<WebhookOutcome> }
+>() {}
