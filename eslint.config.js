@@ -9,7 +9,9 @@ export default tseslint.config(
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/no-explicit-any": "error",
-      "no-console": ["error", { allow: ["error"] }]
+      "no-console": ["error", { allow: ["error"] }],
+      // Effect idiom: Data.TaggedError("X")<{}> for errors without fields.
+      "@typescript-eslint/no-empty-object-type": "off"
     }
   },
   { files: ["src/cli.ts", "bench/**", "test/**"], rules: { "no-console": "off" } }

@@ -1,0 +1,26 @@
+import { NodeContext } from "@effect/platform-node"
+import { Layer } from "effect"
+import { PgPoolLive, SqlLive } from "./adapters/postgres/Database.ts"
+import { MigrationsLive } from "./adapters/postgres/Migrations.ts"
+import { AppLive } from "./app/Live.ts"
+import { HttpLive } from "./http/Server.ts"
+import { WorkerLive } from "./jobs/Worker.ts"
+
+/**
+ * `all` (npm start): migrations, HTTP API and job worker in one process.
+ * `api` / `worker`: the two roles apart, for horizontal scaling on one DATABASE_URL.
+ */
+export type Role = "all" | "api" | "worker"
+
+export const DatabaseLive = MigrationsLive.pipe(Layer.provideMerge(SqlLive), Layer.provideMerge(PgPoolLive))
+
+/** The process for a role; needs only AppConfig. The roles start after the migrations have been applied. */
+export const roleLayer = (role: Role) =>
+  Layer.mergeAll(
+    role === "worker" ? Layer.empty : HttpLive,
+    role === "api" ? Layer.empty : WorkerLive
+  ).pipe(
+    Layer.provideMerge(AppLive),
+    Layer.provideMerge(DatabaseLive),
+    Layer.provide(NodeContext.layer)
+  )

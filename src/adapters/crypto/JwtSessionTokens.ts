@@ -1,0 +1,30 @@
+import { Effect, Layer, Redacted } from "effect"
+import { errors, jwtVerify, SignJWT } from "jose"
+import { AppConfig } from "../../config/AppConfig.ts"
+import { SessionTokens } from "../../ports/SessionTokens.ts"
+
+const LIFETIME = "15m"
+const ISSUER = "payment-gateway"
+
+/** HS256 login tokens (CONTRACT §3): `sub` = account id, `exp` 15 minutes. */
+export const JwtSessionTokens = Layer.effect(
+  SessionTokens,
+  Effect.gen(function*() {
+    const { jwtSecret } = yield* AppConfig
+    const key = new TextEncoder().encode(Redacted.value(jwtSecret))
+    return SessionTokens.of({
+      issue: (accountId) =>
+        Effect.promise(() =>
+          new SignJWT({}).setProtectedHeader({ alg: "HS256", typ: "JWT" }).setSubject(accountId).setIssuer(ISSUER)
+            .setIssuedAt().setExpirationTime(LIFETIME).sign(key)
+        ),
+      check: (token) =>
+        Effect.promise(() =>
+          jwtVerify(token, key, { algorithms: ["HS256"], issuer: ISSUER, requiredClaims: ["sub", "exp"] }).then(
+            ({ payload }) => ({ _tag: "Valid" as const, accountId: payload.sub! }),
+            (error: unknown) => error instanceof errors.JWTExpired ? { _tag: "Expired" as const } : { _tag: "Invalid" as const }
+          )
+        )
+    })
+  })
+)

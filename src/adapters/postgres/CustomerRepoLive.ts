@@ -1,0 +1,74 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Option } from "effect"
+import { Customer } from "../../domain/customer.ts"
+import { CustomerRepo } from "../../ports/CustomerRepo.ts"
+
+interface CustomerRow {
+  readonly id: string
+  readonly name: string
+  readonly email: string
+  readonly document: string
+  readonly phone: string
+  readonly createdAt: Date
+}
+
+const toCustomer = (row: CustomerRow) =>
+  Customer.make({
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    document: row.document,
+    phone: row.phone,
+    createdAt: row.createdAt
+  }, { disableValidation: true })
+
+const first = (rows: ReadonlyArray<CustomerRow>) => Option.map(Option.fromNullable(rows[0]), toCustomer)
+
+export const CustomerRepoLive = Layer.effect(
+  CustomerRepo,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const live = (accountId: string, id: string) =>
+      sql`account_id = ${accountId} and id = ${id} and deleted_at is null`
+
+    return CustomerRepo.of({
+      // The partial unique index decides the race between two creations of one CPF; the loser reads
+      // the winner's row. Looping covers the tiny window where the winner is deleted in between.
+      insertOrGetByDocument: (accountId, customer) =>
+        Effect.gen(function*() {
+          for (;;) {
+            const inserted = yield* sql<CustomerRow>`
+              insert into customers (id, account_id, name, email, document, phone)
+              values (${customer.id}, ${accountId}, ${customer.name}, ${customer.email}, ${customer.document}, ${customer.phone})
+              on conflict (account_id, document) where deleted_at is null do nothing
+              returning *`
+            if (inserted[0]) return { customer: toCustomer(inserted[0]), created: true }
+            const existing = yield* sql<CustomerRow>`
+              select * from customers
+              where account_id = ${accountId} and document = ${customer.document} and deleted_at is null`
+            if (existing[0]) return { customer: toCustomer(existing[0]), created: false }
+          }
+        }).pipe(Effect.orDie),
+      list: (accountId) =>
+        sql<CustomerRow>`
+          select * from customers where account_id = ${accountId} and deleted_at is null
+          order by created_at, id`.pipe(Effect.orDie, Effect.map((rows) => rows.map(toCustomer))),
+      find: (accountId, id) =>
+        sql<CustomerRow>`select * from customers where ${live(accountId, id)}`.pipe(Effect.orDie, Effect.map(first)),
+      update: (accountId, id, changes) =>
+        sql<CustomerRow>`
+          update customers set
+            name = coalesce(${changes.name ?? null}, name),
+            email = coalesce(${changes.email ?? null}, email),
+            phone = coalesce(${changes.phone ?? null}, phone),
+            updated_at = now()
+          where ${live(accountId, id)}
+          returning *`.pipe(Effect.orDie, Effect.map(first)),
+      softDelete: (accountId, id) =>
+        sql`update customers set deleted_at = now() where ${live(accountId, id)} returning id`.pipe(
+          Effect.orDie,
+          Effect.map((rows) => rows.length > 0)
+        )
+    })
+  })
+)

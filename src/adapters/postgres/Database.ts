@@ -1,0 +1,50 @@
+import { PgClient } from "@effect/sql-pg"
+import { Context, Effect, Layer, Option, Redacted, String } from "effect"
+import pg from "pg"
+import { AppConfig } from "../../config/AppConfig.ts"
+import { startEmbeddedPostgres } from "./EmbeddedPostgres.ts"
+
+/** The one `pg` pool that @effect/sql-pg and graphile-worker share. */
+export class PgPool extends Context.Tag("PgPool")<PgPool, pg.Pool>() {}
+
+// int8 (bigint) columns hold centavos and counts; they fit a JS number (< 2^53).
+const types = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as "text")) as pg.CustomTypesConfig["getTypeParser"]
+}
+
+export const makePool = (connectionString: string, max = 20) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const pool = new pg.Pool({ connectionString, max, types, application_name: "payment-gateway" })
+      // An idle client losing its connection must not crash the process; the pool replaces it.
+      pool.on("error", (error) => Effect.runFork(Effect.logWarning("idle PostgreSQL client error", error.message)))
+      pool.on("connect", (client) => client.on("error", (error) => Effect.runFork(Effect.logWarning("PostgreSQL client error", error.message))))
+      return pool
+    }),
+    (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeout("5 seconds"), Effect.ignore)
+  )
+
+/** `DATABASE_URL` when set, otherwise an embedded PostgreSQL under `DATA_DIR`. */
+export const PgPoolLive = Layer.scoped(
+  PgPool,
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const url = yield* Option.match(config.databaseUrl, {
+      onSome: (url) => Effect.succeed(Redacted.value(url)),
+      onNone: () => startEmbeddedPostgres(config.dataDir)
+    })
+    return yield* makePool(url)
+  })
+)
+
+/** @effect/sql over the shared pool; column names are camelCase in code, snake_case in SQL. */
+export const SqlLive = Layer.unwrapEffect(
+  Effect.map(PgPool, (pool) =>
+    PgClient.layerFromPool({
+      acquire: Effect.succeed(pool),
+      transformResultNames: String.snakeToCamel,
+      transformQueryNames: String.camelToSnake,
+      types
+    }))
+).pipe(Layer.orDie)

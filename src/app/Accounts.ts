@@ -1,0 +1,104 @@
+import { randomBytes } from "node:crypto"
+import { Effect, Option } from "effect"
+import { AppConfig } from "../config/AppConfig.ts"
+import { formatApiKey, keyMaterial } from "../domain/apiKey.ts"
+import { Disabled, InvalidCredentials, NotFound, ValidationFailed } from "../domain/errors.ts"
+import { AccountRepo } from "../ports/AccountRepo.ts"
+import { ApiKeyRepo } from "../ports/ApiKeyRepo.ts"
+import { Ids } from "../ports/Ids.ts"
+import { PasswordHasher } from "../ports/PasswordHasher.ts"
+import { SessionTokens } from "../ports/SessionTokens.ts"
+
+export interface SignupInput {
+  readonly name: string
+  readonly email: string
+  readonly password: string
+}
+
+const newSecretKey = () => formatApiKey("live", randomBytes(32))
+
+/** Accounts, their login and their keys (CONTRACT §3). */
+export class Accounts extends Effect.Service<Accounts>()("Accounts", {
+  effect: Effect.gen(function*() {
+    const config = yield* AppConfig
+    const accounts = yield* AccountRepo
+    const keys = yield* ApiKeyRepo
+    const hasher = yield* PasswordHasher
+    const tokens = yield* SessionTokens
+    const ids = yield* Ids
+    // A real hash of a password nobody knows: login spends the same time on unknown emails.
+    const dummyHash = yield* Effect.cached(hasher.hash(randomBytes(24).toString("base64")))
+
+    const create = Effect.fn("Accounts.create")(function*(input: SignupInput) {
+      if (input.password.length < 10) {
+        return yield* ValidationFailed.one("password", "password must have at least 10 characters")
+      }
+      const account = yield* accounts.insert({
+        id: yield* ids.next,
+        name: input.name,
+        email: input.email,
+        passwordHash: yield* hasher.hash(input.password)
+      })
+      const fullKey = newSecretKey()
+      const apiKey = yield* keys.insert({
+        id: yield* ids.next,
+        accountId: account.id,
+        label: "Primary key",
+        isPrimary: true,
+        scopes: null,
+        rateLimit: config.rateLimitPerMinute,
+        ...keyMaterial(fullKey)
+      })
+      return { account, apiKey, fullKey }
+    })
+
+    return {
+      create,
+      signup: Effect.fn("Accounts.signup")(function*(input: SignupInput) {
+        if (!config.signupEnabled) return yield* new Disabled()
+        return yield* create(input)
+      }),
+
+      login: Effect.fn("Accounts.login")(function*(email: string, password: string) {
+        const found = yield* accounts.findByEmail(email)
+        const hash = Option.isSome(found) ? found.value.passwordHash : yield* dummyHash
+        const ok = yield* hasher.verify(hash, password)
+        if (Option.isNone(found) || !ok) return yield* new InvalidCredentials()
+        return { accessToken: yield* tokens.issue(found.value.account.id) }
+      }),
+
+      primaryKey: Effect.fn("Accounts.primaryKey")(function*(accountId: string) {
+        return yield* Effect.flatten(keys.findPrimary(accountId)).pipe(
+          Effect.catchTag("NoSuchElementException", () => new NotFound({ message: "API key not found" }))
+        )
+      }),
+
+      regenerate: Effect.fn("Accounts.regenerate")(function*(accountId: string) {
+        const fullKey = newSecretKey()
+        const apiKey = yield* Effect.flatten(keys.rotatePrimary(accountId, keyMaterial(fullKey))).pipe(
+          Effect.catchTag("NoSuchElementException", () => new NotFound({ message: "API key not found" }))
+        )
+        return { apiKey, fullKey }
+      }),
+
+      createRestrictedKey: Effect.fn("Accounts.createRestrictedKey")(
+        function*(accountId: string, label: string, scopes: ReadonlyArray<string>, rateLimit?: number) {
+          const fullKey = newSecretKey()
+          const apiKey = yield* keys.insert({
+            id: yield* ids.next,
+            accountId,
+            label,
+            isPrimary: false,
+            scopes,
+            rateLimit: rateLimit ?? config.rateLimitPerMinute,
+            ...keyMaterial(fullKey)
+          })
+          return { apiKey, fullKey }
+        }
+      ),
+
+      findByEmail: (email: string) => accounts.findByEmail(email).pipe(Effect.map(Option.map((f) => f.account)))
+    }
+  })
+}) {}
+

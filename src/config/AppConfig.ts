@@ -1,0 +1,109 @@
+import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted } from "effect"
+import { loadDevelopmentSecrets } from "./secrets.ts"
+
+/** Every environment variable of CONTRACT §2, read once at start-up. */
+export interface AppConfigShape {
+  readonly production: boolean
+  readonly port: number
+  readonly host: string
+  readonly databaseUrl: Option.Option<Redacted.Redacted>
+  readonly dataDir: string
+  readonly jwtSecret: Redacted.Redacted
+  readonly cardVaultKey: Redacted.Redacted
+  readonly publicBaseUrl: string
+  readonly rateLimitPerMinute: number
+  readonly pixExpiresInSeconds: number
+  readonly boletoDueDays: number
+  readonly boletoConfirmationDelaySeconds: number
+  readonly sandboxEnabled: boolean
+  readonly signupEnabled: boolean
+  readonly webhookAllowPrivateUrls: boolean
+  readonly webhookTimeoutMs: number
+  readonly webhookRetrySchedule: ReadonlyArray<number>
+  readonly workerConcurrency: number
+  readonly logLevel: string
+}
+
+export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShape>() {}
+
+const positiveInt = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.withDefault(fallback),
+    Config.validate({ message: `${name} must be a positive integer`, validation: (n) => n > 0 })
+  )
+
+const retrySchedule = Config.string("WEBHOOK_RETRY_SCHEDULE").pipe(
+  Config.withDefault("5,300,1800,7200,18000,36000,50400,72000,86400"),
+  Config.mapOrFail((raw) => {
+    const parts = raw.split(",").map((s) => s.trim())
+    const seconds = parts.map(Number)
+    return parts.length > 0 && seconds.every((n, i) => parts[i] !== "" && Number.isFinite(n) && n >= 0)
+      ? Either.right(seconds)
+      : Either.left(ConfigError.InvalidData([], "WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds, e.g. 5,300,1800"))
+  })
+)
+
+const logLevels = ["all", "trace", "debug", "info", "warning", "error", "fatal", "none"] as const
+
+const fields = Config.all({
+  production: Config.string("NODE_ENV").pipe(Config.withDefault("development"), Config.map((s) => s === "production")),
+  port: Config.port("PORT").pipe(Config.withDefault(3000)),
+  host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
+  databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
+  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(".data")),
+  jwtSecret: Config.option(Config.redacted("JWT_SECRET")),
+  cardVaultKey: Config.option(Config.redacted("CARD_VAULT_KEY")),
+  publicBaseUrl: Config.option(Config.url("PUBLIC_BASE_URL")),
+  rateLimitPerMinute: positiveInt("RATE_LIMIT_PER_MINUTE", 100),
+  pixExpiresInSeconds: positiveInt("PIX_EXPIRES_IN_SECONDS", 3600),
+  boletoDueDays: positiveInt("BOLETO_DUE_DAYS", 3),
+  boletoConfirmationDelaySeconds: Config.integer("BOLETO_CONFIRMATION_DELAY_SECONDS").pipe(
+    Config.withDefault(5),
+    Config.validate({ message: "BOLETO_CONFIRMATION_DELAY_SECONDS must be ≥ 0", validation: (n) => n >= 0 })
+  ),
+  sandboxEnabled: Config.option(Config.boolean("SANDBOX_ENABLED")),
+  signupEnabled: Config.boolean("SIGNUP_ENABLED").pipe(Config.withDefault(true)),
+  webhookAllowPrivateUrls: Config.boolean("WEBHOOK_ALLOW_PRIVATE_URLS").pipe(Config.withDefault(false)),
+  webhookTimeoutMs: positiveInt("WEBHOOK_TIMEOUT_MS", 5000),
+  webhookRetrySchedule: retrySchedule,
+  workerConcurrency: positiveInt("WORKER_CONCURRENCY", 10),
+  logLevel: Config.literal(...logLevels)("LOG_LEVEL").pipe(Config.withDefault("info" as const))
+})
+
+/**
+ * Reads the configuration. Production refuses to start without the two secrets; development
+ * generates them once into DATA_DIR so restarts keep the same tokens and vault.
+ */
+export const loadAppConfig = Effect.gen(function*() {
+  const raw = yield* fields
+  const secrets = raw.production
+    ? yield* Effect.all({
+      jwtSecret: requiredInProduction(raw.jwtSecret, "JWT_SECRET"),
+      cardVaultKey: requiredInProduction(raw.cardVaultKey, "CARD_VAULT_KEY")
+    })
+    : yield* loadDevelopmentSecrets(raw.dataDir, raw.jwtSecret, raw.cardVaultKey)
+  const vaultKey = Buffer.from(Redacted.value(secrets.cardVaultKey), "base64")
+  if (vaultKey.length !== 32) {
+    return yield* Effect.fail(ConfigError.InvalidData(["CARD_VAULT_KEY"], "CARD_VAULT_KEY must be 32 bytes, base64-encoded"))
+  }
+  return {
+    ...raw,
+    ...secrets,
+    publicBaseUrl: Option.match(raw.publicBaseUrl, {
+      onNone: () => `http://localhost:${raw.port}`,
+      onSome: (url) => url.toString().replace(/\/$/, "")
+    }),
+    sandboxEnabled: Option.getOrElse(raw.sandboxEnabled, () => !raw.production)
+  } satisfies AppConfigShape
+})
+
+const requiredInProduction = (value: Option.Option<Redacted.Redacted>, name: string) =>
+  Option.match(value, {
+    onNone: () => Effect.fail(ConfigError.MissingData([name], `${name} is required when NODE_ENV=production`)),
+    onSome: Effect.succeed
+  })
+
+export const AppConfigLive = Layer.effect(AppConfig, loadAppConfig)
+
+/** For tests and tools that build the configuration in code. */
+export const AppConfigFrom = (config: AppConfigShape) => Layer.succeed(AppConfig, config)

@@ -1,0 +1,32 @@
+import { Schema } from "effect"
+
+export class Account extends Schema.Class<Account>("Account")({
+  id: Schema.UUID,
+  name: Schema.String,
+  email: Schema.String,
+  createdAt: Schema.Date
+}) {}
+
+/**
+ * An API key as shown to its owner: never the secret itself, only its first 16 characters
+ * (`keyPrefix`) and a masked form. `scopes` null means unrestricted (the account's primary key).
+ */
+export class ApiKey extends Schema.Class<ApiKey>("ApiKey")({
+  id: Schema.UUID,
+  label: Schema.String,
+  keyPrefix: Schema.String,
+  maskedKey: Schema.String,
+  active: Schema.Boolean,
+  rateLimit: Schema.Int,
+  scopes: Schema.NullOr(Schema.Array(Schema.String)),
+  lastUsedAt: Schema.NullOr(Schema.Date),
+  createdAt: Schema.Date
+}) {}
+
+/** Who is calling, once an API key has been checked. */
+export interface Principal {
+  readonly accountId: string
+  readonly keyId: string
+  readonly scopes: ReadonlyArray<string> | null
+  readonly rateLimit: number
+}

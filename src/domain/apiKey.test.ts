@@ -1,0 +1,27 @@
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { digestApiKey, formatApiKey, keyMaterial, looksLikeApiKey, maskKey } from "./apiKey.ts"
+
+describe("API keys", () => {
+  it("formats 32 random bytes as a recognisable key", () => {
+    fc.assert(fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.constantFrom("live", "test" as const), (bytes, env) => {
+      const key = formatApiKey(env, bytes)
+      expect(looksLikeApiKey(key)).toBe(true)
+      expect(key.startsWith(`sk_${env}_`)).toBe(true)
+    }))
+  })
+
+  it("rejects keys that are not of the format", () => {
+    for (const bad of ["", "sk_live_", "pk_live_" + "a".repeat(43), "sk_live_" + "a".repeat(42), "sk_live_" + "a".repeat(43) + " "]) {
+      expect(looksLikeApiKey(bad)).toBe(false)
+    }
+  })
+
+  it("stores only what cannot give the key back", () => {
+    const key = formatApiKey("live", new Uint8Array(32).fill(7))
+    const material = keyMaterial(key)
+    expect(material.keyPrefix).toHaveLength(16)
+    expect(Buffer.from(material.keyDigest)).toEqual(Buffer.from(digestApiKey(key)))
+    expect(maskKey(material.keyPrefix, material.keyLast4)).not.toContain(key.slice(16, -4))
+  })
+})

@@ -1,0 +1,10 @@
+import { Schema } from "effect"
+
+export class Customer extends Schema.Class<Customer>("Customer")({
+  id: Schema.UUID,
+  name: Schema.String,
+  email: Schema.String,
+  document: Schema.String,
+  phone: Schema.String,
+  createdAt: Schema.Date
+}) {}

@@ -1,0 +1,48 @@
+import { Data } from "effect"
+
+/** One problem with one input field; `field` is the path as the caller sent it (`buyerAddress.state`). */
+export interface FieldError {
+  readonly field: string
+  readonly message: string
+}
+
+/** Input that breaks a rule of the spec. Rendered as 400 naming the first field; `errors` lists them all. */
+export class ValidationFailed extends Data.TaggedError("ValidationFailed")<{
+  readonly errors: ReadonlyArray<FieldError>
+}> {
+  static one(field: string, message: string) {
+    return new ValidationFailed({ errors: [{ field, message }] })
+  }
+  override get message() {
+    return this.errors.map((e) => e.message).join("; ")
+  }
+}
+
+/** The resource does not exist in the caller's account (or belongs to another one: indistinguishable). */
+export class NotFound extends Data.TaggedError("NotFound")<{ readonly message: string }> {}
+
+/** The request is well formed but the resource's state forbids it. */
+export class Conflict extends Data.TaggedError("Conflict")<{ readonly code: string; readonly message: string }> {}
+
+/** Well formed and allowed, but refused on its merits (card declined, card data rejected). */
+export class Unprocessable extends Data.TaggedError("Unprocessable")<{
+  readonly code: string
+  readonly message: string
+  readonly field?: string
+}> {}
+
+export class EmailAlreadyRegistered extends Data.TaggedError("EmailAlreadyRegistered")<{}> {}
+
+export class InvalidCredentials extends Data.TaggedError("InvalidCredentials")<{}> {}
+
+/** A feature switched off by configuration (signup, sandbox): looks like a route that does not exist. */
+export class Disabled extends Data.TaggedError("Disabled")<{}> {}
+
+export type DomainError =
+  | ValidationFailed
+  | NotFound
+  | Conflict
+  | Unprocessable
+  | EmailAlreadyRegistered
+  | InvalidCredentials
+  | Disabled

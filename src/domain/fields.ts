@@ -1,0 +1,53 @@
+import { Schema } from "effect"
+import { isValidBrazilianMobile, isValidBrazilianPhone, isValidCep, isValidUf } from "./address.ts"
+import { isValidBuyerDocument, isValidCpf } from "./document.ts"
+import { MAX_AMOUNT } from "./order.ts"
+
+/**
+ * Input fields shared by both interfaces, each a schema whose failure message names the rule broken.
+ * The HTTP layer reports the field path; these say what is wrong with it.
+ */
+const text = (max: number) =>
+  Schema.String.pipe(
+    Schema.filter((s) => s.trim().length > 0, { message: () => "must not be empty" }),
+    Schema.filter((s) => s.length <= max, { message: () => `must have at most ${max} characters` })
+  )
+
+export const Name = text(255)
+
+// Deliberately loose (RFC 5322 is not regular): something@something.tld, no spaces.
+export const Email = Schema.String.pipe(
+  Schema.filter((s) => s.length <= 254 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s), { message: () => "must be a valid email address" })
+)
+
+export const Cpf = Schema.String.pipe(
+  Schema.filter((s) => /^\d{11}$/.test(s), { message: () => "must be a CPF of exactly 11 digits" }),
+  Schema.filter(isValidCpf, { message: () => "must be a valid CPF (check digits do not match)" })
+)
+
+export const BuyerDocument = Schema.String.pipe(
+  Schema.filter((s) => /^(\d{11}|\d{14})$/.test(s), { message: () => "must be a CPF (11 digits) or CNPJ (14 digits), digits only" }),
+  Schema.filter(isValidBuyerDocument, { message: () => "must be a valid CPF or CNPJ (check digits do not match)" })
+)
+
+export const Phone = Schema.String.pipe(
+  Schema.filter(isValidBrazilianPhone, { message: () => "must be a Brazilian phone number, e.g. (11) 91234-5678" })
+)
+
+export const MobilePhone = Schema.String.pipe(
+  Schema.filter(isValidBrazilianMobile, { message: () => "must be a Brazilian mobile number, e.g. (11) 91234-5678" })
+)
+
+export const Cep = Schema.String.pipe(Schema.filter(isValidCep, { message: () => "must be a CEP of 8 digits" }))
+
+export const Uf = Schema.String.pipe(Schema.filter(isValidUf, { message: () => "must be a Brazilian state code (UF), e.g. SP" }))
+
+export const Amount = Schema.Number.pipe(
+  Schema.filter((n) => Number.isInteger(n), { message: () => "must be an integer number of centavos" }),
+  Schema.filter((n) => n > 0, { message: () => "must be greater than 0" }),
+  Schema.filter((n) => n <= MAX_AMOUNT, { message: () => `must be at most ${MAX_AMOUNT} centavos` })
+)
+
+export const Uuid = Schema.String.pipe(
+  Schema.filter((s) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s), { message: () => "must be a UUID" })
+)

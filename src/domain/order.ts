@@ -1,0 +1,18 @@
+import { Schema } from "effect"
+
+export const OrderStatus = Schema.Literal("PENDING", "PAID", "CANCELLED", "EXPIRED")
+export type OrderStatus = typeof OrderStatus.Type
+
+/** Largest amount a boleto can carry (its amount field has 10 digits); the gateway's ceiling for every method. */
+export const MAX_AMOUNT = 9_999_999_999
+
+export class Order extends Schema.Class<Order>("Order")({
+  id: Schema.UUID,
+  customerId: Schema.UUID,
+  amount: Schema.Int,
+  status: OrderStatus,
+  createdAt: Schema.Date
+}) {}
+
+/** Only a PENDING order can be paid: PAID, CANCELLED and EXPIRED are final for a new charge (409). */
+export const isPayable = (status: OrderStatus) => status === "PENDING"

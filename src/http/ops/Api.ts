@@ -1,0 +1,21 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+
+export const Health = Schema.Struct({ status: Schema.Literal("ok") })
+export const Readiness = Schema.Struct({ status: Schema.Literal("ready"), database: Schema.Literal("ok") })
+export class NotReady extends Schema.Class<NotReady>("NotReady")(
+  { status: Schema.Literal("not_ready"), database: Schema.String },
+  HttpApiSchema.annotations({ status: 503 })
+) {}
+
+/** Operational endpoints (CONTRACT §1): no authentication, not rate limited. */
+export class OpsApi extends HttpApiGroup.make("ops")
+  .add(HttpApiEndpoint.get("health", "/health").addSuccess(Health)
+    .annotate(OpenApi.Summary, "Liveness: the process answers"))
+  .add(HttpApiEndpoint.get("ready", "/ready").addSuccess(Readiness).addError(NotReady)
+    .annotate(OpenApi.Summary, "Readiness: database reachable and migrations applied"))
+  .add(HttpApiEndpoint.get("metrics", "/metrics")
+    .addSuccess(HttpApiSchema.Text({ contentType: "text/plain; version=0.0.4; charset=utf-8" }))
+    .annotate(OpenApi.Summary, "Prometheus metrics (text exposition format)"))
+  .annotate(OpenApi.Title, "Operations")
+{}

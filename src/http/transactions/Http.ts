@@ -1,0 +1,15 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Transactions } from "../../app/Transactions.ts"
+import { GatewayApi } from "../Api.ts"
+import { rendered } from "../render.ts"
+import { CurrentPrincipal } from "../security.ts"
+
+export const TransactionsHttp = HttpApiBuilder.group(GatewayApi, "transactions", (handlers) =>
+  Effect.gen(function*() {
+    const transactions = yield* Transactions
+    return handlers
+      .handle("list", () => Effect.flatMap(CurrentPrincipal, ({ accountId }) => transactions.list(accountId)))
+      .handle("get", ({ path }) =>
+        Effect.flatMap(CurrentPrincipal, ({ accountId }) => transactions.get(accountId, path.transactionId)).pipe(rendered))
+  }))

@@ -1,0 +1,31 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { Metrics } from "../adapters/metrics/Metrics.ts"
+
+/**
+ * Samples graphile-worker's queue into the job gauges when /metrics is scraped, so every process
+ * (API or worker) reports the same shared queue.
+ */
+export class JobStats extends Effect.Service<JobStats>()("JobStats", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const metrics = yield* Metrics
+    return {
+      sample: Effect.gen(function*() {
+        const rows = yield* sql<{ task: string; state: string; count: number }>`
+          select task_identifier as task,
+                 case when attempts >= max_attempts then 'failed'
+                      when locked_at is not null then 'running'
+                      else 'queued' end as state,
+                 count(*)::int as count
+          from graphile_worker.jobs group by 1, 2`
+        const [oldest] = yield* sql<{ age: number | null }>`
+          select extract(epoch from now() - min(run_at))::float8 as age from graphile_worker.jobs
+          where locked_at is null and attempts < max_attempts and run_at <= now()`
+        metrics.jobs.reset()
+        for (const row of rows) metrics.jobs.set({ task: row.task, state: row.state }, row.count)
+        metrics.oldestPendingJobAge.set(oldest?.age ?? 0)
+      }).pipe(Effect.withSpan("JobStats.sample"))
+    }
+  })
+}) {}

@@ -1,0 +1,16 @@
+import { Context, type Effect, type Option } from "effect"
+import type { Account } from "../domain/account.ts"
+import type { EmailAlreadyRegistered } from "../domain/errors.ts"
+
+export interface NewAccount {
+  readonly id: string
+  readonly name: string
+  readonly email: string
+  readonly passwordHash: string
+}
+
+export class AccountRepo extends Context.Tag("AccountRepo")<AccountRepo, {
+  readonly insert: (account: NewAccount) => Effect.Effect<Account, EmailAlreadyRegistered>
+  readonly findByEmail: (email: string) => Effect.Effect<Option.Option<{ readonly account: Account; readonly passwordHash: string }>>
+  readonly findById: (id: string) => Effect.Effect<Option.Option<Account>>
+}>() {}

@@ -1,0 +1,30 @@
+import { Context, type Effect, type Option } from "effect"
+import type { Customer } from "../domain/customer.ts"
+
+export interface NewCustomer {
+  readonly id: string
+  readonly name: string
+  readonly email: string
+  readonly document: string
+  readonly phone: string
+}
+
+export interface CustomerChanges {
+  readonly name?: string | undefined
+  readonly email?: string | undefined
+  readonly phone?: string | undefined
+}
+
+/** Every operation is scoped by account; deleted customers are invisible to all of them. */
+export class CustomerRepo extends Context.Tag("CustomerRepo")<CustomerRepo, {
+  /** Inserts, or returns the live customer that already has this document (`created: false`). */
+  readonly insertOrGetByDocument: (
+    accountId: string,
+    customer: NewCustomer
+  ) => Effect.Effect<{ readonly customer: Customer; readonly created: boolean }>
+  readonly list: (accountId: string) => Effect.Effect<ReadonlyArray<Customer>>
+  readonly find: (accountId: string, id: string) => Effect.Effect<Option.Option<Customer>>
+  readonly update: (accountId: string, id: string, changes: CustomerChanges) => Effect.Effect<Option.Option<Customer>>
+  /** Soft delete; false when there was no live customer. */
+  readonly softDelete: (accountId: string, id: string) => Effect.Effect<boolean>
+}>() {}
