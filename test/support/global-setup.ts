@@ -1,1 +1,33 @@
-export default async function setup() {}
+import { chmod, mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Effect, Exit, Scope } from "effect"
+import type { TestProject } from "vitest/node"
+import { startEmbeddedPostgres } from "../../src/adapters/postgres/EmbeddedPostgres.ts"
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** A server where each test file creates its own database. */
+    adminDatabaseUrl: string
+  }
+}
+
+/**
+ * One PostgreSQL for the whole run: DATABASE_URL when set (CI against PostgreSQL 15), otherwise an
+ * embedded PostgreSQL 18 in a temporary directory that is removed afterwards.
+ */
+export default async function setup(project: TestProject) {
+  if (process.env.DATABASE_URL) {
+    project.provide("adminDatabaseUrl", process.env.DATABASE_URL)
+    return
+  }
+  const dir = await mkdtemp(join(tmpdir(), "gateway-test-"))
+  await chmod(dir, 0o755) // PostgreSQL runs as the `postgres` user when we are root
+  const scope = Effect.runSync(Scope.make())
+  const url = await Effect.runPromise(Scope.extend(startEmbeddedPostgres(dir, "postgres"), scope))
+  project.provide("adminDatabaseUrl", url)
+  return async () => {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    await rm(dir, { recursive: true, force: true })
+  }
+}

