@@ -4,17 +4,39 @@ import { JwtSessionTokens } from "../adapters/crypto/JwtSessionTokens.ts"
 import { Metrics } from "../adapters/metrics/Metrics.ts"
 import { AccountRepoLive } from "../adapters/postgres/AccountRepoLive.ts"
 import { ApiKeyRepoLive } from "../adapters/postgres/ApiKeyRepoLive.ts"
+import { CardVaultLive } from "../adapters/postgres/CardVaultLive.ts"
 import { CustomerRepoLive } from "../adapters/postgres/CustomerRepoLive.ts"
+import { IdempotencyStoreLive } from "../adapters/postgres/IdempotencyStoreLive.ts"
+import { JobSchedulerLive } from "../adapters/postgres/JobSchedulerLive.ts"
 import { OrderRepoLive } from "../adapters/postgres/OrderRepoLive.ts"
+import { OutboxLive } from "../adapters/postgres/OutboxLive.ts"
+import { PublicDocumentsLive } from "../adapters/postgres/PublicDocumentsLive.ts"
 import { RateLimiterLive } from "../adapters/postgres/RateLimiterLive.ts"
+import { RefundRepoLive } from "../adapters/postgres/RefundRepoLive.ts"
+import { TransactionalLive } from "../adapters/postgres/TransactionalLive.ts"
 import { TransactionRepoLive } from "../adapters/postgres/TransactionRepoLive.ts"
+import { SandboxAcquirerLive } from "../adapters/sandbox/SandboxAcquirer.ts"
+import { SandboxAntifraudLive } from "../adapters/sandbox/SandboxAntifraud.ts"
+import { SandboxBoletoLive } from "../adapters/sandbox/SandboxBoleto.ts"
+import { SandboxPixProviderLive } from "../adapters/sandbox/SandboxPixProvider.ts"
 import { JobStats } from "../jobs/JobStats.ts"
 import { Ids } from "../ports/Ids.ts"
 import { Accounts } from "./Accounts.ts"
+import { Cards } from "./Cards.ts"
 import { Customers } from "./Customers.ts"
 import { KeyUsage } from "./KeyUsage.ts"
 import { Orders } from "./Orders.ts"
+import { Payments } from "./Payments.ts"
+import { Refunds } from "./Refunds.ts"
+import { Sandbox } from "./Sandbox.ts"
+import { Settlement } from "./Settlement.ts"
 import { Transactions } from "./Transactions.ts"
+
+/**
+ * The payment rails. The sandbox adapters are the reference implementations; a real acquirer, PSP
+ * or bank replaces one of these layers and nothing else.
+ */
+export const RailsLive = Layer.mergeAll(SandboxAcquirerLive, SandboxAntifraudLive, SandboxPixProviderLive, SandboxBoletoLive)
 
 /** The adapters behind the ports; needs AppConfig and SqlClient. */
 export const AdaptersLive = Layer.mergeAll(
@@ -23,12 +45,19 @@ export const AdaptersLive = Layer.mergeAll(
   CustomerRepoLive,
   OrderRepoLive,
   TransactionRepoLive,
+  RefundRepoLive,
+  PublicDocumentsLive,
+  IdempotencyStoreLive,
   RateLimiterLive,
+  TransactionalLive,
+  JobSchedulerLive,
+  CardVaultLive,
+  OutboxLive,
+  RailsLive,
   Argon2PasswordHasher,
   JwtSessionTokens,
-  Ids.Live,
   Metrics.Default
-)
+).pipe(Layer.provideMerge(Ids.Live))
 
 /** The application services over the adapters. */
 export const AppLive = Layer.mergeAll(
@@ -36,6 +65,10 @@ export const AppLive = Layer.mergeAll(
   Customers.Default,
   Orders.Default,
   Transactions.Default,
+  Payments.Default,
+  Refunds.Default,
+  Cards.Default,
+  Sandbox.Default,
   KeyUsage.Default,
   JobStats.Default
-).pipe(Layer.provideMerge(AdaptersLive))
+).pipe(Layer.provideMerge(Settlement.Default), Layer.provideMerge(AdaptersLive))

@@ -29,6 +29,8 @@ export class Unprocessable extends Data.TaggedError("Unprocessable")<{
   readonly code: string
   readonly message: string
   readonly field?: string
+  /** The transaction recorded for a refused charge, so the merchant can find it. */
+  readonly transactionId?: string
 }> {}
 
 export class EmailAlreadyRegistered extends Data.TaggedError("EmailAlreadyRegistered")<{}> {}

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { isValidBrazilianMobile, isValidBrazilianPhone, isValidCep, isValidUf } from "./address.ts"
+import { isValidBirthdate, isValidBrazilianMobile, isValidBrazilianPhone, isValidCep, isValidUf } from "./address.ts"
 import { isValidBuyerDocument, isValidCpf } from "./document.ts"
 import { MAX_AMOUNT } from "./order.ts"
 
@@ -50,4 +50,10 @@ export const Amount = Schema.Number.pipe(
 
 export const Uuid = Schema.String.pipe(
   Schema.filter((s) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s), { message: () => "must be a UUID" })
+)
+
+export const Birthdate = Schema.String.pipe(
+  Schema.filter((s) => /^\d{4}-\d{2}-\d{2}$/.test(s) && isValidBirthdate(s, new Date()), {
+    message: () => "must be a real past date YYYY-MM-DD (1900 or later)"
+  })
 )

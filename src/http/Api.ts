@@ -4,7 +4,10 @@ import { AuthApi } from "./auth/Api.ts"
 import { CustomersApi } from "./customers/Api.ts"
 import { InternalServerError } from "./errors.ts"
 import { OpsApi } from "./ops/Api.ts"
+import { DocumentsApi } from "./documents/Api.ts"
 import { OrdersApi } from "./orders/Api.ts"
+import { PaymentsApi } from "./payments/Api.ts"
+import { SandboxApi } from "./sandbox/Api.ts"
 import { TransactionsApi } from "./transactions/Api.ts"
 
 /** Interface v2, served under /api. */
@@ -14,12 +17,15 @@ export class V2Api extends HttpApi.make("v2")
   .add(CustomersApi)
   .add(OrdersApi)
   .add(TransactionsApi)
+  .add(PaymentsApi)
+  .add(SandboxApi)
   .prefix("/api")
 {}
 
 /** The whole service: operations plus both interfaces (the /public/v1 groups join here later). */
 export class GatewayApi extends HttpApi.make("gateway")
   .add(OpsApi)
+  .add(DocumentsApi)
   .addHttpApi(V2Api)
   .addError(InternalServerError)
   .annotate(OpenApi.Title, "Brazil Payment Gateway")

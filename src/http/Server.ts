@@ -9,13 +9,16 @@ import { AuthHttp } from "./auth/Http.ts"
 import { CustomersHttp } from "./customers/Http.ts"
 import { EnvelopeMiddleware } from "./envelope.ts"
 import { OpsHttp } from "./ops/Http.ts"
+import { DocumentsHttp } from "./documents/Http.ts"
 import { OrdersHttp } from "./orders/Http.ts"
+import { PaymentsHttp } from "./payments/Http.ts"
+import { SandboxHttp } from "./sandbox/Http.ts"
 import { ApiKeyAuthLive, SessionAuthLive } from "./securityLive.ts"
 import { TransactionsHttp } from "./transactions/Http.ts"
 
 /** Every group's handlers, with the security middleware provided to the groups that use it. */
 export const ApiLive = HttpApiBuilder.api(GatewayApi).pipe(
-  Layer.provide([OpsHttp, AuthHttp, ApiKeysHttp, CustomersHttp, OrdersHttp, TransactionsHttp]),
+  Layer.provide([OpsHttp, DocumentsHttp, AuthHttp, ApiKeysHttp, CustomersHttp, OrdersHttp, TransactionsHttp, PaymentsHttp, SandboxHttp]),
   Layer.provide([ApiKeyAuthLive, SessionAuthLive])
 )
 

@@ -82,10 +82,10 @@ export class PayloadTooLarge extends Schema.Class<PayloadTooLarge>("PayloadTooLa
 }
 
 export class UnprocessableEntity extends Schema.Class<UnprocessableEntity>("UnprocessableEntity")(
-  envelope(422, "Unprocessable Entity"),
+  { ...envelope(422, "Unprocessable Entity"), transactionId: Schema.optional(Schema.UUID) },
   HttpApiSchema.annotations({ status: 422, description: "Refused on its merits: card declined, card data rejected, idempotency key reused" })
 ) {
-  static of(details: Details) {
+  static of(details: Details & { readonly transactionId?: string }) {
     return new UnprocessableEntity({ statusCode: 422, error: "Unprocessable Entity", ...details })
   }
 }

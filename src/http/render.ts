@@ -17,7 +17,8 @@ export const renderDomainError = Match.type<DomainError>().pipe(
       UnprocessableEntity.of({
         message: e.message,
         code: e.code,
-        ...(e.field ? { errors: [{ field: e.field, message: e.message }] } : {})
+        ...(e.field ? { errors: [{ field: e.field, message: e.message }] } : {}),
+        ...(e.transactionId ? { transactionId: e.transactionId } : {})
       }),
     EmailAlreadyRegistered: () => Conflict.of({ message: "email is already registered", code: "email_taken" }),
     InvalidCredentials: () => Unauthorized.of({ message: "email or password is incorrect", code: "invalid_credentials" }),

@@ -1,7 +1,38 @@
 import { Context, type Effect, type Option } from "effect"
-import type { Transaction } from "../domain/transaction.ts"
+import type { PaymentMethod, TransactionDetails, TransactionRecord, TransactionStatus } from "../domain/transaction.ts"
 
+export interface NewTransaction {
+  readonly id: string
+  readonly orderId: string | null
+  readonly customerId: string | null
+  readonly method: PaymentMethod
+  readonly amount: number
+  readonly status: TransactionStatus
+  readonly installments: number | null
+  readonly details: TransactionDetails
+  readonly expiresAt: Date | null
+  readonly cardToken: string | null
+  readonly antifraud: unknown
+}
+
+export interface TransactionChanges {
+  readonly status?: TransactionStatus
+  readonly paidAt?: Date
+  readonly refundedAmount?: number
+  readonly refundReserved?: number
+  readonly declineCode?: string
+  readonly acquirerReference?: string
+  readonly details?: TransactionDetails
+}
+
+/** Every operation is scoped by account. */
 export class TransactionRepo extends Context.Tag("TransactionRepo")<TransactionRepo, {
-  readonly list: (accountId: string) => Effect.Effect<ReadonlyArray<Transaction>>
-  readonly find: (accountId: string, id: string) => Effect.Effect<Option.Option<Transaction>>
+  readonly insert: (accountId: string, transaction: NewTransaction) => Effect.Effect<TransactionRecord>
+  readonly list: (accountId: string) => Effect.Effect<ReadonlyArray<TransactionRecord>>
+  readonly find: (accountId: string, id: string) => Effect.Effect<Option.Option<TransactionRecord>>
+  /** Row-locks the transaction until the database transaction ends. */
+  readonly findForUpdate: (accountId: string, id: string) => Effect.Effect<Option.Option<TransactionRecord>>
+  readonly update: (accountId: string, id: string, changes: TransactionChanges) => Effect.Effect<TransactionRecord>
+  /** PENDING transactions of these ids (for the boleto confirmation job). */
+  readonly pendingBoletos: (limit: number) => Effect.Effect<ReadonlyArray<{ readonly accountId: string; readonly id: string }>>
 }>() {}

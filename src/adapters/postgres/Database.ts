@@ -45,6 +45,8 @@ export const SqlLive = Layer.unwrapEffect(
       acquire: Effect.succeed(pool),
       transformResultNames: String.snakeToCamel,
       transformQueryNames: String.camelToSnake,
+      // jsonb columns (event payloads, details) keep their keys exactly as written.
+      transformJson: false,
       types
     }))
 ).pipe(Layer.orDie)

@@ -3,9 +3,13 @@ import { Effect, Layer } from "effect"
 import { Logger as WorkerLogger, runMigrations } from "graphile-worker"
 import { PgPool } from "./Database.ts"
 import foundation from "./migrations/0001_foundation.ts"
+import payments from "./migrations/0002_payments.ts"
+import events from "./migrations/0003_events.ts"
 
 const loader = PgMigrator.fromRecord({
-  "0001_foundation": foundation
+  "0001_foundation": foundation,
+  "0002_payments": payments,
+  "0003_events": events
 })
 
 // Any fixed 64-bit number works; every process that migrates this database uses the same one.

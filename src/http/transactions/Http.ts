@@ -1,6 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Transactions } from "../../app/Transactions.ts"
+import { toTransaction } from "../../domain/transaction.ts"
 import { GatewayApi } from "../Api.ts"
 import { rendered } from "../render.ts"
 import { CurrentPrincipal } from "../security.ts"
@@ -9,7 +10,7 @@ export const TransactionsHttp = HttpApiBuilder.group(GatewayApi, "transactions",
   Effect.gen(function*() {
     const transactions = yield* Transactions
     return handlers
-      .handle("list", () => Effect.flatMap(CurrentPrincipal, ({ accountId }) => transactions.list(accountId)))
+      .handle("list", () => Effect.flatMap(CurrentPrincipal, ({ accountId }) => transactions.list(accountId)).pipe(Effect.map((records) => records.map(toTransaction))))
       .handle("get", ({ path }) =>
-        Effect.flatMap(CurrentPrincipal, ({ accountId }) => transactions.get(accountId, path.transactionId)).pipe(rendered))
+        Effect.flatMap(CurrentPrincipal, ({ accountId }) => transactions.get(accountId, path.transactionId)).pipe(Effect.map(toTransaction), rendered))
   }))

@@ -1,0 +1,23 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer } from "effect"
+import { JobScheduler } from "../../ports/JobScheduler.ts"
+
+/** graphile_worker.add_job on the caller's connection: the job commits with the state change. */
+export const JobSchedulerLive = Layer.effect(
+  JobScheduler,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return JobScheduler.of({
+      expireAt: (accountId, transactionId, at) =>
+        sql`select graphile_worker.add_job('expire_transaction',
+              json_build_object('accountId', ${accountId}::text, 'transactionId', ${transactionId}::text),
+              run_at := ${at.toISOString()}::timestamptz, job_key := ${`expire:${transactionId}`}, max_attempts := 10)`.pipe(
+          Effect.orDie,
+          Effect.asVoid
+        ),
+      // One keyed job for all pending slips: many boletos within the window collapse into one run.
+      confirmBoletosSoon: sql`select graphile_worker.add_job('confirm_boletos', '{}'::json,
+              job_key := 'confirm_boletos', job_key_mode := 'preserve_run_at', max_attempts := 10)`.pipe(Effect.orDie, Effect.asVoid)
+    })
+  })
+)

@@ -1,0 +1,40 @@
+import { Effect, Layer } from "effect"
+import { buildBrCode } from "../../domain/brcode.ts"
+import { PixProvider, type PixChargeRequest } from "../../ports/PixProvider.ts"
+
+// The sandbox PSP issues static BR Codes: a dynamic one points at a charge payload (a signed JWS) hosted by
+// the PSP, which the sandbox does not have. The expiry is therefore not in the code; the gateway enforces it.
+
+/** A random-looking but fixed EVP (random key) of no real account. */
+export const SANDBOX_PIX_KEY = "7d9f0335-8dcc-4054-9bf9-0dbd61d36906"
+
+/**
+ * The BCB manual limits the txid of a static code to 25 alphanumerics. A UUID without its dashes is 32 hex
+ * digits; the first 25 still carry ~96 random bits, so the txid stays unique and the same for a retry.
+ */
+export const txidOf = (transactionId: string): string => transactionId.replace(/[^A-Za-z0-9]/g, "").slice(0, 25)
+
+// buildBrCode keeps printable ASCII only; a name written only in other scripts would leave nothing.
+const orFallback = (s: string, fallback: string) =>
+  /[A-Za-z0-9]/.test(s.normalize("NFD").replace(/[^\x20-\x7E]/g, "")) ? s : fallback
+
+const createCharge = (request: PixChargeRequest) => {
+  const txid = txidOf(request.transactionId)
+  const emv = buildBrCode({
+    pixKey: SANDBOX_PIX_KEY,
+    merchantName: orFallback(request.merchantName, "SANDBOX"),
+    merchantCity: orFallback(request.merchantCity, "SAO PAULO"),
+    amountCents: request.amount,
+    txid
+  })
+  return { emv, txid }
+}
+
+export const SandboxPixProviderLive = Layer.succeed(
+  PixProvider,
+  PixProvider.of({
+    // buildBrCode throws only on input the API has already validated: a defect if it ever happens.
+    createCharge: (request) => Effect.sync(() => createCharge(request)).pipe(Effect.withSpan("SandboxPixProvider.createCharge")),
+    refund: () => Effect.void.pipe(Effect.withSpan("SandboxPixProvider.refund"))
+  })
+)

@@ -1,0 +1,27 @@
+import type { DeclineCode } from "../../ports/Acquirer.ts"
+
+// The sandbox's test cards (CONTRACT §7). Any future expiry and any CVV; all pass Luhn.
+// Numbers not listed here are approved when they pass Luhn and belong to a supported brand.
+
+/** What the sandbox acquirer does with a listed card, for both charge and (where noted) verify. */
+export type TestCardOutcome =
+  | { readonly _tag: "Approve" }
+  | { readonly _tag: "Decline"; readonly code: DeclineCode; readonly message: string; readonly atVerify: boolean }
+  | { readonly _tag: "Fail" }
+
+const decline = (code: DeclineCode, message: string, atVerify = false): TestCardOutcome =>
+  ({ _tag: "Decline", code, message, atVerify })
+
+export const testCardOutcomes: ReadonlyMap<string, TestCardOutcome> = new Map([
+  ["4000000000000002", decline("card_declined", "The card was declined.")],
+  ["4000000000009995", decline("insufficient_funds", "The card has insufficient funds.")],
+  // Rejected at tokenization too: a zero-amount verification sees expiry and CVV problems.
+  ["4000000000000069", decline("expired_card", "The card has expired.", true)],
+  ["4000000000000127", decline("incorrect_cvc", "The card's security code is incorrect.", true)],
+  ["4000000000000119", { _tag: "Fail" }],
+  // Approved here; the dispute (chargeback) is driven by the sandbox endpoints, not by the acquirer.
+  ["4000000000000259", { _tag: "Approve" }]
+])
+
+/** The card the sandbox antifraud blocks, as the antifraud sees it (it never gets the full PAN). */
+export const fraudTestCard = { bin: "410000", last4: "0019" } as const

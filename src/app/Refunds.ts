@@ -1,0 +1,113 @@
+import { Clock, Effect, Either, Option } from "effect"
+import { Metrics } from "../adapters/metrics/Metrics.ts"
+import { Conflict, NotFound, Unprocessable, ValidationFailed } from "../domain/errors.ts"
+import { isRefundable, statusAfterRefund, type TransactionRecord } from "../domain/transaction.ts"
+import { Acquirer } from "../ports/Acquirer.ts"
+import { OrderRepo } from "../ports/OrderRepo.ts"
+import { Outbox } from "../ports/Outbox.ts"
+import { PixProvider } from "../ports/PixProvider.ts"
+import { RefundRepo } from "../ports/RefundRepo.ts"
+import { TransactionRepo } from "../ports/TransactionRepo.ts"
+import { Transactional } from "../ports/Transactional.ts"
+
+export interface RefundRequest {
+  readonly transactionId: string
+  readonly amount?: number | undefined
+  readonly reason?: string | undefined
+}
+
+export interface RefundResult {
+  readonly transaction: TransactionRecord
+  readonly reason: string | null
+  readonly refundedAt: Date
+}
+
+/**
+ * POST /api/payment-gateway/refund. The amount is reserved on the transaction row (under its lock)
+ * before the acquirer or PSP is asked, so concurrent refunds can never return more than was paid;
+ * a failed provider call gives the reservation back.
+ */
+export class Refunds extends Effect.Service<Refunds>()("Refunds", {
+  effect: Effect.gen(function*() {
+    const transactions = yield* TransactionRepo
+    const refunds = yield* RefundRepo
+    const orders = yield* OrderRepo
+    const outbox = yield* Outbox
+    const tx = yield* Transactional
+    const acquirer = yield* Acquirer
+    const pix = yield* PixProvider
+    const metrics = yield* Metrics
+
+    const reserve = Effect.fn("Refunds.reserve")(function*(accountId: string, request: RefundRequest, refundId: string) {
+      const found = yield* transactions.findForUpdate(accountId, request.transactionId)
+      if (Option.isNone(found)) return yield* new NotFound({ message: "transaction not found" })
+      const t = found.value
+      if (!isRefundable(t.status)) {
+        return yield* new Conflict({
+          code: t.status === "REFUNDED" ? "already_refunded" : "not_refundable",
+          message: t.status === "REFUNDED" ? "transaction is already fully refunded" : `a ${t.status} transaction cannot be refunded`
+        })
+      }
+      const remaining = t.amount - t.refundedAmount - t.refundReserved
+      if (remaining <= 0) {
+        // Everything is refunded or being refunded right now.
+        return yield* new Conflict({ code: "already_refunded", message: "nothing left to refund on this transaction" })
+      }
+      const amount = request.amount ?? remaining
+      if (amount > remaining) {
+        return yield* ValidationFailed.one("amount", `amount exceeds the refundable balance (${remaining})`)
+      }
+      if (t.method === "BOLETO" && amount !== t.amount) {
+        return yield* ValidationFailed.one("amount", "BOLETO supports full refund only")
+      }
+      yield* refunds.insertPending(accountId, { id: refundId, transactionId: t.id, amount, reason: request.reason ?? null })
+      yield* transactions.update(accountId, t.id, { refundReserved: t.refundReserved + amount })
+      return { transaction: t, amount }
+    })
+
+    /** Returns the money through the rail it came by. Boletos are refunded by bank transfer, by hand (spec rule 3). */
+    const giveBack = (t: TransactionRecord, refundId: string, amount: number) => {
+      switch (t.method) {
+        case "CARD": {
+          const started = performance.now()
+          return acquirer.refund({ idempotencyKey: refundId, acquirerReference: t.acquirerReference ?? t.id, amount }).pipe(
+            Effect.tapBoth({
+              onFailure: () => Effect.sync(() => metrics.acquirerDuration.observe({ operation: "refund", outcome: "failed" }, (performance.now() - started) / 1000)),
+              onSuccess: () => Effect.sync(() => metrics.acquirerDuration.observe({ operation: "refund", outcome: "approved" }, (performance.now() - started) / 1000))
+            }),
+            Effect.either
+          )
+        }
+        case "PIX":
+          return pix.refund({ txid: t.details.pix?.txid ?? t.id, refundId, amount }).pipe(Effect.either)
+        case "BOLETO":
+          return Effect.succeed(Either.right(undefined))
+      }
+    }
+
+    const finish = Effect.fn("Refunds.finish")(function*(accountId: string, transactionId: string, refundId: string, amount: number, succeeded: boolean) {
+      const t = yield* Effect.flatten(transactions.findForUpdate(accountId, transactionId)).pipe(Effect.orDie)
+      const refund = yield* refunds.finish(accountId, refundId, succeeded ? "SUCCEEDED" : "FAILED")
+      if (!succeeded) {
+        yield* transactions.update(accountId, t.id, { refundReserved: t.refundReserved - amount })
+        return yield* new Unprocessable({ code: "refund_failed", message: "the refund could not be processed; nothing was refunded, try again", transactionId: t.id })
+      }
+      const refunded = t.refundedAmount + amount
+      const status = statusAfterRefund(t.amount, refunded)
+      const updated = yield* transactions.update(accountId, t.id, { status, refundedAmount: refunded, refundReserved: t.refundReserved - amount })
+      if (status === "REFUNDED" && t.orderId !== null) yield* orders.setStatus(accountId, t.orderId, "CANCELLED")
+      yield* outbox.emit(accountId, status === "REFUNDED" ? "transaction.refunded" : "transaction.partially_refunded", updated)
+      return { transaction: updated, reason: refund.reason, refundedAt: refund.completedAt ?? new Date(yield* Clock.currentTimeMillis) }
+    })
+
+    return {
+      refund: Effect.fn("Refunds.refund")(function*(accountId: string, request: RefundRequest, refundId: string) {
+        const { amount, transaction } = yield* tx.run(reserve(accountId, request, refundId))
+        const given = yield* giveBack(transaction, refundId, amount)
+        const result = yield* tx.run(finish(accountId, transaction.id, refundId, amount, Either.isRight(given)))
+        metrics.refunds.inc({ method: transaction.method, kind: amount === transaction.amount ? "full" : "partial" })
+        return result satisfies RefundResult
+      })
+    }
+  })
+}) {}

@@ -1,0 +1,37 @@
+/**
+ * Boleto due dates are calendar days in Brazil's banking time zone (America/Sao_Paulo): a slip due
+ * on the 24th can be paid until the end of the 24th there.
+ */
+const ZONE = "America/Sao_Paulo"
+
+const parts = (instant: Date) => {
+  const fields = new Intl.DateTimeFormat("en-CA", {
+    timeZone: ZONE,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    timeZoneName: "longOffset"
+  }).formatToParts(instant)
+  const get = (type: Intl.DateTimeFormatPartTypes) => fields.find((p) => p.type === type)?.value ?? ""
+  return { date: `${get("year")}-${get("month")}-${get("day")}`, offset: get("timeZoneName").replace("GMT", "") || "+00:00" }
+}
+
+/** The local calendar date in São Paulo, YYYY-MM-DD. */
+export const saoPauloDate = (instant: Date) => parts(instant).date
+
+/** The last millisecond of a São Paulo calendar day, as an instant. */
+export const endOfDayInSaoPaulo = (date: string): Date => {
+  // Take the offset in force at midday of that date (Brazil has had no DST since 2019, but be exact).
+  const { offset } = parts(new Date(`${date}T12:00:00Z`))
+  const next = new Date(`${date}T00:00:00${offset}`)
+  return new Date(next.getTime() + 24 * 3600 * 1000 - 1)
+}
+
+/** `days` calendar days after today in São Paulo, with the instant that day ends. */
+export const addDaysInSaoPaulo = (now: Date, days: number) => {
+  const today = saoPauloDate(now)
+  const shifted = new Date(`${today}T12:00:00Z`)
+  shifted.setUTCDate(shifted.getUTCDate() + days)
+  const date = shifted.toISOString().slice(0, 10)
+  return { date, endOfDay: endOfDayInSaoPaulo(date) }
+}

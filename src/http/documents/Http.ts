@@ -1,0 +1,49 @@
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Effect, Option } from "effect"
+import { renderBoletoPdf } from "../../adapters/render/boleto-pdf.ts"
+import { renderQrPng } from "../../adapters/render/qr-png.ts"
+import { formatDigitableLine } from "../../domain/boleto.ts"
+import { saoPauloDate } from "../../domain/time.ts"
+import { PublicDocuments } from "../../ports/PublicDocuments.ts"
+import { GatewayApi } from "../Api.ts"
+import { NotFound } from "../errors.ts"
+
+const notFound = NotFound.of({ message: "document not found", code: "not_found" })
+
+// Public but immutable for their token: let browsers and proxies keep them, never share across users.
+const headers = { "cache-control": "private, max-age=300" }
+
+export const DocumentsHttp = HttpApiBuilder.group(GatewayApi, "documents", (handlers) =>
+  Effect.gen(function*() {
+    const documents = yield* PublicDocuments
+    return handlers
+      .handle("pixQr", ({ path }) =>
+        Effect.gen(function*() {
+          const t = yield* Effect.flatMap(documents.find(path.token, "pix_qr"), Option.match({ onNone: () => Effect.fail(notFound), onSome: Effect.succeed }))
+          const png = yield* Effect.promise(() => renderQrPng(t.details.pix!.emv))
+          return HttpServerResponse.uint8Array(png, { contentType: "image/png", headers })
+        }))
+      .handle("boletoPdf", ({ path }) =>
+        Effect.gen(function*() {
+          const t = yield* Effect.flatMap(documents.find(path.token, "boleto_pdf"), Option.match({ onNone: () => Effect.fail(notFound), onSome: Effect.succeed }))
+          const b = t.details.boleto!
+          const pdf = yield* Effect.promise(() =>
+            renderBoletoPdf({
+              beneficiaryName: "Payment Gateway Sandbox",
+              beneficiaryDocument: "00000000000191",
+              bankCode: b.bankCode,
+              bankName: b.bankName,
+              payerName: b.payerName,
+              payerDocument: b.payerDocument,
+              amountCents: t.amount,
+              dueDate: b.dueDate,
+              digitableLine: b.digitableLine,
+              formattedDigitableLine: formatDigitableLine(b.digitableLine),
+              barcode: b.barcode,
+              documentNumber: b.ourNumber,
+              issuedAt: saoPauloDate(t.createdAt)
+            })
+          )
+          return HttpServerResponse.uint8Array(pdf, { contentType: "application/pdf", headers })
+        }))
+  }))

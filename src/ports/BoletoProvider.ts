@@ -1,0 +1,39 @@
+import { Context, type Effect } from "effect"
+
+export interface BoletoRequest {
+  /** Our transaction id; the bank's "nosso número" is derived from it (idempotent). */
+  readonly transactionId: string
+  readonly amount: number
+  /** YYYY-MM-DD */
+  readonly dueDate: string
+  readonly payerName: string
+  readonly payerDocument: string
+}
+
+export interface RegisteredBoleto {
+  readonly bankCode: string
+  readonly bankName: string
+  /** 44 digits (FEBRABAN). */
+  readonly barcode: string
+  /** 47 digits. */
+  readonly digitableLine: string
+  readonly ourNumber: string
+}
+
+export interface BoletoSettlement {
+  readonly transactionId: string
+  readonly amount: number
+  readonly paidAt: Date
+}
+
+/** A bank that registers boletos and reports which were paid (its settlement file or API). */
+export class BoletoProvider extends Context.Tag("BoletoProvider")<BoletoProvider, {
+  readonly register: (request: BoletoRequest) => Effect.Effect<RegisteredBoleto>
+  /** Slips settled by the bank, among those given (the pending ones). */
+  readonly settlements: (transactionIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<BoletoSettlement>>
+}>() {}
+
+/** The sandbox bank's side door: records a payment as if the buyer had paid at a bank. */
+export class SandboxBank extends Context.Tag("SandboxBank")<SandboxBank, {
+  readonly pay: (transactionId: string, amount: number) => Effect.Effect<void>
+}>() {}

@@ -1,0 +1,12 @@
+import { Context, type Effect } from "effect"
+
+/**
+ * Jobs a state change schedules, enqueued on the caller's connection so that they commit (or roll
+ * back) with it.
+ */
+export class JobScheduler extends Context.Tag("JobScheduler")<JobScheduler, {
+  /** Expire a PENDING PIX or boleto at its deadline (no table scans). */
+  readonly expireAt: (accountId: string, transactionId: string, at: Date) => Effect.Effect<void>
+  /** Make sure the boleto confirmation job runs soon (one job for all pending slips). */
+  readonly confirmBoletosSoon: Effect.Effect<void>
+}>() {}
