@@ -1,9 +1,10 @@
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { Argon2PasswordHasher } from "../adapters/crypto/Argon2PasswordHasher.ts"
 import { JwtSessionTokens } from "../adapters/crypto/JwtSessionTokens.ts"
 import { Metrics } from "../adapters/metrics/Metrics.ts"
 import { AccountRepoLive } from "../adapters/postgres/AccountRepoLive.ts"
 import { ApiKeyRepoLive } from "../adapters/postgres/ApiKeyRepoLive.ts"
+import { WebhookSenderLive } from "../adapters/http/WebhookSenderLive.ts"
 import { CardVaultLive } from "../adapters/postgres/CardVaultLive.ts"
 import { CustomerRepoLive } from "../adapters/postgres/CustomerRepoLive.ts"
 import { IdempotencyStoreLive } from "../adapters/postgres/IdempotencyStoreLive.ts"
@@ -15,13 +16,18 @@ import { RateLimiterLive } from "../adapters/postgres/RateLimiterLive.ts"
 import { RefundRepoLive } from "../adapters/postgres/RefundRepoLive.ts"
 import { TransactionalLive } from "../adapters/postgres/TransactionalLive.ts"
 import { TransactionRepoLive } from "../adapters/postgres/TransactionRepoLive.ts"
+import { WebhookRepoLive } from "../adapters/postgres/WebhookRepoLive.ts"
 import { SandboxAcquirerLive } from "../adapters/sandbox/SandboxAcquirer.ts"
 import { SandboxAntifraudLive } from "../adapters/sandbox/SandboxAntifraud.ts"
 import { SandboxBoletoLive } from "../adapters/sandbox/SandboxBoleto.ts"
 import { SandboxPixProviderLive } from "../adapters/sandbox/SandboxPixProvider.ts"
 import { JobStats } from "../jobs/JobStats.ts"
 import { Ids } from "../ports/Ids.ts"
+import { AppConfig } from "../config/AppConfig.ts"
 import { Accounts } from "./Accounts.ts"
+import { Boletos } from "./Boletos.ts"
+import { Deliveries } from "./Deliveries.ts"
+import { Housekeeping } from "./Housekeeping.ts"
 import { Cards } from "./Cards.ts"
 import { Customers } from "./Customers.ts"
 import { KeyUsage } from "./KeyUsage.ts"
@@ -31,12 +37,16 @@ import { Refunds } from "./Refunds.ts"
 import { Sandbox } from "./Sandbox.ts"
 import { Settlement } from "./Settlement.ts"
 import { Transactions } from "./Transactions.ts"
+import { Webhooks } from "./Webhooks.ts"
 
 /**
  * The payment rails. The sandbox adapters are the reference implementations; a real acquirer, PSP
  * or bank replaces one of these layers and nothing else.
  */
 export const RailsLive = Layer.mergeAll(SandboxAcquirerLive, SandboxAntifraudLive, SandboxPixProviderLive, SandboxBoletoLive)
+
+const WebhookSenderFromConfig = Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
+  WebhookSenderLive({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivateUrls })))
 
 /** The adapters behind the ports; needs AppConfig and SqlClient. */
 export const AdaptersLive = Layer.mergeAll(
@@ -53,6 +63,8 @@ export const AdaptersLive = Layer.mergeAll(
   JobSchedulerLive,
   CardVaultLive,
   OutboxLive,
+  WebhookRepoLive,
+  WebhookSenderFromConfig,
   RailsLive,
   Argon2PasswordHasher,
   JwtSessionTokens,
@@ -69,6 +81,10 @@ export const AppLive = Layer.mergeAll(
   Refunds.Default,
   Cards.Default,
   Sandbox.Default,
+  Webhooks.Default,
+  Deliveries.Default,
+  Boletos.Default,
+  Housekeeping.Default,
   KeyUsage.Default,
   JobStats.Default
 ).pipe(Layer.provideMerge(Settlement.Default), Layer.provideMerge(AdaptersLive))

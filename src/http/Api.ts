@@ -9,6 +9,7 @@ import { OrdersApi } from "./orders/Api.ts"
 import { PaymentsApi } from "./payments/Api.ts"
 import { SandboxApi } from "./sandbox/Api.ts"
 import { TransactionsApi } from "./transactions/Api.ts"
+import { WebhooksApi } from "./webhooks/Api.ts"
 
 /** Interface v2, served under /api. */
 export class V2Api extends HttpApi.make("v2")
@@ -18,6 +19,7 @@ export class V2Api extends HttpApi.make("v2")
   .add(OrdersApi)
   .add(TransactionsApi)
   .add(PaymentsApi)
+  .add(WebhooksApi)
   .add(SandboxApi)
   .prefix("/api")
 {}

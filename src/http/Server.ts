@@ -15,10 +15,11 @@ import { PaymentsHttp } from "./payments/Http.ts"
 import { SandboxHttp } from "./sandbox/Http.ts"
 import { ApiKeyAuthLive, SessionAuthLive } from "./securityLive.ts"
 import { TransactionsHttp } from "./transactions/Http.ts"
+import { WebhooksHttp } from "./webhooks/Http.ts"
 
 /** Every group's handlers, with the security middleware provided to the groups that use it. */
 export const ApiLive = HttpApiBuilder.api(GatewayApi).pipe(
-  Layer.provide([OpsHttp, DocumentsHttp, AuthHttp, ApiKeysHttp, CustomersHttp, OrdersHttp, TransactionsHttp, PaymentsHttp, SandboxHttp]),
+  Layer.provide([OpsHttp, DocumentsHttp, AuthHttp, ApiKeysHttp, CustomersHttp, OrdersHttp, TransactionsHttp, PaymentsHttp, WebhooksHttp, SandboxHttp]),
   Layer.provide([ApiKeyAuthLive, SessionAuthLive])
 )
 

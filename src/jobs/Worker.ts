@@ -1,26 +1,70 @@
-import { Effect, Layer } from "effect"
-import { run, type TaskList } from "graphile-worker"
+import { EventEmitter } from "node:events"
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Schedule } from "effect"
+import { run, type WorkerEvents } from "graphile-worker"
 import { PgPool } from "../adapters/postgres/Database.ts"
 import { quietLogger } from "../adapters/postgres/Migrations.ts"
 import { AppConfig } from "../config/AppConfig.ts"
+import { CRONTAB, makeTaskList, type TaskServices } from "./tasks.ts"
 
-/** Tasks by identifier; each is a thin call into a program of the core. */
-export const taskList: TaskList = {}
+const HEARTBEAT = "5 seconds"
+// A worker silent this long is dead; its jobs locked for at least as long are released.
+const STALE_SECONDS = 20
 
 /**
- * The worker role: graphile-worker on the shared pool. Stopping the scope calls `runner.stop()`,
- * which waits for running jobs to finish and releases the rest.
+ * The worker role: graphile-worker on the shared pool, any number of processes on one database
+ * (SKIP LOCKED + LISTEN/NOTIFY). Closing the scope calls `runner.stop()`, which lets running jobs
+ * finish and releases the rest. Heartbeats let the survivors recover a hard-killed worker's jobs.
  */
 export const WorkerLive = Layer.scopedDiscard(
   Effect.gen(function*() {
     const pool = yield* PgPool
     const config = yield* AppConfig
-    yield* Effect.acquireRelease(
+    const sql = yield* SqlClient.SqlClient
+    const runtime = yield* Effect.runtime<TaskServices>()
+
+    const workerIds = new Set<string>()
+    const events: WorkerEvents = new EventEmitter()
+    events.on("worker:create", ({ worker }) => void workerIds.add(worker.workerId))
+
+    const beat = Effect.suspend(() =>
+      workerIds.size === 0 ? Effect.void : sql`
+        insert into worker_heartbeats (worker_id, beat_at)
+        select id, now() from unnest(${[...workerIds]}::text[]) as id
+        on conflict (worker_id) do update set beat_at = now()`
+    )
+    const reap = sql<{ released: number }>`
+      with dead as (
+        select distinct j.locked_by as id from graphile_worker._private_jobs j
+        where j.locked_by is not null and j.locked_at < now() - make_interval(secs => ${STALE_SECONDS})
+          and not exists (select 1 from worker_heartbeats h
+                          where h.worker_id = j.locked_by and h.beat_at > now() - make_interval(secs => ${STALE_SECONDS}))
+      )
+      select graphile_worker.force_unlock_workers(array(select id from dead)), (select count(*)::int from dead) as released`.pipe(
+      Effect.tap(([row]) => row && row.released > 0 ? Effect.logWarning(`released the jobs of ${row.released} dead worker(s)`) : Effect.void),
+      Effect.zipRight(sql`delete from worker_heartbeats where beat_at < now() - interval '1 day'`)
+    )
+
+    const runner = yield* Effect.acquireRelease(
       Effect.promise(() =>
-        run({ pgPool: pool, concurrency: config.workerConcurrency, noHandleSignals: true, pollInterval: 1000, taskList, logger: quietLogger })
+        run({
+          pgPool: pool,
+          concurrency: config.workerConcurrency,
+          noHandleSignals: true,
+          pollInterval: 2000,
+          taskList: makeTaskList(runtime),
+          crontab: CRONTAB,
+          logger: quietLogger,
+          events
+        })
       ),
       (runner) => Effect.promise(() => runner.stop()).pipe(Effect.timeout("30 seconds"), Effect.ignore)
     )
+    yield* beat.pipe(Effect.catchAllCause(Effect.logWarning), Effect.repeat(Schedule.spaced(HEARTBEAT)), Effect.forkScoped)
+    yield* reap.pipe(Effect.catchAllCause(Effect.logWarning), Effect.repeat(Schedule.spaced("10 seconds")), Effect.forkScoped)
+    yield* Effect.addFinalizer(() =>
+      sql`delete from worker_heartbeats where worker_id = any(${[...workerIds]}::text[])`.pipe(Effect.ignore))
+    void runner
     yield* Effect.logInfo(`worker running (concurrency ${config.workerConcurrency})`)
   })
 )

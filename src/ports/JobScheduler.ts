@@ -9,4 +9,8 @@ export class JobScheduler extends Context.Tag("JobScheduler")<JobScheduler, {
   readonly expireAt: (accountId: string, transactionId: string, at: Date) => Effect.Effect<void>
   /** Make sure the boleto confirmation job runs soon (one job for all pending slips). */
   readonly confirmBoletosSoon: Effect.Effect<void>
+  /** Next pass of the boleto confirmation job, while slips are pending. */
+  readonly confirmBoletosAt: (at: Date) => Effect.Effect<void>
+  /** (Re)schedule a webhook delivery attempt; one job per delivery. */
+  readonly deliverAt: (deliveryId: string, at: Date) => Effect.Effect<void>
 }>() {}

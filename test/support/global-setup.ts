@@ -2,6 +2,7 @@ import { chmod, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect, Exit, Scope } from "effect"
+import pg from "pg"
 import type { TestProject } from "vitest/node"
 import { startEmbeddedPostgres } from "../../src/adapters/postgres/EmbeddedPostgres.ts"
 
@@ -18,8 +19,9 @@ declare module "vitest" {
  */
 export default async function setup(project: TestProject) {
   if (process.env.DATABASE_URL) {
-    project.provide("adminDatabaseUrl", process.env.DATABASE_URL)
-    return
+    const url = process.env.DATABASE_URL
+    project.provide("adminDatabaseUrl", url)
+    return () => dropTestDatabases(url)
   }
   const dir = await mkdtemp(join(tmpdir(), "gateway-test-"))
   await chmod(dir, 0o755) // PostgreSQL runs as the `postgres` user when we are root
@@ -29,5 +31,17 @@ export default async function setup(project: TestProject) {
   return async () => {
     await Effect.runPromise(Scope.close(scope, Exit.void))
     await rm(dir, { recursive: true, force: true })
+  }
+}
+
+/** An external server keeps nothing of the run: every per-file database is dropped. */
+const dropTestDatabases = async (url: string) => {
+  const admin = new pg.Client({ connectionString: url })
+  await admin.connect()
+  try {
+    const { rows } = await admin.query<{ datname: string }>("select datname from pg_database where datname like 'gw\\_test\\_%'")
+    for (const { datname } of rows) await admin.query(`drop database if exists ${datname} with (force)`)
+  } finally {
+    await admin.end()
   }
 }

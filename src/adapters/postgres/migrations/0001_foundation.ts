@@ -43,12 +43,14 @@ create function rate_limit_take(p_key uuid, p_limit integer, p_window interval)
 returns table (allowed boolean, remaining integer, reset_ms bigint)
 language plpgsql as $$
 declare
-  v_now timestamptz := clock_timestamp();
+  v_now timestamptz;
   v_count integer;
   v_oldest timestamptz;
   v_frees timestamptz;
 begin
   perform pg_advisory_xact_lock(hashtextextended('rate_limit:' || p_key::text, 0));
+  -- Read the clock after the lock, so that hits are stamped in the order they were accepted.
+  v_now := clock_timestamp();
   delete from rate_limit_hits where key_id = p_key and at <= v_now - p_window;
   select count(*), min(at) into v_count, v_oldest from rate_limit_hits where key_id = p_key;
   if v_count < p_limit then

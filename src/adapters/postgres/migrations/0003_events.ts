@@ -37,4 +37,11 @@ create table webhook_deliveries (
   created_at timestamptz not null default now()
 );
 create index webhook_deliveries_account on webhook_deliveries (account_id, created_at desc);
+
+-- Liveness of graphile-worker workers: a worker whose heartbeat stops (hard-killed process) has its
+-- jobs unlocked by the others within a minute, instead of graphile-worker's four hours.
+create table worker_heartbeats (
+  worker_id text primary key,
+  beat_at timestamptz not null
+);
 `))

@@ -1,0 +1,126 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Option } from "effect"
+import { Delivery, type DeliveryStatus, Webhook } from "../../domain/webhook.ts"
+import { WebhookRepo } from "../../ports/WebhookRepo.ts"
+
+interface WebhookRow {
+  readonly url: string
+  readonly secret: string
+  readonly createdAt: Date
+  readonly updatedAt: Date
+  readonly created?: boolean
+}
+
+interface DeliveryRow {
+  readonly id: string
+  readonly event: string
+  readonly status: DeliveryStatus
+  readonly httpStatus: number | null
+  readonly attemptedAt: Date | null
+  readonly nextRetryAt: Date | null
+  readonly attempts: number
+  readonly createdAt: Date
+}
+
+const toWebhook = (row: WebhookRow) =>
+  Webhook.make({ url: row.url, secret: row.secret, createdAt: row.createdAt, updatedAt: row.updatedAt }, { disableValidation: true })
+
+const toDelivery = (row: DeliveryRow) =>
+  Delivery.make({
+    deliveryId: row.id,
+    event: row.event,
+    status: row.status,
+    httpStatus: row.httpStatus,
+    attemptedAt: row.attemptedAt,
+    nextRetryAt: row.nextRetryAt,
+    attempts: row.attempts,
+    createdAt: row.createdAt
+  }, { disableValidation: true })
+
+const DELIVERY_COLUMNS = "id, event, status, http_status, attempted_at, next_retry_at, attempts, created_at"
+
+export const WebhookRepoLive = Layer.effect(
+  WebhookRepo,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const columns = sql.literal(DELIVERY_COLUMNS)
+    return WebhookRepo.of({
+      // xmax = 0 tells an inserted row from an updated one. A replaced URL keeps its secret, so
+      // receivers need not reconfigure; delete and register again to rotate it.
+      upsert: (accountId, url, newSecret) =>
+        sql<WebhookRow>`
+          insert into webhooks (account_id, url, secret) values (${accountId}, ${url}, ${newSecret})
+          on conflict (account_id) do update set url = excluded.url, updated_at = now()
+          returning url, secret, created_at, updated_at, (xmax = 0) as created`.pipe(
+          Effect.orDie,
+          Effect.map(([row]) => ({ webhook: toWebhook(row!), created: row!.created === true }))
+        ),
+      find: (accountId) =>
+        sql<WebhookRow>`select url, secret, created_at, updated_at from webhooks where account_id = ${accountId}`.pipe(
+          Effect.orDie,
+          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toWebhook))
+        ),
+      remove: (accountId) =>
+        sql.withTransaction(Effect.gen(function*() {
+          const deleted = yield* sql`delete from webhooks where account_id = ${accountId} returning account_id`
+          yield* sql`
+            update webhook_deliveries set status = 'FAILED', next_retry_at = null, last_error = 'webhook deleted'
+            where account_id = ${accountId} and status = 'PENDING'`
+          return deleted.length > 0
+        })).pipe(Effect.orDie),
+      deliveries: (accountId, filter) =>
+        sql<DeliveryRow>`
+          select ${columns} from webhook_deliveries
+          where account_id = ${accountId}
+            ${filter.status ? sql`and status = ${filter.status}` : sql``}
+            ${filter.event ? sql`and event = ${filter.event}` : sql``}
+          order by created_at desc, id`.pipe(Effect.orDie, Effect.map((rows) => rows.map(toDelivery))),
+      findDelivery: (accountId, deliveryId) =>
+        sql<DeliveryRow>`select ${columns} from webhook_deliveries where account_id = ${accountId} and id = ${deliveryId}`.pipe(
+          Effect.orDie,
+          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toDelivery))
+        ),
+      target: (deliveryId) =>
+        sql<{ id: string; accountId: string; event: string; status: DeliveryStatus; attempts: number; body: string; url: string | null; secret: string | null }>`
+          select d.id, d.account_id, d.event, d.status, d.attempts, e.payload::text as body, w.url, w.secret
+          from webhook_deliveries d
+          join events e on e.id = d.event_id
+          left join webhooks w on w.account_id = d.account_id
+          where d.id = ${deliveryId}`.pipe(
+          Effect.orDie,
+          Effect.map((rows) =>
+            Option.map(Option.fromNullable(rows[0]), (row) => ({
+              deliveryId: row.id,
+              accountId: row.accountId,
+              event: row.event,
+              status: row.status,
+              attempts: row.attempts,
+              body: row.body,
+              webhook: row.url !== null && row.secret !== null ? Option.some({ url: row.url, secret: row.secret }) : Option.none()
+            }))
+          )
+        ),
+      recordAttempt: (deliveryId, a) =>
+        sql`
+          update webhook_deliveries set status = ${a.status}, attempts = ${a.attempts}, http_status = ${a.httpStatus},
+            attempted_at = ${a.attemptedAt}, next_retry_at = ${a.nextRetryAt}, last_error = ${a.lastError}
+          where id = ${deliveryId}`.pipe(Effect.orDie, Effect.asVoid),
+      markPending: (accountId, deliveryId) =>
+        sql<DeliveryRow>`
+          update webhook_deliveries set status = 'PENDING', next_retry_at = now()
+          where account_id = ${accountId} and id = ${deliveryId}
+          returning ${columns}`.pipe(Effect.orDie, Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toDelivery))),
+      // Finished deliveries go first; an event goes once no delivery refers to it any more.
+      deleteHistoryOlderThan: (days) =>
+        Effect.gen(function*() {
+          const deliveries = yield* sql`
+            delete from webhook_deliveries
+            where status <> 'PENDING' and created_at < now() - make_interval(days => ${days}) returning 1`
+          yield* sql`
+            delete from events e where e.created_at < now() - make_interval(days => ${days})
+              and not exists (select 1 from webhook_deliveries d where d.event_id = e.id)`
+          return deliveries.length
+        }).pipe(Effect.orDie)
+    })
+  })
+)

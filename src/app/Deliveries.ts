@@ -1,0 +1,66 @@
+import { Clock, Effect, Option, Random } from "effect"
+import { Metrics } from "../adapters/metrics/Metrics.ts"
+import { AppConfig } from "../config/AppConfig.ts"
+import { nextRetryDelayMs } from "../domain/webhook.ts"
+import { JobScheduler } from "../ports/JobScheduler.ts"
+import { Transactional } from "../ports/Transactional.ts"
+import { WebhookRepo } from "../ports/WebhookRepo.ts"
+import { WebhookSender } from "../ports/WebhookSender.ts"
+
+/**
+ * One delivery attempt (the deliver_webhook job): POST the frozen event to the account's current
+ * URL, then record the outcome and, unless it succeeded or the schedule is spent, schedule the next
+ * attempt — bookkeeping and rescheduling in one database transaction.
+ */
+export class Deliveries extends Effect.Service<Deliveries>()("Deliveries", {
+  effect: Effect.gen(function*() {
+    const config = yield* AppConfig
+    const repo = yield* WebhookRepo
+    const sender = yield* WebhookSender
+    const scheduler = yield* JobScheduler
+    const tx = yield* Transactional
+    const metrics = yield* Metrics
+
+    return {
+      attempt: Effect.fn("Deliveries.attempt")(function*(deliveryId: string) {
+        const found = yield* repo.target(deliveryId)
+        // Already delivered, dropped with its webhook, or finished by a manual retry: nothing to do.
+        if (Option.isNone(found) || found.value.status !== "PENDING") return
+        const target = found.value
+        const attemptedAt = new Date(yield* Clock.currentTimeMillis)
+        const attempts = target.attempts + 1
+        if (Option.isNone(target.webhook)) {
+          return yield* repo.recordAttempt(deliveryId, {
+            status: "FAILED", attempts: target.attempts, httpStatus: null, attemptedAt, nextRetryAt: null, lastError: "webhook deleted"
+          })
+        }
+        const outcome = yield* sender.send({
+          url: target.webhook.value.url,
+          deliveryId,
+          timestamp: Math.floor(attemptedAt.getTime() / 1000),
+          body: target.body,
+          secret: target.webhook.value.secret
+        })
+        metrics.webhookDeliveries.inc({ event: target.event, outcome: outcome._tag.toLowerCase() })
+        metrics.webhookDuration.observe({ outcome: outcome._tag.toLowerCase() }, outcome.durationMs / 1000)
+        if (outcome._tag === "Delivered") {
+          metrics.webhookAttemptsUntilSuccess.observe(attempts)
+          return yield* repo.recordAttempt(deliveryId, { status: "SUCCESS", attempts, httpStatus: 200, attemptedAt, nextRetryAt: null, lastError: null })
+        }
+        const delay = nextRetryDelayMs(config.webhookRetrySchedule, attempts, yield* Random.next)
+        const nextRetryAt = delay === undefined ? null : new Date(attemptedAt.getTime() + delay)
+        yield* tx.run(Effect.gen(function*() {
+          yield* repo.recordAttempt(deliveryId, {
+            status: nextRetryAt === null ? "FAILED" : "PENDING",
+            attempts,
+            httpStatus: outcome._tag === "Rejected" ? outcome.httpStatus : null,
+            attemptedAt,
+            nextRetryAt,
+            lastError: outcome._tag === "Rejected" ? `HTTP ${outcome.httpStatus}` : outcome.reason
+          })
+          if (nextRetryAt !== null) yield* scheduler.deliverAt(deliveryId, nextRetryAt)
+        }))
+      })
+    }
+  })
+}) {}

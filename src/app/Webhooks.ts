@@ -1,0 +1,47 @@
+import { Clock, Effect, Option } from "effect"
+import { checkWebhookUrl } from "../adapters/http/url-guard.ts"
+import { AppConfig } from "../config/AppConfig.ts"
+import { NotFound, ValidationFailed } from "../domain/errors.ts"
+import { generateWebhookSecret } from "../domain/webhook-signature.ts"
+import type { DeliveryStatus } from "../domain/webhook.ts"
+import { JobScheduler } from "../ports/JobScheduler.ts"
+import { Transactional } from "../ports/Transactional.ts"
+import { WebhookRepo } from "../ports/WebhookRepo.ts"
+
+/** Webhook management of interface-v2 and CONTRACT §8: one URL per account. */
+export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
+  effect: Effect.gen(function*() {
+    const config = yield* AppConfig
+    const repo = yield* WebhookRepo
+    const scheduler = yield* JobScheduler
+    const tx = yield* Transactional
+    const notFound = () => new NotFound({ message: "no webhook is registered" })
+
+    return {
+      /** The URL must be public https (unless WEBHOOK_ALLOW_PRIVATE_URLS); checked again at every delivery. */
+      upsert: Effect.fn("Webhooks.upsert")(function*(accountId: string, url: string) {
+        yield* checkWebhookUrl(url, { allowPrivate: config.webhookAllowPrivateUrls }).pipe(
+          Effect.mapError((refused) => ValidationFailed.one("url", `url ${refused.reason}`))
+        )
+        return yield* repo.upsert(accountId, url, generateWebhookSecret())
+      }),
+      get: Effect.fn("Webhooks.get")(function*(accountId: string) {
+        return yield* Option.match(yield* repo.find(accountId), { onNone: () => Effect.fail(notFound()), onSome: Effect.succeed })
+      }),
+      remove: Effect.fn("Webhooks.remove")(function*(accountId: string) {
+        if (!(yield* repo.remove(accountId))) return yield* notFound()
+      }),
+      deliveries: (accountId: string, filter: { readonly status?: DeliveryStatus | undefined; readonly event?: string | undefined }) =>
+        repo.deliveries(accountId, filter),
+      retry: Effect.fn("Webhooks.retry")(function*(accountId: string, deliveryId: string) {
+        const now = new Date(yield* Clock.currentTimeMillis)
+        return yield* tx.run(Effect.gen(function*() {
+          const delivery = yield* repo.markPending(accountId, deliveryId)
+          if (Option.isNone(delivery)) return yield* new NotFound({ message: "delivery not found" })
+          yield* scheduler.deliverAt(deliveryId, now)
+          return delivery.value
+        }))
+      })
+    }
+  })
+}) {}

@@ -1,0 +1,47 @@
+import { Effect, Runtime, Schema } from "effect"
+import type { Task, TaskList } from "graphile-worker"
+import { Metrics } from "../adapters/metrics/Metrics.ts"
+import { Boletos } from "../app/Boletos.ts"
+import { Deliveries } from "../app/Deliveries.ts"
+import { Housekeeping } from "../app/Housekeeping.ts"
+import { Settlement } from "../app/Settlement.ts"
+
+export type TaskServices = Deliveries | Settlement | Boletos | Housekeeping | Metrics
+
+/**
+ * graphile-worker tasks: each decodes its payload and makes one call into the core. A thrown
+ * error makes graphile-worker retry the job with its back-off.
+ */
+const task = <A, I>(name: string, payload: Schema.Schema<A, I>, program: (input: A) => Effect.Effect<unknown, never, TaskServices>) =>
+  (runtime: Runtime.Runtime<TaskServices>): Task => async (raw) => {
+    const outcome = await Runtime.runPromiseExit(runtime)(
+      Schema.decodeUnknown(payload)(raw).pipe(
+        Effect.orDie,
+        Effect.flatMap(program),
+        Effect.withSpan(`job.${name}`)
+      )
+    )
+    Runtime.runSync(runtime)(Effect.flatMap(Metrics, (m) => Effect.sync(() => m.jobRuns.inc({ task: name, outcome: outcome._tag === "Success" ? "success" : "failure" }))))
+    if (outcome._tag === "Failure") throw new Error(`${name} failed`, { cause: outcome.cause })
+  }
+
+const deliverWebhook = task("deliver_webhook", Schema.Struct({ deliveryId: Schema.UUID }), ({ deliveryId }) =>
+  Effect.flatMap(Deliveries, (d) => d.attempt(deliveryId)))
+
+const expireTransaction = task("expire_transaction", Schema.Struct({ accountId: Schema.UUID, transactionId: Schema.UUID }), ({ accountId, transactionId }) =>
+  // Paid, or expired by the sandbox, before the deadline: nothing to do.
+  Effect.flatMap(Settlement, (s) => s.expire(accountId, transactionId)).pipe(Effect.catchTags({ Conflict: () => Effect.void, NotFound: () => Effect.void })))
+
+const confirmBoletos = task("confirm_boletos", Schema.Unknown, () => Effect.flatMap(Boletos, (b) => b.confirm()))
+
+const cleanup = task("cleanup", Schema.Unknown, () => Effect.flatMap(Housekeeping, (h) => h.cleanup()))
+
+export const makeTaskList = (runtime: Runtime.Runtime<TaskServices>): TaskList => ({
+  deliver_webhook: deliverWebhook(runtime),
+  expire_transaction: expireTransaction(runtime),
+  confirm_boletos: confirmBoletos(runtime),
+  cleanup: cleanup(runtime)
+})
+
+/** Hourly clean-up (graphile-worker crontab: runs once per hour across all workers). */
+export const CRONTAB = "0 * * * * cleanup"

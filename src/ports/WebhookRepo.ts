@@ -1,0 +1,37 @@
+import { Context, type Effect, type Option } from "effect"
+import type { Delivery, DeliveryStatus, Webhook } from "../domain/webhook.ts"
+
+/** What a delivery attempt needs: the frozen event body and where and how to send it now. */
+export interface DeliveryTarget {
+  readonly deliveryId: string
+  readonly accountId: string
+  readonly event: string
+  readonly status: DeliveryStatus
+  readonly attempts: number
+  readonly body: string
+  /** The account's webhook now (None: deleted, the delivery is dropped). */
+  readonly webhook: Option.Option<{ readonly url: string; readonly secret: string }>
+}
+
+export interface AttemptRecord {
+  readonly status: DeliveryStatus
+  readonly attempts: number
+  readonly httpStatus: number | null
+  readonly attemptedAt: Date
+  readonly nextRetryAt: Date | null
+  readonly lastError: string | null
+}
+
+export class WebhookRepo extends Context.Tag("WebhookRepo")<WebhookRepo, {
+  readonly upsert: (accountId: string, url: string, newSecret: string) => Effect.Effect<{ readonly webhook: Webhook; readonly created: boolean }>
+  readonly find: (accountId: string) => Effect.Effect<Option.Option<Webhook>>
+  /** Deletes the webhook and drops its pending deliveries; false when there was none. */
+  readonly remove: (accountId: string) => Effect.Effect<boolean>
+  readonly deliveries: (accountId: string, filter: { readonly status?: DeliveryStatus | undefined; readonly event?: string | undefined }) => Effect.Effect<ReadonlyArray<Delivery>>
+  readonly findDelivery: (accountId: string, deliveryId: string) => Effect.Effect<Option.Option<Delivery>>
+  /** Locks the delivery row for the attempt's bookkeeping. */
+  readonly target: (deliveryId: string) => Effect.Effect<Option.Option<DeliveryTarget>>
+  readonly recordAttempt: (deliveryId: string, attempt: AttemptRecord) => Effect.Effect<void>
+  readonly markPending: (accountId: string, deliveryId: string) => Effect.Effect<Option.Option<Delivery>>
+  readonly deleteHistoryOlderThan: (days: number) => Effect.Effect<number>
+}>() {}

@@ -1,0 +1,176 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { freePort } from "./server.ts"
+
+/** The repository root: children run `src/main.ts` / `src/cli.ts` from here. */
+const ROOT = fileURLToPath(new URL("../..", import.meta.url))
+
+/** Keep only the tail of a child's output for error messages. */
+const OUTPUT_LIMIT = 16_384
+
+export interface RoleProcess {
+  readonly role: "api" | "worker" | "all"
+  readonly port: number
+  readonly baseUrl: string
+  readonly child: ChildProcess
+  /** stdout and stderr so far (the last 16 KiB of each). */
+  readonly output: () => string
+  /**
+   * Sends `signal`, waits for the exit (SIGKILL after 10 s) and resolves with the exit code, or
+   * `null` when the process died from a signal. Idempotent: a second call resolves with the same result.
+   */
+  readonly stop: (signal?: NodeJS.Signals) => Promise<number | null>
+}
+
+/** Every child still running, so a failing test, a failing hook or a dying worker never leaves one behind. */
+const live = new Set<ChildProcess>()
+let exitHookInstalled = false
+const installExitHook = () => {
+  if (exitHookInstalled) return
+  exitHookInstalled = true
+  // Synchronous last resort when the test process itself goes away (crash, vitest tearing the fork down).
+  process.once("exit", () => {
+    for (const child of live) child.kill("SIGKILL")
+  })
+}
+
+const capture = (child: ChildProcess) => {
+  let stdout = ""
+  let stderr = ""
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout = (stdout + chunk).slice(-OUTPUT_LIMIT)
+  })
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr = (stderr + chunk).slice(-OUTPUT_LIMIT)
+  })
+  return () => `--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      resolve({ code: child.exitCode, signal: child.signalCode })
+    } else {
+      // "close", not "exit": by then stdout and stderr are fully read.
+      child.once("close", (code, signal) => resolve({ code, signal }))
+    }
+  })
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * Runs `node --import tsx src/main.ts <role>` as a child process on a free loopback port, with its own
+ * temporary DATA_DIR, and resolves once `GET /ready` answers 200 (rejects after `readyTimeoutMs`, or as
+ * soon as the child exits, with its output in the message). `env` is applied last, so it may override
+ * any of the defaults. For role `worker`, which serves no HTTP, it resolves once the process is spawned.
+ */
+export const spawnRole = async (
+  role: "api" | "worker" | "all",
+  env: Record<string, string>,
+  options: { readonly readyTimeoutMs?: number } = {}
+): Promise<RoleProcess> => {
+  installExitHook()
+  const port = await freePort()
+  const dataDir = await mkdtemp(join(tmpdir(), `gateway-${role}-`))
+  const baseUrl = `http://127.0.0.1:${port}`
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", role], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      LOG_LEVEL: "warning",
+      ...env
+    },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  live.add(child)
+  const output = capture(child)
+  const exit = exited(child)
+  void exit.then(() => live.delete(child))
+
+  let stopping: Promise<number | null> | undefined
+  const stop = (signal: NodeJS.Signals = "SIGTERM") => {
+    stopping ??= (async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000)
+      const { code } = await exit
+      clearTimeout(timer)
+      await rm(dataDir, { recursive: true, force: true })
+      return code
+    })()
+    return stopping
+  }
+
+  const processHandle: RoleProcess = { role, port, baseUrl, child, output, stop }
+  if (role === "worker") return processHandle
+
+  const timeoutMs = options.readyTimeoutMs ?? 30_000
+  const deadline = Date.now() + timeoutMs
+  let died: { code: number | null; signal: NodeJS.Signals | null } | undefined
+  void exit.then((result) => {
+    died = result
+  })
+  let lastProblem = "no answer yet"
+  while (Date.now() < deadline) {
+    if (died) {
+      await stop()
+      throw new Error(`${role} process exited (code ${died.code}, signal ${died.signal}) before /ready answered 200\n${output()}`)
+    }
+    try {
+      const response = await fetch(`${baseUrl}/ready`, { signal: AbortSignal.timeout(2_000) })
+      await response.arrayBuffer()
+      if (response.status === 200) return processHandle
+      lastProblem = `GET /ready answered ${response.status}`
+    } catch (error) {
+      lastProblem = String(error)
+    }
+    await sleep(100)
+  }
+  await stop("SIGKILL")
+  throw new Error(`${role} process not ready within ${timeoutMs} ms (${lastProblem})\n${output()}`)
+}
+
+/** Stops every child this module started that is still running (for afterAll). */
+export const stopAll = async (processes: ReadonlyArray<RoleProcess | undefined>) => {
+  await Promise.all(processes.map((p) => p?.stop()))
+  for (const child of live) child.kill("SIGKILL")
+}
+
+/**
+ * Runs the operator CLI (`node --import tsx src/cli.ts …args`) to completion and returns its parsed JSON
+ * output; rejects with the output when it exits non-zero or does not finish within `timeoutMs`.
+ */
+export const runCli = async <T = unknown>(args: ReadonlyArray<string>, env: Record<string, string>, timeoutMs = 30_000): Promise<T> => {
+  installExitHook()
+  const dataDir = await mkdtemp(join(tmpdir(), "gateway-cli-"))
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "warning", ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  live.add(child)
+  let stdout = ""
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk
+  })
+  let stderr = ""
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr = (stderr + chunk).slice(-OUTPUT_LIMIT)
+  })
+  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs)
+  const { code, signal } = await exited(child)
+  clearTimeout(timer)
+  live.delete(child)
+  await rm(dataDir, { recursive: true, force: true })
+  if (code !== 0) throw new Error(`cli ${args.join(" ")} exited (code ${code}, signal ${signal})\n${stdout}\n${stderr}`)
+  try {
+    return JSON.parse(stdout) as T
+  } catch {
+    throw new Error(`cli ${args.join(" ")} printed no JSON:\n${stdout}\n${stderr}`)
+  }
+}
