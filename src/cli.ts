@@ -44,8 +44,8 @@ const program = Effect.gen(function*() {
     const scopes = values.scopes.split(",").map((s) => s.trim()).filter((s) => s.length > 0)
     const unknown = scopes.filter((s) => !isKnownScope(s))
     if (scopes.length === 0 || unknown.length > 0) return yield* fail(`unknown scopes: ${unknown.join(", ") || "(none given)"}`)
-    const account = yield* accounts.findByEmail(values.account).pipe(
-      Effect.flatMap(Option.match({ onSome: Effect.succeed, onNone: () => fail(`no account with email ${values.account}`) }))
+    const account = yield* accounts.findByEmailOrId(values.account).pipe(
+      Effect.flatMap(Option.match({ onSome: Effect.succeed, onNone: () => fail(`no account with email or id ${values.account}`) }))
     )
     const rateLimit = values["rate-limit"] === undefined ? undefined : Number(values["rate-limit"])
     if (rateLimit !== undefined && !(Number.isInteger(rateLimit) && rateLimit > 0)) return yield* fail("--rate-limit must be a positive integer")

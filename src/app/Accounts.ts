@@ -97,7 +97,10 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
         }
       ),
 
-      findByEmail: (email: string) => accounts.findByEmail(email).pipe(Effect.map(Option.map((f) => f.account)))
+      findByEmailOrId: (emailOrId: string) =>
+        /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(emailOrId)
+          ? accounts.findById(emailOrId)
+          : accounts.findByEmail(emailOrId).pipe(Effect.map(Option.map((f) => f.account)))
     }
   })
 }) {}

@@ -3,6 +3,7 @@ import { ApiKeysApi } from "./apiKeys/Api.ts"
 import { AuthApi } from "./auth/Api.ts"
 import { CustomersApi } from "./customers/Api.ts"
 import { InternalServerError } from "./errors.ts"
+import { describeErrorsTruthfully } from "./openapi.ts"
 import { OpsApi } from "./ops/Api.ts"
 import { DocumentsApi } from "./documents/Api.ts"
 import { OrdersApi } from "./orders/Api.ts"
@@ -32,5 +33,6 @@ export class GatewayApi extends HttpApi.make("gateway")
   .addError(InternalServerError)
   .annotate(OpenApi.Title, "Brazil Payment Gateway")
   .annotate(OpenApi.Version, "0.1.0")
+  .annotate(OpenApi.Transform, describeErrorsTruthfully)
   .annotate(OpenApi.Description, "Card, PIX and boleto payments for Brazil. See README for conventions: money in centavos, ISO 8601 UTC timestamps, UUID identifiers, one error envelope.")
 {}

@@ -13,14 +13,14 @@ import { DocumentsHttp } from "./documents/Http.ts"
 import { OrdersHttp } from "./orders/Http.ts"
 import { PaymentsHttp } from "./payments/Http.ts"
 import { SandboxHttp } from "./sandbox/Http.ts"
-import { ApiKeyAuthLive, SessionAuthLive } from "./securityLive.ts"
+import { ApiKeyAuthLive, SessionAuthLive, SignupGateLive } from "./securityLive.ts"
 import { TransactionsHttp } from "./transactions/Http.ts"
 import { WebhooksHttp } from "./webhooks/Http.ts"
 
 /** Every group's handlers, with the security middleware provided to the groups that use it. */
 export const ApiLive = HttpApiBuilder.api(GatewayApi).pipe(
   Layer.provide([OpsHttp, DocumentsHttp, AuthHttp, ApiKeysHttp, CustomersHttp, OrdersHttp, TransactionsHttp, PaymentsHttp, WebhooksHttp, SandboxHttp]),
-  Layer.provide([ApiKeyAuthLive, SessionAuthLive])
+  Layer.provide([ApiKeyAuthLive, SessionAuthLive, SignupGateLive])
 )
 
 /** The HTTP server: API, OpenAPI document, reference UI, on PORT/HOST (port 0 picks a free one). */

@@ -1,10 +1,24 @@
 import { randomUUID } from "node:crypto"
-import { HttpApiBuilder, HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpApiError, HttpIncomingMessage, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Option } from "effect"
 import { Metrics } from "../adapters/metrics/Metrics.ts"
 import { GatewayApi } from "./Api.ts"
 import { BadRequest, type HttpError, InternalServerError, isHttpError, MethodNotAllowed, NotFound, PayloadTooLarge, TooManyRequests } from "./errors.ts"
+import { bodyProblem } from "./bodyGuard.ts"
 import { routeTable } from "./routes.ts"
+
+const MAX_BODY_BYTES = 1024 * 1024
+
+/** JSON bodies are checked for what field schemas cannot report (see bodyGuard) before decoding. */
+const guardBody = (request: HttpServerRequest.HttpServerRequest) =>
+  request.method === "GET" || request.method === "HEAD" || !(request.headers["content-type"] ?? "").includes("json")
+    ? Effect.void
+    : Effect.flatMap(request.text, (text) => {
+      const problem = bodyProblem(text)
+      return problem === undefined
+        ? Effect.void
+        : Effect.fail(BadRequest.of({ message: problem.message, code: "validation_failed", errors: [problem] }))
+    })
 
 const routes = routeTable(GatewayApi, [["GET", "/openapi.json"], ["GET", "/docs"]])
 
@@ -19,9 +33,13 @@ const phrase = (field: string, message: string) =>
   message === "is missing" ? `${field} is required` : /^[a-z]/.test(message) ? `${field} ${message}` : `${field}: ${message}`
 
 const fromDecodeError = (error: HttpApiError.HttpApiDecodeError) => {
-  const errors = error.issues.map((issue) => {
+  // One error per field: an optional field's union also reports "Expected undefined".
+  const seen = new Set<string>()
+  const errors = error.issues.flatMap((issue) => {
     const field = fieldOf(issue.path)
-    return { field, message: phrase(field, issue.message) }
+    if (seen.has(field)) return []
+    seen.add(field)
+    return [{ field, message: phrase(field, issue.message) }]
   })
   return BadRequest.of({ message: errors[0]?.message ?? "invalid request", code: "validation_failed", errors })
 }
@@ -41,7 +59,7 @@ const toHttpError = (cause: Cause.Cause<unknown>, path: string, method: string):
       }
       case "RequestError":
         if (failure.reason === "Decode") {
-          return /size|large|limit/i.test(String(failure.description ?? failure.cause))
+          return /maxBytes|size|large|limit/i.test(String(failure.description ?? failure.cause))
             ? { error: PayloadTooLarge.of({ message: "request body is larger than 1 MiB", code: "payload_too_large" }), defect: false }
             : { error: BadRequest.of({ message: "request body is not valid JSON", code: "malformed_json", errors: [{ field: "body", message: "request body is not valid JSON" }] }), defect: false }
         }
@@ -54,7 +72,9 @@ const respond = (error: HttpError, path: string) => {
   // /public/v1 adds `success: false` to the same envelope (CONTRACT §4).
   const body = path.startsWith("/public/v1") ? { success: false, ...error } : { ...error }
   const response = HttpServerResponse.unsafeJson(body, { status: error.statusCode })
-  return error instanceof TooManyRequests ? HttpServerResponse.setHeader(response, "retry-after", String(error.retryAfter)) : response
+  if (error instanceof TooManyRequests) return HttpServerResponse.setHeader(response, "retry-after", String(error.retryAfter))
+  if (error instanceof MethodNotAllowed) return HttpServerResponse.setHeader(response, "allow", routes.allowedMethods(path).join(", "))
+  return response
 }
 
 /**
@@ -71,7 +91,9 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID()
         const path = Option.getOrElse(Option.map(HttpServerRequest.toURL(request), (url) => url.pathname), () => request.url)
         const started = performance.now()
-        const response = yield* app.pipe(
+        const response = yield* guardBody(request).pipe(
+          Effect.zipRight(app),
+          HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
           Effect.catchAllCause((cause) => {
             const { defect, error } = toHttpError(cause, path, request.method)
             const log = defect ? Effect.logError("request failed", cause) : Effect.void

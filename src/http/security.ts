@@ -1,7 +1,7 @@
 import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
 import { Context, Schema } from "effect"
 import type { Principal } from "../domain/account.ts"
-import { Forbidden, TooManyRequests, Unauthorized } from "./errors.ts"
+import { Forbidden, NotFound, TooManyRequests, Unauthorized } from "./errors.ts"
 
 /** The caller of an API-key route: its account, key, scopes and rate limit. */
 export class CurrentPrincipal extends Context.Tag("CurrentPrincipal")<CurrentPrincipal, Principal>() {}
@@ -32,4 +32,9 @@ export class SessionAuth extends HttpApiMiddleware.Tag<SessionAuth>()("SessionAu
       HttpApiSecurity.annotate(OpenApi.Description, "HS256 JWT from POST /api/auth/login, valid 15 minutes")
     )
   }
+}) {}
+
+/** SIGNUP_ENABLED=false makes signup a route that does not exist, before its body is even read. */
+export class SignupGate extends HttpApiMiddleware.Tag<SignupGate>()("SignupGate", {
+  failure: NotFound
 }) {}

@@ -1,14 +1,15 @@
 import { HttpApp, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { Metrics } from "../adapters/metrics/Metrics.ts"
+import { AppConfig } from "../config/AppConfig.ts"
 import { KeyUsage } from "../app/KeyUsage.ts"
 import { digestApiKey, looksLikeApiKey } from "../domain/apiKey.ts"
 import { ApiKeyRepo } from "../ports/ApiKeyRepo.ts"
 import { RateLimiter } from "../ports/RateLimiter.ts"
 import { SessionTokens } from "../ports/SessionTokens.ts"
-import { Forbidden, TooManyRequests, Unauthorized } from "./errors.ts"
+import { Forbidden, NotFound, TooManyRequests, Unauthorized } from "./errors.ts"
 import { grants, requiredScope } from "./scopes.ts"
-import { ApiKeyAuth, SessionAuth } from "./security.ts"
+import { ApiKeyAuth, SessionAuth, SignupGate } from "./security.ts"
 
 const invalidKey = Unauthorized.of({ message: "X-Api-Key is missing or invalid", code: "invalid_api_key" })
 
@@ -84,4 +85,10 @@ export const SessionAuthLive = Layer.effect(
       })
     })
   })
+)
+
+export const SignupGateLive = Layer.effect(
+  SignupGate,
+  Effect.map(AppConfig, (config) =>
+    config.signupEnabled ? Effect.void : Effect.fail(NotFound.of({ message: "Route POST /api/auth/signup not found", code: "route_not_found" })))
 )

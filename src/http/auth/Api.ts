@@ -2,13 +2,14 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Account, ApiKey } from "../../domain/account.ts"
 import { Email, Name } from "../../domain/fields.ts"
-import { BadRequest, Conflict, NotFound, Unauthorized } from "../errors.ts"
+import { BadRequest, Conflict, Unauthorized } from "../errors.ts"
 import { payload } from "../payload.ts"
+import { SignupGate } from "../security.ts"
 
 export const SignupRequest = payload(Schema.Struct({
   name: Name,
   email: Email,
-  password: Schema.String.pipe(Schema.minLength(10, { message: () => "password must have at least 10 characters" }), Schema.maxLength(1024))
+  password: Schema.String.pipe(Schema.minLength(10, { message: () => "must have at least 10 characters" }), Schema.maxLength(1024))
 }))
 
 export const ApiKeyWithSecret = Schema.Struct({ ...ApiKey.fields, fullKey: Schema.String })
@@ -23,7 +24,8 @@ export class AuthApi extends HttpApiGroup.make("auth")
   .add(HttpApiEndpoint.post("signup", "/signup")
     .setPayload(SignupRequest)
     .addSuccess(SignupResponse, { status: 201 })
-    .addError(BadRequest).addError(Conflict).addError(NotFound)
+    .addError(BadRequest).addError(Conflict)
+    .middleware(SignupGate)
     .annotate(OpenApi.Description, "Creates an account and its primary API key. The full key is shown only here. 409 when the email is registered; 404 when SIGNUP_ENABLED=false."))
   .add(HttpApiEndpoint.post("login", "/login")
     .setPayload(LoginRequest)

@@ -9,9 +9,9 @@ import { ApiKeyAuth } from "../security.ts"
 export const CreateCustomer = payload(Schema.Struct({ name: Name, email: Email, document: Cpf, phone: Phone }))
 
 export const UpdateCustomer = payload(Schema.Struct({
-  name: Schema.optional(Name),
-  email: Schema.optional(Email),
-  phone: Schema.optional(Phone),
+  name: Schema.optionalWith(Name, { exact: true }),
+  email: Schema.optionalWith(Email, { exact: true }),
+  phone: Schema.optionalWith(Phone, { exact: true }),
   // Declared so that the documentation says it; any value is refused with 400.
   document: Schema.optional(Schema.Unknown.annotations({ description: "cannot be changed: sending it is a 400" }))
 }))

@@ -4,6 +4,7 @@ import { Amount, Birthdate, BuyerDocument, Cep, Cpf, MobilePhone, Name, Uf, Uuid
 import { PaymentMethod, TransactionStatus } from "../../domain/transaction.ts"
 import { BadRequest, Conflict, NotFound, UnprocessableEntity } from "../errors.ts"
 import { payload } from "../payload.ts"
+import { paymentResultExamples, processExamples, refundExamples, tokenizeExamples } from "./examples.ts"
 import { ApiKeyAuth } from "../security.ts"
 
 const Address = Schema.Struct({
@@ -35,7 +36,7 @@ export const ProcessPayment = payload(Schema.Struct({
   cardBrand: Schema.optional(CardBrand),
   cardToken: Schema.optional(Schema.String),
   buyerBirthdate: Schema.optional(Birthdate)
-}))
+}).annotations({ examples: processExamples }))
 
 export const PaymentResult = Schema.Struct({
   transactionId: Schema.UUID,
@@ -46,7 +47,7 @@ export const PaymentResult = Schema.Struct({
   pix: Schema.optional(Schema.Struct({ emv: Schema.String, qrCodeUrl: Schema.String, expiresAt: Schema.String })),
   boleto: Schema.optional(Schema.Struct({ barcode: Schema.String, digitableLine: Schema.String, pdfUrl: Schema.String, dueDate: Schema.String })),
   card: Schema.optional(Schema.Struct({ brand: Schema.String, last4: Schema.String }))
-})
+}).annotations({ examples: paymentResultExamples })
 
 export const TokenizeCard = payload(Schema.Struct({
   customerId: Uuid,
@@ -60,13 +61,13 @@ export const TokenizeCard = payload(Schema.Struct({
   birthdate: Birthdate,
   cellNumber: MobilePhone,
   address: Address
-}))
+}).annotations({ examples: tokenizeExamples }))
 
 export const RefundPayment = payload(Schema.Struct({
   transactionId: Uuid,
   amount: Schema.optional(Amount),
   reason: Schema.optional(Schema.String.pipe(Schema.maxLength(500)))
-}))
+}).annotations({ examples: refundExamples }))
 
 export const RefundResult = Schema.Struct({
   transactionId: Schema.UUID,
