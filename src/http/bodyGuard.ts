@@ -28,7 +28,7 @@ const findNul = (value: unknown, path: Array<string>): string | undefined => {
     if (typeof current === "string" && current.includes("\u0000")) return at.join(".") || "body"
     if (current !== null && typeof current === "object") {
       for (const [key, child] of Object.entries(current)) {
-        if (key.includes("\u0000")) return [...at, key.replace(/\u0000/g, "\\u0000")].join(".")
+        if (key.includes("\u0000")) return [...at, key.split("\u0000").join("\\u0000")].join(".")
         stack.push([child, [...at, key]])
       }
     }
