@@ -62,6 +62,10 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       if (command.amount !== order.amount) {
         return yield* ValidationFailed.one("amount", `amount must equal the order amount (${order.amount})`)
       }
+      // Spec, Customers rule 2: a deleted customer's id is invalid for new payments.
+      if (Option.isNone(yield* customers.find(accountId, order.customerId))) {
+        return yield* new Conflict({ code: "customer_deleted", message: "the order's customer was deleted; it cannot be paid" })
+      }
       return order
     })
 
@@ -69,6 +73,11 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
     const record = (accountId: string, command: PaymentCommand, insert: Parameters<typeof transactions.insert>[1], afterInsert: (t: TransactionRecord) => Effect.Effect<void>) =>
       tx.run(Effect.gen(function*() {
         yield* payableOrder(accountId, command, true)
+        // Under the order's row lock: one card charge in flight per order, so that concurrent
+        // charges cannot capture twice (the others wait, then see PAID or this one's outcome).
+        if (insert.status === "PROCESSING" && (yield* transactions.hasProcessing(accountId, command.orderId))) {
+          return yield* new Conflict({ code: "payment_in_progress", message: "a card charge of this order is in progress; retry later" })
+        }
         const created = yield* transactions.insert(accountId, insert)
         yield* outbox.emit(accountId, "transaction.created", created)
         yield* afterInsert(created)

@@ -58,7 +58,7 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
         return yield* ValidationFailed.one("amount", `amount exceeds the refundable balance (${remaining})`)
       }
       if (t.method === "BOLETO" && amount !== t.amount) {
-        return yield* ValidationFailed.one("amount", "BOLETO supports full refund only")
+        return yield* ValidationFailed.one("amount", `amount must be the full amount (${t.amount}) or omitted: BOLETO supports full refund only`)
       }
       yield* refunds.insertPending(accountId, { id: refundId, transactionId: t.id, amount, reason: request.reason ?? null })
       yield* transactions.update(accountId, t.id, { refundReserved: t.refundReserved + amount })

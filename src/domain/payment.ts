@@ -1,9 +1,14 @@
 import { Either } from "effect"
 import { cardExpired, type CardBrand, detectBrand, isValidPanFormat, luhnValid, parseExpiry } from "./card.ts"
+import { isValidBirthdate, isValidBrazilianMobile, isValidCep, isValidUf } from "./address.ts"
+import { isValidBuyerDocument } from "./document.ts"
 import { ValidationFailed, type FieldError } from "./errors.ts"
+import { MAX_AMOUNT } from "./order.ts"
 import type { PaymentMethod } from "./transaction.ts"
 
 export const MAX_INSTALLMENTS = 12
+
+export const CARD_BRANDS: ReadonlyArray<CardBrand> = ["Visa", "Mastercard", "Elo"]
 
 export interface Address {
   readonly postal_code: string
@@ -28,7 +33,7 @@ export interface ProcessRequest {
   readonly cardExpirationMonth?: string | undefined
   readonly cardExpirationYear?: string | undefined
   readonly cardSecurityCode?: string | undefined
-  readonly cardBrand?: CardBrand | undefined
+  readonly cardBrand?: string | undefined
   readonly cardToken?: string | undefined
   readonly buyerBirthdate?: string | undefined
 }
@@ -72,7 +77,7 @@ export const checkRawCard = (
     readonly expMonth: readonly [string, string | undefined]
     readonly expYear: readonly [string, string | undefined]
     readonly cvv: readonly [string, string | undefined]
-    readonly brand: readonly [string, CardBrand | undefined]
+    readonly brand: readonly [string, string | undefined]
   },
   now: Date
 ): Either.Either<RawCard, ReadonlyArray<FieldError>> => {
@@ -86,7 +91,11 @@ export const checkRawCard = (
   const month = required(fields.expMonth)
   const year = required(fields.expYear)
   const cvv = required(fields.cvv)
-  const brand = required(fields.brand)
+  const brandText = required(fields.brand)
+  const brand = brandText === undefined ? undefined : CARD_BRANDS.find((b) => b === brandText)
+  if (brandText !== undefined && brand === undefined) {
+    errors.push({ field: fields.brand[0], message: `${fields.brand[0]} must be one of ${CARD_BRANDS.join(", ")}` })
+  }
   if (holder !== undefined && holder.trim().length === 0) errors.push({ field: fields.holderName[0], message: `${fields.holderName[0]} must not be empty` })
   if (number !== undefined) {
     if (!isValidPanFormat(number)) errors.push({ field: fields.number[0], message: `${fields.number[0]} must have exactly 16 digits` })
@@ -111,9 +120,38 @@ export const checkRawCard = (
   return Either.right({ pan: number, expMonth: expiry.month, expYear: 2000 + expiry.year2, holderName: holder, cvv, brand })
 }
 
-/** Method-specific rules of interface-v2 and CONTRACT §7, reporting every broken field at once. */
-export const validateProcess = (request: ProcessRequest, now: Date): Either.Either<PaymentCommand, ValidationFailed> => {
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** The field rules every method shares (CONTRACT §7): documents, phone, address, amount, birthdate. */
+const commonErrors = (request: ProcessRequest, now: Date): Array<FieldError> => {
   const errors: Array<FieldError> = []
+  const check = (ok: boolean, field: string, message: string) => {
+    if (!ok) errors.push({ field, message: `${field} ${message}` })
+  }
+  check(UUID.test(request.orderId), "orderId", "must be a UUID")
+  check(Number.isInteger(request.amount) && request.amount > 0 && request.amount <= MAX_AMOUNT, "amount", `must be an integer number of centavos from 1 to ${MAX_AMOUNT}`)
+  if (request.buyerDoc !== undefined) {
+    check(isValidBuyerDocument(request.buyerDoc), "buyerDoc", "must be a valid CPF (11 digits) or CNPJ (14 digits), digits only")
+  }
+  check(isValidBrazilianMobile(request.buyerCellNumber), "buyerCellNumber", "must be a Brazilian mobile number, e.g. (11) 91234-5678")
+  const address = request.buyerAddress
+  check(isValidCep(address.postal_code), "buyerAddress.postal_code", "must be a CEP of 8 digits")
+  for (const key of ["street", "number", "neighborhood", "city"] as const) {
+    check(address[key].trim().length > 0 && address[key].length <= 255, `buyerAddress.${key}`, "must have 1 to 255 characters")
+  }
+  check(isValidUf(address.state), "buyerAddress.state", "must be a Brazilian state code (UF), e.g. SP")
+  if (request.buyerBirthdate !== undefined) {
+    check(isValidBirthdate(request.buyerBirthdate, now), "buyerBirthdate", "must be a real past date YYYY-MM-DD (1900 or later)")
+  }
+  return errors
+}
+
+/**
+ * Every rule of interface-v2 and CONTRACT §7 for a charge, shared and method-specific, reporting
+ * every broken field at once.
+ */
+export const validateProcess = (request: ProcessRequest, now: Date): Either.Either<PaymentCommand, ValidationFailed> => {
+  const errors: Array<FieldError> = commonErrors(request, now)
   const common = {
     orderId: request.orderId,
     amount: request.amount,
@@ -122,7 +160,8 @@ export const validateProcess = (request: ProcessRequest, now: Date): Either.Eith
     buyerAddress: request.buyerAddress
   }
   if (request.method === "PIX" || request.method === "BOLETO") {
-    if (request.buyerDoc === undefined) return Either.left(ValidationFailed.one("buyerDoc", "buyerDoc is required"))
+    if (request.buyerDoc === undefined) errors.unshift({ field: "buyerDoc", message: "buyerDoc is required" })
+    if (errors.length > 0 || request.buyerDoc === undefined) return Either.left(new ValidationFailed({ errors }))
     return Either.right({ ...common, method: request.method, buyerDoc: request.buyerDoc })
   }
   const installments = request.installments ?? 1

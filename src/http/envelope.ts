@@ -29,8 +29,15 @@ const fieldOf = (path: ReadonlyArray<PropertyKey>) => path.length === 0 ? "body"
 
 // Our rule messages read on from the field name ("document must be a valid CPF"); Schema's own
 // ("Expected string, actual 1") follow a colon.
+// Messages that already start with the field name (the domain's own) stay as they are.
 const phrase = (field: string, message: string) =>
-  message === "is missing" ? `${field} is required` : /^[a-z]/.test(message) ? `${field} ${message}` : `${field}: ${message}`
+  message === "is missing"
+    ? `${field} is required`
+    : message.startsWith(field)
+    ? message
+    : /^[a-z]/.test(message)
+    ? `${field} ${message}`
+    : `${field}: ${message}`
 
 const fromDecodeError = (error: HttpApiError.HttpApiDecodeError) => {
   // One error per field: an optional field's union also reports "Expected undefined".

@@ -33,6 +33,8 @@ export class TransactionRepo extends Context.Tag("TransactionRepo")<TransactionR
   /** Row-locks the transaction until the database transaction ends. */
   readonly findForUpdate: (accountId: string, id: string) => Effect.Effect<Option.Option<TransactionRecord>>
   readonly update: (accountId: string, id: string, changes: TransactionChanges) => Effect.Effect<TransactionRecord>
+  /** Whether a card charge of this order is waiting for the acquirer. */
+  readonly hasProcessing: (accountId: string, orderId: string) => Effect.Effect<boolean>
   /** PENDING transactions of these ids (for the boleto confirmation job). */
   readonly pendingBoletos: (limit: number) => Effect.Effect<ReadonlyArray<{ readonly accountId: string; readonly id: string }>>
 }>() {}

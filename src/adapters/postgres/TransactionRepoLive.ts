@@ -83,6 +83,14 @@ export const TransactionRepoLive = Layer.effect(
             updated_at = now()
           where account_id = ${accountId} and id = ${id}
           returning ${columns}`.pipe(Effect.orDie, Effect.map((rows) => toRecord(rows[0]!))),
+      hasProcessing: (accountId, orderId) =>
+        // A charge stuck in PROCESSING (its process died without an idempotent retry) stops
+        // blocking the order after two minutes.
+        sql`select 1 from transactions where account_id = ${accountId} and order_id = ${orderId} and status = 'PROCESSING'
+              and updated_at > now() - interval '2 minutes' limit 1`.pipe(
+          Effect.orDie,
+          Effect.map((rows) => rows.length > 0)
+        ),
       pendingBoletos: (limit) =>
         sql<{ accountId: string; id: string }>`
           select account_id, id from transactions where method = 'BOLETO' and status = 'PENDING'

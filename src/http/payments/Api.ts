@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
-import { Amount, Birthdate, BuyerDocument, Cep, Cpf, MobilePhone, Name, Uf, Uuid } from "../../domain/fields.ts"
+import { Either, Schema } from "effect"
+import { validateProcess } from "../../domain/payment.ts"
+import { Amount, Birthdate, Cep, Cpf, MobilePhone, Name, Uf, Uuid } from "../../domain/fields.ts"
 import { PaymentMethod, TransactionStatus } from "../../domain/transaction.ts"
 import { BadRequest, Conflict, NotFound, UnprocessableEntity } from "../errors.ts"
 import { payload } from "../payload.ts"
@@ -18,25 +19,40 @@ const Address = Schema.Struct({
 
 const CardBrand = Schema.Literal("Visa", "Mastercard", "Elo")
 
-// Card fields are plain strings here: their rules apply only when no cardToken is given, so the
-// domain checks them (Luhn, brand, expiry) knowing the method and the token.
+const WireAddress = Schema.Struct({
+  postal_code: Schema.String.annotations({ description: "CEP, 8 digits" }),
+  street: Schema.String,
+  number: Schema.String,
+  neighborhood: Schema.String,
+  city: Schema.String,
+  state: Schema.String.annotations({ description: "UF, e.g. SP" })
+})
+
+// The schema fixes only the JSON types; the domain (validateProcess) applies every rule at once, so
+// a bad CEP and a bad card number are reported together, and card fields are ignored when a
+// cardToken is given, as the spec says.
 export const ProcessPayment = payload(Schema.Struct({
-  orderId: Uuid,
+  orderId: Schema.String.annotations({ description: "UUID of a PENDING order of the account" }),
   method: PaymentMethod,
-  amount: Amount,
-  buyerDoc: Schema.optional(BuyerDocument),
-  buyerCellNumber: MobilePhone,
-  buyerAddress: Address,
-  installments: Schema.optional(Schema.Number),
-  cardHolderName: Schema.optional(Schema.String),
-  cardNumber: Schema.optional(Schema.String),
-  cardExpirationMonth: Schema.optional(Schema.String),
-  cardExpirationYear: Schema.optional(Schema.String),
-  cardSecurityCode: Schema.optional(Schema.String),
-  cardBrand: Schema.optional(CardBrand),
-  cardToken: Schema.optional(Schema.String),
-  buyerBirthdate: Schema.optional(Birthdate)
-}).annotations({ examples: processExamples }))
+  amount: Schema.Number.annotations({ description: "centavos; must equal the order amount" }),
+  buyerDoc: Schema.optionalWith(Schema.String.annotations({ description: "CPF (11) or CNPJ (14 digits); required for PIX and BOLETO" }), { exact: true }),
+  buyerCellNumber: Schema.String.annotations({ description: "Brazilian mobile, e.g. (11) 91234-5678" }),
+  buyerAddress: WireAddress,
+  installments: Schema.optionalWith(Schema.Number.annotations({ description: "CARD: 1 to 12 (default 1)" }), { exact: true }),
+  cardHolderName: Schema.optionalWith(Schema.String, { exact: true }),
+  cardNumber: Schema.optionalWith(Schema.String.annotations({ description: "16 digits, Luhn-valid" }), { exact: true }),
+  cardExpirationMonth: Schema.optionalWith(Schema.String.annotations({ description: "2 digits" }), { exact: true }),
+  cardExpirationYear: Schema.optionalWith(Schema.String.annotations({ description: "2 digits" }), { exact: true }),
+  cardSecurityCode: Schema.optionalWith(Schema.String.annotations({ description: "3 or 4 digits" }), { exact: true }),
+  cardBrand: Schema.optionalWith(Schema.String.annotations({ description: "Visa, Mastercard or Elo, matching the card number" }), { exact: true }),
+  cardToken: Schema.optionalWith(Schema.String.annotations({ description: "from tokenize-card; the card* fields are then ignored" }), { exact: true }),
+  buyerBirthdate: Schema.optionalWith(Schema.String.annotations({ description: "YYYY-MM-DD; required for CARD unless cardToken" }), { exact: true })
+}).pipe(
+  Schema.filter((request) => {
+    const checked = validateProcess(request, new Date())
+    return Either.isRight(checked) ? undefined : checked.left.errors.map((e) => ({ path: e.field.split("."), message: e.message }))
+  })
+).annotations({ examples: processExamples }))
 
 export const PaymentResult = Schema.Struct({
   transactionId: Schema.UUID,
