@@ -1,5 +1,5 @@
 import { PgClient } from "@effect/sql-pg"
-import { Context, Effect, Layer, Option, Redacted, String } from "effect"
+import { Context, Effect, Layer, Option, Redacted, Runtime, String } from "effect"
 import pg from "pg"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { startEmbeddedPostgres } from "./EmbeddedPostgres.ts"
@@ -13,13 +13,23 @@ const types = {
     oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as "text")) as pg.CustomTypesConfig["getTypeParser"]
 }
 
+// 57P01: the server is shutting down (a Ctrl-C reaches the embedded PostgreSQL too): expected, not alarming.
+const ADMIN_SHUTDOWN = "57P01"
+
 export const makePool = (connectionString: string, max = 20) =>
   Effect.acquireRelease(
-    Effect.sync(() => {
+    Effect.gen(function*() {
+      const runtime = yield* Effect.runtime<never>()
+      const report = (error: Error & { code?: string }) =>
+        Runtime.runFork(runtime)(
+          error.code === ADMIN_SHUTDOWN
+            ? Effect.logDebug("PostgreSQL connection closed by server shutdown")
+            : Effect.logWarning("PostgreSQL client error", error.message)
+        )
       const pool = new pg.Pool({ connectionString, max, types, application_name: "payment-gateway" })
-      // An idle client losing its connection must not crash the process; the pool replaces it.
-      pool.on("error", (error) => Effect.runFork(Effect.logWarning("idle PostgreSQL client error", error.message)))
-      pool.on("connect", (client) => client.on("error", (error) => Effect.runFork(Effect.logWarning("PostgreSQL client error", error.message))))
+      // A client losing its connection must not crash the process; the pool replaces it.
+      pool.on("error", report)
+      pool.on("connect", (client) => client.on("error", report))
       return pool
     }),
     (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeout("5 seconds"), Effect.ignore)

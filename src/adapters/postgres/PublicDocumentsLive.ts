@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import { PublicDocuments } from "../../ports/PublicDocuments.ts"
-import { toRecord, type TransactionRow } from "./TransactionRepoLive.ts"
+import type { TransactionRow } from "./TransactionRepoLive.ts"
 
 export const PublicDocumentsLive = Layer.effect(
   PublicDocuments,
@@ -20,7 +20,7 @@ export const PublicDocumentsLive = Layer.effect(
           from public_documents d join transactions t on t.id = d.transaction_id
           where d.token = ${token} and d.kind = ${kind}`.pipe(
           Effect.orDie,
-          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRecord))
+          Effect.map((rows) => Option.fromNullable(rows[0]))
         )
     })
   })

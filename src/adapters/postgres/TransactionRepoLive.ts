@@ -1,45 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
-import type { PaymentMethod, TransactionDetails, TransactionRecord, TransactionStatus } from "../../domain/transaction.ts"
+import type { TransactionRecord } from "../../domain/transaction.ts"
 import { TransactionRepo } from "../../ports/TransactionRepo.ts"
 
-export interface TransactionRow {
-  readonly id: string
-  readonly orderId: string | null
-  readonly customerId: string | null
-  readonly method: PaymentMethod
-  readonly amount: number
-  readonly status: TransactionStatus
-  readonly refundedAmount: number
-  readonly refundReserved: number
-  readonly installments: number | null
-  readonly details: TransactionDetails
-  readonly declineCode: string | null
-  readonly acquirerReference: string | null
-  readonly paidAt: Date | null
-  readonly expiresAt: Date | null
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
-
-export const toRecord = (row: TransactionRow): TransactionRecord => ({
-  id: row.id,
-  orderId: row.orderId,
-  customerId: row.customerId,
-  method: row.method,
-  amount: row.amount,
-  status: row.status,
-  refundedAmount: row.refundedAmount,
-  refundReserved: row.refundReserved,
-  installments: row.installments,
-  details: row.details,
-  declineCode: row.declineCode,
-  acquirerReference: row.acquirerReference,
-  paidAt: row.paidAt,
-  expiresAt: row.expiresAt,
-  createdAt: row.createdAt,
-  updatedAt: row.updatedAt
-})
+/** Rows come back camelCased with exactly the record's fields (see COLUMNS). */
+export type TransactionRow = TransactionRecord
 
 const COLUMNS = "id, order_id, customer_id, method, amount, status, refunded_amount, refund_reserved, installments, details, decline_code, acquirer_reference, paid_at, expires_at, created_at, updated_at"
 
@@ -48,7 +13,7 @@ export const TransactionRepoLive = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(COLUMNS)
-    const one = (rows: ReadonlyArray<TransactionRow>) => Option.map(Option.fromNullable(rows[0]), toRecord)
+    const one = (rows: ReadonlyArray<TransactionRow>) => Option.fromNullable(rows[0])
     return TransactionRepo.of({
       insert: (accountId, t) =>
         sql<TransactionRow>`
@@ -57,11 +22,10 @@ export const TransactionRepoLive = Layer.effect(
           values (${t.id}, ${accountId}, ${t.orderId}, ${t.customerId}, ${t.method}, ${t.amount}, ${t.status}, ${t.installments},
                   ${JSON.stringify(t.details)}::jsonb, ${t.expiresAt}, ${t.cardToken},
                   ${t.antifraud === undefined || t.antifraud === null ? null : JSON.stringify(t.antifraud)}::jsonb)
-          returning ${columns}`.pipe(Effect.orDie, Effect.map((rows) => toRecord(rows[0]!))),
+          returning ${columns}`.pipe(Effect.orDie, Effect.map((rows) => rows[0]!)),
       list: (accountId) =>
         sql<TransactionRow>`select ${columns} from transactions where account_id = ${accountId} order by created_at, id`.pipe(
-          Effect.orDie,
-          Effect.map((rows) => rows.map(toRecord))
+          Effect.orDie
         ),
       find: (accountId, id) =>
         sql<TransactionRow>`select ${columns} from transactions where account_id = ${accountId} and id = ${id}`.pipe(Effect.orDie, Effect.map(one)),
@@ -82,7 +46,7 @@ export const TransactionRepoLive = Layer.effect(
             details = coalesce(${c.details === undefined ? null : JSON.stringify(c.details)}::jsonb, details),
             updated_at = now()
           where account_id = ${accountId} and id = ${id}
-          returning ${columns}`.pipe(Effect.orDie, Effect.map((rows) => toRecord(rows[0]!))),
+          returning ${columns}`.pipe(Effect.orDie, Effect.map((rows) => rows[0]!)),
       hasProcessing: (accountId, orderId) =>
         // A charge stuck in PROCESSING (its process died without an idempotent retry) stops
         // blocking the order after two minutes.
