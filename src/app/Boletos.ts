@@ -22,20 +22,30 @@ export class Boletos extends Effect.Service<Boletos>()("Boletos", {
     const pollMs = Math.min(60, Math.max(1, config.boletoConfirmationDelaySeconds)) * 1000
 
     return {
+      // Every pending slip of every account is asked about, a page at a time, so that old unpaid
+      // slips never hide newer paid ones.
       confirm: Effect.fn("Boletos.confirm")(function*() {
-        const pending = yield* transactions.pendingBoletos(BATCH)
-        const owners = new Map(pending.map((p) => [p.id, p.accountId]))
-        const settled = yield* provider.settlements(pending.map((p) => p.id))
-        for (const slip of settled) {
-          const accountId = owners.get(slip.transactionId)
-          if (accountId === undefined) continue
-          // Conflict: expired or settled meanwhile by another run; the state machine already decided.
-          yield* settlement.markPaid(accountId, slip.transactionId, slip.paidAt).pipe(Effect.catchTags({ Conflict: () => Effect.void, NotFound: () => Effect.void }))
+        let after: string | undefined
+        let pendingLeft = 0
+        let confirmed = 0
+        for (;;) {
+          const page = yield* transactions.pendingBoletos(BATCH, after)
+          if (page.length === 0) break
+          const owners = new Map(page.map((p) => [p.id, p.accountId]))
+          const settled = yield* provider.settlements(page.map((p) => p.id))
+          for (const slip of settled) {
+            const accountId = owners.get(slip.transactionId)
+            if (accountId === undefined) continue
+            // Conflict: expired or settled meanwhile by another run; the state machine already decided.
+            yield* settlement.markPaid(accountId, slip.transactionId, slip.paidAt).pipe(Effect.catchTags({ Conflict: () => Effect.void, NotFound: () => Effect.void }))
+          }
+          confirmed += settled.length
+          pendingLeft += page.length - settled.length
+          if (page.length < BATCH) break
+          after = page[page.length - 1]!.id
         }
-        if (pending.length > settled.length) {
-          yield* scheduler.confirmBoletosAt(new Date((yield* Clock.currentTimeMillis) + pollMs))
-        }
-        return settled.length
+        if (pendingLeft > 0) yield* scheduler.confirmBoletosAt(new Date((yield* Clock.currentTimeMillis) + pollMs))
+        return confirmed
       })
     }
   })

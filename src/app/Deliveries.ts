@@ -30,9 +30,10 @@ export class Deliveries extends Effect.Service<Deliveries>()("Deliveries", {
         const attemptedAt = new Date(yield* Clock.currentTimeMillis)
         const attempts = target.attempts + 1
         if (Option.isNone(target.webhook)) {
-          return yield* repo.recordAttempt(deliveryId, {
+          yield* repo.recordAttempt(deliveryId, {
             status: "FAILED", attempts: target.attempts, httpStatus: null, attemptedAt, nextRetryAt: null, lastError: "webhook deleted"
           })
+          return
         }
         const outcome = yield* sender.send({
           url: target.webhook.value.url,
@@ -45,12 +46,15 @@ export class Deliveries extends Effect.Service<Deliveries>()("Deliveries", {
         metrics.webhookDuration.observe({ outcome: outcome._tag.toLowerCase() }, outcome.durationMs / 1000)
         if (outcome._tag === "Delivered") {
           metrics.webhookAttemptsUntilSuccess.observe(attempts)
-          return yield* repo.recordAttempt(deliveryId, { status: "SUCCESS", attempts, httpStatus: 200, attemptedAt, nextRetryAt: null, lastError: null })
+          yield* repo.recordAttempt(deliveryId, { status: "SUCCESS", attempts, httpStatus: 200, attemptedAt, nextRetryAt: null, lastError: null })
+          return
         }
         const delay = nextRetryDelayMs(config.webhookRetrySchedule, attempts, yield* Random.next)
         const nextRetryAt = delay === undefined ? null : new Date(attemptedAt.getTime() + delay)
         yield* tx.run(Effect.gen(function*() {
-          yield* repo.recordAttempt(deliveryId, {
+          // The webhook may have been deleted while this attempt was in flight: the delivery is
+          // then dropped (no longer PENDING) and must not come back.
+          const recorded = yield* repo.recordAttempt(deliveryId, {
             status: nextRetryAt === null ? "FAILED" : "PENDING",
             attempts,
             httpStatus: outcome._tag === "Rejected" ? outcome.httpStatus : null,
@@ -58,7 +62,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("Deliveries", {
             nextRetryAt,
             lastError: outcome._tag === "Rejected" ? `HTTP ${outcome.httpStatus}` : outcome.reason
           })
-          if (nextRetryAt !== null) yield* scheduler.deliverAt(deliveryId, nextRetryAt)
+          if (recorded && nextRetryAt !== null) yield* scheduler.deliverAt(deliveryId, nextRetryAt)
         }))
       })
     }

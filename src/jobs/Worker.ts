@@ -55,7 +55,10 @@ export const WorkerLive = Layer.scopedDiscard(
           taskList: makeTaskList(runtime),
           crontab: CRONTAB,
           logger: quietLogger,
-          events
+          events,
+          // Completions go through the batcher, which stop() flushes: a job finished during a
+          // graceful shutdown is marked done before the pool closes instead of staying locked.
+          preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } }
         })
       ),
       (runner) => Effect.promise(() => runner.stop()).pipe(Effect.timeout("30 seconds"), Effect.ignore)

@@ -35,6 +35,9 @@ export class TransactionRepo extends Context.Tag("TransactionRepo")<TransactionR
   readonly update: (accountId: string, id: string, changes: TransactionChanges) => Effect.Effect<TransactionRecord>
   /** Whether a card charge of this order is waiting for the acquirer. */
   readonly hasProcessing: (accountId: string, orderId: string) => Effect.Effect<boolean>
-  /** PENDING transactions of these ids (for the boleto confirmation job). */
-  readonly pendingBoletos: (limit: number) => Effect.Effect<ReadonlyArray<{ readonly accountId: string; readonly id: string }>>
+  /** PENDING boletos of every account, by id after `afterId` (keyset paging for the confirmation job). */
+  readonly pendingBoletos: (
+    limit: number,
+    afterId?: string
+  ) => Effect.Effect<ReadonlyArray<{ readonly accountId: string; readonly id: string }>>
 }>() {}

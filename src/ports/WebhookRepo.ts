@@ -31,7 +31,8 @@ export class WebhookRepo extends Context.Tag("WebhookRepo")<WebhookRepo, {
   readonly findDelivery: (accountId: string, deliveryId: string) => Effect.Effect<Option.Option<Delivery>>
   /** Locks the delivery row for the attempt's bookkeeping. */
   readonly target: (deliveryId: string) => Effect.Effect<Option.Option<DeliveryTarget>>
-  readonly recordAttempt: (deliveryId: string, attempt: AttemptRecord) => Effect.Effect<void>
+  /** Records an attempt on a delivery still PENDING; false when it was dropped or finished meanwhile. */
+  readonly recordAttempt: (deliveryId: string, attempt: AttemptRecord) => Effect.Effect<boolean>
   readonly markPending: (accountId: string, deliveryId: string) => Effect.Effect<Option.Option<Delivery>>
   readonly deleteHistoryOlderThan: (days: number) => Effect.Effect<number>
 }>() {}

@@ -55,10 +55,13 @@ export const TransactionRepoLive = Layer.effect(
           Effect.orDie,
           Effect.map((rows) => rows.length > 0)
         ),
-      pendingBoletos: (limit) =>
+      // Keyed by id alone: a timestamp key would lose its microseconds in a JS Date and repeat pages.
+      pendingBoletos: (limit, afterId) =>
         sql<{ accountId: string; id: string }>`
-          select account_id, id from transactions where method = 'BOLETO' and status = 'PENDING'
-          order by created_at limit ${limit}`.pipe(Effect.orDie)
+          select account_id, id from transactions
+          where method = 'BOLETO' and status = 'PENDING'
+            ${afterId ? sql`and id > ${afterId}` : sql``}
+          order by id limit ${limit}`.pipe(Effect.orDie)
     })
   })
 )

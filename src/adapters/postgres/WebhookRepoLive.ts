@@ -104,7 +104,8 @@ export const WebhookRepoLive = Layer.effect(
         sql`
           update webhook_deliveries set status = ${a.status}, attempts = ${a.attempts}, http_status = ${a.httpStatus},
             attempted_at = ${a.attemptedAt}, next_retry_at = ${a.nextRetryAt}, last_error = ${a.lastError}
-          where id = ${deliveryId}`.pipe(Effect.orDie, Effect.asVoid),
+          where id = ${deliveryId} and status = 'PENDING'
+          returning id`.pipe(Effect.orDie, Effect.map((rows) => rows.length > 0)),
       markPending: (accountId, deliveryId) =>
         sql<DeliveryRow>`
           update webhook_deliveries set status = 'PENDING', next_retry_at = now()

@@ -33,6 +33,9 @@ alter table transactions
   add column refund_reserved bigint not null default 0 check (refund_reserved >= 0),
   add constraint transactions_refunds_within_amount check (refunded_amount + refund_reserved <= amount);
 
+-- The boleto confirmation job pages through pending slips of every account.
+create index transactions_pending_boletos on transactions (id) where method = 'BOLETO' and status = 'PENDING';
+
 create table refunds (
   id uuid primary key,
   account_id uuid not null references accounts (id),
