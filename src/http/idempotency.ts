@@ -6,7 +6,7 @@ import { canonicalJson } from "../domain/canonicalJson.ts"
 import { IdempotencyStore } from "../ports/IdempotencyStore.ts"
 import { BadRequest, Conflict, type HttpError, isHttpError, UnprocessableEntity } from "./errors.ts"
 
-export interface Rendered {
+export interface Reply {
   readonly status: number
   readonly body: unknown
 }
@@ -33,11 +33,11 @@ export const idempotent = <E extends HttpError, R>(options: {
   readonly path: string
   readonly body: unknown
   readonly newResourceId: Effect.Effect<string>
-  readonly run: (resourceId: string) => Effect.Effect<Rendered, E, R>
+  readonly run: (resourceId: string) => Effect.Effect<Reply, E, R>
 }) =>
   Effect.gen(function*() {
     const { accountId, key } = options
-    const toResponse = (rendered: Rendered) => respond(rendered.status, JSON.stringify(rendered.body), false)
+    const toResponse = (rendered: Reply) => respond(rendered.status, JSON.stringify(rendered.body), false)
     if (key === undefined) {
       return toResponse(yield* options.run(yield* options.newResourceId))
     }

@@ -10,14 +10,7 @@ import { CardVault, type StoredCard, type VaultCard } from "../../ports/CardVaul
 // allows with random IVs. The associated data binds a ciphertext to its account and token, so a ciphertext
 // copied into another row (or account) fails authentication instead of revealing a PAN.
 
-interface CardRow {
-  readonly token: string
-  readonly customerId: string
-  readonly brand: CardBrand
-  readonly last4: string
-  readonly expMonth: number
-  readonly expYear: number
-  readonly holderName: string
+interface CardRow extends StoredCard {
   readonly panCiphertext: Uint8Array
   readonly panIv: Uint8Array
   readonly panTag: Uint8Array
