@@ -1,4 +1,4 @@
-import { randomInt } from "node:crypto"
+import { freshCpf } from "./foundation.ts"
 import type pg from "pg"
 import { client, type Client, signup } from "./http.ts"
 
@@ -29,21 +29,8 @@ export const until = async <T>(what: string, probe: () => Promise<T | undefined>
   }
 }
 
-/** A valid CPF (mod-11 check digits computed here), random per call. */
-export const randomCpf = (): string => {
-  for (;;) {
-    const base = Array.from({ length: 9 }, () => randomInt(10)).join("")
-    if (/^(\d)\1{8}$/.test(base)) continue
-    const dv = (digits: string, start: number) => {
-      let sum = 0
-      for (let i = 0; i < digits.length; i++) sum += Number(digits[i]) * (start - i)
-      const r = sum % 11
-      return r < 2 ? 0 : 11 - r
-    }
-    const d1 = dv(base, 10)
-    return `${base}${d1}${dv(`${base}${d1}`, 11)}`
-  }
-}
+/** A valid CPF, unique per call (computed independently of the product). */
+export const randomCpf = freshCpf
 
 export const ADDRESS = {
   postal_code: "01310100",

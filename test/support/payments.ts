@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto"
+import { freshCpf } from "./foundation.ts"
 import { expect } from "vitest"
 import type { Client, Reply } from "./http.ts"
 
@@ -46,25 +46,7 @@ export const MOBILE = "(11) 91234-5678"
 /** A valid CNPJ (check digits 81). */
 export const CNPJ = "11222333000181"
 
-/** A valid CPF computed independently of the product (mod 11 check digits), unique per call. */
-let cpfCounter = 0
-export const freshCpf = (): string => {
-  for (;;) {
-    cpfCounter += 1
-    const seed = (Number.parseInt(randomBytes(4).toString("hex"), 16) + cpfCounter) % 1_000_000_000
-    const base = String(seed).padStart(9, "0")
-    if (/^(\d)\1{8}$/.test(base)) continue
-    const dv = (digits: string, start: number) => {
-      let sum = 0
-      for (let i = 0; i < digits.length; i++) sum += Number(digits[i]) * (start - i)
-      const r = sum % 11
-      return r < 2 ? 0 : 11 - r
-    }
-    const d1 = dv(base, 10)
-    const d2 = dv(`${base}${d1}`, 11)
-    return `${base}${d1}${d2}`
-  }
-}
+export { freshCpf }
 
 /** The same CPF with its last check digit changed: fails validation. */
 export const badCheckDigit = (doc: string) => `${doc.slice(0, -1)}${(Number(doc.slice(-1)) + 1) % 10}`
