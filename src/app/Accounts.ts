@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto"
 import { Effect, Option } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
 import { formatApiKey, keyMaterial } from "../domain/apiKey.ts"
-import { Disabled, InvalidCredentials, NotFound, ValidationFailed } from "../domain/errors.ts"
+import { InvalidCredentials, NotFound, ValidationFailed } from "../domain/errors.ts"
+import { isUuid } from "../domain/uuid.ts"
 import { AccountRepo } from "../ports/AccountRepo.ts"
 import { ApiKeyRepo } from "../ports/ApiKeyRepo.ts"
 import { Ids } from "../ports/Ids.ts"
@@ -53,11 +54,8 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
     })
 
     return {
+      /** Signup and the operator CLI; SIGNUP_ENABLED is enforced by SignupGate, before a signup body is read. */
       create,
-      signup: Effect.fn("Accounts.signup")(function*(input: SignupInput) {
-        if (!config.signupEnabled) return yield* new Disabled()
-        return yield* create(input)
-      }),
 
       login: Effect.fn("Accounts.login")(function*(email: string, password: string) {
         const found = yield* accounts.findByEmail(email)
@@ -98,7 +96,7 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
       ),
 
       findByEmailOrId: (emailOrId: string) =>
-        /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(emailOrId)
+        isUuid(emailOrId)
           ? accounts.findById(emailOrId)
           : accounts.findByEmail(emailOrId).pipe(Effect.map(Option.map((f) => f.account)))
     }

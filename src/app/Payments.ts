@@ -140,8 +140,13 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       return { card: { pan, brand, expMonth, expYear, holderName } satisfies CardData, token }
     })
 
-    const chargeCard = Effect.fn("Payments.chargeCard")(function*(accountId: string, command: Extract<PaymentCommand, { method: "CARD" }>, transactionId: string, customerId: string) {
-      const existing = yield* transactions.find(accountId, transactionId)
+    const chargeCard = Effect.fn("Payments.chargeCard")(function*(
+      accountId: string,
+      command: Extract<PaymentCommand, { method: "CARD" }>,
+      transactionId: string,
+      customerId: string,
+      existing: Option.Option<TransactionRecord>
+    ) {
       const { card, token } = yield* cardFor(accountId, command, customerId)
       const cardDetails = { brand: card.brand, last4: card.pan.slice(-4), holderName: card.holderName }
       let current: TransactionRecord
@@ -223,7 +228,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
             case "BOLETO":
               return yield* chargeBoleto(accountId, command, transactionId, order.customerId)
             case "CARD":
-              return yield* chargeCard(accountId, command, transactionId, order.customerId)
+              return yield* chargeCard(accountId, command, transactionId, order.customerId, resumed)
           }
         })
         metrics.charges.inc({ method: command.method, outcome: result.status.toLowerCase() })

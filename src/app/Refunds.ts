@@ -71,11 +71,9 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
         case "CARD": {
           const started = performance.now()
           return acquirer.refund({ idempotencyKey: refundId, acquirerReference: t.acquirerReference ?? t.id, amount }).pipe(
-            Effect.tapBoth({
-              onFailure: () => Effect.sync(() => metrics.acquirerDuration.observe({ operation: "refund", outcome: "failed" }, (performance.now() - started) / 1000)),
-              onSuccess: () => Effect.sync(() => metrics.acquirerDuration.observe({ operation: "refund", outcome: "approved" }, (performance.now() - started) / 1000))
-            }),
-            Effect.either
+            Effect.either,
+            Effect.tap((given) => Effect.sync(() =>
+              metrics.acquirerDuration.observe({ operation: "refund", outcome: Either.isRight(given) ? "approved" : "failed" }, (performance.now() - started) / 1000)))
           )
         }
         case "PIX":

@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { isValidBirthdate, isValidBrazilianMobile, isValidBrazilianPhone, isValidCep, isValidUf } from "./address.ts"
 import { isValidBuyerDocument, isValidCpf } from "./document.ts"
 import { MAX_AMOUNT } from "./order.ts"
+import { isUuid } from "./uuid.ts"
 
 /**
  * Input fields shared by both interfaces, each a schema whose failure message names the rule broken.
@@ -49,7 +50,7 @@ export const Amount = Schema.Number.pipe(
 )
 
 export const Uuid = Schema.String.pipe(
-  Schema.filter((s) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s), { message: () => "must be a UUID" })
+  Schema.filter(isUuid, { message: () => "must be a UUID" })
 )
 
 export const Birthdate = Schema.String.pipe(

@@ -4,6 +4,7 @@ import { isValidBirthdate, isValidBrazilianMobile, isValidCep, isValidUf } from 
 import { isValidBuyerDocument } from "./document.ts"
 import { ValidationFailed, type FieldError } from "./errors.ts"
 import { MAX_AMOUNT } from "./order.ts"
+import { isUuid } from "./uuid.ts"
 import type { PaymentMethod } from "./transaction.ts"
 
 export const MAX_INSTALLMENTS = 12
@@ -120,15 +121,13 @@ export const checkRawCard = (
   return Either.right({ pan: number, expMonth: expiry.month, expYear: 2000 + expiry.year2, holderName: holder, cvv, brand })
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 /** The field rules every method shares (CONTRACT §7): documents, phone, address, amount, birthdate. */
 const commonErrors = (request: ProcessRequest, now: Date): Array<FieldError> => {
   const errors: Array<FieldError> = []
   const check = (ok: boolean, field: string, message: string) => {
     if (!ok) errors.push({ field, message: `${field} ${message}` })
   }
-  check(UUID.test(request.orderId), "orderId", "must be a UUID")
+  check(isUuid(request.orderId), "orderId", "must be a UUID")
   check(Number.isInteger(request.amount) && request.amount > 0 && request.amount <= MAX_AMOUNT, "amount", `must be an integer number of centavos from 1 to ${MAX_AMOUNT}`)
   if (request.buyerDoc !== undefined) {
     check(isValidBuyerDocument(request.buyerDoc), "buyerDoc", "must be a valid CPF (11 digits) or CNPJ (14 digits), digits only")

@@ -1,11 +1,11 @@
 import { Effect, Layer, Redacted } from "effect"
 import { errors, jwtVerify, SignJWT } from "jose"
 import { AppConfig } from "../../config/AppConfig.ts"
+import { isUuid } from "../../domain/uuid.ts"
 import { SessionTokens } from "../../ports/SessionTokens.ts"
 
 const LIFETIME = "15m"
 const ISSUER = "payment-gateway"
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** HS256 login tokens (CONTRACT §3): `sub` = account id, `exp` 15 minutes. */
 export const JwtSessionTokens = Layer.effect(
@@ -23,7 +23,7 @@ export const JwtSessionTokens = Layer.effect(
         Effect.promise(() =>
           jwtVerify(token, key, { algorithms: ["HS256"], issuer: ISSUER, requiredClaims: ["sub", "exp"] }).then(
             // A token is only as good as its subject: anything but an account id is refused.
-            ({ payload }) => UUID.test(payload.sub ?? "") ? { _tag: "Valid" as const, accountId: payload.sub! } : { _tag: "Invalid" as const },
+            ({ payload }) => isUuid(payload.sub ?? "") ? { _tag: "Valid" as const, accountId: payload.sub! } : { _tag: "Invalid" as const },
             (error: unknown) => error instanceof errors.JWTExpired ? { _tag: "Expired" as const } : { _tag: "Invalid" as const }
           )
         )

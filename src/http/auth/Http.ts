@@ -9,7 +9,7 @@ export const AuthHttp = HttpApiBuilder.group(GatewayApi, "auth", (handlers) =>
     const accounts = yield* Accounts
     return handlers
       .handle("signup", ({ payload }) =>
-        accounts.signup(payload).pipe(
+        accounts.create(payload).pipe(
           Effect.map(({ account, apiKey, fullKey }) => ({ account, apiKey: { ...apiKey, fullKey } })),
           rendered
         ))
