@@ -30,9 +30,11 @@ const json = async (url: string, init: RequestInit = {}) => {
 const measure = async (make: (i: number) => Promise<unknown>) => {
   let next = 0
   const started = performance.now()
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < REQUESTS) await make(next++)
-  }))
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < REQUESTS) await make(next++)
+    })
+  )
   return REQUESTS / ((performance.now() - started) / 1000)
 }
 
@@ -40,34 +42,82 @@ const main = async () => {
   const dir = await mkdtemp(join(tmpdir(), "gateway-bench-"))
   await chmod(dir, 0o755)
   const scope = Effect.runSync(Scope.make())
-  const databaseUrl = process.env.DATABASE_URL ?? await Effect.runPromise(Scope.extend(startEmbeddedPostgres(dir, "bench"), scope))
-  const config = await testConfig(databaseUrl, { rateLimitPerMinute: 10_000_000, logLevel: "warning", databaseUrl: Option.some(Redacted.make(databaseUrl)) })
-  const runtime = ManagedRuntime.make(roleLayer("api").pipe(Layer.provide(AppConfigFrom(config)), Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))))
+  const databaseUrl =
+    process.env.DATABASE_URL ?? (await Effect.runPromise(Scope.extend(startEmbeddedPostgres(dir, "bench"), scope)))
+  const config = await testConfig(databaseUrl, {
+    rateLimitPerMinute: 10_000_000,
+    logLevel: "warning",
+    databaseUrl: Option.some(Redacted.make(databaseUrl))
+  })
+  const runtime = ManagedRuntime.make(
+    roleLayer("api").pipe(Layer.provide(AppConfigFrom(config)), Layer.provide(Logger.minimumLogLevel(LogLevel.Warning)))
+  )
   await runtime.runPromise(Effect.void)
   const base = `http://127.0.0.1:${config.port}`
   try {
     const db = new pg.Client({ connectionString: databaseUrl })
     await db.connect()
-    await db.query(`select graphile_worker.add_job('cleanup', '{}'::json, run_at := now() + interval '30 days') from generate_series(1, $1)`, [BACKLOG])
+    await db.query(
+      `select graphile_worker.add_job('cleanup', '{}'::json, run_at := now() + interval '30 days') from generate_series(1, $1)`,
+      [BACKLOG]
+    )
     await db.end()
 
     const signup = await json(`${base}/api/auth/signup`, {
-      method: "POST", headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name: "Bench", email: `bench-${randomUUID()}@example.com`, password: "benchmark password" })
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        name: "Bench",
+        email: `bench-${randomUUID()}@example.com`,
+        password: "benchmark password"
+      })
     })
     const headers = { "content-type": "application/json", "x-api-key": signup.apiKey.fullKey as string }
-    const customer = await json(`${base}/api/customers`, { method: "POST", headers, body: JSON.stringify({ name: "Buyer", email: "b@example.com", document: "52998224725", phone: "11912345678" }) })
-    const newOrder = () => json(`${base}/api/orders`, { method: "POST", headers, body: JSON.stringify({ customerId: customer.id, amount: 1000 }) })
-    const address = { postal_code: "01310100", street: "Av Paulista", number: "1", neighborhood: "Bela Vista", city: "São Paulo", state: "SP" }
+    const customer = await json(`${base}/api/customers`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ name: "Buyer", email: "b@example.com", document: "52998224725", phone: "11912345678" })
+    })
+    const newOrder = () =>
+      json(`${base}/api/orders`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ customerId: customer.id, amount: 1000 })
+      })
+    const address = {
+      postal_code: "01310100",
+      street: "Av Paulista",
+      number: "1",
+      neighborhood: "Bela Vista",
+      city: "São Paulo",
+      state: "SP"
+    }
     const pay = async (method: "PIX" | "CARD") => {
       const order = await newOrder()
-      const card = method === "CARD"
-        ? { cardHolderName: "BENCH", cardNumber: "4242424242424242", cardExpirationMonth: "12", cardExpirationYear: "35", cardSecurityCode: "123", cardBrand: "Visa", buyerBirthdate: "1990-01-01" }
-        : {}
+      const card =
+        method === "CARD"
+          ? {
+              cardHolderName: "BENCH",
+              cardNumber: "4242424242424242",
+              cardExpirationMonth: "12",
+              cardExpirationYear: "35",
+              cardSecurityCode: "123",
+              cardBrand: "Visa",
+              buyerBirthdate: "1990-01-01"
+            }
+          : {}
       return json(`${base}/api/payment-gateway/process`, {
         method: "POST",
         headers: { ...headers, "idempotency-key": randomUUID() },
-        body: JSON.stringify({ orderId: order.id, method, amount: 1000, buyerDoc: "52998224725", buyerCellNumber: "11912345678", buyerAddress: address, ...card })
+        body: JSON.stringify({
+          orderId: order.id,
+          method,
+          amount: 1000,
+          buyerDoc: "52998224725",
+          buyerCellNumber: "11912345678",
+          buyerAddress: address,
+          ...card
+        })
       })
     }
 
@@ -75,14 +125,18 @@ const main = async () => {
     const results: Array<[string, number]> = []
     const baseline = await measure(() => json(`${base}/health`))
     results.push(["GET /health (baseline)", baseline])
-    results.push(["GET /api/customers/{id} (key + rate limit)", await measure(() => json(`${base}/api/customers/${customer.id}`, { headers }))])
+    results.push([
+      "GET /api/customers/{id} (key + rate limit)",
+      await measure(() => json(`${base}/api/customers/${customer.id}`, { headers }))
+    ])
     results.push(["POST /api/orders", await measure(() => newOrder())])
     results.push(["order + PIX charge (idempotent)", await measure(() => pay("PIX"))])
     results.push(["order + CARD charge (idempotent)", await measure(() => pay("CARD"))])
 
     console.log(`\n${REQUESTS} requests per scenario, ${CONCURRENCY} in flight, ${BACKLOG} parked jobs\n`)
     console.log("scenario".padEnd(46) + "req/s".padStart(10) + "  ratio to baseline")
-    for (const [name, rate] of results) console.log(name.padEnd(46) + rate.toFixed(0).padStart(10) + `  ${(rate / baseline).toFixed(3)}`)
+    for (const [name, rate] of results)
+      console.log(name.padEnd(46) + rate.toFixed(0).padStart(10) + `  ${(rate / baseline).toFixed(3)}`)
   } finally {
     await runtime.dispose()
     await Effect.runPromise(Scope.close(scope, Exit.void))

@@ -16,10 +16,7 @@ export const DatabaseLive = MigrationsLive.pipe(Layer.provideMerge(SqlLive), Lay
 
 /** The process for a role; needs only AppConfig. The roles start after the migrations have been applied. */
 export const roleLayer = (role: Role) =>
-  Layer.mergeAll(
-    role === "worker" ? Layer.empty : HttpLive,
-    role === "api" ? Layer.empty : WorkerLive
-  ).pipe(
+  Layer.mergeAll(role === "worker" ? Layer.empty : HttpLive, role === "api" ? Layer.empty : WorkerLive).pipe(
     Layer.provideMerge(AppLive),
     Layer.provideMerge(DatabaseLive),
     Layer.provide(NodeContext.layer)

@@ -19,7 +19,7 @@ const usage = `usage:
 
 const fail = (message: string) => Effect.fail(new Error(message))
 
-const program = Effect.gen(function*() {
+const program = Effect.gen(function* () {
   const [noun, verb, ...rest] = process.argv.slice(2)
   const { values } = parseArgs({
     args: rest,
@@ -36,38 +36,62 @@ const program = Effect.gen(function*() {
   const accounts = yield* Accounts
   if (noun === "accounts" && verb === "create") {
     if (!values.name || !values.email || !values.password) return yield* fail(usage)
-    const { account, apiKey, fullKey } = yield* accounts.create({ name: values.name, email: values.email, password: values.password })
+    const { account, apiKey, fullKey } = yield* accounts.create({
+      name: values.name,
+      email: values.email,
+      password: values.password
+    })
     return { account, apiKey: { ...apiKey, fullKey } }
   }
   if (noun === "keys" && verb === "create") {
     if (!values.account || !values.scopes) return yield* fail(usage)
-    const scopes = values.scopes.split(",").map((s) => s.trim()).filter((s) => s.length > 0)
+    const scopes = values.scopes
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0)
     const unknown = scopes.filter((s) => !isKnownScope(s))
-    if (scopes.length === 0 || unknown.length > 0) return yield* fail(`unknown scopes: ${unknown.join(", ") || "(none given)"}`)
-    const account = yield* accounts.findByEmailOrId(values.account).pipe(
-      Effect.flatMap(Option.match({ onSome: Effect.succeed, onNone: () => fail(`no account with email or id ${values.account}`) }))
-    )
+    if (scopes.length === 0 || unknown.length > 0)
+      return yield* fail(`unknown scopes: ${unknown.join(", ") || "(none given)"}`)
+    const account = yield* accounts
+      .findByEmailOrId(values.account)
+      .pipe(
+        Effect.flatMap(
+          Option.match({ onSome: Effect.succeed, onNone: () => fail(`no account with email or id ${values.account}`) })
+        )
+      )
     const rateLimit = values["rate-limit"] === undefined ? undefined : Number(values["rate-limit"])
-    if (rateLimit !== undefined && !(Number.isInteger(rateLimit) && rateLimit > 0)) return yield* fail("--rate-limit must be a positive integer")
-    const { apiKey, fullKey } = yield* accounts.createRestrictedKey(account.id, values.label ?? "Restricted key", scopes, rateLimit)
+    if (rateLimit !== undefined && !(Number.isInteger(rateLimit) && rateLimit > 0))
+      return yield* fail("--rate-limit must be a positive integer")
+    const { apiKey, fullKey } = yield* accounts.createRestrictedKey(
+      account.id,
+      values.label ?? "Restricted key",
+      scopes,
+      rateLimit
+    )
     return { ...apiKey, fullKey }
   }
   return yield* fail(usage)
 })
 
-const CliLive = AppLive.pipe(Layer.provideMerge(DatabaseLive), Layer.provide(NodeContext.layer), Layer.provide(AppConfigLive))
+const CliLive = AppLive.pipe(
+  Layer.provideMerge(DatabaseLive),
+  Layer.provide(NodeContext.layer),
+  Layer.provide(AppConfigLive)
+)
 
-program.pipe(
-  Effect.flatMap((result) => Effect.sync(() => console.log(JSON.stringify(result, null, 2)))),
-  Effect.provide(CliLive),
-  Effect.provide(Logger.minimumLogLevel(LogLevel.Warning)),
-  Effect.scoped,
-  Effect.runPromiseExit
-).then((exit) => {
-  if (exit._tag === "Failure") {
-    const error = exit.cause._tag === "Fail" ? exit.cause.error : exit.cause
-    console.error(error instanceof Error ? error.message : JSON.stringify(error))
-    process.exit(1)
-  }
-  process.exit(0)
-})
+program
+  .pipe(
+    Effect.flatMap((result) => Effect.sync(() => console.log(JSON.stringify(result, null, 2)))),
+    Effect.provide(CliLive),
+    Effect.provide(Logger.minimumLogLevel(LogLevel.Warning)),
+    Effect.scoped,
+    Effect.runPromiseExit
+  )
+  .then((exit) => {
+    if (exit._tag === "Failure") {
+      const error = exit.cause._tag === "Fail" ? exit.cause.error : exit.cause
+      console.error(error instanceof Error ? error.message : JSON.stringify(error))
+      process.exit(1)
+    }
+    process.exit(0)
+  })

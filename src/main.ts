@@ -9,9 +9,13 @@ if (role !== "all" && role !== "api" && role !== "worker") {
   process.exit(2)
 }
 
-const LoggingLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
-  Logger.minimumLogLevel(LogLevel.fromLiteral((config.logLevel[0]!.toUpperCase() + config.logLevel.slice(1)) as LogLevel.Literal))
-)).pipe(Layer.provide(AppConfigLive), Layer.merge(Logger.json))
+const LoggingLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) =>
+    Logger.minimumLogLevel(
+      LogLevel.fromLiteral((config.logLevel[0]!.toUpperCase() + config.logLevel.slice(1)) as LogLevel.Literal)
+    )
+  )
+).pipe(Layer.provide(AppConfigLive), Layer.merge(Logger.json))
 
 // runMain interrupts on SIGINT/SIGTERM: the layers' finalizers stop HTTP, the worker and PostgreSQL in order.
 Layer.launch(roleLayer(role as Role).pipe(Layer.provide(AppConfigLive))).pipe(

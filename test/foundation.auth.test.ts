@@ -1,6 +1,16 @@
 import { randomBytes, randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { API_KEY, eventually, expectError, expectFieldErrors, forgeToken, ISO_UTC, jwtPayload, unknownApiKey, UUID } from "./support/foundation.ts"
+import {
+  API_KEY,
+  eventually,
+  expectError,
+  expectFieldErrors,
+  forgeToken,
+  ISO_UTC,
+  jwtPayload,
+  unknownApiKey,
+  UUID
+} from "./support/foundation.ts"
 import { client, type Client, signup } from "./support/http.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
 
@@ -29,7 +39,12 @@ describe("POST /api/auth/signup", () => {
     const reply = await api.post("/api/auth/signup", { name: "Loja do Zé", email, password: PASSWORD })
     expect(reply.status, reply.text).toBe(201)
     const { account, apiKey } = reply.body
-    expect(account).toEqual({ id: expect.stringMatching(UUID), name: "Loja do Zé", email, createdAt: expect.stringMatching(ISO_UTC) })
+    expect(account).toEqual({
+      id: expect.stringMatching(UUID),
+      name: "Loja do Zé",
+      email,
+      createdAt: expect.stringMatching(ISO_UTC)
+    })
     expect(apiKey).toMatchObject({
       id: expect.stringMatching(UUID),
       label: expect.any(String),
@@ -55,11 +70,16 @@ describe("POST /api/auth/signup", () => {
     const email = uniqueEmail("Case")
     expect((await api.post("/api/auth/signup", { name: "A", email, password: PASSWORD })).status).toBe(201)
     expectError(await api.post("/api/auth/signup", { name: "B", email, password: PASSWORD }), 409)
-    const body = expectError(await api.post("/api/auth/signup", { name: "C", email: email.toUpperCase(), password: PASSWORD }), 409)
+    const body = expectError(
+      await api.post("/api/auth/signup", { name: "C", email: email.toUpperCase(), password: PASSWORD }),
+      409
+    )
     expect(body.code).toMatch(/^[a-z]+(_[a-z]+)*$/)
     expect(body.message).toMatch(/email/i)
     // Still exactly one account with that address.
-    const rows = await server.db.query("select count(*)::int as n from accounts where lower(email) = lower($1)", [email])
+    const rows = await server.db.query("select count(*)::int as n from accounts where lower(email) = lower($1)", [
+      email
+    ])
     expect(rows.rows[0].n).toBe(1)
   })
 
@@ -72,13 +92,22 @@ describe("POST /api/auth/signup", () => {
   })
 
   it("the short-password message names the field once", async () => {
-    const body = expectError(await api.post("/api/auth/signup", { name: "A", email: uniqueEmail(), password: "short" }), 400)
+    const body = expectError(
+      await api.post("/api/auth/signup", { name: "A", email: uniqueEmail(), password: "short" }),
+      400
+    )
     expect(body.message).toBe("password must have at least 10 characters")
   })
 
   it("400 naming each bad field: empty name, bad email, missing password, wrong types", async () => {
-    expectFieldErrors(await api.post("/api/auth/signup", { name: "", email: "not-an-email" }), ["name", "email", "password"])
-    expectFieldErrors(await api.post("/api/auth/signup", { name: 1, email: uniqueEmail(), password: PASSWORD }), ["name"])
+    expectFieldErrors(await api.post("/api/auth/signup", { name: "", email: "not-an-email" }), [
+      "name",
+      "email",
+      "password"
+    ])
+    expectFieldErrors(await api.post("/api/auth/signup", { name: 1, email: uniqueEmail(), password: PASSWORD }), [
+      "name"
+    ])
   })
 })
 
@@ -95,7 +124,7 @@ describe("POST /api/auth/login", () => {
     expect(header.alg).toBe("HS256")
     const payload = jwtPayload(token)
     expect(payload.sub).toBe(account.accountId)
-    expect(payload.exp as number - (payload.iat as number)).toBe(900)
+    expect((payload.exp as number) - (payload.iat as number)).toBe(900)
     expect(payload.iat as number).toBeGreaterThanOrEqual(before - 1)
     expect(payload.iat as number).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 1)
     // The token opens the key-management routes.
@@ -111,8 +140,14 @@ describe("POST /api/auth/login", () => {
 
   it("401 for a wrong password and for an unknown email, with the same body", async () => {
     const account = await signup(api)
-    const wrong = expectError(await api.post("/api/auth/login", { email: account.email, password: "not the password" }), 401)
-    const unknown = expectError(await api.post("/api/auth/login", { email: uniqueEmail("nobody"), password: PASSWORD }), 401)
+    const wrong = expectError(
+      await api.post("/api/auth/login", { email: account.email, password: "not the password" }),
+      401
+    )
+    const unknown = expectError(
+      await api.post("/api/auth/login", { email: uniqueEmail("nobody"), password: PASSWORD }),
+      401
+    )
     expect(wrong).not.toHaveProperty("accessToken")
     expect(unknown).toEqual(wrong)
   })
@@ -153,18 +188,23 @@ describe("GET /api/api-keys/me (JWT bearer)", () => {
     })
     const cases: Array<[string, () => Record<string, string>]> = [
       ["no Authorization header", () => ({})],
-      ["\"Bearer\" with nothing", () => ({ authorization: "Bearer" })],
-      ["\"Bearer \" and spaces", () => ({ authorization: "Bearer    " })],
+      ['"Bearer" with nothing', () => ({ authorization: "Bearer" })],
+      ['"Bearer " and spaces', () => ({ authorization: "Bearer    " })],
       ["Basic credentials", () => ({ authorization: "Basic x" })],
       ["a random string", () => ({ authorization: randomBytes(24).toString("hex") })],
       ["a token without the Bearer scheme", () => ({ authorization: account.token })],
       ["an API key as bearer", () => ({ authorization: `Bearer ${account.key}` })],
       ["an API key in X-Api-Key", () => ({ "x-api-key": account.key })],
-      ["a JWT with a tampered payload", () => {
-        const [h, , s] = account.token.split(".")
-        const payload = Buffer.from(JSON.stringify({ ...jwtPayload(account.token), sub: randomUUID() })).toString("base64url")
-        return { authorization: `Bearer ${h}.${payload}.${s}` }
-      }]
+      [
+        "a JWT with a tampered payload",
+        () => {
+          const [h, , s] = account.token.split(".")
+          const payload = Buffer.from(JSON.stringify({ ...jwtPayload(account.token), sub: randomUUID() })).toString(
+            "base64url"
+          )
+          return { authorization: `Bearer ${h}.${payload}.${s}` }
+        }
+      ]
     ]
     it.each(cases)("%s", async (_name, headers) => {
       const reply = await api.get("/api/api-keys/me", { headers: headers() })
@@ -173,7 +213,11 @@ describe("GET /api/api-keys/me (JWT bearer)", () => {
 
     it("a JWT signed with another secret", async () => {
       const now = Math.floor(Date.now() / 1000)
-      const token = await forgeToken(server, { sub: account.accountId, iat: now, exp: now + 900 }, randomBytes(32).toString("base64url"))
+      const token = await forgeToken(
+        server,
+        { sub: account.accountId, iat: now, exp: now + 900 },
+        randomBytes(32).toString("base64url")
+      )
       expectError(await api.get("/api/api-keys/me", { token }), 401, "invalid_token")
       expectError(await api.post("/api/api-keys/me/regenerate", undefined, { token }), 401, "invalid_token")
     })
@@ -287,7 +331,10 @@ describe("regeneration across API processes on one database", () => {
   let api2: Client
   beforeAll(async () => {
     // A second API process (also with SIGNUP_ENABLED=false) on the same database.
-    second = await startTestServer({ rateLimitPerMinute: 100_000, signupEnabled: false }, { databaseUrl: server.databaseUrl, role: "api" })
+    second = await startTestServer(
+      { rateLimitPerMinute: 100_000, signupEnabled: false },
+      { databaseUrl: server.databaseUrl, role: "api" }
+    )
     api2 = client(second.baseUrl)
   })
   afterAll(async () => {
@@ -300,10 +347,14 @@ describe("regeneration across API processes on one database", () => {
     const rotated = await api.post("/api/api-keys/me/regenerate", undefined, { token: account.token })
     expect(rotated.status).toBe(200)
     const started = Date.now()
-    const refused = await eventually(async () => {
-      const reply = await api2.get("/api/customers", { key: account.key })
-      return reply.status === 401 ? reply : undefined
-    }, 1000, 20)
+    const refused = await eventually(
+      async () => {
+        const reply = await api2.get("/api/customers", { key: account.key })
+        return reply.status === 401 ? reply : undefined
+      },
+      1000,
+      20
+    )
     expect(Date.now() - started).toBeLessThan(1000)
     expectError(refused, 401, "invalid_api_key")
     expect((await api2.get("/api/customers", { key: rotated.body.fullKey })).status).toBe(200)
@@ -318,7 +369,11 @@ describe("regeneration across API processes on one database", () => {
     const rotated = await api2.post("/api/api-keys/me/regenerate", undefined, { token: login.body.accessToken })
     expect(rotated.status).toBe(200)
     const started = Date.now()
-    await eventually(async () => ((await api.get("/api/orders", { key: account.key })).status === 401 ? true : undefined), 1000, 20)
+    await eventually(
+      async () => ((await api.get("/api/orders", { key: account.key })).status === 401 ? true : undefined),
+      1000,
+      20
+    )
     expect(Date.now() - started).toBeLessThan(1000)
     expect((await api.get("/api/orders", { key: rotated.body.fullKey })).status).toBe(200)
   })

@@ -44,7 +44,10 @@ describe("POST /api/customers", () => {
     const document = freshCpf()
     const first = await create(a, customerBody({ document, name: "Primeira", email: "primeira@example.com" }))
     expect(first.status).toBe(201)
-    const again = await create(a, customerBody({ document, name: "Segunda", email: "segunda@example.com", phone: "(11) 3333-4444" }))
+    const again = await create(
+      a,
+      customerBody({ document, name: "Segunda", email: "segunda@example.com", phone: "(11) 3333-4444" })
+    )
     expect(again.status, again.text).toBe(200)
     expect(again.body).toEqual(first.body)
     expect((await list(a)).filter((c) => c.document === document)).toHaveLength(1)
@@ -137,7 +140,11 @@ describe("PATCH /api/customers/{id}", () => {
     const phoned = await api.patch(`/api/customers/${original.id}`, { phone: "(31) 3222-1111" }, { key: a.key })
     const expected = { ...original, name: "Nome Novo", email: "novo@example.com", phone: "(31) 3222-1111" }
     expect(phoned.body).toEqual(expected)
-    const all = await api.patch(`/api/customers/${original.id}`, { name: "Todos", email: "todos@example.com", phone: "(11) 99999-0000" }, { key: a.key })
+    const all = await api.patch(
+      `/api/customers/${original.id}`,
+      { name: "Todos", email: "todos@example.com", phone: "(11) 99999-0000" },
+      { key: a.key }
+    )
     expect(all.body).toEqual({ ...original, name: "Todos", email: "todos@example.com", phone: "(11) 99999-0000" })
     const empty = await api.patch(`/api/customers/${original.id}`, {}, { key: a.key })
     expect(empty.status).toBe(200)
@@ -160,7 +167,10 @@ describe("PATCH /api/customers/{id}", () => {
     const empty = expectError(await api.patch(`/api/customers/${original.id}`, { name: "" }, { key: a.key }), 400)
     expect(empty.message).toBe("name must not be empty")
     expect(fieldsOf(empty)).toEqual(["name"])
-    const two = expectError(await api.patch(`/api/customers/${original.id}`, { email: "bad", phone: "bad" }, { key: a.key }), 400)
+    const two = expectError(
+      await api.patch(`/api/customers/${original.id}`, { email: "bad", phone: "bad" }, { key: a.key }),
+      400
+    )
     expect(two.message).toMatch(/^email /)
     expect(fieldsOf(two)).toEqual(["email", "phone"])
     const nul = expectError(await api.patch(`/api/customers/${original.id}`, { name: null }, { key: a.key }), 400)
@@ -201,7 +211,9 @@ describe("DELETE /api/customers/{id}", () => {
     const history = await api.get(`/api/orders/${earlierOrder.body.id}`, { key: a.key })
     expect(history.status).toBe(200)
     expect(history.body).toEqual(earlierOrder.body)
-    expect((await api.get("/api/orders", { key: a.key })).body.map((o: { id: string }) => o.id)).toContain(earlierOrder.body.id)
+    expect((await api.get("/api/orders", { key: a.key })).body.map((o: { id: string }) => o.id)).toContain(
+      earlierOrder.body.id
+    )
   })
 
   it("after delete, the same CPF makes a NEW customer (201, new id), which takes orders", async () => {
@@ -226,7 +238,9 @@ describe("tenant isolation", () => {
     expect(get).toEqual(unknown) // indistinguishable from a missing one
     expectError(await api.patch(`/api/customers/${customer.id}`, { name: "Hacked" }, { key: b.key }), 404)
     expectError(await api.del(`/api/customers/${customer.id}`, { key: b.key }), 404)
-    expect(expectError(await api.post("/api/orders", { customerId: customer.id, amount: 100 }, { key: b.key }), 404).message).toBe("customerId not found")
+    expect(
+      expectError(await api.post("/api/orders", { customerId: customer.id, amount: 100 }, { key: b.key }), 404).message
+    ).toBe("customerId not found")
     // A's customer is untouched.
     expect((await api.get(`/api/customers/${customer.id}`, { key: a.key })).body).toEqual(customer)
   })

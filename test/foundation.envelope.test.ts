@@ -41,7 +41,8 @@ const expectEnvelope = (reply: Reply, context = "") => {
   expect(reply.body.code, context).toMatch(/^[a-z]+(_[a-z]+)*$/)
   if (reply.body.errors !== undefined) {
     expect(Array.isArray(reply.body.errors), context).toBe(true)
-    for (const e of reply.body.errors) expect(e, context).toEqual({ field: expect.any(String), message: expect.any(String) })
+    for (const e of reply.body.errors)
+      expect(e, context).toEqual({ field: expect.any(String), message: expect.any(String) })
   }
 }
 
@@ -56,7 +57,10 @@ describe("error envelope", () => {
       [404, () => api.get(`/api/orders/${randomUUID()}`, { key: account.key })],
       [404, () => api.get("/api/nothing-here")],
       [405, () => api.request("PUT", "/api/customers", {}, { key: account.key })],
-      [409, () => api.post("/api/auth/signup", { name: "Dup", email: account.email, password: "correct horse battery" })]
+      [
+        409,
+        () => api.post("/api/auth/signup", { name: "Dup", email: account.email, password: "correct horse battery" })
+      ]
     ]
     for (const [status, call] of failures) {
       const reply = await call()
@@ -75,7 +79,7 @@ describe("error envelope", () => {
       ["POST", "/api/orders", { "x-api-key": account.key }]
     ]
     for (const [method, path, headers] of endpoints) {
-      for (const raw of ["{", "{\"name\": }", "not json", "{'single': 'quotes'}", "[1,2,,]"]) {
+      for (const raw of ["{", '{"name": }', "not json", "{'single': 'quotes'}", "[1,2,,]"]) {
         const reply = await api.request(method, path, undefined, { raw, headers })
         const body = expectError(reply, 400, "malformed_json")
         expect(body.message).toMatch(/JSON/)
@@ -108,7 +112,9 @@ describe("error envelope", () => {
       for (const m of allowed) expect(body.message, `${method} ${path}`).toContain(m)
     }
     // And nothing was deleted by the refused DELETE.
-    expect((await api.get("/api/customers", { key: account.key })).body.map((c: { id: string }) => c.id)).toContain(customerId)
+    expect((await api.get("/api/customers", { key: account.key })).body.map((c: { id: string }) => c.id)).toContain(
+      customerId
+    )
   })
 
   it("a 405 carries an Allow header (RFC 9110 §15.5.6)", async () => {
@@ -126,14 +132,20 @@ describe("error envelope", () => {
   })
 
   it("a NUL character in the signup name is a 400", async () => {
-    const reply = await api.post("/api/auth/signup", { name: "Loja\u0000", email: `nul-${Date.now()}@example.com`, password: "correct horse battery" })
+    const reply = await api.post("/api/auth/signup", {
+      name: "Loja\u0000",
+      email: `nul-${Date.now()}@example.com`,
+      password: "correct horse battery"
+    })
     expect(reply.status, reply.text).toBe(400)
   })
 
   it("a NUL character in the login email is a 400 naming email", async () => {
     const reply = await api.post("/api/auth/login", { email: "x\u0000@example.com", password: "correct horse battery" })
     expect(reply.status, reply.text).toBe(400)
-    expect(reply.body.errors).toEqual([{ field: "email", message: "email must not contain the NUL character (\\u0000)" }])
+    expect(reply.body.errors).toEqual([
+      { field: "email", message: "email must not contain the NUL character (\\u0000)" }
+    ])
   })
 })
 
@@ -226,7 +238,9 @@ describe("operational endpoints", () => {
     expect(schemes).toContainEqual(expect.objectContaining({ type: "http", scheme: "bearer" }))
     // The customers routes take the API key, the key-management routes the bearer token.
     const schemeName = (match: (s: Record<string, string>) => boolean) =>
-      Object.entries(doc.components.securitySchemes as Record<string, Record<string, string>>).find(([, s]) => match(s))![0]
+      Object.entries(doc.components.securitySchemes as Record<string, Record<string, string>>).find(([, s]) =>
+        match(s)
+      )![0]
     const apiKeyName = schemeName((s) => s.type === "apiKey")
     const bearerName = schemeName((s) => s.type === "http")
     expect(doc.paths["/api/customers"].post.security).toContainEqual({ [apiKeyName]: [] })
@@ -248,7 +262,9 @@ describe("property: no input produces a 500, and every error is an envelope", ()
   const anything = fc.oneof(json, fc.constantFrom(null, 0, -1, 1.5, 1e308, "", [], {}, true))
   /** Objects with the endpoint's own field names and random values: reaches the field validators. */
   const shaped = (fields: ReadonlyArray<string>, valid: Record<string, fc.Arbitrary<unknown>>) =>
-    fc.record(Object.fromEntries(fields.map((f) => [f, fc.oneof(anything, valid[f] ?? anything)])), { requiredKeys: [] })
+    fc.record(Object.fromEntries(fields.map((f) => [f, fc.oneof(anything, valid[f] ?? anything)])), {
+      requiredKeys: []
+    })
   const rawString = fc.string({ unit: "grapheme", maxLength: 200 })
 
   const validValues: Record<string, fc.Arbitrary<unknown>> = {
@@ -270,22 +286,27 @@ describe("property: no input produces a 500, and every error is an envelope", ()
     ["POST", "/api/orders", () => account.key, ["customerId", "amount"]]
   ]
 
-  it.each(bodyEndpoints)("%s %s with random JSON, shaped objects and raw strings", async (method, template, key, fields) => {
-    const path = () => template.replace(":id", customerId)
-    const body = fc.oneof(
-      json.map((v) => JSON.stringify(v)),
-      shaped(fields, { ...validValues, customerId: fc.oneof(fc.constant(customerId), validValues.customerId!) }).map((v) => JSON.stringify(v)),
-      rawString
-    )
-    await fc.assert(
-      fc.asyncProperty(body, async (raw) => {
-        const k = key()
-        const reply = await api.request(method, path(), undefined, { raw, ...(k === undefined ? {} : { key: k }) })
-        expectEnvelope(reply, `${method} ${template} ${raw}`)
-      }),
-      { numRuns: NUM_RUNS }
-    )
-  })
+  it.each(bodyEndpoints)(
+    "%s %s with random JSON, shaped objects and raw strings",
+    async (method, template, key, fields) => {
+      const path = () => template.replace(":id", customerId)
+      const body = fc.oneof(
+        json.map((v) => JSON.stringify(v)),
+        shaped(fields, { ...validValues, customerId: fc.oneof(fc.constant(customerId), validValues.customerId!) }).map(
+          (v) => JSON.stringify(v)
+        ),
+        rawString
+      )
+      await fc.assert(
+        fc.asyncProperty(body, async (raw) => {
+          const k = key()
+          const reply = await api.request(method, path(), undefined, { raw, ...(k === undefined ? {} : { key: k }) })
+          expectEnvelope(reply, `${method} ${template} ${raw}`)
+        }),
+        { numRuns: NUM_RUNS }
+      )
+    }
+  )
 
   const idEndpoints: Array<[string, string]> = [
     ["GET", "/api/customers/"],
@@ -296,16 +317,35 @@ describe("property: no input produces a 500, and every error is an envelope", ()
   ]
 
   it.each(idEndpoints)("%s %s<random segment> is 400 or 404, never 500", async (method, prefix) => {
-    const segment = fc.oneof(
-      fc.uuid(),
-      fc.string({ unit: "grapheme", minLength: 1, maxLength: 60 }),
-      fc.constantFrom("%", "%E0%A4%A", "%00", "%2F", "a%2Fb", "null", "undefined", "0", "-1", "' or 1=1 --", randomUUID().toUpperCase())
-      // A raw NUL cannot be put in a URL by fetch; "%00" above covers the encoded one.
-    ).filter((s) => s !== "." && s !== ".." && !s.includes("\u0000"))
+    const segment = fc
+      .oneof(
+        fc.uuid(),
+        fc.string({ unit: "grapheme", minLength: 1, maxLength: 60 }),
+        fc.constantFrom(
+          "%",
+          "%E0%A4%A",
+          "%00",
+          "%2F",
+          "a%2Fb",
+          "null",
+          "undefined",
+          "0",
+          "-1",
+          "' or 1=1 --",
+          randomUUID().toUpperCase()
+        )
+        // A raw NUL cannot be put in a URL by fetch; "%00" above covers the encoded one.
+      )
+      .filter((s) => s !== "." && s !== ".." && !s.includes("\u0000"))
     await fc.assert(
       fc.asyncProperty(segment, fc.boolean(), async (raw, encode) => {
         const encoded = encode ? encodeURIComponent(raw) : raw.replace(/[/?#\s]/g, encodeURIComponent)
-        const reply = await api.request(method, `${prefix}${encoded}`, method === "PATCH" ? { name: "Fuzz" } : undefined, { key: account.key })
+        const reply = await api.request(
+          method,
+          `${prefix}${encoded}`,
+          method === "PATCH" ? { name: "Fuzz" } : undefined,
+          { key: account.key }
+        )
         expectEnvelope(reply, `${method} ${prefix}${encoded}`)
         expect([400, 404], `${method} ${prefix}${encoded} ${reply.text}`).toContain(reply.status)
         if (UUID.test(raw)) expect(reply.status).toBe(404)
@@ -319,12 +359,15 @@ describe("property: no input produces a 500, and every error is an envelope", ()
 
   it("random X-Request-Id values are echoed when valid and replaced otherwise", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ minLength: 1, maxLength: 140 }).filter((s) => s.trim() === s && s.length > 0), async (incoming) => {
-        const reply = await api.get("/health", { headers: { "x-request-id": incoming } })
-        const id = reply.headers.get("x-request-id")
-        if (/^[A-Za-z0-9._-]{8,128}$/.test(incoming)) expect(id).toBe(incoming)
-        else expect(id).toMatch(UUID)
-      }),
+      fc.asyncProperty(
+        fc.string({ minLength: 1, maxLength: 140 }).filter((s) => s.trim() === s && s.length > 0),
+        async (incoming) => {
+          const reply = await api.get("/health", { headers: { "x-request-id": incoming } })
+          const id = reply.headers.get("x-request-id")
+          if (/^[A-Za-z0-9._-]{8,128}$/.test(incoming)) expect(id).toBe(incoming)
+          else expect(id).toMatch(UUID)
+        }
+      ),
       { numRuns: NUM_RUNS }
     )
   })

@@ -72,7 +72,8 @@ describe("POST /api/orders", () => {
   })
 
   it("400 naming customerId when it is not a UUID or missing", async () => {
-    for (const bad of ["123", "", 42, null]) expectFieldErrors(await createOrder(a, { customerId: bad, amount: 100 }), ["customerId"])
+    for (const bad of ["123", "", 42, null])
+      expectFieldErrors(await createOrder(a, { customerId: bad, amount: 100 }), ["customerId"])
     expectFieldErrors(await createOrder(a, { amount: 100 }), ["customerId"])
     expectFieldErrors(await createOrder(a, {}), ["customerId", "amount"])
   })

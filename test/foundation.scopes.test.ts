@@ -19,7 +19,11 @@ let cli: {
   accountsCreate: CliResult
   byAccountId: CliResult
 }
-const cliAccount = { name: "Loja da CLI", email: `cli-${process.pid}-${Date.now()}@example.com`, password: "a long enough password" }
+const cliAccount = {
+  name: "Loja da CLI",
+  email: `cli-${process.pid}-${Date.now()}@example.com`,
+  password: "a long enough password"
+}
 
 beforeAll(async () => {
   server = await startTestServer({ rateLimitPerMinute: 100_000 })
@@ -30,7 +34,16 @@ beforeAll(async () => {
     runCli(server, ["keys", "create", "--account", owner.email, "--scopes", "customers:read"]),
     runCli(server, ["keys", "create", "--account", owner.email, "--scopes", "orders:*", "--label", "Orders bot"]),
     runCli(server, ["keys", "create", "--account", owner.email, "--scopes", "customers:read,nonsense:read"]),
-    runCli(server, ["accounts", "create", "--name", cliAccount.name, "--email", cliAccount.email, "--password", cliAccount.password]),
+    runCli(server, [
+      "accounts",
+      "create",
+      "--name",
+      cliAccount.name,
+      "--email",
+      cliAccount.email,
+      "--password",
+      cliAccount.password
+    ]),
     runCli(server, ["keys", "create", "--account", owner.accountId, "--scopes", "customers:read"])
   ])
   cli = { customersRead, ordersAll, unknownScope, accountsCreate, byAccountId }
@@ -40,7 +53,13 @@ afterAll(async () => {
 })
 
 const parsed = (result: CliResult) => {
-  expect(result.code, result.stderr.split("\n").filter((l) => !l.startsWith("npm warn")).join("\n")).toBe(0)
+  expect(
+    result.code,
+    result.stderr
+      .split("\n")
+      .filter((l) => !l.startsWith("npm warn"))
+      .join("\n")
+  ).toBe(0)
   return JSON.parse(result.stdout)
 }
 
@@ -148,12 +167,21 @@ describe("CLI refusals", () => {
 describe("accounts create", () => {
   it("prints the same JSON shape as signup, and the account and key work over HTTP", async () => {
     const printed = parsed(cli.accountsCreate)
-    const http = await api.post("/api/auth/signup", { name: "Shape", email: `shape-${Date.now()}@example.com`, password: "a long enough password" })
+    const http = await api.post("/api/auth/signup", {
+      name: "Shape",
+      email: `shape-${Date.now()}@example.com`,
+      password: "a long enough password"
+    })
     expect(http.status).toBe(201)
     expect(Object.keys(printed).sort()).toEqual(Object.keys(http.body).sort())
     expect(Object.keys(printed.account).sort()).toEqual(Object.keys(http.body.account).sort())
     expect(Object.keys(printed.apiKey).sort()).toEqual(Object.keys(http.body.apiKey).sort())
-    expect(printed.account).toEqual({ id: expect.stringMatching(UUID), name: cliAccount.name, email: cliAccount.email, createdAt: expect.stringMatching(ISO_UTC) })
+    expect(printed.account).toEqual({
+      id: expect.stringMatching(UUID),
+      name: cliAccount.name,
+      email: cliAccount.email,
+      createdAt: expect.stringMatching(ISO_UTC)
+    })
     expect(printed.apiKey).toMatchObject({ active: true, scopes: null, fullKey: expect.stringMatching(API_KEY) })
     expect(printed.apiKey.keyPrefix).toBe(printed.apiKey.fullKey.slice(0, 16))
 

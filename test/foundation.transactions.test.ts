@@ -24,7 +24,10 @@ afterAll(async () => {
   await server?.close()
 })
 
-const insertTransaction = async (accountId: string, row: { orderId: string; method: string; amount: number; status: string; createdAt: string; updatedAt: string }) => {
+const insertTransaction = async (
+  accountId: string,
+  row: { orderId: string; method: string; amount: number; status: string; createdAt: string; updatedAt: string }
+) => {
   const id = randomUUID()
   await server.db.query(
     `insert into transactions (id, account_id, order_id, method, amount, status, created_at, updated_at)
@@ -69,7 +72,14 @@ describe("GET /api/transactions", () => {
       createdAt: "2026-01-02T03:04:05.678Z",
       updatedAt: "2026-01-02T03:10:00.000Z"
     }
-    const pending = { ...paid, id: pendingId, method: "BOLETO", status: "PENDING", createdAt: "2026-01-03T00:00:00.000Z", updatedAt: "2026-01-03T00:00:00.000Z" }
+    const pending = {
+      ...paid,
+      id: pendingId,
+      method: "BOLETO",
+      status: "PENDING",
+      createdAt: "2026-01-03T00:00:00.000Z",
+      updatedAt: "2026-01-03T00:00:00.000Z"
+    }
 
     const listed = await api.get("/api/transactions", { key: a.key })
     expect(listed.status).toBe(200)
@@ -78,7 +88,15 @@ describe("GET /api/transactions", () => {
     const got = await api.get(`/api/transactions/${paidId}`, { key: a.key })
     expect(got.status).toBe(200)
     expect(got.body).toEqual(paid)
-    expect(Object.keys(got.body).sort()).toEqual(["amount", "createdAt", "id", "method", "orderId", "status", "updatedAt"])
+    expect(Object.keys(got.body).sort()).toEqual([
+      "amount",
+      "createdAt",
+      "id",
+      "method",
+      "orderId",
+      "status",
+      "updatedAt"
+    ])
 
     // Account B sees none of it.
     expectError(await api.get(`/api/transactions/${paidId}`, { key: b.key }), 404)

@@ -50,8 +50,11 @@ describe("the cleanup job", () => {
     const recent = await event("29 days", "FAILED")
 
     await db.query(`select graphile_worker.add_job('cleanup', '{}'::json)`)
-    await eventually(async () =>
-      (await db.query(`select 1 from idempotency_keys where account_id = $1 and key = 'old'`, [accountId])).rowCount === 0)
+    await eventually(
+      async () =>
+        (await db.query(`select 1 from idempotency_keys where account_id = $1 and key = 'old'`, [accountId]))
+          .rowCount === 0
+    )
 
     const keys = await db.query<{ key: string }>(`select key from idempotency_keys where account_id = $1`, [accountId])
     expect(keys.rows.map((r) => r.key)).toEqual(["young"])
@@ -62,9 +65,13 @@ describe("the cleanup job", () => {
   })
 
   it("is scheduled hourly by the worker's crontab", async () => {
-    const { rows } = await server.db.query(`select identifier from graphile_worker._private_tasks where identifier = 'cleanup'`)
+    const { rows } = await server.db.query(
+      `select identifier from graphile_worker._private_tasks where identifier = 'cleanup'`
+    )
     expect(rows).toHaveLength(1)
-    const known = await server.db.query(`select count(*)::int as n from graphile_worker._private_known_crontabs where identifier like '%cleanup%'`)
+    const known = await server.db.query(
+      `select count(*)::int as n from graphile_worker._private_known_crontabs where identifier like '%cleanup%'`
+    )
     expect(known.rows[0].n).toBe(1)
   })
 })

@@ -2,7 +2,17 @@ import { randomBytes } from "node:crypto"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase } from "./support/database.ts"
-import { type Charge, chargePix, deliveries, jobs, type Merchant, newMerchant, registerWebhook, sleep, until } from "./support/payments-fixtures.ts"
+import {
+  type Charge,
+  chargePix,
+  deliveries,
+  jobs,
+  type Merchant,
+  newMerchant,
+  registerWebhook,
+  sleep,
+  until
+} from "./support/payments-fixtures.ts"
 import { type RoleProcess, spawnRole, stopAll } from "./support/processes.ts"
 import { type Receiver, startReceiver } from "./support/receiver.ts"
 
@@ -46,18 +56,26 @@ afterAll(async () => {
   await db?.end()
 })
 
-const heartbeats = async () => new Set((await db.query<{ worker_id: string }>("select worker_id from worker_heartbeats")).rows.map((r) => r.worker_id))
+const heartbeats = async () =>
+  new Set(
+    (await db.query<{ worker_id: string }>("select worker_id from worker_heartbeats")).rows.map((r) => r.worker_id)
+  )
 
 /** Starts a worker process and resolves once it beats (its graphile-worker pool is running). */
 const startWorker = async () => {
   const known = await heartbeats()
   const worker = await spawnRole("worker", env)
   workers.push(worker)
-  const ids = await until("the new worker's heartbeat", async () => {
-    if (worker.child.exitCode !== null) throw new Error(`worker exited ${worker.child.exitCode}\n${worker.output()}`)
-    const fresh = [...(await heartbeats())].filter((id) => !known.has(id))
-    return fresh.length > 0 ? fresh : undefined
-  }, 30_000, 200)
+  const ids = await until(
+    "the new worker's heartbeat",
+    async () => {
+      if (worker.child.exitCode !== null) throw new Error(`worker exited ${worker.child.exitCode}\n${worker.output()}`)
+      const fresh = [...(await heartbeats())].filter((id) => !known.has(id))
+      return fresh.length > 0 ? fresh : undefined
+    },
+    30_000,
+    200
+  )
   return { worker, ids }
 }
 
@@ -68,7 +86,8 @@ describe("worker crash and shutdown", () => {
     const { ids, worker } = await startWorker()
     receiver.respond({ status: 200, delayMs: 1_000 })
     const pix = await chargePix(merchant)
-    const [inFlight] = await receiver.waitFor((rs) => rs.some((r) => r.body.includes(pix.transactionId)), 15_000, "the delivery in flight")
+    const [inFlight] = await receiver
+      .waitFor((rs) => rs.some((r) => r.body.includes(pix.transactionId)), 15_000, "the delivery in flight")
       .then((rs) => rs.filter((r) => r.body.includes(pix.transactionId)))
     const deliveryId = inFlight!.headers["webhook-id"]!
 
@@ -83,7 +102,10 @@ describe("worker crash and shutdown", () => {
     // lock left behind is only released by another worker's reaper 20-30 s later).
     expect(await lockedJobs(), "jobs left locked by a worker stopped with SIGTERM").toEqual([])
     const beats = await heartbeats()
-    expect(ids.filter((id) => beats.has(id)), "heartbeats of the stopped worker").toEqual([])
+    expect(
+      ids.filter((id) => beats.has(id)),
+      "heartbeats of the stopped worker"
+    ).toEqual([])
 
     let record = (await deliveries(merchant)).find((d) => d.deliveryId === deliveryId)
     console.log(`in-flight delivery after shutdown: ${record?.status}`)
@@ -91,13 +113,19 @@ describe("worker crash and shutdown", () => {
       // Released rather than finished: a new worker takes it at once (it is not locked).
       expect(record?.status).toBe("PENDING")
       await startWorker()
-      record = await until("the released delivery delivered", async () => {
-        const d = (await deliveries(merchant)).find((x) => x.deliveryId === deliveryId)
-        return d?.status === "SUCCESS" ? d : undefined
-      }, 15_000)
+      record = await until(
+        "the released delivery delivered",
+        async () => {
+          const d = (await deliveries(merchant)).find((x) => x.deliveryId === deliveryId)
+          return d?.status === "SUCCESS" ? d : undefined
+        },
+        15_000
+      )
     }
     expect(record).toMatchObject({ status: "SUCCESS", httpStatus: 200 })
-    expect(receiver.requests.some((r) => r.headers["webhook-id"] === deliveryId && r.answeredStatus === 200 && r.completed)).toBe(true)
+    expect(
+      receiver.requests.some((r) => r.headers["webhook-id"] === deliveryId && r.answeredStatus === 200 && r.completed)
+    ).toBe(true)
     await Promise.all(workers.map((w) => w.stop("SIGTERM")))
   }, 60_000)
 
@@ -111,7 +139,10 @@ describe("worker crash and shutdown", () => {
     await receiver.waitFor((rs) => rs.filter((r) => ours(r.body)).length >= CHARGES, 20_000, "every delivery in flight")
     const deliveryIds = new Set(receiver.requests.filter((r) => ours(r.body)).map((r) => r.headers["webhook-id"]!))
     expect(deliveryIds.size).toBe(CHARGES)
-    const lockedOurs = async () => (await lockedJobs()).filter((j) => j.task_identifier === "deliver_webhook" && deliveryIds.has(j.payload?.deliveryId))
+    const lockedOurs = async () =>
+      (await lockedJobs()).filter(
+        (j) => j.task_identifier === "deliver_webhook" && deliveryIds.has(j.payload?.deliveryId)
+      )
     expect(await lockedOurs()).toHaveLength(CHARGES)
 
     worker.child.kill("SIGKILL")
@@ -127,17 +158,27 @@ describe("worker crash and shutdown", () => {
     expect(await lockedOurs(), "still locked by the dead worker").toHaveLength(CHARGES)
 
     await startWorker()
-    const delivered = await until("every delivery SUCCESS", async () => {
-      const list = (await deliveries(merchant, "?event=transaction.created")).filter((d) => deliveryIds.has(d.deliveryId))
-      return list.length === CHARGES && list.every((d) => d.status === "SUCCESS") ? list : undefined
-    }, 60_000, 500)
+    const delivered = await until(
+      "every delivery SUCCESS",
+      async () => {
+        const list = (await deliveries(merchant, "?event=transaction.created")).filter((d) =>
+          deliveryIds.has(d.deliveryId)
+        )
+        return list.length === CHARGES && list.every((d) => d.status === "SUCCESS") ? list : undefined
+      },
+      60_000,
+      500
+    )
     console.log(`all ${CHARGES} deliveries recovered ${Date.now() - killedAt} ms after the SIGKILL`)
 
     for (const c of charges) {
       const requests = receiver.requests.filter((r) => r.body.includes(c.transactionId))
       const ids = new Set(requests.map((r) => r.headers["webhook-id"]))
       expect(ids.size, `one delivery id for ${c.transactionId}`).toBe(1)
-      expect(requests.some((r) => r.answeredStatus === 200 && r.completed), `a 200 for ${c.transactionId}`).toBe(true)
+      expect(
+        requests.some((r) => r.answeredStatus === 200 && r.completed),
+        `a 200 for ${c.transactionId}`
+      ).toBe(true)
       expect(delivered.some((d) => ids.has(d.deliveryId))).toBe(true)
     }
     expect(await lockedOurs()).toEqual([])

@@ -55,17 +55,31 @@ afterAll(async () => {
 const expireJob = async (transactionId: string) => (await jobs(server.db, "key = $1", [`expire:${transactionId}`]))[0]
 
 const statusBecomes = (transactionId: string, status: string, timeoutMs: number) =>
-  until(`${transactionId} ${status}`, async () => ((await transaction(merchant, transactionId)).status === status ? Date.now() : undefined), timeoutMs, 100)
+  until(
+    `${transactionId} ${status}`,
+    async () => ((await transaction(merchant, transactionId)).status === status ? Date.now() : undefined),
+    timeoutMs,
+    100
+  )
 
 const delivered = (transactionId: string, event: string) =>
-  until(`${event} of ${transactionId} delivered`, async () => {
-    const row = await deliveryOf(server.db, transactionId, event)
-    return row?.status === "SUCCESS" ? receiver.eventsFor(event, transactionId)[0] : undefined
-  }, 10_000)
+  until(
+    `${event} of ${transactionId} delivered`,
+    async () => {
+      const row = await deliveryOf(server.db, transactionId, event)
+      return row?.status === "SUCCESS" ? receiver.eventsFor(event, transactionId)[0] : undefined
+    },
+    10_000
+  )
 
 /** YYYY-MM-DD of an instant in São Paulo, computed here (not with the product's helper). */
 const saoPauloDate = (instant: Date) =>
-  new Intl.DateTimeFormat("en-CA", { timeZone: "America/Sao_Paulo", year: "numeric", month: "2-digit", day: "2-digit" }).format(instant)
+  new Intl.DateTimeFormat("en-CA", {
+    timeZone: "America/Sao_Paulo",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit"
+  }).format(instant)
 
 const addDays = (date: string, days: number) => {
   const d = new Date(`${date}T12:00:00Z`)
@@ -94,22 +108,39 @@ describe("PIX expiry", () => {
     const failedAt = await statusBecomes(unpaid.transactionId, "FAILED", 8_000)
     console.log(`PIX expired ${failedAt - created} ms after creation (expiresAt + ${failedAt - expiresAt} ms)`)
     expect(failedAt - created).toBeLessThan(6_500)
-    const { rows: [stored] } = await server.db.query<{ updated_at: Date }>("select updated_at from transactions where id = $1", [unpaid.transactionId])
+    const {
+      rows: [stored]
+    } = await server.db.query<{ updated_at: Date }>("select updated_at from transactions where id = $1", [
+      unpaid.transactionId
+    ])
     expect(stored!.updated_at.getTime(), "not before the deadline").toBeGreaterThanOrEqual(expiresAt)
     expect((await order(merchant, unpaid.orderId)).status).toBe("EXPIRED")
     const failed = await delivered(unpaid.transactionId, "transaction.failed")
     expect(jsonBody(failed!)).toEqual({
       event: "transaction.failed",
       created_at: expect.stringMatching(ISO_UTC),
-      data: { transactionId: unpaid.transactionId, orderId: unpaid.orderId, amount: unpaid.amount, method: "PIX", status: "FAILED" }
+      data: {
+        transactionId: unpaid.transactionId,
+        orderId: unpaid.orderId,
+        amount: unpaid.amount,
+        method: "PIX",
+        status: "FAILED"
+      }
     })
 
     // The paid PIX's expire job runs too (and completes), changing nothing.
-    await until("the paid PIX's expire job done", async () => ((await expireJob(paid.transactionId)) === undefined ? true : undefined), 8_000)
+    await until(
+      "the paid PIX's expire job done",
+      async () => ((await expireJob(paid.transactionId)) === undefined ? true : undefined),
+      8_000
+    )
     expect(await expireJob(unpaid.transactionId)).toBeUndefined()
     expect((await transaction(merchant, paid.transactionId)).status).toBe("PAID")
     expect((await order(merchant, paid.orderId)).status).toBe("PAID")
-    expect((await eventRows(server.db, paid.transactionId)).map((e) => e.type)).toEqual(["transaction.created", "transaction.paid"])
+    expect((await eventRows(server.db, paid.transactionId)).map((e) => e.type)).toEqual([
+      "transaction.created",
+      "transaction.paid"
+    ])
     expect(receiver.eventsFor("transaction.failed", paid.transactionId)).toHaveLength(0)
   })
 
@@ -125,8 +156,15 @@ describe("PIX expiry", () => {
     expect((await sandboxExpire(merchant, pix.transactionId)).status).toBe(409)
     expect((await sandboxPay(merchant, pix.transactionId)).status).toBe(409)
 
-    await until("the expire job done", async () => ((await expireJob(pix.transactionId)) === undefined ? true : undefined), 8_000)
-    expect((await eventRows(server.db, pix.transactionId)).map((e) => e.type)).toEqual(["transaction.created", "transaction.failed"])
+    await until(
+      "the expire job done",
+      async () => ((await expireJob(pix.transactionId)) === undefined ? true : undefined),
+      8_000
+    )
+    expect((await eventRows(server.db, pix.transactionId)).map((e) => e.type)).toEqual([
+      "transaction.created",
+      "transaction.failed"
+    ])
     expect(receiver.eventsFor("transaction.failed", pix.transactionId)).toHaveLength(1)
   })
 })
@@ -141,7 +179,9 @@ describe("boletos", () => {
     const paidAt = await statusBecomes(boleto.transactionId, "PAID", 10_000)
     console.log(`boleto confirmed ${paidAt - payStarted} ms after the sandbox payment`)
     expect((await order(merchant, boleto.orderId)).status).toBe("PAID")
-    const { rows: [row] } = await server.db.query<{ updated_at: Date; paid_at: Date }>(
+    const {
+      rows: [row]
+    } = await server.db.query<{ updated_at: Date; paid_at: Date }>(
       "select t.updated_at, p.paid_at from transactions t join sandbox_boleto_payments p on p.transaction_id = t.id where t.id = $1",
       [boleto.transactionId]
     )
@@ -170,19 +210,30 @@ describe("boletos", () => {
     const before = new Date()
     const boleto = await chargeBoleto(merchant)
     const dueDate: string = boleto.body.boleto.dueDate
-    expect([addDays(saoPauloDate(before), BOLETO_DUE_DAYS), addDays(saoPauloDate(new Date()), BOLETO_DUE_DAYS)]).toContain(dueDate)
+    expect([
+      addDays(saoPauloDate(before), BOLETO_DUE_DAYS),
+      addDays(saoPauloDate(new Date()), BOLETO_DUE_DAYS)
+    ]).toContain(dueDate)
     const job = await expireJob(boleto.transactionId)
     expect(job, "expire job right after creation").toBeDefined()
     // São Paulo is UTC-3 (no daylight saving since 2019): the due day ends at 03:00Z of the next day.
-    expect(job!.run_at.toISOString()).toBe(new Date(Date.parse(`${addDays(dueDate, 1)}T03:00:00.000Z`) - 1).toISOString())
+    expect(job!.run_at.toISOString()).toBe(
+      new Date(Date.parse(`${addDays(dueDate, 1)}T03:00:00.000Z`) - 1).toISOString()
+    )
 
     // Bring the deadline to now.
-    const moved = await server.db.query("update graphile_worker._private_jobs set run_at = now() where key = $1", [`expire:${boleto.transactionId}`])
+    const moved = await server.db.query("update graphile_worker._private_jobs set run_at = now() where key = $1", [
+      `expire:${boleto.transactionId}`
+    ])
     expect(moved.rowCount).toBe(1)
     await statusBecomes(boleto.transactionId, "FAILED", 8_000)
     expect((await order(merchant, boleto.orderId)).status).toBe("EXPIRED")
     const failed = await delivered(boleto.transactionId, "transaction.failed")
-    expect(jsonBody(failed!).data).toMatchObject({ transactionId: boleto.transactionId, method: "BOLETO", status: "FAILED" })
+    expect(jsonBody(failed!).data).toMatchObject({
+      transactionId: boleto.transactionId,
+      method: "BOLETO",
+      status: "FAILED"
+    })
     // A payment arriving after expiry is refused.
     expect((await sandboxPay(merchant, boleto.transactionId)).status).toBe(409)
   })
@@ -204,7 +255,9 @@ describe("boletos", () => {
       await statusBecomes(boleto.transactionId, "PAID", 10_000)
       expect((await order(merchant, boleto.orderId)).status).toBe("PAID")
     } finally {
-      await server.db.query("update transactions set status = 'FAILED' where account_id = $1 and status = 'PENDING'", [other.accountId])
+      await server.db.query("update transactions set status = 'FAILED' where account_id = $1 and status = 'PENDING'", [
+        other.accountId
+      ])
     }
   })
 })

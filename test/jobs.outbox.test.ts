@@ -44,7 +44,10 @@ afterAll(async () => {
 
 /** The newest graphile-worker job id so far (jobs added later have larger ids). */
 const lastJobId = async () =>
-  Number((await server.db.query<{ id: string | null }>("select max(id)::text as id from graphile_worker._private_jobs")).rows[0]?.id ?? 0)
+  Number(
+    (await server.db.query<{ id: string | null }>("select max(id)::text as id from graphile_worker._private_jobs"))
+      .rows[0]?.id ?? 0
+  )
 const deliverJobsAfter = (id: number) => jobs(server.db, "task_identifier = 'deliver_webhook' and id > $1", [id])
 
 const snapshot = async (transactionId: string) => ({
@@ -55,10 +58,14 @@ const snapshot = async (transactionId: string) => ({
 
 /** Waits for every delivery of the transaction to reach SUCCESS. */
 const allDelivered = (transactionId: string, count: number) =>
-  until(`${count} deliveries of ${transactionId} SUCCESS`, async () => {
-    const rows = await deliveryRows(server.db, transactionId)
-    return rows.length === count && rows.every((d) => d.status === "SUCCESS") ? rows : undefined
-  }, 15_000)
+  until(
+    `${count} deliveries of ${transactionId} SUCCESS`,
+    async () => {
+      const rows = await deliveryRows(server.db, transactionId)
+      return rows.length === count && rows.every((d) => d.status === "SUCCESS") ? rows : undefined
+    },
+    15_000
+  )
 
 describe("a rolled-back state change sends nothing", () => {
   it("a sandbox pay whose transaction fails at COMMIT leaves no event, no delivery, no job; paying again sends exactly one", async () => {
@@ -101,7 +108,10 @@ describe("a rolled-back state change sends nothing", () => {
     const paid = await sandboxPay(merchant, pix.transactionId)
     expect(paid.status, paid.text).toBe(200)
     await allDelivered(pix.transactionId, 2)
-    expect((await eventRows(server.db, pix.transactionId)).map((e) => e.type)).toEqual(["transaction.created", "transaction.paid"])
+    expect((await eventRows(server.db, pix.transactionId)).map((e) => e.type)).toEqual([
+      "transaction.created",
+      "transaction.paid"
+    ])
     await sleep(500)
     expect(receiver.eventsFor("transaction.paid", pix.transactionId)).toHaveLength(1)
   })
@@ -119,7 +129,11 @@ describe("a rolled-back state change sends nothing", () => {
     expect(again.status, again.text).toBe(409)
     const expire = await sandboxExpire(merchant, paidPix.transactionId)
     expect(expire.status, expire.text).toBe(409)
-    const early = await merchant.api.post("/api/payment-gateway/refund", { transactionId: pendingPix.transactionId }, { key: merchant.key })
+    const early = await merchant.api.post(
+      "/api/payment-gateway/refund",
+      { transactionId: pendingPix.transactionId },
+      { key: merchant.key }
+    )
     expect(early.status, early.text).toBe(409)
 
     await sleep(2_500)
@@ -144,11 +158,43 @@ describe("a committed state change always sends", () => {
     expect([approved.status, declined.status, failed.status]).toEqual([201, 422, 422])
 
     const expected: ReadonlyArray<[string, ReadonlyArray<[string, string]>]> = [
-      [pix.transactionId, [["transaction.created", "PENDING"], ["transaction.paid", "PAID"], ["transaction.partially_refunded", "PARTIAL_REFUND"], ["transaction.refunded", "REFUNDED"]]],
-      [expired.transactionId, [["transaction.created", "PENDING"], ["transaction.failed", "FAILED"]]],
-      [approved.transactionId, [["transaction.created", "PROCESSING"], ["transaction.paid", "CAPTURED"]]],
-      [declined.transactionId, [["transaction.created", "PROCESSING"], ["transaction.declined", "DECLINED"]]],
-      [failed.transactionId, [["transaction.created", "PROCESSING"], ["transaction.failed", "FAILED"]]]
+      [
+        pix.transactionId,
+        [
+          ["transaction.created", "PENDING"],
+          ["transaction.paid", "PAID"],
+          ["transaction.partially_refunded", "PARTIAL_REFUND"],
+          ["transaction.refunded", "REFUNDED"]
+        ]
+      ],
+      [
+        expired.transactionId,
+        [
+          ["transaction.created", "PENDING"],
+          ["transaction.failed", "FAILED"]
+        ]
+      ],
+      [
+        approved.transactionId,
+        [
+          ["transaction.created", "PROCESSING"],
+          ["transaction.paid", "CAPTURED"]
+        ]
+      ],
+      [
+        declined.transactionId,
+        [
+          ["transaction.created", "PROCESSING"],
+          ["transaction.declined", "DECLINED"]
+        ]
+      ],
+      [
+        failed.transactionId,
+        [
+          ["transaction.created", "PROCESSING"],
+          ["transaction.failed", "FAILED"]
+        ]
+      ]
     ]
     for (const [transactionId, events] of expected) {
       const rows = await allDelivered(transactionId, events.length)
@@ -176,10 +222,17 @@ describe("a committed state change always sends", () => {
       }
     }
     const partial = receiver.eventsFor("transaction.partially_refunded", pix.transactionId)[0]!
-    expect(jsonBody(partial).data).toMatchObject({ status: "PARTIAL_REFUND", refundedAmount: 3_000, amount: 10_000, method: "PIX" })
+    expect(jsonBody(partial).data).toMatchObject({
+      status: "PARTIAL_REFUND",
+      refundedAmount: 3_000,
+      amount: 10_000,
+      method: "PIX"
+    })
     const full = receiver.eventsFor("transaction.refunded", pix.transactionId)[0]!
     expect(jsonBody(full).data).toMatchObject({ status: "REFUNDED", refundedAmount: 10_000 })
-    expect(jsonBody(receiver.eventsFor("transaction.declined", declined.transactionId)[0]!).data.method).toBe("CREDIT_CARD")
+    expect(jsonBody(receiver.eventsFor("transaction.declined", declined.transactionId)[0]!).data.method).toBe(
+      "CREDIT_CARD"
+    )
   })
 
   it("an account without a webhook gets its events recorded but no delivery and no job", async () => {
@@ -187,7 +240,10 @@ describe("a committed state change always sends", () => {
     const jobMark = await lastJobId()
     const pix = await chargePix(quiet)
     expect((await sandboxPay(quiet, pix.transactionId)).status).toBe(200)
-    expect((await eventRows(server.db, pix.transactionId)).map((e) => e.type)).toEqual(["transaction.created", "transaction.paid"])
+    expect((await eventRows(server.db, pix.transactionId)).map((e) => e.type)).toEqual([
+      "transaction.created",
+      "transaction.paid"
+    ])
     expect(await deliveryRows(server.db, pix.transactionId)).toEqual([])
     expect(await deliverJobsAfter(jobMark)).toEqual([])
     const listed = await quiet.api.get("/api/webhooks/deliveries", { key: quiet.key })

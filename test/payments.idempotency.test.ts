@@ -33,11 +33,16 @@ afterAll(async () => {
   await server?.close()
 })
 
-const withKey = (idempotencyKey: string, apiKey = key) => ({ key: apiKey, headers: { "idempotency-key": idempotencyKey } })
+const withKey = (idempotencyKey: string, apiKey = key) => ({
+  key: apiKey,
+  headers: { "idempotency-key": idempotencyKey }
+})
 const replayed = (reply: Reply) => reply.headers.get("idempotent-replayed")
 
 const transactionsOf = async (orderId: string) =>
-  (await server.db.query<{ id: string }>("select id from transactions where order_id = $1", [orderId])).rows.map((r) => r.id)
+  (await server.db.query<{ id: string }>("select id from transactions where order_id = $1", [orderId])).rows.map(
+    (r) => r.id
+  )
 
 describe("process", () => {
   it("50 concurrent identical requests with one key: one transaction, identical 201 bodies or 409 in use; then a byte-for-byte replay", async () => {
@@ -98,7 +103,9 @@ describe("process", () => {
     expect(error.message).toBe("Idempotency key already used with different payload")
 
     const onRefund = await api.post(REFUND, { transactionId: first.body.transactionId }, withKey(idem))
-    expect(expectError(onRefund, 422, "idempotency_key_reused").message).toBe("Idempotency key already used with different payload")
+    expect(expectError(onRefund, 422, "idempotency_key_reused").message).toBe(
+      "Idempotency key already used with different payload"
+    )
     expect(await transactionsOf(orderId)).toHaveLength(1)
   })
 
@@ -109,8 +116,11 @@ describe("process", () => {
     const first = await api.post(PROCESS, body, withKey(idem))
     expect(first.status, first.text).toBe(201)
 
-    const reordered = Object.fromEntries(Object.entries(body).reverse().map(([k, v]) =>
-      [k, typeof v === "object" && v !== null ? Object.fromEntries(Object.entries(v).reverse()) : v]))
+    const reordered = Object.fromEntries(
+      Object.entries(body)
+        .reverse()
+        .map(([k, v]) => [k, typeof v === "object" && v !== null ? Object.fromEntries(Object.entries(v).reverse()) : v])
+    )
     const raw = JSON.stringify(reordered, null, 4).replace(/:/g, " :  ")
     expect(raw).not.toBe(JSON.stringify(body))
     const replay = await api.request("POST", PROCESS, undefined, { ...withKey(idem), raw })
@@ -140,7 +150,10 @@ describe("process", () => {
     const idem = randomUUID()
     // A rule checked by the service (the order's amount) and one of the body's shape.
     expectFieldErrors(await api.post(PROCESS, pixBody(orderId, amount + 1), withKey(idem)), ["amount"])
-    expectFieldErrors(await api.post(PROCESS, pixBody(orderId, amount, { buyerCellNumber: "garbage" }), withKey(idem)), ["buyerCellNumber"])
+    expectFieldErrors(
+      await api.post(PROCESS, pixBody(orderId, amount, { buyerCellNumber: "garbage" }), withKey(idem)),
+      ["buyerCellNumber"]
+    )
     const fixed = await api.post(PROCESS, pixBody(orderId, amount), withKey(idem))
     expect(fixed.status, fixed.text).toBe(201)
     expect(replayed(fixed)).toBeNull()
@@ -184,7 +197,10 @@ describe("process", () => {
     expect(first.status, first.text).toBe(201)
     expect((await api.post(PROCESS, body, withKey(idem))).text).toBe(first.text)
 
-    const aged = await server.db.query("update idempotency_keys set created_at = now() - interval '25 hours' where key = $1", [idem])
+    const aged = await server.db.query(
+      "update idempotency_keys set created_at = now() - interval '25 hours' where key = $1",
+      [idem]
+    )
     expect(aged.rowCount).toBe(1)
     const again = await api.post(PROCESS, body, withKey(idem))
     expect(again.status, again.text).toBe(201)
@@ -214,7 +230,9 @@ describe("refund", () => {
     for (const r of replies.filter((r) => r.status !== 200)) expectError(r, 409, "idempotency_key_in_use")
     expect(ok[0]!.body).toMatchObject({ transactionId, status: "PARTIAL_REFUND", refundedAmount: 1_000 })
 
-    const rows = await server.db.query("select count(*)::int as n from refunds where transaction_id = $1", [transactionId])
+    const rows = await server.db.query("select count(*)::int as n from refunds where transaction_id = $1", [
+      transactionId
+    ])
     expect(rows.rows[0].n).toBe(1)
     const replay = await api.post(REFUND, body, withKey(idem))
     expect(replay.status).toBe(200)

@@ -31,7 +31,18 @@ import { testConfig } from "./support/server.ts"
 
 // Unusual security codes, so that finding one of them means a CVV leaked.
 const CVVS = ["9731", "8642", "7539", "6248", "5817"] as const
-const PANS = [CARDS.visa, CARDS.visa2, CARDS.mastercard, CARDS.elo, CARDS.declined, CARDS.insufficientFunds, CARDS.expired, CARDS.incorrectCvc, CARDS.processingError, CARDS.fraud]
+const PANS = [
+  CARDS.visa,
+  CARDS.visa2,
+  CARDS.mastercard,
+  CARDS.elo,
+  CARDS.declined,
+  CARDS.insufficientFunds,
+  CARDS.expired,
+  CARDS.incorrectCvc,
+  CARDS.processingError,
+  CARDS.fraud
+]
 
 /** Every encoding under which a PAN could be stored or printed. */
 const panForms = (pan: string) => [
@@ -54,10 +65,14 @@ const findLeaks = (where: string, text: string): Array<Leak> => {
   const leaks: Array<Leak> = []
   const lower = text.toLowerCase()
   for (const pan of PANS) {
-    for (const form of panForms(pan)) if (lower.includes(form.toLowerCase())) leaks.push({ where, what: `PAN ${pan} as ${form}` })
+    for (const form of panForms(pan))
+      if (lower.includes(form.toLowerCase())) leaks.push({ where, what: `PAN ${pan} as ${form}` })
   }
   for (const cvv of CVVS) if (cvvPattern(cvv).test(text)) leaks.push({ where, what: `CVV ${cvv}` })
-  for (const [label, keyword] of [["cvv key", /"(cvv|cvc|securityCode|cardSecurityCode|security_code)"\s*:/i], ["pan key", /"(pan|cardNumber|card_number)"\s*:/i]] as const) {
+  for (const [label, keyword] of [
+    ["cvv key", /"(cvv|cvc|securityCode|cardSecurityCode|security_code)"\s*:/i],
+    ["pan key", /"(pan|cardNumber|card_number)"\s*:/i]
+  ] as const) {
     if (keyword.test(text)) leaks.push({ where, what: label })
   }
   return leaks
@@ -67,13 +82,21 @@ const findLeaks = (where: string, text: string): Array<Leak> => {
 
 const logs: Array<string> = []
 const record = (...args: ReadonlyArray<unknown>) => {
-  logs.push(args.map((a) => (typeof a === "string" ? a : (() => {
-    try {
-      return JSON.stringify(a) ?? String(a)
-    } catch {
-      return String(a)
-    }
-  })())).join(" "))
+  logs.push(
+    args
+      .map((a) =>
+        typeof a === "string"
+          ? a
+          : (() => {
+              try {
+                return JSON.stringify(a) ?? String(a)
+              } catch {
+                return String(a)
+              }
+            })()
+      )
+      .join(" ")
+  )
 }
 
 let runtime: ManagedRuntime.ManagedRuntime<unknown, unknown> | undefined
@@ -123,7 +146,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await db?.end()
   await runtime?.dispose()
-  await new Promise<void>((resolve) => receiver ? receiver.close(() => resolve()) : resolve())
+  await new Promise<void>((resolve) => (receiver ? receiver.close(() => resolve()) : resolve()))
   vi.restoreAllMocks()
 })
 
@@ -136,15 +159,25 @@ const post = async (path: string, body: unknown, key: string, headers: Record<st
 describe("no card number or security code is kept or shown", () => {
   it("drives card traffic of every kind", async () => {
     const { key } = await signup(api)
-    const hook = await api.post("/api/webhooks/upsert", { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` }, { key })
+    const hook = await api.post(
+      "/api/webhooks/upsert",
+      { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` },
+      { key }
+    )
     expect(hook.status, hook.text).toBe(201)
 
     // Raw approved charges, one with an Idempotency-Key (its record keeps the response) and a refund.
-    const approved: Array<[string, string]> = [[CARDS.visa, CVVS[0]], [CARDS.mastercard, CVVS[1]], [CARDS.elo, CVVS[2]]]
+    const approved: Array<[string, string]> = [
+      [CARDS.visa, CVVS[0]],
+      [CARDS.mastercard, CVVS[1]],
+      [CARDS.elo, CVVS[2]]
+    ]
     let refundable = ""
     for (const [pan, cvv] of approved) {
       const { amount, orderId } = await newOrder(api, key)
-      const reply = await post(PROCESS, cardBody(orderId, amount, pan, rawCard(pan, cvv)), key, { "idempotency-key": randomUUID() })
+      const reply = await post(PROCESS, cardBody(orderId, amount, pan, rawCard(pan, cvv)), key, {
+        "idempotency-key": randomUUID()
+      })
       expect(reply.status, reply.text).toBe(201)
       expect(reply.body.card).toEqual({ brand: expect.any(String), last4: pan.slice(-4) })
       refundable = reply.body.transactionId
@@ -152,24 +185,60 @@ describe("no card number or security code is kept or shown", () => {
     expect((await post(REFUND, { transactionId: refundable, amount: 100 }, key)).status).toBe(200)
 
     // Raw refused charges: declined, insufficient funds, expired, wrong CVV, acquirer failure, antifraud.
-    const refused = [CARDS.declined, CARDS.insufficientFunds, CARDS.expired, CARDS.incorrectCvc, CARDS.processingError, CARDS.fraud]
+    const refused = [
+      CARDS.declined,
+      CARDS.insufficientFunds,
+      CARDS.expired,
+      CARDS.incorrectCvc,
+      CARDS.processingError,
+      CARDS.fraud
+    ]
     for (const [i, pan] of refused.entries()) {
       const { amount, orderId } = await newOrder(api, key)
-      expectError(await post(PROCESS, cardBody(orderId, amount, pan, rawCard(pan, CVVS[i % CVVS.length])), key, { "idempotency-key": randomUUID() }), 422)
+      expectError(
+        await post(PROCESS, cardBody(orderId, amount, pan, rawCard(pan, CVVS[i % CVVS.length])), key, {
+          "idempotency-key": randomUUID()
+        }),
+        422
+      )
     }
 
     // Rejected by validation with the card in the body (brand mismatch): not echoed back either.
     const invalid = await newOrder(api, key)
-    expectError(await post(PROCESS, cardBody(invalid.orderId, invalid.amount, CARDS.visa2, { ...rawCard(CARDS.visa2, CVVS[3]), cardBrand: "Elo" }), key), 400)
+    expectError(
+      await post(
+        PROCESS,
+        cardBody(invalid.orderId, invalid.amount, CARDS.visa2, { ...rawCard(CARDS.visa2, CVVS[3]), cardBrand: "Elo" }),
+        key
+      ),
+      400
+    )
 
     // Tokenizations (one rejected at verification) and charges with the tokens.
     const customerOrder = await newOrder(api, key)
-    const tokenized = await post(TOKENIZE, tokenizeBody(customerOrder.customerId, CARDS.visa2, { securityCode: CVVS[3] }), key)
+    const tokenized = await post(
+      TOKENIZE,
+      tokenizeBody(customerOrder.customerId, CARDS.visa2, { securityCode: CVVS[3] }),
+      key
+    )
     expect(tokenized.status, tokenized.text).toBe(201)
-    expectError(await post(TOKENIZE, tokenizeBody(customerOrder.customerId, CARDS.incorrectCvc, { securityCode: CVVS[4] }), key), 422, "incorrect_cvc")
-    const declining = await post(TOKENIZE, tokenizeBody(customerOrder.customerId, CARDS.declined, { securityCode: CVVS[4] }), key)
+    expectError(
+      await post(TOKENIZE, tokenizeBody(customerOrder.customerId, CARDS.incorrectCvc, { securityCode: CVVS[4] }), key),
+      422,
+      "incorrect_cvc"
+    )
+    const declining = await post(
+      TOKENIZE,
+      tokenizeBody(customerOrder.customerId, CARDS.declined, { securityCode: CVVS[4] }),
+      key
+    )
     expect(declining.status, declining.text).toBe(201)
-    const charged = await post(PROCESS, tokenCardBody(customerOrder.orderId, customerOrder.amount, tokenized.body.cardToken), key, { "idempotency-key": randomUUID() })
+    const charged = await post(
+      PROCESS,
+      tokenCardBody(customerOrder.orderId, customerOrder.amount, tokenized.body.cardToken),
+      key,
+      { "idempotency-key": randomUUID() }
+    )
     expect(charged.status, charged.text).toBe(201)
     const next = await newOrder(api, key)
     // A token of another customer is 400, and the declining token on its own customer's order 422.
@@ -183,11 +252,19 @@ describe("no card number or security code is kept or shown", () => {
     responses.push((await api.get("/api/transactions", { key })).text)
 
     // Let the worker deliver every webhook, so their payloads are in the receiver and the jobs' tables.
-    await eventually(async () => {
-      const { rows } = await db.query<{ n: number }>("select count(*)::int as n from webhook_deliveries where status <> 'SUCCESS'")
-      return rows[0]!.n === 0 ? true : undefined
-    }, 20_000, 250)
-    const delivered = await db.query<{ n: number }>("select count(*)::int as n from webhook_deliveries where status = 'SUCCESS'")
+    await eventually(
+      async () => {
+        const { rows } = await db.query<{ n: number }>(
+          "select count(*)::int as n from webhook_deliveries where status <> 'SUCCESS'"
+        )
+        return rows[0]!.n === 0 ? true : undefined
+      },
+      20_000,
+      250
+    )
+    const delivered = await db.query<{ n: number }>(
+      "select count(*)::int as n from webhook_deliveries where status = 'SUCCESS'"
+    )
     expect(delivered.rows[0]!.n).toBeGreaterThanOrEqual(10)
     expect(webhookBodies.length).toBe(delivered.rows[0]!.n)
   })
@@ -195,7 +272,10 @@ describe("no card number or security code is kept or shown", () => {
   it("the detector finds what it looks for", () => {
     const hex = Buffer.from(CARDS.elo).toString("hex")
     expect(findLeaks("t", `(1,"\\\\x${hex}",x)`)).not.toEqual([])
-    expect(findLeaks("t", `{"holder": "X", "cvv": "${CVVS[0]}"}`).map((l) => l.what)).toEqual([`CVV ${CVVS[0]}`, "cvv key"])
+    expect(findLeaks("t", `{"holder": "X", "cvv": "${CVVS[0]}"}`).map((l) => l.what)).toEqual([
+      `CVV ${CVVS[0]}`,
+      "cvv key"
+    ])
     expect(findLeaks("t", `(abc,${CVVS[1]},def)`)).toEqual([{ where: "t", what: `CVV ${CVVS[1]}` }])
     expect(findLeaks("t", `card 4242 4242 4242 4242`)).not.toEqual([])
     // …and not digits that merely contain a CVV inside a longer value.
@@ -209,7 +289,14 @@ describe("no card number or security code is kept or shown", () => {
     )
     const names = tables.map((t) => `${t.schema}.${t.name}`)
     // The scan reaches the tables where card data would land.
-    for (const expected of ["public.cards", "public.transactions", "public.idempotency_keys", "public.events", "public.refunds", "public.webhook_deliveries"]) {
+    for (const expected of [
+      "public.cards",
+      "public.transactions",
+      "public.idempotency_keys",
+      "public.events",
+      "public.refunds",
+      "public.webhook_deliveries"
+    ]) {
       expect(names).toContain(expected)
     }
     expect(names.some((n) => n.startsWith("graphile_worker."))).toBe(true)

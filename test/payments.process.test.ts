@@ -42,7 +42,11 @@ let server: TestServer
 let api: Client
 let key: string
 beforeAll(async () => {
-  server = await startTestServer({ rateLimitPerMinute: 100_000, pixExpiresInSeconds: PIX_EXPIRES, boletoDueDays: BOLETO_DUE_DAYS })
+  server = await startTestServer({
+    rateLimitPerMinute: 100_000,
+    pixExpiresInSeconds: PIX_EXPIRES,
+    boletoDueDays: BOLETO_DUE_DAYS
+  })
   api = client(server.baseUrl)
   key = (await signup(api)).key
 })
@@ -122,7 +126,12 @@ describe("BOLETO", () => {
       status: "PENDING",
       method: "BOLETO",
       amount: 25_990,
-      boleto: { barcode: expect.any(String), digitableLine: expect.any(String), pdfUrl: expect.any(String), dueDate: expect.any(String) }
+      boleto: {
+        barcode: expect.any(String),
+        digitableLine: expect.any(String),
+        pdfUrl: expect.any(String),
+        dueDate: expect.any(String)
+      }
     })
     const { barcode, digitableLine, dueDate, pdfUrl } = reply.body.boleto
     expect(barcode).toMatch(/^\d{44}$/)
@@ -250,7 +259,13 @@ describe("validation: 400 naming the field, every broken field listed", () => {
   })
 
   it("CPF or CNPJ with wrong check digits, or of the wrong length", async () => {
-    for (const buyerDoc of [badCheckDigit("52998224725"), badCheckDigit(CNPJ), "5299822472", "529982247250", "529.982.247-25"]) {
+    for (const buyerDoc of [
+      badCheckDigit("52998224725"),
+      badCheckDigit(CNPJ),
+      "5299822472",
+      "529982247250",
+      "529.982.247-25"
+    ]) {
       expectFieldErrors(await process_(pixBody(orderId, amount, { buyerDoc })), ["buyerDoc"])
     }
     // The good ones pass validation (a CNPJ buyer, on its own order).
@@ -260,10 +275,14 @@ describe("validation: 400 naming the field, every broken field listed", () => {
 
   it("CEP not 8 digits, state not a UF", async () => {
     for (const postal_code of ["0131010", "013101000", "01310-100", "abcdefgh"]) {
-      expectFieldErrors(await process_(pixBody(orderId, amount, { buyerAddress: { ...ADDRESS, postal_code } })), ["buyerAddress.postal_code"])
+      expectFieldErrors(await process_(pixBody(orderId, amount, { buyerAddress: { ...ADDRESS, postal_code } })), [
+        "buyerAddress.postal_code"
+      ])
     }
     for (const state of ["XX", "sp", "São Paulo"]) {
-      expectFieldErrors(await process_(pixBody(orderId, amount, { buyerAddress: { ...ADDRESS, state } })), ["buyerAddress.state"])
+      expectFieldErrors(await process_(pixBody(orderId, amount, { buyerAddress: { ...ADDRESS, state } })), [
+        "buyerAddress.state"
+      ])
     }
     const { city: _, ...noCity } = ADDRESS
     expectFieldErrors(await process_(pixBody(orderId, amount, { buyerAddress: noCity })), ["buyerAddress.city"])
@@ -290,41 +309,64 @@ describe("validation: 400 naming the field, every broken field listed", () => {
   })
 
   it("card number failing Luhn or not 16 digits, brand not matching the BIN, past expiry, short CVV", async () => {
-    expectFieldErrors(await process_(cardBody(orderId, amount, CARDS.visa, { cardNumber: "4242424242424241" })), ["cardNumber"])
-    expectFieldErrors(await process_(cardBody(orderId, amount, CARDS.visa, { cardNumber: "424242424242424" })), ["cardNumber"])
+    expectFieldErrors(await process_(cardBody(orderId, amount, CARDS.visa, { cardNumber: "4242424242424241" })), [
+      "cardNumber"
+    ])
+    expectFieldErrors(await process_(cardBody(orderId, amount, CARDS.visa, { cardNumber: "424242424242424" })), [
+      "cardNumber"
+    ])
     expectFieldErrors(await process_(cardBody(orderId, amount, CARDS.visa, { cardBrand: "Mastercard" })), ["cardBrand"])
     expectFieldErrors(await process_(cardBody(orderId, amount, CARDS.mastercard, { cardBrand: "Visa" })), ["cardBrand"])
-    const expired = expectError(await process_(cardBody(orderId, amount, CARDS.visa, { cardExpirationMonth: "01", cardExpirationYear: "20" })), 400)
+    const expired = expectError(
+      await process_(cardBody(orderId, amount, CARDS.visa, { cardExpirationMonth: "01", cardExpirationYear: "20" })),
+      400
+    )
     expect(expired.errors?.length).toBe(1)
     expect(expired.errors?.[0]?.field).toMatch(/^cardExpiration(Month|Year)$/)
     expect(expired.message).toMatch(/cardExpiration(Month|Year)/)
-    expectFieldErrors(await process_(cardBody(orderId, amount, CARDS.visa, { cardExpirationMonth: "13" })), ["cardExpirationMonth"])
-    expectFieldErrors(await process_(cardBody(orderId, amount, CARDS.visa, { cardSecurityCode: "12" })), ["cardSecurityCode"])
+    expectFieldErrors(await process_(cardBody(orderId, amount, CARDS.visa, { cardExpirationMonth: "13" })), [
+      "cardExpirationMonth"
+    ])
+    expectFieldErrors(await process_(cardBody(orderId, amount, CARDS.visa, { cardSecurityCode: "12" })), [
+      "cardSecurityCode"
+    ])
     expectFieldErrors(await process_(cardBody(orderId, amount, CARDS.visa, { cardBrand: "Amex" })), ["cardBrand"])
     expectFieldErrors(await process_(without(cardBody(orderId, amount), "cardNumber")), ["cardNumber"])
   })
 
   it("lists every broken field of a card at once", async () => {
-    const reply = await process_(without(cardBody(orderId, amount, CARDS.visa, {
-      installments: 13,
-      cardNumber: "4242424242424241",
-      cardSecurityCode: "12"
-    }), "buyerBirthdate"))
+    const reply = await process_(
+      without(
+        cardBody(orderId, amount, CARDS.visa, {
+          installments: 13,
+          cardNumber: "4242424242424241",
+          cardSecurityCode: "12"
+        }),
+        "buyerBirthdate"
+      )
+    )
     expectFieldErrors(reply, ["installments", "buyerBirthdate", "cardNumber", "cardSecurityCode"])
   })
 
   it("lists every broken field of the common fields at once", async () => {
-    const reply = await process_(pixBody(orderId, amount, {
-      buyerDoc: "12345678900",
-      buyerCellNumber: "garbage",
-      buyerAddress: { ...ADDRESS, postal_code: "123", state: "XX" }
-    }))
+    const reply = await process_(
+      pixBody(orderId, amount, {
+        buyerDoc: "12345678900",
+        buyerCellNumber: "garbage",
+        buyerAddress: { ...ADDRESS, postal_code: "123", state: "XX" }
+      })
+    )
     expectFieldErrors(reply, ["buyerDoc", "buyerCellNumber", "buyerAddress.postal_code", "buyerAddress.state"])
   })
 
   it("lists field errors of the body's shape together with the card rules", async () => {
     // A bad CEP (a shape rule) and a short CVV (a card rule) in one body: both are reported.
-    const reply = await process_(cardBody(orderId, amount, CARDS.visa, { cardSecurityCode: "12", buyerAddress: { ...ADDRESS, postal_code: "123" } }))
+    const reply = await process_(
+      cardBody(orderId, amount, CARDS.visa, {
+        cardSecurityCode: "12",
+        buyerAddress: { ...ADDRESS, postal_code: "123" }
+      })
+    )
     expectFieldErrors(reply, ["buyerAddress.postal_code", "cardSecurityCode"])
   })
 
@@ -376,7 +418,11 @@ describe("the order", () => {
 
     const other = await signup(api, "Outra Loja")
     const theirs = await newOrder(api, other.key, 1000)
-    for (const body of [pixBody(theirs.orderId, 1000), cardBody(theirs.orderId, 1000), boletoBody(theirs.orderId, 1000)]) {
+    for (const body of [
+      pixBody(theirs.orderId, 1000),
+      cardBody(theirs.orderId, 1000),
+      boletoBody(theirs.orderId, 1000)
+    ]) {
       const error = expectError(await process_(body), 404)
       expect(error.message).toBe("orderId not found")
     }
@@ -385,9 +431,14 @@ describe("the order", () => {
 
   it("concurrent card charges of one order (no Idempotency-Key, a double click): one capture, the others 409", async () => {
     const { amount, orderId } = await newOrder(api, key)
-    const replies = await Promise.all(Array.from({ length: 8 }, (_, i) =>
-      process_(cardBody(orderId, amount, i % 2 === 0 ? CARDS.visa : CARDS.mastercard))))
-    const captured = await server.db.query("select id from transactions where order_id = $1 and status = 'CAPTURED'", [orderId])
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        process_(cardBody(orderId, amount, i % 2 === 0 ? CARDS.visa : CARDS.mastercard))
+      )
+    )
+    const captured = await server.db.query("select id from transactions where order_id = $1 and status = 'CAPTURED'", [
+      orderId
+    ])
     expect(replies.filter((r) => r.status === 201).length, replies.map((r) => r.status).join(",")).toBe(1)
     for (const r of replies.filter((r) => r.status !== 201)) expectError(r, 409)
     expect(captured.rows.length, "the buyer is charged once").toBe(1)

@@ -48,18 +48,23 @@ const capturedCard = async (amount = 10_000) => {
 /** A PENDING PIX or BOLETO transaction on a fresh order. */
 const pending = async (method: "PIX" | "BOLETO", amount = 10_000) => {
   const { orderId } = await newOrder(api, key, amount)
-  const reply = await api.post(PROCESS, method === "PIX" ? pixBody(orderId, amount) : boletoBody(orderId, amount), { key })
+  const reply = await api.post(PROCESS, method === "PIX" ? pixBody(orderId, amount) : boletoBody(orderId, amount), {
+    key
+  })
   expect(reply.status, reply.text).toBe(201)
   return { orderId, transactionId: reply.body.transactionId as string, amount }
 }
 
-const sandboxPay = (transactionId: string) => api.post(`/api/sandbox/transactions/${transactionId}/pay`, undefined, { key })
+const sandboxPay = (transactionId: string) =>
+  api.post(`/api/sandbox/transactions/${transactionId}/pay`, undefined, { key })
 
 const refundRows = async (transactionId: string) =>
-  (await server.db.query<{ amount: string; status: string }>(
-    "select amount::text, status from refunds where transaction_id = $1 order by created_at, amount",
-    [transactionId]
-  )).rows
+  (
+    await server.db.query<{ amount: string; status: string }>(
+      "select amount::text, status from refunds where transaction_id = $1 order by created_at, amount",
+      [transactionId]
+    )
+  ).rows
 
 describe("refund table", () => {
   it("CAPTURED, no amount: REFUNDED, refundedAmount = amount, order CANCELLED, no further refund", async () => {
@@ -91,7 +96,13 @@ describe("refund table", () => {
     const { orderId, transactionId } = await capturedCard(10_000)
     const first = await refund({ transactionId, amount: 3_000 })
     expect(first.status, first.text).toBe(200)
-    expect(first.body).toMatchObject({ transactionId, status: "PARTIAL_REFUND", method: "CARD", amount: 10_000, refundedAmount: 3_000 })
+    expect(first.body).toMatchObject({
+      transactionId,
+      status: "PARTIAL_REFUND",
+      method: "CARD",
+      amount: 10_000,
+      refundedAmount: 3_000
+    })
     expect(await orderStatus(api, key, orderId)).toBe("PAID")
 
     const second = await refund({ transactionId, amount: 5_000 })
@@ -154,11 +165,22 @@ describe("refund table", () => {
     const pix = await pending("PIX")
     const boleto = await pending("BOLETO")
     const declinedOrder = await newOrder(api, key)
-    const declined = expectError(await api.post(PROCESS, cardBody(declinedOrder.orderId, declinedOrder.amount, CARDS.declined), { key }), 422)
+    const declined = expectError(
+      await api.post(PROCESS, cardBody(declinedOrder.orderId, declinedOrder.amount, CARDS.declined), { key }),
+      422
+    )
     const failedOrder = await newOrder(api, key)
-    const failed = expectError(await api.post(PROCESS, cardBody(failedOrder.orderId, failedOrder.amount, CARDS.processingError), { key }), 422)
+    const failed = expectError(
+      await api.post(PROCESS, cardBody(failedOrder.orderId, failedOrder.amount, CARDS.processingError), { key }),
+      422
+    )
 
-    for (const transactionId of [pix.transactionId, boleto.transactionId, declined.transactionId!, failed.transactionId!]) {
+    for (const transactionId of [
+      pix.transactionId,
+      boleto.transactionId,
+      declined.transactionId!,
+      failed.transactionId!
+    ]) {
       expectError(await refund({ transactionId }), 409)
       expectError(await refund({ transactionId, amount: 100 }), 409)
       expect(await refundRows(transactionId)).toEqual([])
@@ -174,7 +196,10 @@ describe("refund table", () => {
     expectFieldErrors(await refund({ transactionId, amount: 4_001 }), ["amount"])
     const detail = await api.get(`/api/payment-gateway/transaction/${transactionId}`, { key })
     expect(detail.body).toMatchObject({ status: "PARTIAL_REFUND", refundedAmount: 6_000 })
-    expect((await refund({ transactionId, amount: 4_000 })).body).toMatchObject({ status: "REFUNDED", refundedAmount: 10_000 })
+    expect((await refund({ transactionId, amount: 4_000 })).body).toMatchObject({
+      status: "REFUNDED",
+      refundedAmount: 10_000
+    })
   })
 
   it("malformed refund bodies: 400 naming the field", async () => {
@@ -206,7 +231,11 @@ describe("BOLETO: full refund only", () => {
     expect(paid.status, paid.text).toBe(202)
     expect(paid.body).toMatchObject({ id: transactionId, orderId, method: "BOLETO", amount: 5_000, status: "PENDING" })
 
-    await eventually(async () => (await transactionStatus(api, key, transactionId)) === "PAID" ? true : undefined, 15_000, 250)
+    await eventually(
+      async () => ((await transactionStatus(api, key, transactionId)) === "PAID" ? true : undefined),
+      15_000,
+      250
+    )
     expect(await orderStatus(api, key, orderId)).toBe("PAID")
 
     const partial = expectError(await refund({ transactionId, amount: 1_000 }), 400)
@@ -216,7 +245,14 @@ describe("BOLETO: full refund only", () => {
     expect(await transactionStatus(api, key, transactionId)).toBe("PAID")
     const full = await refund({ transactionId, reason: "cliente desistiu" })
     expect(full.status, full.text).toBe(200)
-    expect(full.body).toMatchObject({ transactionId, status: "REFUNDED", method: "BOLETO", amount: 5_000, refundedAmount: 5_000, reason: "cliente desistiu" })
+    expect(full.body).toMatchObject({
+      transactionId,
+      status: "REFUNDED",
+      method: "BOLETO",
+      amount: 5_000,
+      refundedAmount: 5_000,
+      reason: "cliente desistiu"
+    })
     expect(await orderStatus(api, key, orderId)).toBe("CANCELLED")
   })
 })
@@ -243,7 +279,10 @@ describe("concurrency", () => {
     }
     const rows = await refundRows(transactionId)
     expect(rows.filter((r) => r.status === "SUCCEEDED").length).toBe(14)
-    const reserved = await server.db.query("select refund_reserved::int as r, refunded_amount::int as a from transactions where id = $1", [transactionId])
+    const reserved = await server.db.query(
+      "select refund_reserved::int as r, refunded_amount::int as a from transactions where id = $1",
+      [transactionId]
+    )
     expect(reserved.rows[0]).toEqual({ r: 0, a: 9_800 })
   })
 

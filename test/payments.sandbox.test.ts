@@ -32,11 +32,17 @@ afterAll(async () => {
 })
 
 const pay = (id: string, apiKey = key) => api.post(`/api/sandbox/transactions/${id}/pay`, undefined, { key: apiKey })
-const expire = (id: string, apiKey = key) => api.post(`/api/sandbox/transactions/${id}/expire`, undefined, { key: apiKey })
+const expire = (id: string, apiKey = key) =>
+  api.post(`/api/sandbox/transactions/${id}/expire`, undefined, { key: apiKey })
 
 const charge = async (method: "PIX" | "BOLETO" | "CARD", amount = 3_000) => {
   const { orderId } = await newOrder(api, key, amount)
-  const body = method === "PIX" ? pixBody(orderId, amount) : method === "BOLETO" ? boletoBody(orderId, amount) : cardBody(orderId, amount, CARDS.visa)
+  const body =
+    method === "PIX"
+      ? pixBody(orderId, amount)
+      : method === "BOLETO"
+        ? boletoBody(orderId, amount)
+        : cardBody(orderId, amount, CARDS.visa)
   const reply = await api.post(PROCESS, body, { key })
   expect(reply.status, reply.text).toBe(201)
   return { orderId, id: reply.body.transactionId as string, amount }

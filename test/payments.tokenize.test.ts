@@ -51,7 +51,12 @@ describe("tokenize-card", () => {
     expect(reply.body).toEqual({ cardToken: expect.any(String) })
     const token: string = reply.body.cardToken
     expect(token.length).toBeGreaterThanOrEqual(16)
-    for (const leak of [CARDS.mastercard, CARDS.mastercard.slice(0, 12), Buffer.from(CARDS.mastercard).toString("base64"), Buffer.from(CARDS.mastercard).toString("hex")]) {
+    for (const leak of [
+      CARDS.mastercard,
+      CARDS.mastercard.slice(0, 12),
+      Buffer.from(CARDS.mastercard).toString("base64"),
+      Buffer.from(CARDS.mastercard).toString("hex")
+    ]) {
       expect(token).not.toContain(leak)
     }
     expect(reply.text).not.toContain(CARDS.mastercard)
@@ -91,10 +96,27 @@ describe("tokenize-card", () => {
     for (const [overrides, field] of cases) {
       expectFieldErrors(await api.post(TOKENIZE, tokenizeBody(customer.id, CARDS.visa, overrides), { key }), [field])
     }
-    const expired = expectError(await api.post(TOKENIZE, tokenizeBody(customer.id, CARDS.visa, { expirationMonth: "01", expirationYear: "20" }), { key }), 400)
+    const expired = expectError(
+      await api.post(TOKENIZE, tokenizeBody(customer.id, CARDS.visa, { expirationMonth: "01", expirationYear: "20" }), {
+        key
+      }),
+      400
+    )
     expect(expired.errors?.[0]?.field).toMatch(/^expiration(Month|Year)$/)
 
-    for (const field of ["customerId", "doc", "holderName", "cardNumber", "brand", "expirationMonth", "expirationYear", "securityCode", "birthdate", "cellNumber", "address"]) {
+    for (const field of [
+      "customerId",
+      "doc",
+      "holderName",
+      "cardNumber",
+      "brand",
+      "expirationMonth",
+      "expirationYear",
+      "securityCode",
+      "birthdate",
+      "cellNumber",
+      "address"
+    ]) {
       const body = tokenizeBody(customer.id)
       delete body[field]
       expectFieldErrors(await api.post(TOKENIZE, body, { key }), [field])
@@ -141,7 +163,11 @@ describe("charging a cardToken", () => {
     const { amount, customerId, orderId } = await newOrder(api, key)
     // card_declined is seen only at the charge, not at the zero-amount verification.
     const cardToken = await tokenize(customerId, CARDS.declined)
-    const body = expectError(await api.post(PROCESS, tokenCardBody(orderId, amount, cardToken), { key }), 422, "card_declined")
+    const body = expectError(
+      await api.post(PROCESS, tokenCardBody(orderId, amount, cardToken), { key }),
+      422,
+      "card_declined"
+    )
     expect(body.transactionId).toMatch(UUID)
     expect(await orderStatus(api, key, orderId)).toBe("PENDING")
   })
@@ -149,13 +175,17 @@ describe("charging a cardToken", () => {
   it("raw card fields alongside a token are ignored, whatever they hold", async () => {
     const { amount, customerId, orderId } = await newOrder(api, key)
     const cardToken = await tokenize(customerId, CARDS.visa2)
-    const reply = await api.post(PROCESS, tokenCardBody(orderId, amount, cardToken, {
-      cardHolderName: "",
-      cardNumber: "1234",
-      cardExpirationMonth: "99",
-      cardExpirationYear: "00",
-      cardSecurityCode: "x"
-    }), { key })
+    const reply = await api.post(
+      PROCESS,
+      tokenCardBody(orderId, amount, cardToken, {
+        cardHolderName: "",
+        cardNumber: "1234",
+        cardExpirationMonth: "99",
+        cardExpirationYear: "00",
+        cardSecurityCode: "x"
+      }),
+      { key }
+    )
     expect(reply.status, reply.text).toBe(201)
     expect(reply.body.card).toEqual({ brand: "Visa", last4: CARDS.visa2.slice(-4) })
   })
@@ -171,7 +201,10 @@ describe("charging a cardToken", () => {
   it("the token's other rules still apply: installments, amount", async () => {
     const { amount, customerId, orderId } = await newOrder(api, key)
     const cardToken = await tokenize(customerId)
-    expectFieldErrors(await api.post(PROCESS, tokenCardBody(orderId, amount, cardToken, { installments: 13 }), { key }), ["installments"])
+    expectFieldErrors(
+      await api.post(PROCESS, tokenCardBody(orderId, amount, cardToken, { installments: 13 }), { key }),
+      ["installments"]
+    )
     expectFieldErrors(await api.post(PROCESS, tokenCardBody(orderId, amount + 1, cardToken), { key }), ["amount"])
     expect(await orderStatus(api, key, orderId)).toBe("PENDING")
   })

@@ -48,7 +48,12 @@ const makeAll = async (apiKey: string) => {
   const made: Array<Made> = []
   const charge = async (method: Made["method"], amount: number, pan: string = CARDS.visa) => {
     const { orderId } = await newOrder(api, apiKey, amount)
-    const body = method === "PIX" ? pixBody(orderId, amount) : method === "BOLETO" ? boletoBody(orderId, amount) : cardBody(orderId, amount, pan)
+    const body =
+      method === "PIX"
+        ? pixBody(orderId, amount)
+        : method === "BOLETO"
+          ? boletoBody(orderId, amount)
+          : cardBody(orderId, amount, pan)
     const reply = await api.post(PROCESS, body, { key: apiKey })
     const id = (reply.body.transactionId ?? "") as string
     expect(id, reply.text).toMatch(UUID)
@@ -59,29 +64,82 @@ const makeAll = async (apiKey: string) => {
   const pix = await charge("PIX", 1_100)
   add({ id: pix.id, orderId: pix.orderId, method: "PIX", amount: 1_100, status: "PENDING", result: pix.reply.body })
   const boleto = await charge("BOLETO", 1_200)
-  add({ id: boleto.id, orderId: boleto.orderId, method: "BOLETO", amount: 1_200, status: "PENDING", result: boleto.reply.body })
+  add({
+    id: boleto.id,
+    orderId: boleto.orderId,
+    method: "BOLETO",
+    amount: 1_200,
+    status: "PENDING",
+    result: boleto.reply.body
+  })
   const card = await charge("CARD", 1_300, CARDS.mastercard)
-  add({ id: card.id, orderId: card.orderId, method: "CARD", amount: 1_300, status: "CAPTURED", result: card.reply.body })
+  add({
+    id: card.id,
+    orderId: card.orderId,
+    method: "CARD",
+    amount: 1_300,
+    status: "CAPTURED",
+    result: card.reply.body
+  })
   const declined = await charge("CARD", 1_400, CARDS.declined)
-  add({ id: declined.id, orderId: declined.orderId, method: "CARD", amount: 1_400, status: "DECLINED", result: declined.reply.body })
+  add({
+    id: declined.id,
+    orderId: declined.orderId,
+    method: "CARD",
+    amount: 1_400,
+    status: "DECLINED",
+    result: declined.reply.body
+  })
   const failed = await charge("CARD", 1_500, CARDS.processingError)
-  add({ id: failed.id, orderId: failed.orderId, method: "CARD", amount: 1_500, status: "FAILED", result: failed.reply.body })
+  add({
+    id: failed.id,
+    orderId: failed.orderId,
+    method: "CARD",
+    amount: 1_500,
+    status: "FAILED",
+    result: failed.reply.body
+  })
 
   const paid = await charge("PIX", 1_600)
   expect((await api.post(`/api/sandbox/transactions/${paid.id}/pay`, undefined, { key: apiKey })).status).toBe(200)
   add({ id: paid.id, orderId: paid.orderId, method: "PIX", amount: 1_600, status: "PAID", result: paid.reply.body })
 
   const expired = await charge("PIX", 1_700)
-  expect((await api.post(`/api/sandbox/transactions/${expired.id}/expire`, undefined, { key: apiKey })).status).toBe(200)
-  add({ id: expired.id, orderId: expired.orderId, method: "PIX", amount: 1_700, status: "FAILED", result: expired.reply.body })
+  expect((await api.post(`/api/sandbox/transactions/${expired.id}/expire`, undefined, { key: apiKey })).status).toBe(
+    200
+  )
+  add({
+    id: expired.id,
+    orderId: expired.orderId,
+    method: "PIX",
+    amount: 1_700,
+    status: "FAILED",
+    result: expired.reply.body
+  })
 
   const refunded = await charge("CARD", 1_800, CARDS.elo)
   expect((await api.post(REFUND, { transactionId: refunded.id }, { key: apiKey })).status).toBe(200)
-  add({ id: refunded.id, orderId: refunded.orderId, method: "CARD", amount: 1_800, status: "REFUNDED", refundedAmount: 1_800, result: refunded.reply.body })
+  add({
+    id: refunded.id,
+    orderId: refunded.orderId,
+    method: "CARD",
+    amount: 1_800,
+    status: "REFUNDED",
+    refundedAmount: 1_800,
+    result: refunded.reply.body
+  })
 
   const partial = await charge("CARD", 1_900, CARDS.visa2)
   expect((await api.post(REFUND, { transactionId: partial.id, amount: 400 }, { key: apiKey })).status).toBe(200)
-  add({ id: partial.id, orderId: partial.orderId, method: "CARD", amount: 1_900, status: "PARTIAL_REFUND", refundedAmount: 400, result: partial.reply.body })
+  add({
+    id: partial.id,
+    orderId: partial.orderId,
+    method: "CARD",
+    amount: 1_900,
+    status: "PARTIAL_REFUND",
+    refundedAmount: 400,
+    result: partial.reply.body
+  })
   return made
 }
 
@@ -120,7 +178,9 @@ describe("GET /api/transactions", () => {
       expect(t).toEqual(transactionShape(m))
       expect(Date.parse(t.updatedAt as string)).toBeGreaterThanOrEqual(Date.parse(t.createdAt as string))
     }
-    expect(new Set(made.map((m) => m.status))).toEqual(new Set(["PENDING", "CAPTURED", "DECLINED", "FAILED", "PAID", "REFUNDED", "PARTIAL_REFUND"]))
+    expect(new Set(made.map((m) => m.status))).toEqual(
+      new Set(["PENDING", "CAPTURED", "DECLINED", "FAILED", "PAID", "REFUNDED", "PARTIAL_REFUND"])
+    )
   })
 
   it("another account's list does not show them", async () => {
@@ -171,7 +231,13 @@ describe("GET /api/payment-gateway/transaction/{id}", () => {
           expect(reply.body).not.toHaveProperty("pix")
           break
         case "CARD": {
-          const pan = { 1300: CARDS.mastercard, 1400: CARDS.declined, 1500: CARDS.processingError, 1800: CARDS.elo, 1900: CARDS.visa2 }[m.amount]!
+          const pan = {
+            1300: CARDS.mastercard,
+            1400: CARDS.declined,
+            1500: CARDS.processingError,
+            1800: CARDS.elo,
+            1900: CARDS.visa2
+          }[m.amount]!
           const brand = pan === CARDS.mastercard ? "Mastercard" : pan === CARDS.elo ? "Elo" : "Visa"
           expect(reply.body.card).toEqual({ brand, last4: pan.slice(-4) })
           expect(reply.text).not.toContain(pan)
@@ -185,7 +251,8 @@ describe("GET /api/payment-gateway/transaction/{id}", () => {
   it("paidAt is set on paid transactions only", async () => {
     for (const m of made) {
       const { body } = await api.get(`/api/payment-gateway/transaction/${m.id}`, { key })
-      if (["CAPTURED", "PAID", "REFUNDED", "PARTIAL_REFUND"].includes(m.status)) expect(body.paidAt, m.status).toMatch(ISO_UTC)
+      if (["CAPTURED", "PAID", "REFUNDED", "PARTIAL_REFUND"].includes(m.status))
+        expect(body.paidAt, m.status).toMatch(ISO_UTC)
       else expect(body.paidAt, m.status).toBeNull()
     }
   })
@@ -202,7 +269,8 @@ describe("GET /api/payment-gateway/transaction/{id}", () => {
   })
 
   it("another account's, an unknown one: 404", async () => {
-    for (const m of made) expectError(await api.get(`/api/payment-gateway/transaction/${m.id}`, { key: other.key }), 404)
+    for (const m of made)
+      expectError(await api.get(`/api/payment-gateway/transaction/${m.id}`, { key: other.key }), 404)
     expectError(await api.get("/api/payment-gateway/transaction/00000000-0000-4000-8000-000000000000", { key }), 404)
   })
 })

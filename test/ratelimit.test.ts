@@ -49,13 +49,17 @@ const sleepUntil = (at: number) => sleep(Math.max(0, at - Date.now()))
 const customers = (api: Client, key: string) => api.get("/api/customers", { key })
 
 const primaryKeyId = async (accountId: string): Promise<string> => {
-  const { rows } = await db!.query<{ id: string }>("select id from api_keys where account_id = $1 and is_primary", [accountId])
+  const { rows } = await db!.query<{ id: string }>("select id from api_keys where account_id = $1 and is_primary", [
+    accountId
+  ])
   expect(rows).toHaveLength(1)
   return rows[0]!.id
 }
 
 const hitsOf = async (keyId: string): Promise<number> => {
-  const { rows } = await db!.query<{ n: number }>("select count(*)::int as n from rate_limit_hits where key_id = $1", [keyId])
+  const { rows } = await db!.query<{ n: number }>("select count(*)::int as n from rate_limit_hits where key_id = $1", [
+    keyId
+  ])
   return rows[0]!.n
 }
 
@@ -101,7 +105,18 @@ describe("rate limiting across two API processes (CONTRACT §5)", () => {
     const account = await signup(apiA, "Loja Três")
     // A restricted key with its own limit, through the operator CLI (a third process on the same database).
     const key = await runCli<{ fullKey: string; rateLimit: number }>(
-      ["keys", "create", "--account", account.email, "--scopes", "customers:read", "--rate-limit", "3", "--label", "limit three"],
+      [
+        "keys",
+        "create",
+        "--account",
+        account.email,
+        "--scopes",
+        "customers:read",
+        "--rate-limit",
+        "3",
+        "--label",
+        "limit three"
+      ],
       { DATABASE_URL: databaseUrl }
     )
     expect(key.rateLimit).toBe(3)

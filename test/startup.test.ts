@@ -33,11 +33,15 @@ describe("configuration errors stop start-up and name the variable", () => {
     ["JWT_SECRET", { NODE_ENV: "production", CARD_VAULT_KEY: Buffer.alloc(32, 1).toString("base64") }],
     ["CARD_VAULT_KEY", { NODE_ENV: "production", JWT_SECRET: "x".repeat(40) }],
     ["CARD_VAULT_KEY", { CARD_VAULT_KEY: "too-short" }]
-  ])("%s", async (variable, env) => {
-    const { code, output } = await refusal(env)
-    expect(code).not.toBe(0)
-    expect(output).toContain(variable)
-  }, 40_000)
+  ])(
+    "%s",
+    async (variable, env) => {
+      const { code, output } = await refusal(env)
+      expect(code).not.toBe(0)
+      expect(output).toContain(variable)
+    },
+    40_000
+  )
 })
 
 describe("migrations", () => {

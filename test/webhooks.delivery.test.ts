@@ -52,17 +52,34 @@ const setup = async () => {
   return { merchant, receiver, secret }
 }
 
-const deliveryFor = async (m: Merchant, deliveryId: string) => (await deliveries(m)).find((d) => d.deliveryId === deliveryId)
+const deliveryFor = async (m: Merchant, deliveryId: string) =>
+  (await deliveries(m)).find((d) => d.deliveryId === deliveryId)
 
 /** Waits until the delivery of `event` for the transaction has reached `status` in GET /api/webhooks/deliveries. */
-const settled = async (m: Merchant, receiver: Receiver, event: string, transactionId: string, status: DeliveryRecord["status"], timeoutMs = 15_000) => {
-  const [request] = await receiver.waitFor((rs) => rs.some((r) => jsonBody(r)?.event === event && jsonBody(r)?.data?.transactionId === transactionId), timeoutMs, `${event} reaching the receiver`)
+const settled = async (
+  m: Merchant,
+  receiver: Receiver,
+  event: string,
+  transactionId: string,
+  status: DeliveryRecord["status"],
+  timeoutMs = 15_000
+) => {
+  const [request] = await receiver
+    .waitFor(
+      (rs) => rs.some((r) => jsonBody(r)?.event === event && jsonBody(r)?.data?.transactionId === transactionId),
+      timeoutMs,
+      `${event} reaching the receiver`
+    )
     .then(() => receiver.eventsFor(event, transactionId))
   const deliveryId = request!.headers["webhook-id"]!
-  return until(`${event} delivery ${status}`, async () => {
-    const d = await deliveryFor(m, deliveryId)
-    return d?.status === status ? d : undefined
-  }, timeoutMs)
+  return until(
+    `${event} delivery ${status}`,
+    async () => {
+      const d = await deliveryFor(m, deliveryId)
+      return d?.status === status ? d : undefined
+    },
+    timeoutMs
+  )
 }
 
 const verify = (secret: string, request: ReceivedRequest) => new Webhook(secret).verify(request.body, request.headers)
@@ -100,7 +117,9 @@ describe("a delivery", () => {
 
     const detail = await transaction(merchant, pix.transactionId)
     expect(detail.status).toBe("PAID")
-    const { rows: [stored] } = await server.db.query<{ paid_at: Date }>("select paid_at from transactions where id = $1", [pix.transactionId])
+    const {
+      rows: [stored]
+    } = await server.db.query<{ paid_at: Date }>("select paid_at from transactions where id = $1", [pix.transactionId])
     expect(jsonBody(request)).toEqual({
       event: "transaction.paid",
       created_at: expect.stringMatching(ISO_UTC),
@@ -168,16 +187,23 @@ describe("a delivery", () => {
 /** Polls the delivery list until the record is final, keeping every distinct record seen on the way. */
 const watch = async (m: Merchant, deliveryId: string, final: DeliveryRecord["status"], timeoutMs: number) => {
   const seen: DeliveryRecord[] = []
-  const last = await until(`delivery ${final}`, async () => {
-    const d = await deliveryFor(m, deliveryId)
-    if (d && JSON.stringify(d) !== JSON.stringify(seen.at(-1))) seen.push(d)
-    return d?.status === final ? d : undefined
-  }, timeoutMs, 50)
+  const last = await until(
+    `delivery ${final}`,
+    async () => {
+      const d = await deliveryFor(m, deliveryId)
+      if (d && JSON.stringify(d) !== JSON.stringify(seen.at(-1))) seen.push(d)
+      return d?.status === final ? d : undefined
+    },
+    timeoutMs,
+    50
+  )
   return { seen, last }
 }
 
 describe.concurrent("retries", () => {
-  it("500, 500, then 200 on schedule [1, 2, 3]: three attempts about 1 s and 2 s apart, then SUCCESS", async ({ expect }) => {
+  it("500, 500, then 200 on schedule [1, 2, 3]: three attempts about 1 s and 2 s apart, then SUCCESS", async ({
+    expect
+  }) => {
     const { merchant, receiver, secret } = await setup()
     receiver.script({ status: 500 }, { status: 500 })
     const pix = await chargePix(merchant)
@@ -185,7 +211,14 @@ describe.concurrent("retries", () => {
     const deliveryId = first!.headers["webhook-id"]!
     const { last, seen } = await watch(merchant, deliveryId, "SUCCESS", 20_000)
 
-    expect(last).toMatchObject({ deliveryId, event: "transaction.created", status: "SUCCESS", attempts: 3, httpStatus: 200, nextRetryAt: null })
+    expect(last).toMatchObject({
+      deliveryId,
+      event: "transaction.created",
+      status: "SUCCESS",
+      attempts: 3,
+      httpStatus: 200,
+      nextRetryAt: null
+    })
     await sleep(500)
     const attempts = receiver.requests.filter((r) => r.headers["webhook-id"] === deliveryId)
     expect(attempts.map((a) => a.answeredStatus)).toEqual([500, 500, 200])
@@ -216,25 +249,40 @@ describe.concurrent("retries", () => {
     }
   })
 
-  it("a receiver that always fails gets 1 + schedule.length attempts, then FAILED; a manual retry sends it again", async ({ expect }) => {
+  it("a receiver that always fails gets 1 + schedule.length attempts, then FAILED; a manual retry sends it again", async ({
+    expect
+  }) => {
     const { merchant, receiver } = await setup()
     receiver.respond({ status: 500 })
     await chargePix(merchant)
     const [first] = await receiver.waitFor((rs) => rs.length >= 1, 10_000, "first attempt")
     const deliveryId = first!.headers["webhook-id"]!
     const { last } = await watch(merchant, deliveryId, "FAILED", 30_000)
-    expect(last).toMatchObject({ deliveryId, status: "FAILED", attempts: 1 + SCHEDULE.length, httpStatus: 500, nextRetryAt: null })
+    expect(last).toMatchObject({
+      deliveryId,
+      status: "FAILED",
+      attempts: 1 + SCHEDULE.length,
+      httpStatus: 500,
+      nextRetryAt: null
+    })
     await sleep(2000) // no attempt beyond the schedule
     expect(receiver.requests.map((r) => r.headers["webhook-id"])).toEqual(Array(1 + SCHEDULE.length).fill(deliveryId))
 
     // Manual retry: 202 with the record PENDING, then one more attempt reaches the receiver.
     receiver.respond({ status: 200 })
-    const retry = await merchant.api.post(`/api/webhooks/deliveries/${deliveryId}/retry`, undefined, { key: merchant.key })
+    const retry = await merchant.api.post(`/api/webhooks/deliveries/${deliveryId}/retry`, undefined, {
+      key: merchant.key
+    })
     expect(retry.status, retry.text).toBe(202)
     expect(retry.body).toMatchObject({ deliveryId, event: "transaction.created", status: "PENDING" })
     await receiver.waitFor((rs) => rs.length === 2 + SCHEDULE.length, 10_000, "the manual retry's attempt")
     const { last: after } = await watch(merchant, deliveryId, "SUCCESS", 10_000)
-    expect(after).toMatchObject({ status: "SUCCESS", httpStatus: 200, attempts: 2 + SCHEDULE.length, nextRetryAt: null })
+    expect(after).toMatchObject({
+      status: "SUCCESS",
+      httpStatus: 200,
+      attempts: 2 + SCHEDULE.length,
+      nextRetryAt: null
+    })
     expect(receiver.requests.at(-1)!.headers["webhook-id"]).toBe(deliveryId)
     expect(receiver.requests.at(-1)!.answeredStatus).toBe(200)
   })
@@ -258,7 +306,9 @@ describe("the delivery list and manual retry", () => {
     expect((await deliveries(merchant, "?status=PENDING")).map((d) => d.deliveryId)).toEqual([created.deliveryId])
     expect(await deliveries(merchant, "?status=FAILED")).toEqual([])
     expect(await deliveries(merchant, "?event=transaction.paid")).toEqual([paid])
-    expect((await deliveries(merchant, "?event=transaction.created")).map((d) => d.deliveryId)).toEqual([created.deliveryId])
+    expect((await deliveries(merchant, "?event=transaction.created")).map((d) => d.deliveryId)).toEqual([
+      created.deliveryId
+    ])
     expect(await deliveries(merchant, "?event=transaction.refunded")).toEqual([])
     expect(await deliveries(merchant, "?status=SUCCESS&event=transaction.paid")).toEqual([paid])
     expect(await deliveries(merchant, "?status=SUCCESS&event=transaction.created")).toEqual([])
@@ -273,10 +323,14 @@ describe("the delivery list and manual retry", () => {
 
   it("a retry of an unknown delivery is a 404; a malformed id a 400; no API key a 401", async () => {
     const { merchant } = await setup()
-    const unknown = await merchant.api.post(`/api/webhooks/deliveries/${randomUUID()}/retry`, undefined, { key: merchant.key })
+    const unknown = await merchant.api.post(`/api/webhooks/deliveries/${randomUUID()}/retry`, undefined, {
+      key: merchant.key
+    })
     expect(unknown.status, unknown.text).toBe(404)
     expect(unknown.body.statusCode).toBe(404)
-    const malformed = await merchant.api.post("/api/webhooks/deliveries/not-a-uuid/retry", undefined, { key: merchant.key })
+    const malformed = await merchant.api.post("/api/webhooks/deliveries/not-a-uuid/retry", undefined, {
+      key: merchant.key
+    })
     expect(malformed.status, malformed.text).toBe(400)
     const anonymous = await merchant.api.get("/api/webhooks/deliveries")
     expect(anonymous.status).toBe(401)

@@ -60,11 +60,16 @@ const setup = async () => {
 /** Polls the record until `accept` holds, keeping each distinct state seen. */
 const watch = async (m: Merchant, deliveryId: string, accept: (d: DeliveryRecord) => boolean, timeoutMs = 15_000) => {
   const seen: DeliveryRecord[] = []
-  const last = await until(`delivery ${deliveryId}`, async () => {
-    const d = (await deliveries(m)).find((x) => x.deliveryId === deliveryId)
-    if (d && JSON.stringify(d) !== JSON.stringify(seen.at(-1))) seen.push(d)
-    return d && accept(d) ? d : undefined
-  }, timeoutMs, 50)
+  const last = await until(
+    `delivery ${deliveryId}`,
+    async () => {
+      const d = (await deliveries(m)).find((x) => x.deliveryId === deliveryId)
+      if (d && JSON.stringify(d) !== JSON.stringify(seen.at(-1))) seen.push(d)
+      return d && accept(d) ? d : undefined
+    },
+    timeoutMs,
+    50
+  )
   return { last, seen }
 }
 
@@ -85,7 +90,9 @@ describe.concurrent("failed attempts", () => {
     expect(elsewhere.requests).toHaveLength(0)
   })
 
-  it("a 200 that arrives after the deadline, or whose body is still dripping at the deadline, is not a success", async ({ expect }) => {
+  it("a 200 that arrives after the deadline, or whose body is still dripping at the deadline, is not a success", async ({
+    expect
+  }) => {
     const { merchant, receiver: r } = await setup()
     r.script({ status: 200, delayMs: TIMEOUT_MS + 700 }, { drip: { status: 200, chunks: 10, intervalMs: 200 } })
     const pix = await chargePix(merchant)
@@ -95,7 +102,10 @@ describe.concurrent("failed attempts", () => {
     expect(last).toMatchObject({ attempts: 3, httpStatus: 200 })
     for (const n of [1, 2]) {
       const failed = seen.find((d) => d.attempts === n)
-      expect(failed, `record after attempt ${n}: ${JSON.stringify(seen)}`).toMatchObject({ status: "PENDING", httpStatus: null })
+      expect(failed, `record after attempt ${n}: ${JSON.stringify(seen)}`).toMatchObject({
+        status: "PENDING",
+        httpStatus: null
+      })
     }
     expect(r.requests[0]!.closedAt! - r.requests[0]!.arrivedAt).toBeLessThan(TIMEOUT_MS + 600)
     expect(r.requests[1]!.completed, "the dripping body was cut off").toBe(false)
@@ -124,11 +134,17 @@ describe("a receiver that never answers", () => {
     const [hung] = await r.waitFor((rs) => rs.length >= 1, 10_000, "the hanging attempt")
     const next = await chargePix(merchant)
     // One worker only: the second event is delivered only once the first attempt has given up.
-    await r.waitFor((rs) => rs.some((x) => jsonBody(x)?.data?.transactionId === next.transactionId && x.answeredStatus === 200), 10_000, "the next delivery")
+    await r.waitFor(
+      (rs) => rs.some((x) => jsonBody(x)?.data?.transactionId === next.transactionId && x.answeredStatus === 200),
+      10_000,
+      "the next delivery"
+    )
     const nextRequest = r.requests.find((x) => jsonBody(x)?.data?.transactionId === next.transactionId)!
     expect(hung!.closedAt, "the sender closed the connection").toBeDefined()
     const heldFor = hung!.closedAt! - hung!.arrivedAt
-    console.log(`hung attempt closed by the sender after ${heldFor} ms; next delivery ${nextRequest.arrivedAt - hung!.arrivedAt} ms after it`)
+    console.log(
+      `hung attempt closed by the sender after ${heldFor} ms; next delivery ${nextRequest.arrivedAt - hung!.arrivedAt} ms after it`
+    )
     expect(heldFor).toBeGreaterThanOrEqual(TIMEOUT_MS - 150)
     expect(heldFor).toBeLessThan(TIMEOUT_MS + 1000)
     expect(hung!.answeredStatus).toBeUndefined()
@@ -166,16 +182,25 @@ describe.concurrent("URL guard with webhookAllowPrivateUrls false", () => {
       expect(reply.status, `${url}: ${reply.text}`).toBe(400)
       expect(reply.body.statusCode).toBe(400)
       expect(reply.body.message, url).toMatch(/url/)
-      expect(reply.body.errors?.map((e: { field: string }) => e.field), url).toEqual(["url"])
+      expect(
+        reply.body.errors?.map((e: { field: string }) => e.field),
+        url
+      ).toEqual(["url"])
     }
     expect((await merchant.api.get("/api/webhooks", { key: merchant.key })).status).toBe(404)
     // The same loopback URL is accepted where private URLs are allowed (the refusal is the setting's).
     const allowed = await newMerchant(server.baseUrl)
-    const reply = await allowed.api.post("/api/webhooks/upsert", { url: "http://127.0.0.1:9/hook" }, { key: allowed.key })
+    const reply = await allowed.api.post(
+      "/api/webhooks/upsert",
+      { url: "http://127.0.0.1:9/hook" },
+      { key: allowed.key }
+    )
     expect(reply.status, reply.text).toBe(201)
   })
 
-  it("refuses at delivery time a private URL stored before: the receiver never gets a connection", async ({ expect }) => {
+  it("refuses at delivery time a private URL stored before: the receiver never gets a connection", async ({
+    expect
+  }) => {
     const r = await receiver()
     const urls = [r.url, r.url.replace("http://", "https://")]
     const charges = []
@@ -190,10 +215,14 @@ describe.concurrent("URL guard with webhookAllowPrivateUrls false", () => {
     }
     for (const { pix } of charges) {
       // Attempts are made (the job ran) and refused before any connection.
-      const row = await until("two refused attempts", async () => {
-        const d = await deliveryOf(strict.db, pix.transactionId, "transaction.created")
-        return d && d.attempts >= 2 ? d : undefined
-      }, 15_000)
+      const row = await until(
+        "two refused attempts",
+        async () => {
+          const d = await deliveryOf(strict.db, pix.transactionId, "transaction.created")
+          return d && d.attempts >= 2 ? d : undefined
+        },
+        15_000
+      )
       expect(row.status).not.toBe("SUCCESS")
       expect(row.http_status).toBeNull()
       expect(row.last_error ?? "").toMatch(/https|private/)

@@ -23,7 +23,12 @@ const SECRET = /^whsec_[A-Za-z0-9+/=]+$/
 let server: TestServer
 const receivers: Receiver[] = []
 beforeAll(async () => {
-  server = await startTestServer({ webhookAllowPrivateUrls: true, webhookRetrySchedule: [1, 2, 3], webhookTimeoutMs: 3000, rateLimitPerMinute: 100_000 })
+  server = await startTestServer({
+    webhookAllowPrivateUrls: true,
+    webhookRetrySchedule: [1, 2, 3],
+    webhookTimeoutMs: 3000,
+    rateLimitPerMinute: 100_000
+  })
 })
 afterAll(async () => {
   await Promise.all(receivers.map((r) => r.close()))
@@ -100,7 +105,9 @@ describe("registration", () => {
 })
 
 describe.concurrent("DELETE and deliveries", () => {
-  it("drops pending deliveries (FAILED, nextRetryAt null) and nothing reaches the receiver afterwards", async ({ expect }) => {
+  it("drops pending deliveries (FAILED, nextRetryAt null) and nothing reaches the receiver afterwards", async ({
+    expect
+  }) => {
     const r = await receiver()
     r.respond({ status: 500 })
     const m = await newMerchant(server.baseUrl)
@@ -108,10 +115,18 @@ describe.concurrent("DELETE and deliveries", () => {
     const first = await chargePix(m)
     await chargePix(m)
     await r.waitFor((rs) => new Set(rs.map((x) => x.headers["webhook-id"])).size === 2, 10_000, "both first attempts")
-    const pending = await until("both deliveries PENDING with a retry scheduled", async () => {
-      const list = await deliveries(m)
-      return list.length === 2 && list.every((d) => d.status === "PENDING" && d.attempts >= 1 && d.nextRetryAt !== null) ? list : undefined
-    }, 5_000, 50)
+    const pending = await until(
+      "both deliveries PENDING with a retry scheduled",
+      async () => {
+        const list = await deliveries(m)
+        return list.length === 2 &&
+          list.every((d) => d.status === "PENDING" && d.attempts >= 1 && d.nextRetryAt !== null)
+          ? list
+          : undefined
+      },
+      5_000,
+      50
+    )
     expect(pending).toHaveLength(2)
 
     const removed = await m.api.del("/api/webhooks", { key: m.key })
@@ -135,7 +150,9 @@ describe.concurrent("DELETE and deliveries", () => {
     expect((await eventRows(server.db, first.transactionId)).map((e) => e.type)).toContain("transaction.paid")
   })
 
-  it("a delivery whose attempt is in flight during DELETE stays dropped, even once a new URL is registered", async ({ expect }) => {
+  it("a delivery whose attempt is in flight during DELETE stays dropped, even once a new URL is registered", async ({
+    expect
+  }) => {
     // The attempt in flight answers 500 after 300 ms, well before its retry (1 s after it started) is due.
     const old = await receiver()
     old.respond({ status: 500, delayMs: 300 })
@@ -149,17 +166,31 @@ describe.concurrent("DELETE and deliveries", () => {
     await sleep(200) // the worker records the outcome of that attempt
 
     const [record] = await deliveries(m)
-    expect(record, "the delivery dropped by DELETE, after its in-flight attempt").toMatchObject({ deliveryId, status: "FAILED", nextRetryAt: null })
+    expect(record, "the delivery dropped by DELETE, after its in-flight attempt").toMatchObject({
+      deliveryId,
+      status: "FAILED",
+      nextRetryAt: null
+    })
 
     // A new URL receives new events, not the dropped one.
     const fresh = await receiver()
     await registerWebhook(m, fresh.url)
     const next = await chargePix(m)
-    await fresh.waitFor((rs) => rs.some((x) => jsonBody(x)?.data?.transactionId === next.transactionId), 10_000, "the new event at the new URL")
+    await fresh.waitFor(
+      (rs) => rs.some((x) => jsonBody(x)?.data?.transactionId === next.transactionId),
+      10_000,
+      "the new event at the new URL"
+    )
     await sleep(3_000)
-    expect(fresh.requests.filter((x) => x.headers["webhook-id"] === deliveryId), "the dropped delivery sent to the new URL").toEqual([])
+    expect(
+      fresh.requests.filter((x) => x.headers["webhook-id"] === deliveryId),
+      "the dropped delivery sent to the new URL"
+    ).toEqual([])
     expect(old.requests).toHaveLength(1)
-    expect((await deliveries(m)).find((d) => d.deliveryId === deliveryId)).toMatchObject({ status: "FAILED", nextRetryAt: null })
+    expect((await deliveries(m)).find((d) => d.deliveryId === deliveryId)).toMatchObject({
+      status: "FAILED",
+      nextRetryAt: null
+    })
   })
 
   it("another account can neither see nor retry this account's deliveries (404)", async ({ expect }) => {
@@ -169,13 +200,17 @@ describe.concurrent("DELETE and deliveries", () => {
     await chargePix(owner)
     const [request] = await r.waitFor((rs) => rs.length >= 1, 10_000, "a delivery")
     const deliveryId = request!.headers["webhook-id"]!
-    await until("delivered", async () => ((await deliveries(owner)).some((d) => d.status === "SUCCESS") ? true : undefined))
+    await until("delivered", async () =>
+      (await deliveries(owner)).some((d) => d.status === "SUCCESS") ? true : undefined
+    )
 
     const stranger = await newMerchant(server.baseUrl)
     await registerWebhook(stranger, r.url)
     expect(await deliveries(stranger)).toEqual([])
     expect(await deliveries(stranger, "?status=SUCCESS")).toEqual([])
-    const retry = await stranger.api.post(`/api/webhooks/deliveries/${deliveryId}/retry`, undefined, { key: stranger.key })
+    const retry = await stranger.api.post(`/api/webhooks/deliveries/${deliveryId}/retry`, undefined, {
+      key: stranger.key
+    })
     expect(retry.status, retry.text).toBe(404)
     expect(retry.body.statusCode).toBe(404)
     await sleep(1_000)

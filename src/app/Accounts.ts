@@ -20,7 +20,7 @@ const newSecretKey = () => formatApiKey("live", randomBytes(32))
 
 /** Accounts, their login and their keys (CONTRACT §3). */
 export class Accounts extends Effect.Service<Accounts>()("Accounts", {
-  effect: Effect.gen(function*() {
+  effect: Effect.gen(function* () {
     const config = yield* AppConfig
     const accounts = yield* AccountRepo
     const keys = yield* ApiKeyRepo
@@ -30,7 +30,7 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
     // A real hash of a password nobody knows: login spends the same time on unknown emails.
     const dummyHash = yield* Effect.cached(hasher.hash(randomBytes(24).toString("base64")))
 
-    const create = Effect.fn("Accounts.create")(function*(input: SignupInput) {
+    const create = Effect.fn("Accounts.create")(function* (input: SignupInput) {
       if (input.password.length < 10) {
         return yield* ValidationFailed.one("password", "password must have at least 10 characters")
       }
@@ -57,7 +57,7 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
       /** Signup and the operator CLI; SIGNUP_ENABLED is enforced by SignupGate, before a signup body is read. */
       create,
 
-      login: Effect.fn("Accounts.login")(function*(email: string, password: string) {
+      login: Effect.fn("Accounts.login")(function* (email: string, password: string) {
         const found = yield* accounts.findByEmail(email)
         const hash = Option.isSome(found) ? found.value.passwordHash : yield* dummyHash
         const ok = yield* hasher.verify(hash, password)
@@ -65,13 +65,13 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
         return { accessToken: yield* tokens.issue(found.value.account.id) }
       }),
 
-      primaryKey: Effect.fn("Accounts.primaryKey")(function*(accountId: string) {
+      primaryKey: Effect.fn("Accounts.primaryKey")(function* (accountId: string) {
         return yield* Effect.flatten(keys.findPrimary(accountId)).pipe(
           Effect.catchTag("NoSuchElementException", () => new NotFound({ message: "API key not found" }))
         )
       }),
 
-      regenerate: Effect.fn("Accounts.regenerate")(function*(accountId: string) {
+      regenerate: Effect.fn("Accounts.regenerate")(function* (accountId: string) {
         const fullKey = newSecretKey()
         const apiKey = yield* Effect.flatten(keys.rotatePrimary(accountId, keyMaterial(fullKey))).pipe(
           Effect.catchTag("NoSuchElementException", () => new NotFound({ message: "API key not found" }))
@@ -79,21 +79,24 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
         return { apiKey, fullKey }
       }),
 
-      createRestrictedKey: Effect.fn("Accounts.createRestrictedKey")(
-        function*(accountId: string, label: string, scopes: ReadonlyArray<string>, rateLimit?: number) {
-          const fullKey = newSecretKey()
-          const apiKey = yield* keys.insert({
-            id: yield* ids.next,
-            accountId,
-            label,
-            isPrimary: false,
-            scopes,
-            rateLimit: rateLimit ?? config.rateLimitPerMinute,
-            ...keyMaterial(fullKey)
-          })
-          return { apiKey, fullKey }
-        }
-      ),
+      createRestrictedKey: Effect.fn("Accounts.createRestrictedKey")(function* (
+        accountId: string,
+        label: string,
+        scopes: ReadonlyArray<string>,
+        rateLimit?: number
+      ) {
+        const fullKey = newSecretKey()
+        const apiKey = yield* keys.insert({
+          id: yield* ids.next,
+          accountId,
+          label,
+          isPrimary: false,
+          scopes,
+          rateLimit: rateLimit ?? config.rateLimitPerMinute,
+          ...keyMaterial(fullKey)
+        })
+        return { apiKey, fullKey }
+      }),
 
       findByEmailOrId: (emailOrId: string) =>
         isUuid(emailOrId)
@@ -102,4 +105,3 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
     }
   })
 }) {}
-

@@ -12,7 +12,7 @@ const BATCH = 500
  * settled and marks them PAID. While slips are pending it runs again shortly; with none it stops.
  */
 export class Boletos extends Effect.Service<Boletos>()("Boletos", {
-  effect: Effect.gen(function*() {
+  effect: Effect.gen(function* () {
     const config = yield* AppConfig
     const provider = yield* BoletoProvider
     const transactions = yield* TransactionRepo
@@ -24,7 +24,7 @@ export class Boletos extends Effect.Service<Boletos>()("Boletos", {
     return {
       // Every pending slip of every account is asked about, a page at a time, so that old unpaid
       // slips never hide newer paid ones.
-      confirm: Effect.fn("Boletos.confirm")(function*() {
+      confirm: Effect.fn("Boletos.confirm")(function* () {
         let after: string | undefined
         let pendingLeft = 0
         let confirmed = 0
@@ -37,7 +37,9 @@ export class Boletos extends Effect.Service<Boletos>()("Boletos", {
             const accountId = owners.get(slip.transactionId)
             if (accountId === undefined) continue
             // Conflict: expired or settled meanwhile by another run; the state machine already decided.
-            yield* settlement.markPaid(accountId, slip.transactionId, slip.paidAt).pipe(Effect.catchTags({ Conflict: () => Effect.void, NotFound: () => Effect.void }))
+            yield* settlement
+              .markPaid(accountId, slip.transactionId, slip.paidAt)
+              .pipe(Effect.catchTags({ Conflict: () => Effect.void, NotFound: () => Effect.void }))
           }
           confirmed += settled.length
           pendingLeft += page.length - settled.length

@@ -14,26 +14,36 @@ const notFound = () => new NotFound({ message: "customer not found" })
 
 /** Customers of interface-v2: CPF de-duplication, immutable document, soft delete. */
 export class Customers extends Effect.Service<Customers>()("Customers", {
-  effect: Effect.gen(function*() {
+  effect: Effect.gen(function* () {
     const repo = yield* CustomerRepo
     const ids = yield* Ids
     return {
       /** `created: false` when the CPF already belonged to a live customer of the account (rule 1). */
-      create: Effect.fn("Customers.create")(function*(accountId: string, input: CustomerInput) {
+      create: Effect.fn("Customers.create")(function* (accountId: string, input: CustomerInput) {
         return yield* repo.insertOrGetByDocument(accountId, { id: yield* ids.next, ...input })
       }),
       list: (accountId: string) => repo.list(accountId),
-      get: Effect.fn("Customers.get")(function*(accountId: string, id: string) {
-        return yield* Option.match(yield* repo.find(accountId, id), { onNone: () => Effect.fail(notFound()), onSome: Effect.succeed })
+      get: Effect.fn("Customers.get")(function* (accountId: string, id: string) {
+        return yield* Option.match(yield* repo.find(accountId, id), {
+          onNone: () => Effect.fail(notFound()),
+          onSome: Effect.succeed
+        })
       }),
-      update: Effect.fn("Customers.update")(function*(accountId: string, id: string, changes: CustomerChanges & { readonly document?: unknown }) {
+      update: Effect.fn("Customers.update")(function* (
+        accountId: string,
+        id: string,
+        changes: CustomerChanges & { readonly document?: unknown }
+      ) {
         if (changes.document !== undefined) {
           return yield* ValidationFailed.one("document", "document cannot be changed after creation")
         }
         const { document: _, ...allowed } = changes
-        return yield* Option.match(yield* repo.update(accountId, id, allowed), { onNone: () => Effect.fail(notFound()), onSome: Effect.succeed })
+        return yield* Option.match(yield* repo.update(accountId, id, allowed), {
+          onNone: () => Effect.fail(notFound()),
+          onSome: Effect.succeed
+        })
       }),
-      remove: Effect.fn("Customers.remove")(function*(accountId: string, id: string) {
+      remove: Effect.fn("Customers.remove")(function* (accountId: string, id: string) {
         if (!(yield* repo.softDelete(accountId, id))) return yield* notFound()
       })
     }

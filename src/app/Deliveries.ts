@@ -13,7 +13,7 @@ import { WebhookSender } from "../ports/WebhookSender.ts"
  * attempt — bookkeeping and rescheduling in one database transaction.
  */
 export class Deliveries extends Effect.Service<Deliveries>()("Deliveries", {
-  effect: Effect.gen(function*() {
+  effect: Effect.gen(function* () {
     const config = yield* AppConfig
     const repo = yield* WebhookRepo
     const sender = yield* WebhookSender
@@ -22,7 +22,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("Deliveries", {
     const metrics = yield* Metrics
 
     return {
-      attempt: Effect.fn("Deliveries.attempt")(function*(deliveryId: string) {
+      attempt: Effect.fn("Deliveries.attempt")(function* (deliveryId: string) {
         const found = yield* repo.target(deliveryId)
         // Already delivered, dropped with its webhook, or finished by a manual retry: nothing to do.
         if (Option.isNone(found) || found.value.status !== "PENDING") return
@@ -31,7 +31,12 @@ export class Deliveries extends Effect.Service<Deliveries>()("Deliveries", {
         const attempts = target.attempts + 1
         if (Option.isNone(target.webhook)) {
           yield* repo.recordAttempt(deliveryId, {
-            status: "FAILED", attempts: target.attempts, httpStatus: null, attemptedAt, nextRetryAt: null, lastError: "webhook deleted"
+            status: "FAILED",
+            attempts: target.attempts,
+            httpStatus: null,
+            attemptedAt,
+            nextRetryAt: null,
+            lastError: "webhook deleted"
           })
           return
         }
@@ -46,24 +51,33 @@ export class Deliveries extends Effect.Service<Deliveries>()("Deliveries", {
         metrics.webhookDuration.observe({ outcome: outcome._tag.toLowerCase() }, outcome.durationMs / 1000)
         if (outcome._tag === "Delivered") {
           metrics.webhookAttemptsUntilSuccess.observe(attempts)
-          yield* repo.recordAttempt(deliveryId, { status: "SUCCESS", attempts, httpStatus: 200, attemptedAt, nextRetryAt: null, lastError: null })
+          yield* repo.recordAttempt(deliveryId, {
+            status: "SUCCESS",
+            attempts,
+            httpStatus: 200,
+            attemptedAt,
+            nextRetryAt: null,
+            lastError: null
+          })
           return
         }
         const delay = nextRetryDelayMs(config.webhookRetrySchedule, attempts, yield* Random.next)
         const nextRetryAt = delay === undefined ? null : new Date(attemptedAt.getTime() + delay)
-        yield* tx.run(Effect.gen(function*() {
-          // The webhook may have been deleted while this attempt was in flight: the delivery is
-          // then dropped (no longer PENDING) and must not come back.
-          const recorded = yield* repo.recordAttempt(deliveryId, {
-            status: nextRetryAt === null ? "FAILED" : "PENDING",
-            attempts,
-            httpStatus: outcome._tag === "Rejected" ? outcome.httpStatus : null,
-            attemptedAt,
-            nextRetryAt,
-            lastError: outcome._tag === "Rejected" ? `HTTP ${outcome.httpStatus}` : outcome.reason
+        yield* tx.run(
+          Effect.gen(function* () {
+            // The webhook may have been deleted while this attempt was in flight: the delivery is
+            // then dropped (no longer PENDING) and must not come back.
+            const recorded = yield* repo.recordAttempt(deliveryId, {
+              status: nextRetryAt === null ? "FAILED" : "PENDING",
+              attempts,
+              httpStatus: outcome._tag === "Rejected" ? outcome.httpStatus : null,
+              attemptedAt,
+              nextRetryAt,
+              lastError: outcome._tag === "Rejected" ? `HTTP ${outcome.httpStatus}` : outcome.reason
+            })
+            if (recorded && nextRetryAt !== null) yield* scheduler.deliverAt(deliveryId, nextRetryAt)
           })
-          if (recorded && nextRetryAt !== null) yield* scheduler.deliverAt(deliveryId, nextRetryAt)
-        }))
+        )
       })
     }
   })

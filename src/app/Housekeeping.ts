@@ -7,11 +7,11 @@ export const IDEMPOTENCY_HOURS = 24
 export const DELIVERY_HISTORY_DAYS = 30
 
 export class Housekeeping extends Effect.Service<Housekeeping>()("Housekeeping", {
-  effect: Effect.gen(function*() {
+  effect: Effect.gen(function* () {
     const idempotency = yield* IdempotencyStore
     const webhooks = yield* WebhookRepo
     return {
-      cleanup: Effect.fn("Housekeeping.cleanup")(function*() {
+      cleanup: Effect.fn("Housekeeping.cleanup")(function* () {
         const keys = yield* idempotency.deleteOlderThan(IDEMPOTENCY_HOURS)
         const deliveries = yield* webhooks.deleteHistoryOlderThan(DELIVERY_HISTORY_DAYS)
         yield* Effect.logInfo(`cleanup: ${keys} idempotency records, ${deliveries} deliveries removed`)

@@ -6,7 +6,7 @@ import { ApiKeyRepo } from "../ports/ApiKeyRepo.ts"
  * batched UPDATE per second (and one at shutdown) writes the latest times.
  */
 export class KeyUsage extends Effect.Service<KeyUsage>()("KeyUsage", {
-  scoped: Effect.gen(function*() {
+  scoped: Effect.gen(function* () {
     const keys = yield* ApiKeyRepo
     let pending = new Map<string, Date>()
     const flush = Effect.suspend(() => {
@@ -16,7 +16,11 @@ export class KeyUsage extends Effect.Service<KeyUsage>()("KeyUsage", {
       return keys.touch(batch)
     })
     yield* Effect.addFinalizer(() => flush)
-    yield* flush.pipe(Effect.catchAllCause(Effect.logWarning), Effect.repeat(Schedule.spaced("1 second")), Effect.forkScoped)
+    yield* flush.pipe(
+      Effect.catchAllCause(Effect.logWarning),
+      Effect.repeat(Schedule.spaced("1 second")),
+      Effect.forkScoped
+    )
     return {
       mark: (keyId: string) => Effect.sync(() => void pending.set(keyId, new Date())),
       flush

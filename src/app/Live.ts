@@ -43,10 +43,18 @@ import { Webhooks } from "./Webhooks.ts"
  * The payment rails. The sandbox adapters are the reference implementations; a real acquirer, PSP
  * or bank replaces one of these layers and nothing else.
  */
-export const RailsLive = Layer.mergeAll(SandboxAcquirerLive, SandboxAntifraudLive, SandboxPixProviderLive, SandboxBoletoLive)
+export const RailsLive = Layer.mergeAll(
+  SandboxAcquirerLive,
+  SandboxAntifraudLive,
+  SandboxPixProviderLive,
+  SandboxBoletoLive
+)
 
-const WebhookSenderFromConfig = Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
-  WebhookSenderLive({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivateUrls })))
+const WebhookSenderFromConfig = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) =>
+    WebhookSenderLive({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivateUrls })
+  )
+)
 
 /** The adapters behind the ports; needs AppConfig and SqlClient. */
 export const AdaptersLive = Layer.mergeAll(

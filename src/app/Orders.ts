@@ -4,12 +4,15 @@ import { Ids } from "../ports/Ids.ts"
 import { OrderRepo } from "../ports/OrderRepo.ts"
 
 export class Orders extends Effect.Service<Orders>()("Orders", {
-  effect: Effect.gen(function*() {
+  effect: Effect.gen(function* () {
     const repo = yield* OrderRepo
     const ids = yield* Ids
     return {
       /** The customer must be live in the account; a deleted or foreign one reads as not found. */
-      create: Effect.fn("Orders.create")(function*(accountId: string, input: { readonly customerId: string; readonly amount: number }) {
+      create: Effect.fn("Orders.create")(function* (
+        accountId: string,
+        input: { readonly customerId: string; readonly amount: number }
+      ) {
         const order = yield* repo.insertForLiveCustomer(accountId, { id: yield* ids.next, ...input })
         return yield* Option.match(order, {
           onNone: () => Effect.fail(new NotFound({ message: "customerId not found" })),
@@ -17,7 +20,7 @@ export class Orders extends Effect.Service<Orders>()("Orders", {
         })
       }),
       list: (accountId: string) => repo.list(accountId),
-      get: Effect.fn("Orders.get")(function*(accountId: string, id: string) {
+      get: Effect.fn("Orders.get")(function* (accountId: string, id: string) {
         return yield* Option.match(yield* repo.find(accountId, id), {
           onNone: () => Effect.fail(new NotFound({ message: "order not found" })),
           onSome: Effect.succeed

@@ -28,7 +28,7 @@ export interface RefundResult {
  * a failed provider call gives the reservation back.
  */
 export class Refunds extends Effect.Service<Refunds>()("Refunds", {
-  effect: Effect.gen(function*() {
+  effect: Effect.gen(function* () {
     const transactions = yield* TransactionRepo
     const refunds = yield* RefundRepo
     const orders = yield* OrderRepo
@@ -38,14 +38,21 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
     const pix = yield* PixProvider
     const metrics = yield* Metrics
 
-    const reserve = Effect.fn("Refunds.reserve")(function*(accountId: string, request: RefundRequest, refundId: string) {
+    const reserve = Effect.fn("Refunds.reserve")(function* (
+      accountId: string,
+      request: RefundRequest,
+      refundId: string
+    ) {
       const found = yield* transactions.findForUpdate(accountId, request.transactionId)
       if (Option.isNone(found)) return yield* new NotFound({ message: "transaction not found" })
       const t = found.value
       if (!isRefundable(t.status)) {
         return yield* new Conflict({
           code: t.status === "REFUNDED" ? "already_refunded" : "not_refundable",
-          message: t.status === "REFUNDED" ? "transaction is already fully refunded" : `a ${t.status} transaction cannot be refunded`
+          message:
+            t.status === "REFUNDED"
+              ? "transaction is already fully refunded"
+              : `a ${t.status} transaction cannot be refunded`
         })
       }
       const remaining = t.amount - t.refundedAmount - t.refundReserved
@@ -58,9 +65,17 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
         return yield* ValidationFailed.one("amount", `amount exceeds the refundable balance (${remaining})`)
       }
       if (t.method === "BOLETO" && amount !== t.amount) {
-        return yield* ValidationFailed.one("amount", `amount must be the full amount (${t.amount}) or omitted: BOLETO supports full refund only`)
+        return yield* ValidationFailed.one(
+          "amount",
+          `amount must be the full amount (${t.amount}) or omitted: BOLETO supports full refund only`
+        )
       }
-      yield* refunds.insertPending(accountId, { id: refundId, transactionId: t.id, amount, reason: request.reason ?? null })
+      yield* refunds.insertPending(accountId, {
+        id: refundId,
+        transactionId: t.id,
+        amount,
+        reason: request.reason ?? null
+      })
       yield* transactions.update(accountId, t.id, { refundReserved: t.refundReserved + amount })
       return { transaction: t, amount }
     })
@@ -70,11 +85,19 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
       switch (t.method) {
         case "CARD": {
           const started = performance.now()
-          return acquirer.refund({ idempotencyKey: refundId, acquirerReference: t.acquirerReference ?? t.id, amount }).pipe(
-            Effect.either,
-            Effect.tap((given) => Effect.sync(() =>
-              metrics.acquirerDuration.observe({ operation: "refund", outcome: Either.isRight(given) ? "approved" : "failed" }, (performance.now() - started) / 1000)))
-          )
+          return acquirer
+            .refund({ idempotencyKey: refundId, acquirerReference: t.acquirerReference ?? t.id, amount })
+            .pipe(
+              Effect.either,
+              Effect.tap((given) =>
+                Effect.sync(() =>
+                  metrics.acquirerDuration.observe(
+                    { operation: "refund", outcome: Either.isRight(given) ? "approved" : "failed" },
+                    (performance.now() - started) / 1000
+                  )
+                )
+              )
+            )
         }
         case "PIX":
           return pix.refund({ txid: t.details.pix?.txid ?? t.id, refundId, amount }).pipe(Effect.either)
@@ -83,23 +106,45 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
       }
     }
 
-    const finish = Effect.fn("Refunds.finish")(function*(accountId: string, transactionId: string, refundId: string, amount: number, succeeded: boolean) {
+    const finish = Effect.fn("Refunds.finish")(function* (
+      accountId: string,
+      transactionId: string,
+      refundId: string,
+      amount: number,
+      succeeded: boolean
+    ) {
       const t = yield* Effect.flatten(transactions.findForUpdate(accountId, transactionId)).pipe(Effect.orDie)
       const refund = yield* refunds.finish(accountId, refundId, succeeded ? "SUCCEEDED" : "FAILED")
       if (!succeeded) {
         yield* transactions.update(accountId, t.id, { refundReserved: t.refundReserved - amount })
-        return yield* new Unprocessable({ code: "refund_failed", message: "the refund could not be processed; nothing was refunded, try again", transactionId: t.id })
+        return yield* new Unprocessable({
+          code: "refund_failed",
+          message: "the refund could not be processed; nothing was refunded, try again",
+          transactionId: t.id
+        })
       }
       const refunded = t.refundedAmount + amount
       const status = statusAfterRefund(t.amount, refunded)
-      const updated = yield* transactions.update(accountId, t.id, { status, refundedAmount: refunded, refundReserved: t.refundReserved - amount })
+      const updated = yield* transactions.update(accountId, t.id, {
+        status,
+        refundedAmount: refunded,
+        refundReserved: t.refundReserved - amount
+      })
       if (status === "REFUNDED" && t.orderId !== null) yield* orders.setStatus(accountId, t.orderId, "CANCELLED")
-      yield* outbox.emit(accountId, status === "REFUNDED" ? "transaction.refunded" : "transaction.partially_refunded", updated)
-      return { transaction: updated, reason: refund.reason, refundedAt: refund.completedAt ?? new Date(yield* Clock.currentTimeMillis) }
+      yield* outbox.emit(
+        accountId,
+        status === "REFUNDED" ? "transaction.refunded" : "transaction.partially_refunded",
+        updated
+      )
+      return {
+        transaction: updated,
+        reason: refund.reason,
+        refundedAt: refund.completedAt ?? new Date(yield* Clock.currentTimeMillis)
+      }
     })
 
     return {
-      refund: Effect.fn("Refunds.refund")(function*(accountId: string, request: RefundRequest, refundId: string) {
+      refund: Effect.fn("Refunds.refund")(function* (accountId: string, request: RefundRequest, refundId: string) {
         const { amount, transaction } = yield* tx.run(reserve(accountId, request, refundId))
         const given = yield* giveBack(transaction, refundId, amount)
         const result = yield* tx.run(finish(accountId, transaction.id, refundId, amount, Either.isRight(given)))

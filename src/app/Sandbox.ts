@@ -12,7 +12,7 @@ import { Settlement } from "./Settlement.ts"
  * and confirmed later by the boleto confirmation job, the path a real bank's settlement takes.
  */
 export class Sandbox extends Effect.Service<Sandbox>()("Sandbox", {
-  effect: Effect.gen(function*() {
+  effect: Effect.gen(function* () {
     const config = yield* AppConfig
     const transactions = yield* TransactionRepo
     const settlement = yield* Settlement
@@ -22,23 +22,30 @@ export class Sandbox extends Effect.Service<Sandbox>()("Sandbox", {
 
     const enabled = config.sandboxEnabled ? Effect.void : Effect.fail(new Disabled())
     const find = (accountId: string, id: string) =>
-      Effect.flatMap(transactions.find(accountId, id), Option.match({
-        onNone: () => Effect.fail(new NotFound({ message: "transaction not found" })),
-        onSome: Effect.succeed
-      }))
+      Effect.flatMap(
+        transactions.find(accountId, id),
+        Option.match({
+          onNone: () => Effect.fail(new NotFound({ message: "transaction not found" })),
+          onSome: Effect.succeed
+        })
+      )
 
     return {
-      pay: Effect.fn("Sandbox.pay")(function*(accountId: string, id: string) {
+      pay: Effect.fn("Sandbox.pay")(function* (accountId: string, id: string) {
         yield* enabled
         const t = yield* find(accountId, id)
         if (t.status !== "PENDING" || t.method === "CARD") {
-          return yield* new Conflict({ code: "invalid_state", message: `a ${t.method} transaction in ${t.status} cannot be paid` })
+          return yield* new Conflict({
+            code: "invalid_state",
+            message: `a ${t.method} transaction in ${t.status} cannot be paid`
+          })
         }
-        if (t.method === "PIX") return { settled: true, transaction: yield* settlement.markPaid(accountId, id, new Date()) }
+        if (t.method === "PIX")
+          return { settled: true, transaction: yield* settlement.markPaid(accountId, id, new Date()) }
         yield* tx.run(Effect.zipRight(bank.pay(t.id, t.amount), scheduler.confirmBoletosSoon))
         return { settled: false, transaction: t }
       }),
-      expire: Effect.fn("Sandbox.expire")(function*(accountId: string, id: string) {
+      expire: Effect.fn("Sandbox.expire")(function* (accountId: string, id: string) {
         yield* enabled
         yield* find(accountId, id)
         return yield* settlement.expire(accountId, id)

@@ -10,7 +10,7 @@ import { WebhookRepo } from "../ports/WebhookRepo.ts"
 
 /** Webhook management of interface-v2 and CONTRACT §8: one URL per account. */
 export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
-  effect: Effect.gen(function*() {
+  effect: Effect.gen(function* () {
     const config = yield* AppConfig
     const repo = yield* WebhookRepo
     const scheduler = yield* JobScheduler
@@ -19,28 +19,35 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
 
     return {
       /** The URL must be public https (unless WEBHOOK_ALLOW_PRIVATE_URLS); checked again at every delivery. */
-      upsert: Effect.fn("Webhooks.upsert")(function*(accountId: string, url: string) {
+      upsert: Effect.fn("Webhooks.upsert")(function* (accountId: string, url: string) {
         yield* checkWebhookUrl(url, { allowPrivate: config.webhookAllowPrivateUrls }).pipe(
           Effect.mapError((refused) => ValidationFailed.one("url", `url ${refused.reason}`))
         )
         return yield* repo.upsert(accountId, url, generateWebhookSecret())
       }),
-      get: Effect.fn("Webhooks.get")(function*(accountId: string) {
-        return yield* Option.match(yield* repo.find(accountId), { onNone: () => Effect.fail(notFound()), onSome: Effect.succeed })
+      get: Effect.fn("Webhooks.get")(function* (accountId: string) {
+        return yield* Option.match(yield* repo.find(accountId), {
+          onNone: () => Effect.fail(notFound()),
+          onSome: Effect.succeed
+        })
       }),
-      remove: Effect.fn("Webhooks.remove")(function*(accountId: string) {
+      remove: Effect.fn("Webhooks.remove")(function* (accountId: string) {
         if (!(yield* repo.remove(accountId))) return yield* notFound()
       }),
-      deliveries: (accountId: string, filter: { readonly status?: DeliveryStatus | undefined; readonly event?: string | undefined }) =>
-        repo.deliveries(accountId, filter),
-      retry: Effect.fn("Webhooks.retry")(function*(accountId: string, deliveryId: string) {
+      deliveries: (
+        accountId: string,
+        filter: { readonly status?: DeliveryStatus | undefined; readonly event?: string | undefined }
+      ) => repo.deliveries(accountId, filter),
+      retry: Effect.fn("Webhooks.retry")(function* (accountId: string, deliveryId: string) {
         const now = new Date(yield* Clock.currentTimeMillis)
-        return yield* tx.run(Effect.gen(function*() {
-          const delivery = yield* repo.markPending(accountId, deliveryId)
-          if (Option.isNone(delivery)) return yield* new NotFound({ message: "delivery not found" })
-          yield* scheduler.deliverAt(deliveryId, now)
-          return delivery.value
-        }))
+        return yield* tx.run(
+          Effect.gen(function* () {
+            const delivery = yield* repo.markPending(accountId, deliveryId)
+            if (Option.isNone(delivery)) return yield* new NotFound({ message: "delivery not found" })
+            yield* scheduler.deliverAt(deliveryId, now)
+            return delivery.value
+          })
+        )
       })
     }
   })

@@ -39,14 +39,19 @@ const retrySchedule = Config.string("WEBHOOK_RETRY_SCHEDULE").pipe(
     const seconds = parts.map(Number)
     return parts.length > 0 && seconds.every((n, i) => parts[i] !== "" && Number.isFinite(n) && n >= 0)
       ? Either.right(seconds)
-      : Either.left(ConfigError.InvalidData([], "WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds, e.g. 5,300,1800"))
+      : Either.left(
+          ConfigError.InvalidData([], "WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds, e.g. 5,300,1800")
+        )
   })
 )
 
 const logLevels = ["all", "trace", "debug", "info", "warning", "error", "fatal", "none"] as const
 
 const fields = Config.all({
-  production: Config.string("NODE_ENV").pipe(Config.withDefault("development"), Config.map((s) => s === "production")),
+  production: Config.string("NODE_ENV").pipe(
+    Config.withDefault("development"),
+    Config.map((s) => s === "production")
+  ),
   port: Config.port("PORT").pipe(Config.withDefault(3000)),
   host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
   databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
@@ -74,17 +79,19 @@ const fields = Config.all({
  * Reads the configuration. Production refuses to start without the two secrets; development
  * generates them once into DATA_DIR so restarts keep the same tokens and vault.
  */
-export const loadAppConfig = Effect.gen(function*() {
+export const loadAppConfig = Effect.gen(function* () {
   const raw = yield* fields
   const secrets = raw.production
     ? yield* Effect.all({
-      jwtSecret: requiredInProduction(raw.jwtSecret, "JWT_SECRET"),
-      cardVaultKey: requiredInProduction(raw.cardVaultKey, "CARD_VAULT_KEY")
-    })
+        jwtSecret: requiredInProduction(raw.jwtSecret, "JWT_SECRET"),
+        cardVaultKey: requiredInProduction(raw.cardVaultKey, "CARD_VAULT_KEY")
+      })
     : yield* loadDevelopmentSecrets(raw.dataDir, raw.jwtSecret, raw.cardVaultKey)
   const vaultKey = Buffer.from(Redacted.value(secrets.cardVaultKey), "base64")
   if (vaultKey.length !== 32) {
-    return yield* Effect.fail(ConfigError.InvalidData(["CARD_VAULT_KEY"], "CARD_VAULT_KEY must be 32 bytes, base64-encoded"))
+    return yield* Effect.fail(
+      ConfigError.InvalidData(["CARD_VAULT_KEY"], "CARD_VAULT_KEY must be 32 bytes, base64-encoded")
+    )
   }
   return {
     ...raw,

@@ -20,22 +20,28 @@ export const loadDevelopmentSecrets = (
   Effect.tryPromise({
     try: async () => {
       const file = join(dataDir, "secrets.json")
-      const stored = await readFile(file, "utf8").then((s) => JSON.parse(s) as DevSecrets, () => undefined)
+      const stored = await readFile(file, "utf8").then(
+        (s) => JSON.parse(s) as DevSecrets,
+        () => undefined
+      )
       const secrets: DevSecrets = stored ?? {
         jwtSecret: randomBytes(32).toString("base64url"),
         cardVaultKey: randomBytes(32).toString("base64")
       }
       if (!stored) {
         await mkdir(dataDir, { recursive: true })
-        await writeFile(file, JSON.stringify(secrets), { mode: 0o600, flag: "wx" }).catch(async (error: NodeJS.ErrnoException) => {
-          // Another process started at the same moment and won the race: use its secrets.
-          if (error.code !== "EEXIST") throw error
-          Object.assign(secrets, JSON.parse(await readFile(file, "utf8")) as DevSecrets)
-        })
+        await writeFile(file, JSON.stringify(secrets), { mode: 0o600, flag: "wx" }).catch(
+          async (error: NodeJS.ErrnoException) => {
+            // Another process started at the same moment and won the race: use its secrets.
+            if (error.code !== "EEXIST") throw error
+            Object.assign(secrets, JSON.parse(await readFile(file, "utf8")) as DevSecrets)
+          }
+        )
       }
       return secrets
     },
-    catch: (cause) => ConfigError.InvalidData(["DATA_DIR"], `cannot keep development secrets in DATA_DIR: ${String(cause)}`)
+    catch: (cause) =>
+      ConfigError.InvalidData(["DATA_DIR"], `cannot keep development secrets in DATA_DIR: ${String(cause)}`)
   }).pipe(
     Effect.map((generated) => ({
       jwtSecret: Option.getOrElse(jwtSecret, () => Redacted.make(generated.jwtSecret)),

@@ -1,7 +1,13 @@
 import { describe, it, expect } from "vitest"
 import fc from "fast-check"
 import {
-  UFS, isValidBirthdate, isValidBrazilianMobile, isValidBrazilianPhone, isValidCep, isValidUf, normalisePhoneDigits
+  UFS,
+  isValidBirthdate,
+  isValidBrazilianMobile,
+  isValidBrazilianPhone,
+  isValidCep,
+  isValidUf,
+  normalisePhoneDigits
 } from "./address.ts"
 
 describe("CEP and UF", () => {
@@ -17,7 +23,9 @@ describe("CEP and UF", () => {
     for (const u of ["sp", "XX", "S", "SPP", ""]) expect(isValidUf(u)).toBe(false)
   })
   it("isValidUf accepts exactly the list", () => {
-    fc.assert(fc.property(fc.string({ maxLength: 3 }), (s) => isValidUf(s) === (UFS as ReadonlyArray<string>).includes(s)))
+    fc.assert(
+      fc.property(fc.string({ maxLength: 3 }), (s) => isValidUf(s) === (UFS as ReadonlyArray<string>).includes(s))
+    )
   })
 })
 
@@ -71,8 +79,19 @@ describe("phones", () => {
 describe("birthdate", () => {
   const now = new Date("2025-06-15T12:00:00Z")
   it("vectors", () => {
-    for (const s of ["1900-01-01", "2000-02-29", "2025-06-15", "1985-12-31"]) expect(isValidBirthdate(s, now)).toBe(true)
-    for (const s of ["1899-12-31", "2025-06-16", "2023-02-29", "1900-02-29", "2024-13-01", "2024-00-10", "2024-1-01", "15/06/2000", ""])
+    for (const s of ["1900-01-01", "2000-02-29", "2025-06-15", "1985-12-31"])
+      expect(isValidBirthdate(s, now)).toBe(true)
+    for (const s of [
+      "1899-12-31",
+      "2025-06-16",
+      "2023-02-29",
+      "1900-02-29",
+      "2024-13-01",
+      "2024-00-10",
+      "2024-1-01",
+      "15/06/2000",
+      ""
+    ])
       expect(isValidBirthdate(s, now)).toBe(false)
   })
   it("accepts exactly the real dates in [1900-01-01, today]", () => {

@@ -4,15 +4,27 @@ import { digestApiKey, formatApiKey, keyMaterial, looksLikeApiKey, maskKey } fro
 
 describe("API keys", () => {
   it("formats 32 random bytes as a recognisable key", () => {
-    fc.assert(fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.constantFrom("live", "test" as const), (bytes, env) => {
-      const key = formatApiKey(env, bytes)
-      expect(looksLikeApiKey(key)).toBe(true)
-      expect(key.startsWith(`sk_${env}_`)).toBe(true)
-    }))
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        fc.constantFrom("live", "test" as const),
+        (bytes, env) => {
+          const key = formatApiKey(env, bytes)
+          expect(looksLikeApiKey(key)).toBe(true)
+          expect(key.startsWith(`sk_${env}_`)).toBe(true)
+        }
+      )
+    )
   })
 
   it("rejects keys that are not of the format", () => {
-    for (const bad of ["", "sk_live_", "pk_live_" + "a".repeat(43), "sk_live_" + "a".repeat(42), "sk_live_" + "a".repeat(43) + " "]) {
+    for (const bad of [
+      "",
+      "sk_live_",
+      "pk_live_" + "a".repeat(43),
+      "sk_live_" + "a".repeat(42),
+      "sk_live_" + "a".repeat(43) + " "
+    ]) {
       expect(looksLikeApiKey(bad)).toBe(false)
     }
   })

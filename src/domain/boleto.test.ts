@@ -1,8 +1,16 @@
 import { describe, it, expect } from "vitest"
 import fc from "fast-check"
 import {
-  barcodeFromDigitableLine, buildBarcode, dateFromFactor, digitableLineFromBarcode, dueDateFactor,
-  formatDigitableLine, isValidBarcode, isValidDigitableLine, mod10, mod11Barcode
+  barcodeFromDigitableLine,
+  buildBarcode,
+  dateFromFactor,
+  digitableLineFromBarcode,
+  dueDateFactor,
+  formatDigitableLine,
+  isValidBarcode,
+  isValidDigitableLine,
+  mod10,
+  mod11Barcode
 } from "./boleto.ts"
 
 // Published digitable lines (real slips quoted in public code), each of which
@@ -37,8 +45,14 @@ describe("vectors", () => {
     expect(() => formatDigitableLine("123")).toThrow(RangeError)
   })
   it("rebuilds the BB barcode from its parts", () => {
-    expect(buildBarcode({ bankCode: "001", dueDate: "2020-06-01", amountCents: 1500, freeField: "0000000000067432988663917" }))
-      .toBe(VECTORS[0]!.barcode)
+    expect(
+      buildBarcode({
+        bankCode: "001",
+        dueDate: "2020-06-01",
+        amountCents: 1500,
+        freeField: "0000000000067432988663917"
+      })
+    ).toBe(VECTORS[0]!.barcode)
   })
   it("mod10 / mod11 basics", () => {
     expect(mod10("001900000")).toBe(9)
@@ -53,8 +67,13 @@ describe("vectors", () => {
 
 describe("due-date factor", () => {
   it.each([
-    ["1997-10-08", 1], ["2000-07-03", 1000], ["2020-06-01", 8273], ["2025-02-21", 9999],
-    ["2025-02-22", 1000], ["2025-02-23", 1001], ["2049-11-13", 1030]
+    ["1997-10-08", 1],
+    ["2000-07-03", 1000],
+    ["2020-06-01", 8273],
+    ["2025-02-21", 9999],
+    ["2025-02-22", 1000],
+    ["2025-02-23", 1001],
+    ["2049-11-13", 1030]
   ] as const)("%s → %i", (date, factor) => expect(dueDateFactor(date)).toBe(factor))
   it("rejects impossible or too-early dates", () => {
     for (const d of ["2025-02-30", "2025-2-1", "1997-10-07", "x"]) expect(() => dueDateFactor(d)).toThrow(RangeError)
@@ -91,26 +110,45 @@ const change = (s: string, i: number, k: number) => s.slice(0, i) + String((Numb
 
 describe("properties", () => {
   it("barcode → line → barcode round trip; both validate", () => {
-    fc.assert(fc.property(barcodes, (b) => {
-      const line = digitableLineFromBarcode(b)
-      return isValidBarcode(b) && isValidDigitableLine(line) && barcodeFromDigitableLine(line) === b && line.length === 47
-    }))
+    fc.assert(
+      fc.property(barcodes, (b) => {
+        const line = digitableLineFromBarcode(b)
+        return (
+          isValidBarcode(b) && isValidDigitableLine(line) && barcodeFromDigitableLine(line) === b && line.length === 47
+        )
+      })
+    )
   })
   // The barcode's mod 11 maps remainders 0, 1 and 10 all to DV 1, so a single-digit
   // change can slip through only when the DV is 1; with any other DV it is caught.
   it("single-digit changes to a barcode are detected unless its DV is 1", () => {
-    fc.assert(fc.property(barcodes, fc.nat(43), fc.integer({ min: 1, max: 9 }), (b, i, k) =>
-      !isValidBarcode(change(b, i, k)) || b[4] === "1"), { numRuns: 2000 })
+    fc.assert(
+      fc.property(
+        barcodes,
+        fc.nat(43),
+        fc.integer({ min: 1, max: 9 }),
+        (b, i, k) => !isValidBarcode(change(b, i, k)) || b[4] === "1"
+      ),
+      { numRuns: 2000 }
+    )
   })
   // Fields 1–3 carry a mod-10 DV (catches every single-digit change); field 4 is
   // the barcode DV itself; field 5 (factor + amount) is covered only by the mod 11.
   it("single-digit changes to a line are detected (field 5 only when the DV is not 1)", () => {
-    fc.assert(fc.property(barcodes, fc.nat(46), fc.integer({ min: 1, max: 9 }), (b, i, k) => {
-      const line = digitableLineFromBarcode(b)
-      return !isValidDigitableLine(change(line, i, k)) || (i >= 33 && line[32] === "1")
-    }), { numRuns: 2000 })
+    fc.assert(
+      fc.property(barcodes, fc.nat(46), fc.integer({ min: 1, max: 9 }), (b, i, k) => {
+        const line = digitableLineFromBarcode(b)
+        return !isValidDigitableLine(change(line, i, k)) || (i >= 33 && line[32] === "1")
+      }),
+      { numRuns: 2000 }
+    )
   })
   it("validators are total", () => {
-    fc.assert(fc.property(fc.string(), (s) => typeof isValidBarcode(s) === "boolean" && typeof isValidDigitableLine(s) === "boolean"))
+    fc.assert(
+      fc.property(
+        fc.string(),
+        (s) => typeof isValidBarcode(s) === "boolean" && typeof isValidDigitableLine(s) === "boolean"
+      )
+    )
   })
 })

@@ -40,7 +40,8 @@ describe("parseBrCode vectors", () => {
     expect(parseBrCode("")).toEqual({ ok: false, error: "malformed-tlv" })
     // Static example of the manual's §6.1 as transcribed in the same gist: its CRC
     // (170E) matches, but field 62 claims 8 characters and holds 7, so it is malformed.
-    const bad = "00020126360014BR.GOV.BCB.PIX0114+5511943214321520400005303986540566.665802BR5907EMPRESA6008BRASILIA62080503***"
+    const bad =
+      "00020126360014BR.GOV.BCB.PIX0114+5511943214321520400005303986540566.665802BR5907EMPRESA6008BRASILIA62080503***"
     expect(crc16CcittFalse(bad + "6304")).toBe("170E")
     expect(parseBrCode(bad + "6304170E")).toEqual({ ok: false, error: "malformed-tlv" })
   })
@@ -58,7 +59,13 @@ describe("buildBrCode", () => {
   })
   it("formats amount, strips accents, truncates name/city", () => {
     const r = parseBrCode(
-      buildBrCode({ pixKey: "a@b.com", merchantName: "Açaí do João Comércio de Alimentos", merchantCity: "São José dos Campos", amountCents: 1050, txid: "PEDIDO123" })
+      buildBrCode({
+        pixKey: "a@b.com",
+        merchantName: "Açaí do João Comércio de Alimentos",
+        merchantCity: "São José dos Campos",
+        amountCents: 1050,
+        txid: "PEDIDO123"
+      })
     )
     expect(r.ok).toBe(true)
     if (!r.ok) return
@@ -85,11 +92,24 @@ describe("buildBrCode", () => {
   })
 })
 
-const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 40 })
+const printable = fc.string({
+  unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
+  minLength: 1,
+  maxLength: 40
+})
 const clean = (max: number) =>
-  fc.string({ unit: fc.constantFrom(..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 .-"), minLength: 1, maxLength: max })
+  fc
+    .string({
+      unit: fc.constantFrom(..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 .-"),
+      minLength: 1,
+      maxLength: max
+    })
     .filter((s) => s.trim() === s && s.length > 0)
-const alnum = fc.string({ unit: fc.constantFrom(..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"), minLength: 1, maxLength: 25 })
+const alnum = fc.string({
+  unit: fc.constantFrom(..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"),
+  minLength: 1,
+  maxLength: 25
+})
 const input: fc.Arbitrary<BrCodeInput> = fc
   .record({
     dynamic: fc.boolean(),
@@ -113,8 +133,14 @@ describe("BR Code properties", () => {
         if (!r.ok) return false
         const c = r.code
         const txid = i.url !== undefined || i.txid === "" ? "***" : i.txid
-        return c.merchantName === i.merchantName && c.merchantCity === i.merchantCity && c.amountCents === i.amountCents &&
-          c.txid === txid && c.pixKey === i.pixKey && c.url === i.url
+        return (
+          c.merchantName === i.merchantName &&
+          c.merchantCity === i.merchantCity &&
+          c.amountCents === i.amountCents &&
+          c.txid === txid &&
+          c.pixKey === i.pixKey &&
+          c.url === i.url
+        )
       })
     )
   })
@@ -131,7 +157,7 @@ describe("BR Code properties", () => {
   })
   it("every TLV length matches its value, and the output is printable ASCII", () => {
     const check = (s: string): boolean => {
-      for (let p = 0; p < s.length; ) {
+      for (let p = 0; p < s.length;) {
         const len = Number(s.slice(p + 2, p + 4))
         const value = s.slice(p + 4, p + 4 + len)
         if (!/^\d{4}$/.test(s.slice(p, p + 4)) || value.length !== len) return false
@@ -141,10 +167,12 @@ describe("BR Code properties", () => {
       }
       return true
     }
-    fc.assert(fc.property(input, (i) => {
-      const s = buildBrCode(i)
-      return check(s) && /^[\x20-\x7E]+$/.test(s)
-    }))
+    fc.assert(
+      fc.property(input, (i) => {
+        const s = buildBrCode(i)
+        return check(s) && /^[\x20-\x7E]+$/.test(s)
+      })
+    )
   })
   it("parse is total on arbitrary strings", () => {
     fc.assert(fc.property(fc.string(), (s) => typeof parseBrCode(s).ok === "boolean"))

@@ -24,7 +24,13 @@ const GUI = "br.gov.bcb.pix"
 
 /** Strip accents and anything outside printable ASCII, then cut to `max` (EMV name ≤ 25, city ≤ 15). */
 const normalise = (s: string, max: number): string =>
-  s.normalize("NFD").replace(/[\u0300-\u036f]/g, "").replace(/[^\x20-\x7E]/g, "").trim().slice(0, max).trim()
+  s
+    .normalize("NFD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .replace(/[^\x20-\x7E]/g, "")
+    .trim()
+    .slice(0, max)
+    .trim()
 
 export type BrCodeInput = {
   pixKey?: string

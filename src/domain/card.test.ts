@@ -31,17 +31,35 @@ describe("vectors", () => {
 
 describe("detectBrand", () => {
   it.each([
-    ["4011780000000000", "Elo"], ["4011790000000000", "Elo"], ["4312740000000000", "Elo"],
-    ["4389350000000000", "Elo"], ["4514160000000000", "Elo"], ["4576320000000000", "Elo"],
-    ["5041750000000000", "Elo"], ["5066990000000000", "Elo"], ["5067780000000000", "Elo"],
-    ["5090000000000000", "Elo"], ["5099990000000000", "Elo"], ["6277800000000000", "Elo"],
-    ["6500310000000000", "Elo"], ["6550580000000000", "Elo"],
-    ["4011770000000000", "Visa"], ["4576330000000000", "Visa"],
-    ["5100000000000000", "Mastercard"], ["5599990000000000", "Mastercard"],
-    ["2221000000000000", "Mastercard"], ["2720990000000000", "Mastercard"],
-    ["5067790000000000", null], ["6500340000000000", null], ["6550200000000000", null],
-    ["2220990000000000", null], ["2721000000000000", null], ["5000000000000000", null],
-    ["3782822463100050", null], ["", null], ["abcd", null]
+    ["4011780000000000", "Elo"],
+    ["4011790000000000", "Elo"],
+    ["4312740000000000", "Elo"],
+    ["4389350000000000", "Elo"],
+    ["4514160000000000", "Elo"],
+    ["4576320000000000", "Elo"],
+    ["5041750000000000", "Elo"],
+    ["5066990000000000", "Elo"],
+    ["5067780000000000", "Elo"],
+    ["5090000000000000", "Elo"],
+    ["5099990000000000", "Elo"],
+    ["6277800000000000", "Elo"],
+    ["6500310000000000", "Elo"],
+    ["6550580000000000", "Elo"],
+    ["4011770000000000", "Visa"],
+    ["4576330000000000", "Visa"],
+    ["5100000000000000", "Mastercard"],
+    ["5599990000000000", "Mastercard"],
+    ["2221000000000000", "Mastercard"],
+    ["2720990000000000", "Mastercard"],
+    ["5067790000000000", null],
+    ["6500340000000000", null],
+    ["6550200000000000", null],
+    ["2220990000000000", null],
+    ["2721000000000000", null],
+    ["5000000000000000", null],
+    ["3782822463100050", null],
+    ["", null],
+    ["abcd", null]
   ] as const)("%s → %s", (pan, brand) => expect(detectBrand(pan)).toBe(brand))
 
   it("is total (never throws) on any string", () => {
@@ -76,15 +94,26 @@ describe("expiry", () => {
   })
   it("is monotonic: once expired, stays expired", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 12 }), fc.nat(99), fc.date({ min: new Date("1990-01-01"), max: new Date("2200-01-01"), noInvalidDate: true }), fc.nat(), (m, y, d, extra) =>
-        !cardExpired(m, y, d) || cardExpired(m, y, new Date(d.getTime() + extra))
+      fc.property(
+        fc.integer({ min: 1, max: 12 }),
+        fc.nat(99),
+        fc.date({ min: new Date("1990-01-01"), max: new Date("2200-01-01"), noInvalidDate: true }),
+        fc.nat(),
+        (m, y, d, extra) => !cardExpired(m, y, d) || cardExpired(m, y, new Date(d.getTime() + extra))
       )
     )
   })
   it("parseExpiry", () => {
     expect(parseExpiry("01", "30")).toEqual({ month: 1, year2: 30 })
     expect(parseExpiry("12", "00")).toEqual({ month: 12, year2: 0 })
-    for (const [mm, yy] of [["00", "30"], ["13", "30"], ["1", "30"], ["01", "2030"], ["ab", "30"], ["01", "3a"]] as const)
+    for (const [mm, yy] of [
+      ["00", "30"],
+      ["13", "30"],
+      ["1", "30"],
+      ["01", "2030"],
+      ["ab", "30"],
+      ["01", "3a"]
+    ] as const)
       expect(parseExpiry(mm, yy)).toBeNull()
   })
   it("parseExpiry accepts exactly the 2-digit months 01–12", () => {

@@ -12,10 +12,16 @@ describe("CPF", () => {
     expect(isValidCpf(cpf)).toBe(true)
     expect(cpfCheckDigits(cpf.slice(0, 9))).toBe(cpf.slice(9))
   })
-  it.each(["52998224724", "11144477736", "11111111111", "00000000000", "5299822472", "529982247250", "529.982.247-25", "5299822472a"])(
-    "rejects %s",
-    (cpf) => expect(isValidCpf(cpf)).toBe(false)
-  )
+  it.each([
+    "52998224724",
+    "11144477736",
+    "11111111111",
+    "00000000000",
+    "5299822472",
+    "529982247250",
+    "529.982.247-25",
+    "5299822472a"
+  ])("rejects %s", (cpf) => expect(isValidCpf(cpf)).toBe(false))
   it("throws on a malformed base", () => expect(() => cpfCheckDigits("12345678")).toThrow(RangeError))
 
   it("any 9 digits plus computed check digits is valid unless all the same digit", () => {
@@ -56,10 +62,14 @@ describe("CNPJ", () => {
     expect(isValidCnpj(cnpj)).toBe(true)
     expect(cnpjCheckDigits(cnpj.slice(0, 12))).toBe(cnpj.slice(12))
   })
-  it.each(["11222333000182", "11444777000160", "00000000000000", "11111111111111", "11.222.333/0001-81", "1122233300018"])(
-    "rejects %s",
-    (cnpj) => expect(isValidCnpj(cnpj)).toBe(false)
-  )
+  it.each([
+    "11222333000182",
+    "11444777000160",
+    "00000000000000",
+    "11111111111111",
+    "11.222.333/0001-81",
+    "1122233300018"
+  ])("rejects %s", (cnpj) => expect(isValidCnpj(cnpj)).toBe(false))
   it("any 12 digits plus computed check digits is valid unless all the same digit", () => {
     fc.assert(fc.property(digits(12), (b) => isValidCnpj(b + cnpjCheckDigits(b)) === !allSame(b + cnpjCheckDigits(b))))
   })

@@ -41,10 +41,4 @@ export class InvalidCredentials extends Data.TaggedError("InvalidCredentials")<{
 export class Disabled extends Data.TaggedError("Disabled")<{}> {}
 
 export type DomainError =
-  | ValidationFailed
-  | NotFound
-  | Conflict
-  | Unprocessable
-  | EmailAlreadyRegistered
-  | InvalidCredentials
-  | Disabled
+  ValidationFailed | NotFound | Conflict | Unprocessable | EmailAlreadyRegistered | InvalidCredentials | Disabled

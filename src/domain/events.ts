@@ -39,6 +39,8 @@ export const v2EventPayload = (type: EventType, transaction: TransactionSnapshot
     method: eventMethod(transaction.method),
     status: transaction.status,
     ...(type === "transaction.paid" && transaction.paidAt ? { paidAt: transaction.paidAt.toISOString() } : {}),
-    ...(type === "transaction.refunded" || type === "transaction.partially_refunded" ? { refundedAmount: transaction.refundedAmount } : {})
+    ...(type === "transaction.refunded" || type === "transaction.partially_refunded"
+      ? { refundedAmount: transaction.refundedAmount }
+      : {})
   }
 })

@@ -18,7 +18,9 @@ export const Name = text(255)
 
 // Deliberately loose (RFC 5322 is not regular): something@something.tld, no spaces.
 export const Email = Schema.String.pipe(
-  Schema.filter((s) => s.length <= 254 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s), { message: () => "must be a valid email address" })
+  Schema.filter((s) => s.length <= 254 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s), {
+    message: () => "must be a valid email address"
+  })
 )
 
 export const Cpf = Schema.String.pipe(
@@ -27,7 +29,9 @@ export const Cpf = Schema.String.pipe(
 )
 
 export const BuyerDocument = Schema.String.pipe(
-  Schema.filter((s) => /^(\d{11}|\d{14})$/.test(s), { message: () => "must be a CPF (11 digits) or CNPJ (14 digits), digits only" }),
+  Schema.filter((s) => /^(\d{11}|\d{14})$/.test(s), {
+    message: () => "must be a CPF (11 digits) or CNPJ (14 digits), digits only"
+  }),
   Schema.filter(isValidBuyerDocument, { message: () => "must be a valid CPF or CNPJ (check digits do not match)" })
 )
 
@@ -41,7 +45,9 @@ export const MobilePhone = Schema.String.pipe(
 
 export const Cep = Schema.String.pipe(Schema.filter(isValidCep, { message: () => "must be a CEP of 8 digits" }))
 
-export const Uf = Schema.String.pipe(Schema.filter(isValidUf, { message: () => "must be a Brazilian state code (UF), e.g. SP" }))
+export const Uf = Schema.String.pipe(
+  Schema.filter(isValidUf, { message: () => "must be a Brazilian state code (UF), e.g. SP" })
+)
 
 export const Amount = Schema.Number.pipe(
   Schema.filter((n) => Number.isInteger(n), { message: () => "must be an integer number of centavos" }),
@@ -49,9 +55,7 @@ export const Amount = Schema.Number.pipe(
   Schema.filter((n) => n <= MAX_AMOUNT, { message: () => `must be at most ${MAX_AMOUNT} centavos` })
 )
 
-export const Uuid = Schema.String.pipe(
-  Schema.filter(isUuid, { message: () => "must be a UUID" })
-)
+export const Uuid = Schema.String.pipe(Schema.filter(isUuid, { message: () => "must be a UUID" }))
 
 export const Birthdate = Schema.String.pipe(
   Schema.filter((s) => /^\d{4}-\d{2}-\d{2}$/.test(s) && isValidBirthdate(s, new Date()), {

@@ -61,11 +61,12 @@ export type PaymentCommand =
   | (Common & { readonly method: "PIX"; readonly buyerDoc: string })
   | (Common & { readonly method: "BOLETO"; readonly buyerDoc: string })
   | (Common & {
-    readonly method: "CARD"
-    readonly installments: number
-    readonly buyerBirthdate: string | undefined
-    readonly card: { readonly _tag: "Token"; readonly token: string } | { readonly _tag: "Raw"; readonly card: RawCard }
-  })
+      readonly method: "CARD"
+      readonly installments: number
+      readonly buyerBirthdate: string | undefined
+      readonly card:
+        { readonly _tag: "Token"; readonly token: string } | { readonly _tag: "Raw"; readonly card: RawCard }
+    })
 
 /**
  * The card rules a raw card must pass (Luhn, 16 digits, brand from its BIN, expiry in the future,
@@ -97,28 +98,59 @@ export const checkRawCard = (
   if (brandText !== undefined && brand === undefined) {
     errors.push({ field: fields.brand[0], message: `${fields.brand[0]} must be one of ${CARD_BRANDS.join(", ")}` })
   }
-  if (holder !== undefined && holder.trim().length === 0) errors.push({ field: fields.holderName[0], message: `${fields.holderName[0]} must not be empty` })
+  if (holder !== undefined && holder.trim().length === 0)
+    errors.push({ field: fields.holderName[0], message: `${fields.holderName[0]} must not be empty` })
   if (number !== undefined) {
-    if (!isValidPanFormat(number)) errors.push({ field: fields.number[0], message: `${fields.number[0]} must have exactly 16 digits` })
-    else if (!luhnValid(number)) errors.push({ field: fields.number[0], message: `${fields.number[0]} is not a valid card number (Luhn check failed)` })
-    else if (detectBrand(number) === null) errors.push({ field: fields.number[0], message: `${fields.number[0]} is not a Visa, Mastercard or Elo card` })
+    if (!isValidPanFormat(number))
+      errors.push({ field: fields.number[0], message: `${fields.number[0]} must have exactly 16 digits` })
+    else if (!luhnValid(number))
+      errors.push({
+        field: fields.number[0],
+        message: `${fields.number[0]} is not a valid card number (Luhn check failed)`
+      })
+    else if (detectBrand(number) === null)
+      errors.push({ field: fields.number[0], message: `${fields.number[0]} is not a Visa, Mastercard or Elo card` })
     else if (brand !== undefined && detectBrand(number) !== brand) {
-      errors.push({ field: fields.brand[0], message: `${fields.brand[0]} ${brand} does not match the card number (${detectBrand(number)})` })
+      errors.push({
+        field: fields.brand[0],
+        message: `${fields.brand[0]} ${brand} does not match the card number (${detectBrand(number)})`
+      })
     }
   }
   const expiry = month !== undefined && year !== undefined ? parseExpiry(month, year) : undefined
   if (month !== undefined && year !== undefined) {
     if (expiry === null || expiry === undefined) {
-      errors.push({ field: fields.expMonth[0], message: `${fields.expMonth[0]} and ${fields.expYear[0]} must be two digits each, month 01-12` })
+      errors.push({
+        field: fields.expMonth[0],
+        message: `${fields.expMonth[0]} and ${fields.expYear[0]} must be two digits each, month 01-12`
+      })
     } else if (cardExpired(expiry.month, expiry.year2, now)) {
-      errors.push({ field: fields.expYear[0], message: `the card expired (${month}/${year}); ${fields.expYear[0]} must be in the future` })
+      errors.push({
+        field: fields.expYear[0],
+        message: `the card expired (${month}/${year}); ${fields.expYear[0]} must be in the future`
+      })
     }
   }
-  if (cvv !== undefined && !/^\d{3,4}$/.test(cvv)) errors.push({ field: fields.cvv[0], message: `${fields.cvv[0]} must have 3 or 4 digits` })
-  if (errors.length > 0 || !expiry || number === undefined || holder === undefined || cvv === undefined || brand === undefined) {
+  if (cvv !== undefined && !/^\d{3,4}$/.test(cvv))
+    errors.push({ field: fields.cvv[0], message: `${fields.cvv[0]} must have 3 or 4 digits` })
+  if (
+    errors.length > 0 ||
+    !expiry ||
+    number === undefined ||
+    holder === undefined ||
+    cvv === undefined ||
+    brand === undefined
+  ) {
     return Either.left(errors)
   }
-  return Either.right({ pan: number, expMonth: expiry.month, expYear: 2000 + expiry.year2, holderName: holder, cvv, brand })
+  return Either.right({
+    pan: number,
+    expMonth: expiry.month,
+    expYear: 2000 + expiry.year2,
+    holderName: holder,
+    cvv,
+    brand
+  })
 }
 
 /** The field rules every method shares (CONTRACT §7): documents, phone, address, amount, birthdate. */
@@ -128,19 +160,39 @@ const commonErrors = (request: ProcessRequest, now: Date): Array<FieldError> => 
     if (!ok) errors.push({ field, message: `${field} ${message}` })
   }
   check(isUuid(request.orderId), "orderId", "must be a UUID")
-  check(Number.isInteger(request.amount) && request.amount > 0 && request.amount <= MAX_AMOUNT, "amount", `must be an integer number of centavos from 1 to ${MAX_AMOUNT}`)
+  check(
+    Number.isInteger(request.amount) && request.amount > 0 && request.amount <= MAX_AMOUNT,
+    "amount",
+    `must be an integer number of centavos from 1 to ${MAX_AMOUNT}`
+  )
   if (request.buyerDoc !== undefined) {
-    check(isValidBuyerDocument(request.buyerDoc), "buyerDoc", "must be a valid CPF (11 digits) or CNPJ (14 digits), digits only")
+    check(
+      isValidBuyerDocument(request.buyerDoc),
+      "buyerDoc",
+      "must be a valid CPF (11 digits) or CNPJ (14 digits), digits only"
+    )
   }
-  check(isValidBrazilianMobile(request.buyerCellNumber), "buyerCellNumber", "must be a Brazilian mobile number, e.g. (11) 91234-5678")
+  check(
+    isValidBrazilianMobile(request.buyerCellNumber),
+    "buyerCellNumber",
+    "must be a Brazilian mobile number, e.g. (11) 91234-5678"
+  )
   const address = request.buyerAddress
   check(isValidCep(address.postal_code), "buyerAddress.postal_code", "must be a CEP of 8 digits")
   for (const key of ["street", "number", "neighborhood", "city"] as const) {
-    check(address[key].trim().length > 0 && address[key].length <= 255, `buyerAddress.${key}`, "must have 1 to 255 characters")
+    check(
+      address[key].trim().length > 0 && address[key].length <= 255,
+      `buyerAddress.${key}`,
+      "must have 1 to 255 characters"
+    )
   }
   check(isValidUf(address.state), "buyerAddress.state", "must be a Brazilian state code (UF), e.g. SP")
   if (request.buyerBirthdate !== undefined) {
-    check(isValidBirthdate(request.buyerBirthdate, now), "buyerBirthdate", "must be a real past date YYYY-MM-DD (1900 or later)")
+    check(
+      isValidBirthdate(request.buyerBirthdate, now),
+      "buyerBirthdate",
+      "must be a real past date YYYY-MM-DD (1900 or later)"
+    )
   }
   return errors
 }
@@ -149,7 +201,10 @@ const commonErrors = (request: ProcessRequest, now: Date): Array<FieldError> => 
  * Every rule of interface-v2 and CONTRACT §7 for a charge, shared and method-specific, reporting
  * every broken field at once.
  */
-export const validateProcess = (request: ProcessRequest, now: Date): Either.Either<PaymentCommand, ValidationFailed> => {
+export const validateProcess = (
+  request: ProcessRequest,
+  now: Date
+): Either.Either<PaymentCommand, ValidationFailed> => {
   const errors: Array<FieldError> = commonErrors(request, now)
   const common = {
     orderId: request.orderId,
@@ -172,15 +227,19 @@ export const validateProcess = (request: ProcessRequest, now: Date): Either.Eith
     // A token stands for the card: the raw card fields are ignored, whatever they hold.
     card = { _tag: "Token", token: request.cardToken }
   } else {
-    if (request.buyerBirthdate === undefined) errors.push({ field: "buyerBirthdate", message: "buyerBirthdate is required for CARD unless cardToken is given" })
-    const raw = checkRawCard({
-      holderName: ["cardHolderName", request.cardHolderName],
-      number: ["cardNumber", request.cardNumber],
-      expMonth: ["cardExpirationMonth", request.cardExpirationMonth],
-      expYear: ["cardExpirationYear", request.cardExpirationYear],
-      cvv: ["cardSecurityCode", request.cardSecurityCode],
-      brand: ["cardBrand", request.cardBrand]
-    }, now)
+    if (request.buyerBirthdate === undefined)
+      errors.push({ field: "buyerBirthdate", message: "buyerBirthdate is required for CARD unless cardToken is given" })
+    const raw = checkRawCard(
+      {
+        holderName: ["cardHolderName", request.cardHolderName],
+        number: ["cardNumber", request.cardNumber],
+        expMonth: ["cardExpirationMonth", request.cardExpirationMonth],
+        expYear: ["cardExpirationYear", request.cardExpirationYear],
+        cvv: ["cardSecurityCode", request.cardSecurityCode],
+        brand: ["cardBrand", request.cardBrand]
+      },
+      now
+    )
     if (Either.isLeft(raw)) errors.push(...raw.left)
     else card = { _tag: "Raw", card: raw.right }
   }

@@ -19,11 +19,17 @@ describe("São Paulo calendar", () => {
   })
 
   it("always ends the due day after now and on the due date", () => {
-    fc.assert(fc.property(fc.date({ min: new Date("2020-01-01"), max: new Date("2040-01-01"), noInvalidDate: true }), fc.integer({ min: 0, max: 60 }), (now, days) => {
-      const due = addDaysInSaoPaulo(now, days)
-      expect(due.endOfDay.getTime()).toBeGreaterThan(now.getTime())
-      expect(saoPauloDate(due.endOfDay)).toBe(due.date)
-      expect(saoPauloDate(new Date(due.endOfDay.getTime() + 1))).not.toBe(due.date)
-    }))
+    fc.assert(
+      fc.property(
+        fc.date({ min: new Date("2020-01-01"), max: new Date("2040-01-01"), noInvalidDate: true }),
+        fc.integer({ min: 0, max: 60 }),
+        (now, days) => {
+          const due = addDaysInSaoPaulo(now, days)
+          expect(due.endOfDay.getTime()).toBeGreaterThan(now.getTime())
+          expect(saoPauloDate(due.endOfDay)).toBe(due.date)
+          expect(saoPauloDate(new Date(due.endOfDay.getTime() + 1))).not.toBe(due.date)
+        }
+      )
+    )
   })
 })

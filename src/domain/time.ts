@@ -13,7 +13,10 @@ const parts = (instant: Date) => {
     timeZoneName: "longOffset"
   }).formatToParts(instant)
   const get = (type: Intl.DateTimeFormatPartTypes) => fields.find((p) => p.type === type)?.value ?? ""
-  return { date: `${get("year")}-${get("month")}-${get("day")}`, offset: get("timeZoneName").replace("GMT", "") || "+00:00" }
+  return {
+    date: `${get("year")}-${get("month")}-${get("day")}`,
+    offset: get("timeZoneName").replace("GMT", "") || "+00:00"
+  }
 }
 
 /** The local calendar date in São Paulo, YYYY-MM-DD. */

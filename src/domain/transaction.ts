@@ -86,15 +86,18 @@ export interface TransactionRecord {
 }
 
 export const toTransaction = (record: TransactionRecord) =>
-  Transaction.make({
-    id: record.id,
-    orderId: record.orderId,
-    method: record.method,
-    amount: record.amount,
-    status: record.status,
-    createdAt: record.createdAt,
-    updatedAt: record.updatedAt
-  }, { disableValidation: true })
+  Transaction.make(
+    {
+      id: record.id,
+      orderId: record.orderId,
+      method: record.method,
+      amount: record.amount,
+      status: record.status,
+      createdAt: record.createdAt,
+      updatedAt: record.updatedAt
+    },
+    { disableValidation: true }
+  )
 
 /** Refund rules of interface-v2: only money actually received can go back. */
 export const isRefundable = (status: TransactionStatus) =>

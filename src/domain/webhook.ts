@@ -27,7 +27,11 @@ export class Delivery extends Schema.Class<Delivery>("Delivery")({
  * spread by ±10% so that a receiver coming back up is not hit by every retry at once. None when
  * the schedule is spent.
  */
-export const nextRetryDelayMs = (schedule: ReadonlyArray<number>, attempts: number, random: number): number | undefined => {
+export const nextRetryDelayMs = (
+  schedule: ReadonlyArray<number>,
+  attempts: number,
+  random: number
+): number | undefined => {
   const seconds = schedule[attempts - 1]
   if (seconds === undefined) return undefined
   return Math.round(seconds * 1000 * (0.9 + 0.2 * random))

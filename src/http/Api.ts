@@ -22,8 +22,7 @@ export class V2Api extends HttpApi.make("v2")
   .add(PaymentsApi)
   .add(WebhooksApi)
   .add(SandboxApi)
-  .prefix("/api")
-{}
+  .prefix("/api") {}
 
 /** The whole service: operations plus both interfaces (the /public/v1 groups join here later). */
 export class GatewayApi extends HttpApi.make("gateway")
@@ -34,5 +33,7 @@ export class GatewayApi extends HttpApi.make("gateway")
   .annotate(OpenApi.Title, "Brazil Payment Gateway")
   .annotate(OpenApi.Version, "0.1.0")
   .annotate(OpenApi.Transform, describeErrorsTruthfully)
-  .annotate(OpenApi.Description, "Card, PIX and boleto payments for Brazil. See README for conventions: money in centavos, ISO 8601 UTC timestamps, UUID identifiers, one error envelope.")
-{}
+  .annotate(
+    OpenApi.Description,
+    "Card, PIX and boleto payments for Brazil. See README for conventions: money in centavos, ISO 8601 UTC timestamps, UUID identifiers, one error envelope."
+  ) {}

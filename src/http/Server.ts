@@ -19,7 +19,18 @@ import { WebhooksHttp } from "./webhooks/Http.ts"
 
 /** Every group's handlers, with the security middleware provided to the groups that use it. */
 export const ApiLive = HttpApiBuilder.api(GatewayApi).pipe(
-  Layer.provide([OpsHttp, DocumentsHttp, AuthHttp, ApiKeysHttp, CustomersHttp, OrdersHttp, TransactionsHttp, PaymentsHttp, WebhooksHttp, SandboxHttp]),
+  Layer.provide([
+    OpsHttp,
+    DocumentsHttp,
+    AuthHttp,
+    ApiKeysHttp,
+    CustomersHttp,
+    OrdersHttp,
+    TransactionsHttp,
+    PaymentsHttp,
+    WebhooksHttp,
+    SandboxHttp
+  ]),
   Layer.provide([ApiKeyAuthLive, SessionAuthLive, SignupGateLive])
 )
 
@@ -30,6 +41,14 @@ export const HttpLive = HttpApiBuilder.serve().pipe(
   Layer.provide(EnvelopeMiddleware),
   Layer.provide(ApiLive),
   HttpServer.withLogAddress,
-  Layer.provideMerge(Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
-    NodeHttpServer.layer(() => createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }), { port: config.port, host: config.host }))))
+  Layer.provideMerge(
+    Layer.unwrapEffect(
+      Effect.map(AppConfig, (config) =>
+        NodeHttpServer.layer(() => createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }), {
+          port: config.port,
+          host: config.host
+        })
+      )
+    )
+  )
 )

@@ -4,15 +4,17 @@ import { bodyProblem, jsonDepth, MAX_DEPTH } from "./bodyGuard.ts"
 
 describe("bodyGuard", () => {
   it("measures depth like a parser would", () => {
-    fc.assert(fc.property(fc.jsonValue({ maxDepth: 6 }), (value) => {
-      const depth = (v: unknown): number =>
-        v !== null && typeof v === "object" ? 1 + Math.max(0, ...Object.values(v).map(depth)) : 0
-      expect(jsonDepth(JSON.stringify(value))).toBe(depth(value))
-    }))
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 6 }), (value) => {
+        const depth = (v: unknown): number =>
+          v !== null && typeof v === "object" ? 1 + Math.max(0, ...Object.values(v).map(depth)) : 0
+        expect(jsonDepth(JSON.stringify(value))).toBe(depth(value))
+      })
+    )
   })
 
   it("ignores brackets inside strings", () => {
-    expect(jsonDepth(JSON.stringify({ a: "[[[{{{\"\\" }))).toBe(1)
+    expect(jsonDepth(JSON.stringify({ a: '[[[{{{"\\' }))).toBe(1)
   })
 
   it("refuses bodies nested too deeply", () => {

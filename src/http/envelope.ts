@@ -1,9 +1,25 @@
 import { randomUUID } from "node:crypto"
-import { HttpApiBuilder, HttpApiError, HttpIncomingMessage, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  HttpApiBuilder,
+  HttpApiError,
+  HttpIncomingMessage,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
 import { Cause, Effect, Option } from "effect"
 import { Metrics } from "../adapters/metrics/Metrics.ts"
 import { GatewayApi } from "./Api.ts"
-import { BadRequest, type HttpError, InternalServerError, isHttpError, MethodNotAllowed, NotFound, PayloadTooLarge, TooManyRequests } from "./errors.ts"
+import {
+  BadRequest,
+  type HttpError,
+  InternalServerError,
+  isHttpError,
+  MethodNotAllowed,
+  NotFound,
+  PayloadTooLarge,
+  TooManyRequests
+} from "./errors.ts"
 import { bodyProblem } from "./bodyGuard.ts"
 import { routeTable } from "./routes.ts"
 
@@ -14,18 +30,21 @@ const guardBody = (request: HttpServerRequest.HttpServerRequest) =>
   request.method === "GET" || request.method === "HEAD" || !(request.headers["content-type"] ?? "").includes("json")
     ? Effect.void
     : Effect.flatMap(request.text, (text) => {
-      const problem = bodyProblem(text)
-      return problem === undefined
-        ? Effect.void
-        : Effect.fail(BadRequest.of({ message: problem.message, code: "validation_failed", errors: [problem] }))
-    })
+        const problem = bodyProblem(text)
+        return problem === undefined
+          ? Effect.void
+          : Effect.fail(BadRequest.of({ message: problem.message, code: "validation_failed", errors: [problem] }))
+      })
 
-const routes = routeTable(GatewayApi, [["GET", "/openapi.json"], ["GET", "/docs"]])
+const routes = routeTable(GatewayApi, [
+  ["GET", "/openapi.json"],
+  ["GET", "/docs"]
+])
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/
 
 /** "buyerAddress.state" for a decode issue at ["buyerAddress", "state"]; "body" at the root. */
-const fieldOf = (path: ReadonlyArray<PropertyKey>) => path.length === 0 ? "body" : path.map(String).join(".")
+const fieldOf = (path: ReadonlyArray<PropertyKey>) => (path.length === 0 ? "body" : path.map(String).join("."))
 
 // Our rule messages read on from the field name ("document must be a valid CPF"); Schema's own
 // ("Expected string, actual 1") follow a colon.
@@ -34,10 +53,10 @@ const phrase = (field: string, message: string) =>
   message === "is missing"
     ? `${field} is required`
     : message.startsWith(field)
-    ? message
-    : /^[a-z]/.test(message)
-    ? `${field} ${message}`
-    : `${field}: ${message}`
+      ? message
+      : /^[a-z]/.test(message)
+        ? `${field} ${message}`
+        : `${field}: ${message}`
 
 const fromDecodeError = (error: HttpApiError.HttpApiDecodeError) => {
   // One error per field: an optional field's union also reports "Expected undefined".
@@ -52,7 +71,11 @@ const fromDecodeError = (error: HttpApiError.HttpApiDecodeError) => {
 }
 
 /** Turns whatever a request failed with into the one envelope, never leaking internals. */
-const toHttpError = (cause: Cause.Cause<unknown>, path: string, method: string): { error: HttpError; defect: boolean } => {
+const toHttpError = (
+  cause: Cause.Cause<unknown>,
+  path: string,
+  method: string
+): { error: HttpError; defect: boolean } => {
   const failure = Cause.squash(cause)
   if (isHttpError(failure)) return { error: failure, defect: false }
   if (failure instanceof HttpApiError.HttpApiDecodeError) return { error: fromDecodeError(failure), defect: false }
@@ -61,26 +84,53 @@ const toHttpError = (cause: Cause.Cause<unknown>, path: string, method: string):
       case "RouteNotFound": {
         const allowed = routes.allowedMethods(path)
         return allowed.length > 0 && !allowed.includes(method)
-          ? { error: MethodNotAllowed.of({ message: `${method} is not allowed on ${path}; use ${allowed.join(", ")}`, code: "method_not_allowed" }), defect: false }
-          : { error: NotFound.of({ message: `Route ${method} ${path} not found`, code: "route_not_found" }), defect: false }
+          ? {
+              error: MethodNotAllowed.of({
+                message: `${method} is not allowed on ${path}; use ${allowed.join(", ")}`,
+                code: "method_not_allowed"
+              }),
+              defect: false
+            }
+          : {
+              error: NotFound.of({ message: `Route ${method} ${path} not found`, code: "route_not_found" }),
+              defect: false
+            }
       }
       case "RequestError":
         if (failure.reason === "Decode") {
           return /maxBytes|size|large|limit/i.test(String(failure.description ?? failure.cause))
-            ? { error: PayloadTooLarge.of({ message: "request body is larger than 1 MiB", code: "payload_too_large" }), defect: false }
-            : { error: BadRequest.of({ message: "request body is not valid JSON", code: "malformed_json", errors: [{ field: "body", message: "request body is not valid JSON" }] }), defect: false }
+            ? {
+                error: PayloadTooLarge.of({ message: "request body is larger than 1 MiB", code: "payload_too_large" }),
+                defect: false
+              }
+            : {
+                error: BadRequest.of({
+                  message: "request body is not valid JSON",
+                  code: "malformed_json",
+                  errors: [{ field: "body", message: "request body is not valid JSON" }]
+                }),
+                defect: false
+              }
         }
     }
   }
-  return { error: InternalServerError.of({ message: "internal error; retry with exponential back-off", code: "internal_error" }), defect: true }
+  return {
+    error: InternalServerError.of({
+      message: "internal error; retry with exponential back-off",
+      code: "internal_error"
+    }),
+    defect: true
+  }
 }
 
 const respond = (error: HttpError, path: string) => {
   // /public/v1 adds `success: false` to the same envelope (CONTRACT §4).
   const body = path.startsWith("/public/v1") ? { success: false, ...error } : { ...error }
   const response = HttpServerResponse.unsafeJson(body, { status: error.statusCode })
-  if (error instanceof TooManyRequests) return HttpServerResponse.setHeader(response, "retry-after", String(error.retryAfter))
-  if (error instanceof MethodNotAllowed) return HttpServerResponse.setHeader(response, "allow", routes.allowedMethods(path).join(", "))
+  if (error instanceof TooManyRequests)
+    return HttpServerResponse.setHeader(response, "retry-after", String(error.retryAfter))
+  if (error instanceof MethodNotAllowed)
+    return HttpServerResponse.setHeader(response, "allow", routes.allowedMethods(path).join(", "))
   return response
 }
 
@@ -89,14 +139,17 @@ const respond = (error: HttpError, path: string) => {
  * JSON, unknown routes, wrong methods, defects), and the HTTP metrics by route template.
  */
 export const EnvelopeMiddleware = HttpApiBuilder.middleware(
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const metrics = yield* Metrics
     return (app) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
         const incoming = request.headers["x-request-id"]
         const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID()
-        const path = Option.getOrElse(Option.map(HttpServerRequest.toURL(request), (url) => url.pathname), () => request.url)
+        const path = Option.getOrElse(
+          Option.map(HttpServerRequest.toURL(request), (url) => url.pathname),
+          () => request.url
+        )
         const started = performance.now()
         const response = yield* guardBody(request).pipe(
           Effect.zipRight(app),

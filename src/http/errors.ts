@@ -16,7 +16,11 @@ const envelope = <S extends number, P extends string>(statusCode: S, phrase: P) 
   errors: Schema.optional(Schema.Array(FieldError))
 })
 
-type Details = { readonly message: string; readonly code?: string; readonly errors?: ReadonlyArray<typeof FieldError.Type> }
+type Details = {
+  readonly message: string
+  readonly code?: string
+  readonly errors?: ReadonlyArray<typeof FieldError.Type>
+}
 
 export class BadRequest extends Schema.Class<BadRequest>("BadRequest")(
   envelope(400, "Bad Request"),
@@ -29,7 +33,10 @@ export class BadRequest extends Schema.Class<BadRequest>("BadRequest")(
 
 export class Unauthorized extends Schema.Class<Unauthorized>("Unauthorized")(
   envelope(401, "Unauthorized"),
-  HttpApiSchema.annotations({ status: 401, description: "Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`)" })
+  HttpApiSchema.annotations({
+    status: 401,
+    description: "Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`)"
+  })
 ) {
   static of(details: Details) {
     return new Unauthorized({ statusCode: 401, error: "Unauthorized", ...details })
@@ -38,7 +45,10 @@ export class Unauthorized extends Schema.Class<Unauthorized>("Unauthorized")(
 
 export class Forbidden extends Schema.Class<Forbidden>("Forbidden")(
   envelope(403, "Forbidden"),
-  HttpApiSchema.annotations({ status: 403, description: "A restricted key used outside its scopes (`insufficient_permissions`)" })
+  HttpApiSchema.annotations({
+    status: 403,
+    description: "A restricted key used outside its scopes (`insufficient_permissions`)"
+  })
 ) {
   static of(details: Details) {
     return new Forbidden({ statusCode: 403, error: "Forbidden", ...details })
@@ -83,7 +93,10 @@ export class PayloadTooLarge extends Schema.Class<PayloadTooLarge>("PayloadTooLa
 
 export class UnprocessableEntity extends Schema.Class<UnprocessableEntity>("UnprocessableEntity")(
   { ...envelope(422, "Unprocessable Entity"), transactionId: Schema.optional(Schema.UUID) },
-  HttpApiSchema.annotations({ status: 422, description: "Refused on its merits: card declined, card data rejected, idempotency key reused" })
+  HttpApiSchema.annotations({
+    status: 422,
+    description: "Refused on its merits: card declined, card data rejected, idempotency key reused"
+  })
 ) {
   static of(details: Details & { readonly transactionId?: string }) {
     return new UnprocessableEntity({ statusCode: 422, error: "Unprocessable Entity", ...details })
@@ -92,7 +105,10 @@ export class UnprocessableEntity extends Schema.Class<UnprocessableEntity>("Unpr
 
 export class TooManyRequests extends Schema.Class<TooManyRequests>("TooManyRequests")(
   { ...envelope(429, "Too Many Requests"), retryAfter: Schema.Int },
-  HttpApiSchema.annotations({ status: 429, description: "Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After`" })
+  HttpApiSchema.annotations({
+    status: 429,
+    description: "Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After`"
+  })
 ) {}
 
 export class InternalServerError extends Schema.Class<InternalServerError>("InternalServerError")(
@@ -117,6 +133,13 @@ export type HttpError =
   | InternalServerError
 
 export const isHttpError = (u: unknown): u is HttpError =>
-  u instanceof BadRequest || u instanceof Unauthorized || u instanceof Forbidden || u instanceof NotFound ||
-  u instanceof MethodNotAllowed || u instanceof Conflict || u instanceof PayloadTooLarge ||
-  u instanceof UnprocessableEntity || u instanceof TooManyRequests || u instanceof InternalServerError
+  u instanceof BadRequest ||
+  u instanceof Unauthorized ||
+  u instanceof Forbidden ||
+  u instanceof NotFound ||
+  u instanceof MethodNotAllowed ||
+  u instanceof Conflict ||
+  u instanceof PayloadTooLarge ||
+  u instanceof UnprocessableEntity ||
+  u instanceof TooManyRequests ||
+  u instanceof InternalServerError

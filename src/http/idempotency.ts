@@ -35,22 +35,26 @@ export const idempotent = <E extends HttpError, R>(options: {
   readonly newResourceId: Effect.Effect<string>
   readonly run: (resourceId: string) => Effect.Effect<Reply, E, R>
 }) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const { accountId, key } = options
     const toResponse = (rendered: Reply) => respond(rendered.status, JSON.stringify(rendered.body), false)
     if (key === undefined) {
       return toResponse(yield* options.run(yield* options.newResourceId))
     }
     if (!KEY.test(key)) {
-      return yield* Effect.fail(BadRequest.of({
-        message: "Idempotency-Key must be 1 to 255 printable ASCII characters",
-        code: "validation_failed",
-        errors: [{ field: "Idempotency-Key", message: "must be 1 to 255 printable ASCII characters" }]
-      }))
+      return yield* Effect.fail(
+        BadRequest.of({
+          message: "Idempotency-Key must be 1 to 255 printable ASCII characters",
+          code: "validation_failed",
+          errors: [{ field: "Idempotency-Key", message: "must be 1 to 255 printable ASCII characters" }]
+        })
+      )
     }
     const store = yield* IdempotencyStore
     const metrics = yield* Metrics
-    const fingerprint = createHash("sha256").update(`${options.method} ${options.path}\n${canonicalJson(options.body)}`).digest("hex")
+    const fingerprint = createHash("sha256")
+      .update(`${options.method} ${options.path}\n${canonicalJson(options.body)}`)
+      .digest("hex")
     const claim = yield* store.claim(accountId, key, fingerprint, yield* options.newResourceId)
     switch (claim._tag) {
       case "Completed":
@@ -58,10 +62,20 @@ export const idempotent = <E extends HttpError, R>(options: {
         return respond(claim.response.status, claim.response.body, true)
       case "InFlight":
         metrics.idempotency.inc({ outcome: "in_flight" })
-        return yield* Effect.fail(Conflict.of({ message: "a request with this Idempotency-Key is still being processed; retry later", code: "idempotency_key_in_use" }))
+        return yield* Effect.fail(
+          Conflict.of({
+            message: "a request with this Idempotency-Key is still being processed; retry later",
+            code: "idempotency_key_in_use"
+          })
+        )
       case "Mismatch":
         metrics.idempotency.inc({ outcome: "payload_mismatch" })
-        return yield* Effect.fail(UnprocessableEntity.of({ message: "Idempotency key already used with different payload", code: "idempotency_key_reused" }))
+        return yield* Effect.fail(
+          UnprocessableEntity.of({
+            message: "Idempotency key already used with different payload",
+            code: "idempotency_key_reused"
+          })
+        )
       case "Acquired":
         metrics.idempotency.inc({ outcome: "new" })
     }

@@ -11,18 +11,29 @@ type Operation = NonNullable<Spec["paths"][string]["get"]>
 export const describeErrorsTruthfully = (document: Record<string, unknown>): Record<string, unknown> => {
   const spec = document as unknown as Spec
   const badRequest = { $ref: "#/components/schemas/BadRequest" }
-  const paths = Object.fromEntries(Object.entries(spec.paths).map(([path, item]) => [path, Object.fromEntries(
-    Object.entries(item).map(([method, value]) => {
-      if (typeof value !== "object" || value === null || !("responses" in value)) return [method, value]
-      const operation = value as Operation
-      const takesInput = operation.requestBody !== undefined || (operation.parameters?.length ?? 0) > 0
-      const { 400: _, ...others } = operation.responses
-      const responses = takesInput
-        ? { ...others, 400: { description: "Invalid payload or parameter; `message` names the first field, `errors` lists all", content: { "application/json": { schema: badRequest } } } }
-        : others
-      return [method, { ...operation, responses }]
-    })
-  )]))
+  const paths = Object.fromEntries(
+    Object.entries(spec.paths).map(([path, item]) => [
+      path,
+      Object.fromEntries(
+        Object.entries(item).map(([method, value]) => {
+          if (typeof value !== "object" || value === null || !("responses" in value)) return [method, value]
+          const operation = value as Operation
+          const takesInput = operation.requestBody !== undefined || (operation.parameters?.length ?? 0) > 0
+          const { 400: _, ...others } = operation.responses
+          const responses = takesInput
+            ? {
+                ...others,
+                400: {
+                  description: "Invalid payload or parameter; `message` names the first field, `errors` lists all",
+                  content: { "application/json": { schema: badRequest } }
+                }
+              }
+            : others
+          return [method, { ...operation, responses }]
+        })
+      )
+    ])
+  )
   const { HttpApiDecodeError: _d, Issue: _i, PropertyKey: _p, ...schemas } = spec.components.schemas
   return { ...spec, paths, components: { ...spec.components, schemas } }
 }

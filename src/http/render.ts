@@ -10,7 +10,11 @@ import { BadRequest, Conflict, NotFound, Unauthorized, UnprocessableEntity } fro
 export const renderDomainError = Match.type<DomainError>().pipe(
   Match.tagsExhaustive({
     ValidationFailed: (e) =>
-      BadRequest.of({ message: e.errors[0]?.message ?? "invalid request", code: "validation_failed", errors: e.errors }),
+      BadRequest.of({
+        message: e.errors[0]?.message ?? "invalid request",
+        code: "validation_failed",
+        errors: e.errors
+      }),
     NotFound: (e) => NotFound.of({ message: e.message, code: "not_found" }),
     Conflict: (e) => Conflict.of({ message: e.message, code: e.code }),
     Unprocessable: (e) =>
@@ -21,7 +25,8 @@ export const renderDomainError = Match.type<DomainError>().pipe(
         ...(e.transactionId ? { transactionId: e.transactionId } : {})
       }),
     EmailAlreadyRegistered: () => Conflict.of({ message: "email is already registered", code: "email_taken" }),
-    InvalidCredentials: () => Unauthorized.of({ message: "email or password is incorrect", code: "invalid_credentials" }),
+    InvalidCredentials: () =>
+      Unauthorized.of({ message: "email or password is incorrect", code: "invalid_credentials" }),
     Disabled: () => NotFound.of({ message: "Route not found", code: "route_not_found" })
   })
 )
@@ -35,5 +40,6 @@ export type Rendered<E> =
   | (E extends Domain.InvalidCredentials ? Unauthorized : never)
 
 /** `effect.pipe(rendered)`: maps every domain failure of a handler to its envelope. */
-export const rendered = <A, E extends DomainError, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Rendered<E>, R> =>
-  Effect.mapError(effect, (e) => renderDomainError(e) as Rendered<E>)
+export const rendered = <A, E extends DomainError, R>(
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, Rendered<E>, R> => Effect.mapError(effect, (e) => renderDomainError(e) as Rendered<E>)

@@ -13,7 +13,10 @@ export interface RouteTemplate {
 export const routeTable = (api: HttpApi.HttpApi.Any, extra: ReadonlyArray<readonly [string, string]> = []) => {
   const routes: Array<RouteTemplate> = []
   const add = (method: string, path: string) => {
-    const source = path.split("/").map((part) => part.startsWith(":") ? "[^/]+" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("/")
+    const source = path
+      .split("/")
+      .map((part) => (part.startsWith(":") ? "[^/]+" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+      .join("/")
     routes.push({ method, path, pattern: new RegExp(`^${source}/?$`) })
   }
   HttpApi.reflect(api as HttpApi.HttpApi.AnyWithProps, {

@@ -15,7 +15,10 @@ const RESOURCES: ReadonlyArray<readonly [prefix: string, resource: string]> = [
   ["/api/sandbox", "sandbox"]
 ]
 
-export const KNOWN_SCOPES: ReadonlyArray<string> = [...new Set(RESOURCES.map(([, r]) => r))].flatMap((r) => [`${r}:read`, `${r}:write`])
+export const KNOWN_SCOPES: ReadonlyArray<string> = [...new Set(RESOURCES.map(([, r]) => r))].flatMap((r) => [
+  `${r}:read`,
+  `${r}:write`
+])
 
 export const requiredScope = (method: string, routePath: string): string => {
   const resource = RESOURCES.find(([prefix]) => routePath.startsWith(prefix))?.[1] ?? "other"
@@ -29,4 +32,6 @@ export const grants = (scopes: ReadonlyArray<string> | null, needed: string): bo
 }
 
 export const isKnownScope = (scope: string) =>
-  scope === "*" || KNOWN_SCOPES.includes(scope) || KNOWN_SCOPES.some((s) => s.startsWith(scope.replace(/\*$/, "")) && scope.endsWith(":*"))
+  scope === "*" ||
+  KNOWN_SCOPES.includes(scope) ||
+  KNOWN_SCOPES.some((s) => s.startsWith(scope.replace(/\*$/, "")) && scope.endsWith(":*"))

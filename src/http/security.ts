@@ -18,7 +18,10 @@ export class ApiKeyAuth extends HttpApiMiddleware.Tag<ApiKeyAuth>()("ApiKeyAuth"
   provides: CurrentPrincipal,
   security: {
     apiKey: HttpApiSecurity.apiKey({ in: "header", key: "X-Api-Key" }).pipe(
-      HttpApiSecurity.annotate(OpenApi.Description, "The account's secret key, `sk_live_…`; never send it from a browser")
+      HttpApiSecurity.annotate(
+        OpenApi.Description,
+        "The account's secret key, `sk_live_…`; never send it from a browser"
+      )
     )
   }
 }) {}

@@ -7,11 +7,11 @@ import { Metrics } from "../adapters/metrics/Metrics.ts"
  * (API or worker) reports the same shared queue.
  */
 export class JobStats extends Effect.Service<JobStats>()("JobStats", {
-  effect: Effect.gen(function*() {
+  effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const metrics = yield* Metrics
     return {
-      sample: Effect.gen(function*() {
+      sample: Effect.gen(function* () {
         const rows = yield* sql<{ task: string; state: string; count: number }>`
           select task_identifier as task,
                  case when attempts >= max_attempts then 'failed'

@@ -17,7 +17,7 @@ const STALE_SECONDS = 20
  * finish and releases the rest. Heartbeats let the survivors recover a hard-killed worker's jobs.
  */
 export const WorkerLive = Layer.scopedDiscard(
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const pool = yield* PgPool
     const config = yield* AppConfig
     const sql = yield* SqlClient.SqlClient
@@ -28,7 +28,9 @@ export const WorkerLive = Layer.scopedDiscard(
     events.on("worker:create", ({ worker }) => void workerIds.add(worker.workerId))
 
     const beat = Effect.suspend(() =>
-      workerIds.size === 0 ? Effect.void : sql`
+      workerIds.size === 0
+        ? Effect.void
+        : sql`
         insert into worker_heartbeats (worker_id, beat_at)
         select id, now() from unnest(${[...workerIds]}::text[]) as id
         on conflict (worker_id) do update set beat_at = now()`
@@ -41,7 +43,9 @@ export const WorkerLive = Layer.scopedDiscard(
                           where h.worker_id = j.locked_by and h.beat_at > now() - make_interval(secs => ${STALE_SECONDS}))
       )
       select graphile_worker.force_unlock_workers(array(select id from dead)), (select count(*)::int from dead) as released`.pipe(
-      Effect.tap(([row]) => row && row.released > 0 ? Effect.logWarning(`released the jobs of ${row.released} dead worker(s)`) : Effect.void),
+      Effect.tap(([row]) =>
+        row && row.released > 0 ? Effect.logWarning(`released the jobs of ${row.released} dead worker(s)`) : Effect.void
+      ),
       Effect.zipRight(sql`delete from worker_heartbeats where beat_at < now() - interval '1 day'`)
     )
 
@@ -63,10 +67,19 @@ export const WorkerLive = Layer.scopedDiscard(
       ),
       (runner) => Effect.promise(() => runner.stop()).pipe(Effect.timeout("30 seconds"), Effect.ignore)
     )
-    yield* beat.pipe(Effect.catchAllCause(Effect.logWarning), Effect.repeat(Schedule.spaced(HEARTBEAT)), Effect.forkScoped)
-    yield* reap.pipe(Effect.catchAllCause(Effect.logWarning), Effect.repeat(Schedule.spaced("10 seconds")), Effect.forkScoped)
+    yield* beat.pipe(
+      Effect.catchAllCause(Effect.logWarning),
+      Effect.repeat(Schedule.spaced(HEARTBEAT)),
+      Effect.forkScoped
+    )
+    yield* reap.pipe(
+      Effect.catchAllCause(Effect.logWarning),
+      Effect.repeat(Schedule.spaced("10 seconds")),
+      Effect.forkScoped
+    )
     yield* Effect.addFinalizer(() =>
-      sql`delete from worker_heartbeats where worker_id = any(${[...workerIds]}::text[])`.pipe(Effect.ignore))
+      sql`delete from worker_heartbeats where worker_id = any(${[...workerIds]}::text[])`.pipe(Effect.ignore)
+    )
     void runner
     yield* Effect.logInfo(`worker running (concurrency ${config.workerConcurrency})`)
   })

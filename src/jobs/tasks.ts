@@ -12,25 +12,38 @@ export type TaskServices = Deliveries | Settlement | Boletos | Housekeeping | Me
  * graphile-worker tasks: each decodes its payload and makes one call into the core. A thrown
  * error makes graphile-worker retry the job with its back-off.
  */
-const task = <A, I>(name: string, payload: Schema.Schema<A, I>, program: (input: A) => Effect.Effect<unknown, never, TaskServices>) =>
-  (runtime: Runtime.Runtime<TaskServices>): Task => async (raw) => {
+const task =
+  <A, I>(
+    name: string,
+    payload: Schema.Schema<A, I>,
+    program: (input: A) => Effect.Effect<unknown, never, TaskServices>
+  ) =>
+  (runtime: Runtime.Runtime<TaskServices>): Task =>
+  async (raw) => {
     const outcome = await Runtime.runPromiseExit(runtime)(
-      Schema.decodeUnknown(payload)(raw).pipe(
-        Effect.orDie,
-        Effect.flatMap(program),
-        Effect.withSpan(`job.${name}`)
+      Schema.decodeUnknown(payload)(raw).pipe(Effect.orDie, Effect.flatMap(program), Effect.withSpan(`job.${name}`))
+    )
+    Runtime.runSync(runtime)(
+      Effect.flatMap(Metrics, (m) =>
+        Effect.sync(() => m.jobRuns.inc({ task: name, outcome: outcome._tag === "Success" ? "success" : "failure" }))
       )
     )
-    Runtime.runSync(runtime)(Effect.flatMap(Metrics, (m) => Effect.sync(() => m.jobRuns.inc({ task: name, outcome: outcome._tag === "Success" ? "success" : "failure" }))))
     if (outcome._tag === "Failure") throw new Error(`${name} failed`, { cause: outcome.cause })
   }
 
 const deliverWebhook = task("deliver_webhook", Schema.Struct({ deliveryId: Schema.UUID }), ({ deliveryId }) =>
-  Effect.flatMap(Deliveries, (d) => d.attempt(deliveryId)))
+  Effect.flatMap(Deliveries, (d) => d.attempt(deliveryId))
+)
 
-const expireTransaction = task("expire_transaction", Schema.Struct({ accountId: Schema.UUID, transactionId: Schema.UUID }), ({ accountId, transactionId }) =>
-  // Paid, or expired by the sandbox, before the deadline: nothing to do.
-  Effect.flatMap(Settlement, (s) => s.expire(accountId, transactionId)).pipe(Effect.catchTags({ Conflict: () => Effect.void, NotFound: () => Effect.void })))
+const expireTransaction = task(
+  "expire_transaction",
+  Schema.Struct({ accountId: Schema.UUID, transactionId: Schema.UUID }),
+  ({ accountId, transactionId }) =>
+    // Paid, or expired by the sandbox, before the deadline: nothing to do.
+    Effect.flatMap(Settlement, (s) => s.expire(accountId, transactionId)).pipe(
+      Effect.catchTags({ Conflict: () => Effect.void, NotFound: () => Effect.void })
+    )
+)
 
 const confirmBoletos = task("confirm_boletos", Schema.Unknown, () => Effect.flatMap(Boletos, (b) => b.confirm()))
 

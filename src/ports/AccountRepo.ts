@@ -9,8 +9,13 @@ export interface NewAccount {
   readonly passwordHash: string
 }
 
-export class AccountRepo extends Context.Tag("AccountRepo")<AccountRepo, {
-  readonly insert: (account: NewAccount) => Effect.Effect<Account, EmailAlreadyRegistered>
-  readonly findByEmail: (email: string) => Effect.Effect<Option.Option<{ readonly account: Account; readonly passwordHash: string }>>
-  readonly findById: (id: string) => Effect.Effect<Option.Option<Account>>
-}>() {}
+export class AccountRepo extends Context.Tag("AccountRepo")<
+  AccountRepo,
+  {
+    readonly insert: (account: NewAccount) => Effect.Effect<Account, EmailAlreadyRegistered>
+    readonly findByEmail: (
+      email: string
+    ) => Effect.Effect<Option.Option<{ readonly account: Account; readonly passwordHash: string }>>
+    readonly findById: (id: string) => Effect.Effect<Option.Option<Account>>
+  }
+>() {}

@@ -21,8 +21,7 @@ export type AuthorizationResult =
 export type DeclineCode = "card_declined" | "insufficient_funds" | "expired_card" | "incorrect_cvc" | "fraud_suspected"
 
 export type VerificationResult =
-  | { readonly _tag: "Verified" }
-  | { readonly _tag: "Rejected"; readonly code: DeclineCode; readonly message: string }
+  { readonly _tag: "Verified" } | { readonly _tag: "Rejected"; readonly code: DeclineCode; readonly message: string }
 
 /** The acquirer could not give an answer (network, timeout, its own error): the charge is FAILED. */
 export class AcquirerUnavailable extends Data.TaggedError("AcquirerUnavailable")<{ readonly message: string }> {}
@@ -31,19 +30,22 @@ export class AcquirerUnavailable extends Data.TaggedError("AcquirerUnavailable")
  * The card acquirer (Cielo, Rede, Stone, …). Every call carries our own id as the acquirer's
  * idempotency key, so a retry after a crash never charges twice.
  */
-export class Acquirer extends Context.Tag("Acquirer")<Acquirer, {
-  /** Authorise and capture at once (the spec's synchronous CAPTURED). */
-  readonly charge: (request: {
-    readonly idempotencyKey: string
-    readonly amount: number
-    readonly installments: number
-    readonly card: CardData
-  }) => Effect.Effect<AuthorizationResult, AcquirerUnavailable>
-  /** Zero-amount verification used at tokenization (expiry, CVV). */
-  readonly verify: (card: CardData) => Effect.Effect<VerificationResult, AcquirerUnavailable>
-  readonly refund: (request: {
-    readonly idempotencyKey: string
-    readonly acquirerReference: string
-    readonly amount: number
-  }) => Effect.Effect<void, AcquirerUnavailable>
-}>() {}
+export class Acquirer extends Context.Tag("Acquirer")<
+  Acquirer,
+  {
+    /** Authorise and capture at once (the spec's synchronous CAPTURED). */
+    readonly charge: (request: {
+      readonly idempotencyKey: string
+      readonly amount: number
+      readonly installments: number
+      readonly card: CardData
+    }) => Effect.Effect<AuthorizationResult, AcquirerUnavailable>
+    /** Zero-amount verification used at tokenization (expiry, CVV). */
+    readonly verify: (card: CardData) => Effect.Effect<VerificationResult, AcquirerUnavailable>
+    readonly refund: (request: {
+      readonly idempotencyKey: string
+      readonly acquirerReference: string
+      readonly amount: number
+    }) => Effect.Effect<void, AcquirerUnavailable>
+  }
+>() {}

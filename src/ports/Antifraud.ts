@@ -19,6 +19,9 @@ export interface AntifraudAnalysis {
   readonly reason: string | null
 }
 
-export class Antifraud extends Context.Tag("Antifraud")<Antifraud, {
-  readonly assess: (request: AntifraudRequest) => Effect.Effect<AntifraudAnalysis>
-}>() {}
+export class Antifraud extends Context.Tag("Antifraud")<
+  Antifraud,
+  {
+    readonly assess: (request: AntifraudRequest) => Effect.Effect<AntifraudAnalysis>
+  }
+>() {}

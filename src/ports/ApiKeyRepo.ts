@@ -17,13 +17,16 @@ export interface NewApiKey extends KeyMaterial {
   readonly rateLimit: number
 }
 
-export class ApiKeyRepo extends Context.Tag("ApiKeyRepo")<ApiKeyRepo, {
-  readonly insert: (key: NewApiKey) => Effect.Effect<ApiKey>
-  /** The active key with this digest. Inactive, rotated-away and unknown keys are all None. */
-  readonly findActiveByDigest: (digest: Uint8Array) => Effect.Effect<Option.Option<Principal>>
-  readonly findPrimary: (accountId: string) => Effect.Effect<Option.Option<ApiKey>>
-  /** Replaces the primary key's secret in place: the old one stops matching at commit. */
-  readonly rotatePrimary: (accountId: string, material: KeyMaterial) => Effect.Effect<Option.Option<ApiKey>>
-  /** Records when keys were last used, in one write for many requests. */
-  readonly touch: (lastUsed: ReadonlyMap<string, Date>) => Effect.Effect<void>
-}>() {}
+export class ApiKeyRepo extends Context.Tag("ApiKeyRepo")<
+  ApiKeyRepo,
+  {
+    readonly insert: (key: NewApiKey) => Effect.Effect<ApiKey>
+    /** The active key with this digest. Inactive, rotated-away and unknown keys are all None. */
+    readonly findActiveByDigest: (digest: Uint8Array) => Effect.Effect<Option.Option<Principal>>
+    readonly findPrimary: (accountId: string) => Effect.Effect<Option.Option<ApiKey>>
+    /** Replaces the primary key's secret in place: the old one stops matching at commit. */
+    readonly rotatePrimary: (accountId: string, material: KeyMaterial) => Effect.Effect<Option.Option<ApiKey>>
+    /** Records when keys were last used, in one write for many requests. */
+    readonly touch: (lastUsed: ReadonlyMap<string, Date>) => Effect.Effect<void>
+  }
+>() {}

@@ -27,13 +27,19 @@ export interface BoletoSettlement {
 }
 
 /** A bank that registers boletos and reports which were paid (its settlement file or API). */
-export class BoletoProvider extends Context.Tag("BoletoProvider")<BoletoProvider, {
-  readonly register: (request: BoletoRequest) => Effect.Effect<RegisteredBoleto>
-  /** Slips settled by the bank, among those given (the pending ones). */
-  readonly settlements: (transactionIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<BoletoSettlement>>
-}>() {}
+export class BoletoProvider extends Context.Tag("BoletoProvider")<
+  BoletoProvider,
+  {
+    readonly register: (request: BoletoRequest) => Effect.Effect<RegisteredBoleto>
+    /** Slips settled by the bank, among those given (the pending ones). */
+    readonly settlements: (transactionIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<BoletoSettlement>>
+  }
+>() {}
 
 /** The sandbox bank's side door: records a payment as if the buyer had paid at a bank. */
-export class SandboxBank extends Context.Tag("SandboxBank")<SandboxBank, {
-  readonly pay: (transactionId: string, amount: number) => Effect.Effect<void>
-}>() {}
+export class SandboxBank extends Context.Tag("SandboxBank")<
+  SandboxBank,
+  {
+    readonly pay: (transactionId: string, amount: number) => Effect.Effect<void>
+  }
+>() {}

@@ -22,8 +22,19 @@ export interface StoredCard {
  * Vaulted cards: the PAN encrypted (AES-256-GCM under CARD_VAULT_KEY), last four and brand in clear
  * for display, the CVV never. Tokens are random and opaque.
  */
-export class CardVault extends Context.Tag("CardVault")<CardVault, {
-  readonly store: (accountId: string, customerId: string, brand: CardBrand, card: VaultCard) => Effect.Effect<StoredCard>
-  /** The card and its PAN, for a charge. None for an unknown token or one of another account. */
-  readonly reveal: (accountId: string, token: string) => Effect.Effect<Option.Option<StoredCard & { readonly pan: string }>>
-}>() {}
+export class CardVault extends Context.Tag("CardVault")<
+  CardVault,
+  {
+    readonly store: (
+      accountId: string,
+      customerId: string,
+      brand: CardBrand,
+      card: VaultCard
+    ) => Effect.Effect<StoredCard>
+    /** The card and its PAN, for a charge. None for an unknown token or one of another account. */
+    readonly reveal: (
+      accountId: string,
+      token: string
+    ) => Effect.Effect<Option.Option<StoredCard & { readonly pan: string }>>
+  }
+>() {}

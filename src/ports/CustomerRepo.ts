@@ -16,15 +16,18 @@ export interface CustomerChanges {
 }
 
 /** Every operation is scoped by account; deleted customers are invisible to all of them. */
-export class CustomerRepo extends Context.Tag("CustomerRepo")<CustomerRepo, {
-  /** Inserts, or returns the live customer that already has this document (`created: false`). */
-  readonly insertOrGetByDocument: (
-    accountId: string,
-    customer: NewCustomer
-  ) => Effect.Effect<{ readonly customer: Customer; readonly created: boolean }>
-  readonly list: (accountId: string) => Effect.Effect<ReadonlyArray<Customer>>
-  readonly find: (accountId: string, id: string) => Effect.Effect<Option.Option<Customer>>
-  readonly update: (accountId: string, id: string, changes: CustomerChanges) => Effect.Effect<Option.Option<Customer>>
-  /** Soft delete; false when there was no live customer. */
-  readonly softDelete: (accountId: string, id: string) => Effect.Effect<boolean>
-}>() {}
+export class CustomerRepo extends Context.Tag("CustomerRepo")<
+  CustomerRepo,
+  {
+    /** Inserts, or returns the live customer that already has this document (`created: false`). */
+    readonly insertOrGetByDocument: (
+      accountId: string,
+      customer: NewCustomer
+    ) => Effect.Effect<{ readonly customer: Customer; readonly created: boolean }>
+    readonly list: (accountId: string) => Effect.Effect<ReadonlyArray<Customer>>
+    readonly find: (accountId: string, id: string) => Effect.Effect<Option.Option<Customer>>
+    readonly update: (accountId: string, id: string, changes: CustomerChanges) => Effect.Effect<Option.Option<Customer>>
+    /** Soft delete; false when there was no live customer. */
+    readonly softDelete: (accountId: string, id: string) => Effect.Effect<boolean>
+  }
+>() {}

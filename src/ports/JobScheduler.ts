@@ -4,13 +4,16 @@ import { Context, type Effect } from "effect"
  * Jobs a state change schedules, enqueued on the caller's connection so that they commit (or roll
  * back) with it.
  */
-export class JobScheduler extends Context.Tag("JobScheduler")<JobScheduler, {
-  /** Expire a PENDING PIX or boleto at its deadline (no table scans). */
-  readonly expireAt: (accountId: string, transactionId: string, at: Date) => Effect.Effect<void>
-  /** Make sure the boleto confirmation job runs soon (one job for all pending slips). */
-  readonly confirmBoletosSoon: Effect.Effect<void>
-  /** Next pass of the boleto confirmation job, while slips are pending. */
-  readonly confirmBoletosAt: (at: Date) => Effect.Effect<void>
-  /** (Re)schedule a webhook delivery attempt; one job per delivery. */
-  readonly deliverAt: (deliveryId: string, at: Date) => Effect.Effect<void>
-}>() {}
+export class JobScheduler extends Context.Tag("JobScheduler")<
+  JobScheduler,
+  {
+    /** Expire a PENDING PIX or boleto at its deadline (no table scans). */
+    readonly expireAt: (accountId: string, transactionId: string, at: Date) => Effect.Effect<void>
+    /** Make sure the boleto confirmation job runs soon (one job for all pending slips). */
+    readonly confirmBoletosSoon: Effect.Effect<void>
+    /** Next pass of the boleto confirmation job, while slips are pending. */
+    readonly confirmBoletosAt: (at: Date) => Effect.Effect<void>
+    /** (Re)schedule a webhook delivery attempt; one job per delivery. */
+    readonly deliverAt: (deliveryId: string, at: Date) => Effect.Effect<void>
+  }
+>() {}

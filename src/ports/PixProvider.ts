@@ -16,7 +16,14 @@ export interface PixCharge {
 }
 
 /** A PSP that issues PIX charges (cobranças) and returns the money (devoluções). */
-export class PixProvider extends Context.Tag("PixProvider")<PixProvider, {
-  readonly createCharge: (request: PixChargeRequest) => Effect.Effect<PixCharge>
-  readonly refund: (request: { readonly txid: string; readonly refundId: string; readonly amount: number }) => Effect.Effect<void>
-}>() {}
+export class PixProvider extends Context.Tag("PixProvider")<
+  PixProvider,
+  {
+    readonly createCharge: (request: PixChargeRequest) => Effect.Effect<PixCharge>
+    readonly refund: (request: {
+      readonly txid: string
+      readonly refundId: string
+      readonly amount: number
+    }) => Effect.Effect<void>
+  }
+>() {}

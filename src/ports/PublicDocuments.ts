@@ -7,7 +7,10 @@ export type DocumentKind = "pix_qr" | "boleto_pdf"
  * Unguessable tokens behind qrCodeUrl and pdfUrl. The one lookup not scoped by account: the token
  * itself (256 random bits) is the credential a buyer's browser holds.
  */
-export class PublicDocuments extends Context.Tag("PublicDocuments")<PublicDocuments, {
-  readonly create: (token: string, transactionId: string, kind: DocumentKind) => Effect.Effect<void>
-  readonly find: (token: string, kind: DocumentKind) => Effect.Effect<Option.Option<TransactionRecord>>
-}>() {}
+export class PublicDocuments extends Context.Tag("PublicDocuments")<
+  PublicDocuments,
+  {
+    readonly create: (token: string, transactionId: string, kind: DocumentKind) => Effect.Effect<void>
+    readonly find: (token: string, kind: DocumentKind) => Effect.Effect<Option.Option<TransactionRecord>>
+  }
+>() {}

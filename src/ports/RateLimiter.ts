@@ -9,6 +9,9 @@ export interface RateLimitDecision {
 }
 
 /** A rolling-window limiter shared by every API process. */
-export class RateLimiter extends Context.Tag("RateLimiter")<RateLimiter, {
-  readonly take: (keyId: string, limit: number) => Effect.Effect<RateLimitDecision>
-}>() {}
+export class RateLimiter extends Context.Tag("RateLimiter")<
+  RateLimiter,
+  {
+    readonly take: (keyId: string, limit: number) => Effect.Effect<RateLimitDecision>
+  }
+>() {}

@@ -10,8 +10,19 @@ export interface Refund {
   readonly completedAt: Date | null
 }
 
-export class RefundRepo extends Context.Tag("RefundRepo")<RefundRepo, {
-  readonly insertPending: (accountId: string, refund: { readonly id: string; readonly transactionId: string; readonly amount: number; readonly reason: string | null }) => Effect.Effect<Refund>
-  readonly finish: (accountId: string, id: string, status: "SUCCEEDED" | "FAILED") => Effect.Effect<Refund>
-  readonly find: (accountId: string, id: string) => Effect.Effect<Refund | undefined>
-}>() {}
+export class RefundRepo extends Context.Tag("RefundRepo")<
+  RefundRepo,
+  {
+    readonly insertPending: (
+      accountId: string,
+      refund: {
+        readonly id: string
+        readonly transactionId: string
+        readonly amount: number
+        readonly reason: string | null
+      }
+    ) => Effect.Effect<Refund>
+    readonly finish: (accountId: string, id: string, status: "SUCCEEDED" | "FAILED") => Effect.Effect<Refund>
+    readonly find: (accountId: string, id: string) => Effect.Effect<Refund | undefined>
+  }
+>() {}

@@ -26,18 +26,21 @@ export interface TransactionChanges {
 }
 
 /** Every operation is scoped by account. */
-export class TransactionRepo extends Context.Tag("TransactionRepo")<TransactionRepo, {
-  readonly insert: (accountId: string, transaction: NewTransaction) => Effect.Effect<TransactionRecord>
-  readonly list: (accountId: string) => Effect.Effect<ReadonlyArray<TransactionRecord>>
-  readonly find: (accountId: string, id: string) => Effect.Effect<Option.Option<TransactionRecord>>
-  /** Row-locks the transaction until the database transaction ends. */
-  readonly findForUpdate: (accountId: string, id: string) => Effect.Effect<Option.Option<TransactionRecord>>
-  readonly update: (accountId: string, id: string, changes: TransactionChanges) => Effect.Effect<TransactionRecord>
-  /** Whether a card charge of this order is waiting for the acquirer. */
-  readonly hasProcessing: (accountId: string, orderId: string) => Effect.Effect<boolean>
-  /** PENDING boletos of every account, by id after `afterId` (keyset paging for the confirmation job). */
-  readonly pendingBoletos: (
-    limit: number,
-    afterId?: string
-  ) => Effect.Effect<ReadonlyArray<{ readonly accountId: string; readonly id: string }>>
-}>() {}
+export class TransactionRepo extends Context.Tag("TransactionRepo")<
+  TransactionRepo,
+  {
+    readonly insert: (accountId: string, transaction: NewTransaction) => Effect.Effect<TransactionRecord>
+    readonly list: (accountId: string) => Effect.Effect<ReadonlyArray<TransactionRecord>>
+    readonly find: (accountId: string, id: string) => Effect.Effect<Option.Option<TransactionRecord>>
+    /** Row-locks the transaction until the database transaction ends. */
+    readonly findForUpdate: (accountId: string, id: string) => Effect.Effect<Option.Option<TransactionRecord>>
+    readonly update: (accountId: string, id: string, changes: TransactionChanges) => Effect.Effect<TransactionRecord>
+    /** Whether a card charge of this order is waiting for the acquirer. */
+    readonly hasProcessing: (accountId: string, orderId: string) => Effect.Effect<boolean>
+    /** PENDING boletos of every account, by id after `afterId` (keyset paging for the confirmation job). */
+    readonly pendingBoletos: (
+      limit: number,
+      afterId?: string
+    ) => Effect.Effect<ReadonlyArray<{ readonly accountId: string; readonly id: string }>>
+  }
+>() {}

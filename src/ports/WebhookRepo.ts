@@ -22,17 +22,27 @@ export interface AttemptRecord {
   readonly lastError: string | null
 }
 
-export class WebhookRepo extends Context.Tag("WebhookRepo")<WebhookRepo, {
-  readonly upsert: (accountId: string, url: string, newSecret: string) => Effect.Effect<{ readonly webhook: Webhook; readonly created: boolean }>
-  readonly find: (accountId: string) => Effect.Effect<Option.Option<Webhook>>
-  /** Deletes the webhook and drops its pending deliveries; false when there was none. */
-  readonly remove: (accountId: string) => Effect.Effect<boolean>
-  readonly deliveries: (accountId: string, filter: { readonly status?: DeliveryStatus | undefined; readonly event?: string | undefined }) => Effect.Effect<ReadonlyArray<Delivery>>
-  readonly findDelivery: (accountId: string, deliveryId: string) => Effect.Effect<Option.Option<Delivery>>
-  /** Locks the delivery row for the attempt's bookkeeping. */
-  readonly target: (deliveryId: string) => Effect.Effect<Option.Option<DeliveryTarget>>
-  /** Records an attempt on a delivery still PENDING; false when it was dropped or finished meanwhile. */
-  readonly recordAttempt: (deliveryId: string, attempt: AttemptRecord) => Effect.Effect<boolean>
-  readonly markPending: (accountId: string, deliveryId: string) => Effect.Effect<Option.Option<Delivery>>
-  readonly deleteHistoryOlderThan: (days: number) => Effect.Effect<number>
-}>() {}
+export class WebhookRepo extends Context.Tag("WebhookRepo")<
+  WebhookRepo,
+  {
+    readonly upsert: (
+      accountId: string,
+      url: string,
+      newSecret: string
+    ) => Effect.Effect<{ readonly webhook: Webhook; readonly created: boolean }>
+    readonly find: (accountId: string) => Effect.Effect<Option.Option<Webhook>>
+    /** Deletes the webhook and drops its pending deliveries; false when there was none. */
+    readonly remove: (accountId: string) => Effect.Effect<boolean>
+    readonly deliveries: (
+      accountId: string,
+      filter: { readonly status?: DeliveryStatus | undefined; readonly event?: string | undefined }
+    ) => Effect.Effect<ReadonlyArray<Delivery>>
+    readonly findDelivery: (accountId: string, deliveryId: string) => Effect.Effect<Option.Option<Delivery>>
+    /** Locks the delivery row for the attempt's bookkeeping. */
+    readonly target: (deliveryId: string) => Effect.Effect<Option.Option<DeliveryTarget>>
+    /** Records an attempt on a delivery still PENDING; false when it was dropped or finished meanwhile. */
+    readonly recordAttempt: (deliveryId: string, attempt: AttemptRecord) => Effect.Effect<boolean>
+    readonly markPending: (accountId: string, deliveryId: string) => Effect.Effect<Option.Option<Delivery>>
+    readonly deleteHistoryOlderThan: (days: number) => Effect.Effect<number>
+  }
+>() {}

@@ -13,12 +13,17 @@ export const freePort = () =>
     server.once("error", reject)
     server.listen(0, "127.0.0.1", () => {
       const address = server.address()
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))))
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))
+      )
     })
   })
 
-export const testConfig = async (databaseUrl: string, overrides: Partial<AppConfigShape> = {}): Promise<AppConfigShape> => {
-  const port = overrides.port ?? await freePort()
+export const testConfig = async (
+  databaseUrl: string,
+  overrides: Partial<AppConfigShape> = {}
+): Promise<AppConfigShape> => {
+  const port = overrides.port ?? (await freePort())
   return {
     production: false,
     port,
@@ -42,4 +47,3 @@ export const testConfig = async (databaseUrl: string, overrides: Partial<AppConf
     ...overrides
   }
 }
-

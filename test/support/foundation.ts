@@ -22,13 +22,22 @@ export const expectError = (reply: Reply, status: number, code?: string) => {
   expect(reply.body.message.length).toBeGreaterThan(0)
   if (code !== undefined) expect(reply.body.code).toBe(code)
   expect(reply.headers.get("content-type") ?? "").toMatch(/^application\/json/)
-  return reply.body as { statusCode: number; error: string; message: string; code?: string; errors?: Array<{ field: string; message: string }> }
+  return reply.body as {
+    statusCode: number
+    error: string
+    message: string
+    code?: string
+    errors?: Array<{ field: string; message: string }>
+  }
 }
 
 /** A 400 whose `errors` names exactly `fields` (in order) and whose `message` names the first. */
 export const expectFieldErrors = (reply: Reply, fields: ReadonlyArray<string>) => {
   const body = expectError(reply, 400)
-  expect(body.errors?.map((e) => e.field), reply.text).toEqual(fields)
+  expect(
+    body.errors?.map((e) => e.field),
+    reply.text
+  ).toEqual(fields)
   expect(body.message).toContain(fields[0])
   for (const e of body.errors ?? []) expect(e.message).toContain(e.field)
   return body
@@ -103,7 +112,11 @@ export const forgeToken = async (
     .sign(new TextEncoder().encode(secret))
 
 /** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export const eventually = async <T>(probe: () => Promise<T | undefined>, timeoutMs: number, intervalMs = 50): Promise<T> => {
+export const eventually = async <T>(
+  probe: () => Promise<T | undefined>,
+  timeoutMs: number,
+  intervalMs = 50
+): Promise<T> => {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await probe()
@@ -152,5 +165,8 @@ export const customerAndOrder = async (api: Client, key: string, amount = 1000) 
   expect(customer.status, customer.text).toBe(201)
   const order = await api.post("/api/orders", { customerId: customer.body.id, amount }, { key })
   expect(order.status, order.text).toBe(201)
-  return { customer: customer.body as Record<string, unknown> & { id: string }, order: order.body as Record<string, unknown> & { id: string } }
+  return {
+    customer: customer.body as Record<string, unknown> & { id: string },
+    order: order.body as Record<string, unknown> & { id: string }
+  }
 }

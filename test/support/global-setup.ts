@@ -39,7 +39,9 @@ const dropTestDatabases = async (url: string) => {
   const admin = new pg.Client({ connectionString: url })
   await admin.connect()
   try {
-    const { rows } = await admin.query<{ datname: string }>("select datname from pg_database where datname like 'gw\\_test\\_%'")
+    const { rows } = await admin.query<{ datname: string }>(
+      "select datname from pg_database where datname like 'gw\\_test\\_%'"
+    )
     for (const { datname } of rows) await admin.query(`drop database if exists ${datname} with (force)`)
   } finally {
     await admin.end()

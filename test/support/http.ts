@@ -15,13 +15,22 @@ export interface RequestOptions {
 
 /** A thin fetch wrapper for tests: JSON in, status + headers + parsed JSON out. */
 export const client = (baseUrl: string) => {
-  const request = async <T = any>(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<Reply<T>> => {
+  const request = async <T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    options: RequestOptions = {}
+  ): Promise<Reply<T>> => {
     const headers: Record<string, string> = { ...options.headers }
     if (options.key !== undefined) headers["x-api-key"] = options.key
     if (options.token !== undefined) headers["authorization"] = `Bearer ${options.token}`
     const payload = options.raw ?? (body === undefined ? undefined : JSON.stringify(body))
     if (payload !== undefined && headers["content-type"] === undefined) headers["content-type"] = "application/json"
-    const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(payload === undefined ? {} : { body: payload }) })
+    const response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers,
+      ...(payload === undefined ? {} : { body: payload })
+    })
     const text = await response.text()
     let parsed: unknown = undefined
     try {
@@ -35,7 +44,8 @@ export const client = (baseUrl: string) => {
     request,
     get: <T = any>(path: string, options?: RequestOptions) => request<T>("GET", path, undefined, options),
     post: <T = any>(path: string, body?: unknown, options?: RequestOptions) => request<T>("POST", path, body, options),
-    patch: <T = any>(path: string, body?: unknown, options?: RequestOptions) => request<T>("PATCH", path, body, options),
+    patch: <T = any>(path: string, body?: unknown, options?: RequestOptions) =>
+      request<T>("PATCH", path, body, options),
     del: <T = any>(path: string, options?: RequestOptions) => request<T>("DELETE", path, undefined, options)
   }
 }

@@ -14,7 +14,12 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /** Polls `probe` until it returns something other than undefined; fails after `timeoutMs` with `what`. */
-export const until = async <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000, intervalMs = 100): Promise<T> => {
+export const until = async <T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 15_000,
+  intervalMs = 100
+): Promise<T> => {
   const deadline = Date.now() + timeoutMs
   let last: unknown
   for (;;) {
@@ -24,7 +29,10 @@ export const until = async <T>(what: string, probe: () => Promise<T | undefined>
     } catch (error) {
       last = error
     }
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms${last === undefined ? "" : ` (last error: ${String(last)})`}`)
+    if (Date.now() > deadline)
+      throw new Error(
+        `${what}: not within ${timeoutMs} ms${last === undefined ? "" : ` (last error: ${String(last)})`}`
+      )
     await sleep(intervalMs)
   }
 }
@@ -45,7 +53,11 @@ export const MOBILE = "11912345678"
 const FUTURE_YEAR = String((new Date().getUTCFullYear() + 3) % 100).padStart(2, "0")
 
 /** CONTRACT §7 sandbox acquirer cards used here. */
-export const CARDS = { approved: "4242424242424242", declined: "4000000000000002", processingError: "4000000000000119" } as const
+export const CARDS = {
+  approved: "4242424242424242",
+  declined: "4000000000000002",
+  processingError: "4000000000000119"
+} as const
 
 export interface Merchant {
   readonly api: Client
@@ -60,7 +72,10 @@ export const newMerchant = async (baseUrl: string, name = "Loja Webhooks"): Prom
 }
 
 /** Registers (or replaces) the merchant's webhook URL; returns the upsert body. */
-export const registerWebhook = async (m: Merchant, url: string): Promise<{ url: string; secret: string; createdAt: string; updatedAt: string }> => {
+export const registerWebhook = async (
+  m: Merchant,
+  url: string
+): Promise<{ url: string; secret: string; createdAt: string; updatedAt: string }> => {
   const reply = await m.api.post("/api/webhooks/upsert", { url }, { key: m.key })
   if (reply.status !== 201 && reply.status !== 200) throw new Error(`webhook upsert: ${reply.status} ${reply.text}`)
   return reply.body
@@ -69,8 +84,13 @@ export const registerWebhook = async (m: Merchant, url: string): Promise<{ url: 
 /** A PENDING order of a fresh customer; returns its id and the customer's CPF. */
 export const newOrder = async (m: Merchant, amount: number) => {
   const document = randomCpf()
-  const customer = await m.api.post("/api/customers", { name: "Maria da Silva", email: "maria@example.com", document, phone: MOBILE }, { key: m.key })
-  if (customer.status !== 201 && customer.status !== 200) throw new Error(`customer: ${customer.status} ${customer.text}`)
+  const customer = await m.api.post(
+    "/api/customers",
+    { name: "Maria da Silva", email: "maria@example.com", document, phone: MOBILE },
+    { key: m.key }
+  )
+  if (customer.status !== 201 && customer.status !== 200)
+    throw new Error(`customer: ${customer.status} ${customer.text}`)
   const order = await m.api.post("/api/orders", { customerId: customer.body.id, amount }, { key: m.key })
   if (order.status !== 201) throw new Error(`order: ${order.status} ${order.text}`)
   return { orderId: order.body.id as string, document }
@@ -112,28 +132,39 @@ export const chargeBoleto = async (m: Merchant, amount = 10_000): Promise<Charge
 /** A CARD charge with a raw card: 201 CAPTURED when approved, 422 (with `transactionId`) when declined or failed. */
 export const chargeCard = async (m: Merchant, pan: string = CARDS.approved, amount = 10_000): Promise<Charge> => {
   const { document, orderId } = await newOrder(m, amount)
-  const reply = await m.api.post(PROCESS, {
-    ...base(orderId, amount, document),
-    method: "CARD",
-    installments: 1,
-    cardHolderName: "MARIA DA SILVA",
-    cardNumber: pan,
-    cardExpirationMonth: "12",
-    cardExpirationYear: FUTURE_YEAR,
-    cardSecurityCode: "123",
-    cardBrand: "Visa",
-    buyerBirthdate: "1990-05-17"
-  }, { key: m.key })
+  const reply = await m.api.post(
+    PROCESS,
+    {
+      ...base(orderId, amount, document),
+      method: "CARD",
+      installments: 1,
+      cardHolderName: "MARIA DA SILVA",
+      cardNumber: pan,
+      cardExpirationMonth: "12",
+      cardExpirationYear: FUTURE_YEAR,
+      cardSecurityCode: "123",
+      cardBrand: "Visa",
+      buyerBirthdate: "1990-05-17"
+    },
+    { key: m.key }
+  )
   if (reply.status !== 201 && reply.status !== 422) throw new Error(`CARD: ${reply.status} ${reply.text}`)
-  if (typeof reply.body?.transactionId !== "string") throw new Error(`CARD without transactionId: ${reply.status} ${reply.text}`)
+  if (typeof reply.body?.transactionId !== "string")
+    throw new Error(`CARD without transactionId: ${reply.status} ${reply.text}`)
   return { transactionId: reply.body.transactionId, orderId, amount, body: reply.body, status: reply.status }
 }
 
-export const sandboxPay = (m: Merchant, transactionId: string) => m.api.post(`/api/sandbox/transactions/${transactionId}/pay`, undefined, { key: m.key })
-export const sandboxExpire = (m: Merchant, transactionId: string) => m.api.post(`/api/sandbox/transactions/${transactionId}/expire`, undefined, { key: m.key })
+export const sandboxPay = (m: Merchant, transactionId: string) =>
+  m.api.post(`/api/sandbox/transactions/${transactionId}/pay`, undefined, { key: m.key })
+export const sandboxExpire = (m: Merchant, transactionId: string) =>
+  m.api.post(`/api/sandbox/transactions/${transactionId}/expire`, undefined, { key: m.key })
 
 export const refund = async (m: Merchant, transactionId: string, amount?: number) => {
-  const reply = await m.api.post("/api/payment-gateway/refund", { transactionId, ...(amount === undefined ? {} : { amount }) }, { key: m.key })
+  const reply = await m.api.post(
+    "/api/payment-gateway/refund",
+    { transactionId, ...(amount === undefined ? {} : { amount }) },
+    { key: m.key }
+  )
   if (reply.status !== 200 && reply.status !== 201) throw new Error(`refund: ${reply.status} ${reply.text}`)
   return reply.body
 }
@@ -177,7 +208,12 @@ export interface EventRow {
 }
 
 export const eventRows = async (db: pg.Pool, transactionId: string): Promise<ReadonlyArray<EventRow>> =>
-  (await db.query<EventRow>("select id, type, payload from events where transaction_id = $1 order by created_at, type", [transactionId])).rows
+  (
+    await db.query<EventRow>(
+      "select id, type, payload from events where transaction_id = $1 order by created_at, type",
+      [transactionId]
+    )
+  ).rows
 
 export interface DeliveryRow {
   readonly id: string
@@ -190,15 +226,21 @@ export interface DeliveryRow {
 }
 
 export const deliveryRows = async (db: pg.Pool, transactionId: string): Promise<ReadonlyArray<DeliveryRow>> =>
-  (await db.query<DeliveryRow>(
-    `select d.id, d.event, d.status, d.attempts, d.http_status, d.last_error, d.event_id
+  (
+    await db.query<DeliveryRow>(
+      `select d.id, d.event, d.status, d.attempts, d.http_status, d.last_error, d.event_id
      from webhook_deliveries d join events e on e.id = d.event_id
      where e.transaction_id = $1 order by d.created_at, d.event`,
-    [transactionId]
-  )).rows
+      [transactionId]
+    )
+  ).rows
 
 /** The delivery row of one event of a transaction (throws when not exactly one). */
-export const deliveryOf = async (db: pg.Pool, transactionId: string, event: string): Promise<DeliveryRow | undefined> => {
+export const deliveryOf = async (
+  db: pg.Pool,
+  transactionId: string,
+  event: string
+): Promise<DeliveryRow | undefined> => {
   const rows = (await deliveryRows(db, transactionId)).filter((d) => d.event === event)
   if (rows.length > 1) throw new Error(`${rows.length} ${event} deliveries for ${transactionId}`)
   return rows[0]
@@ -216,11 +258,17 @@ export interface JobRow {
 }
 
 /** graphile-worker's queue (its private table, for the payload), filtered by `where` over those columns. */
-export const jobs = async (db: pg.Pool, where = "true", params: ReadonlyArray<unknown> = []): Promise<ReadonlyArray<JobRow>> =>
-  (await db.query<JobRow>(
-    `select * from (
+export const jobs = async (
+  db: pg.Pool,
+  where = "true",
+  params: ReadonlyArray<unknown> = []
+): Promise<ReadonlyArray<JobRow>> =>
+  (
+    await db.query<JobRow>(
+      `select * from (
        select j.id, t.identifier as task_identifier, j.key, j.run_at, j.locked_at, j.locked_by, j.attempts, j.payload
        from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
      ) q where ${where} order by id`,
-    [...params]
-  )).rows.map((row) => ({ ...row, id: String(row.id) }))
+      [...params]
+    )
+  ).rows.map((row) => ({ ...row, id: String(row.id) }))

@@ -28,7 +28,7 @@ export const CARDS = {
 export type Brand = "Visa" | "Mastercard" | "Elo"
 
 /** The brand of each test card, from the table of CONTRACT §7 (not from the product's BIN code). */
-export const brandOf = (pan: string): Brand => pan === CARDS.elo ? "Elo" : pan.startsWith("5") ? "Mastercard" : "Visa"
+export const brandOf = (pan: string): Brand => (pan === CARDS.elo ? "Elo" : pan.startsWith("5") ? "Mastercard" : "Visa")
 
 /** A card expiry that is always in the future: December, three years from now. */
 export const FUTURE_YEAR = String((new Date().getUTCFullYear() + 3) % 100).padStart(2, "0")
@@ -53,7 +53,11 @@ export const badCheckDigit = (doc: string) => `${doc.slice(0, -1)}${(Number(doc.
 
 /** A fresh customer of the account (its own CPF). */
 export const createCustomer = async (api: Client, key: string, document = freshCpf()) => {
-  const reply = await api.post("/api/customers", { name: "Maria da Silva", email: "maria@example.com", document, phone: MOBILE }, { key })
+  const reply = await api.post(
+    "/api/customers",
+    { name: "Maria da Silva", email: "maria@example.com", document, phone: MOBILE },
+    { key }
+  )
   if (reply.status !== 201) throw new Error(`customer: ${reply.status} ${reply.text}`)
   return { id: reply.body.id as string, document }
 }
@@ -93,11 +97,17 @@ const common = (orderId: string, amount: number, buyerDoc?: string): Body => ({
   buyerAddress: { ...ADDRESS }
 })
 
-export const pixBody = (orderId: string, amount: number, overrides: Body = {}): Body =>
-  ({ ...common(orderId, amount, freshCpf()), method: "PIX", ...overrides })
+export const pixBody = (orderId: string, amount: number, overrides: Body = {}): Body => ({
+  ...common(orderId, amount, freshCpf()),
+  method: "PIX",
+  ...overrides
+})
 
-export const boletoBody = (orderId: string, amount: number, overrides: Body = {}): Body =>
-  ({ ...common(orderId, amount, freshCpf()), method: "BOLETO", ...overrides })
+export const boletoBody = (orderId: string, amount: number, overrides: Body = {}): Body => ({
+  ...common(orderId, amount, freshCpf()),
+  method: "BOLETO",
+  ...overrides
+})
 
 /** Raw card fields of a process body. */
 export const rawCard = (pan: string, cvv = "123"): Body => ({
@@ -192,7 +202,11 @@ export const expectFieldErrors = (reply: Reply, fields: ReadonlyArray<string>): 
 }
 
 /** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export const eventually = async <T>(probe: () => Promise<T | undefined>, timeoutMs = 15_000, intervalMs = 200): Promise<T> => {
+export const eventually = async <T>(
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 15_000,
+  intervalMs = 200
+): Promise<T> => {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await probe()

@@ -119,7 +119,9 @@ export const spawnRole = async (
   while (Date.now() < deadline) {
     if (died) {
       await stop()
-      throw new Error(`${role} process exited (code ${died.code}, signal ${died.signal}) before /ready answered 200\n${output()}`)
+      throw new Error(
+        `${role} process exited (code ${died.code}, signal ${died.signal}) before /ready answered 200\n${output()}`
+      )
     }
     try {
       const response = await fetch(`${baseUrl}/ready`, { signal: AbortSignal.timeout(2_000) })
@@ -145,7 +147,11 @@ export const stopAll = async (processes: ReadonlyArray<RoleProcess | undefined>)
  * Runs the operator CLI (`node --import tsx src/cli.ts …args`) to completion and returns its parsed JSON
  * output; rejects with the output when it exits non-zero or does not finish within `timeoutMs`.
  */
-export const runCli = async <T = unknown>(args: ReadonlyArray<string>, env: Record<string, string>, timeoutMs = 30_000): Promise<T> => {
+export const runCli = async <T = unknown>(
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  timeoutMs = 30_000
+): Promise<T> => {
   installExitHook()
   const dataDir = await mkdtemp(join(tmpdir(), "gateway-cli-"))
   const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], {

@@ -9,7 +9,12 @@ import type { Socket } from "node:net"
  */
 
 export type Reply =
-  | { readonly status: number; readonly delayMs?: number; readonly headers?: Readonly<Record<string, string>>; readonly body?: string }
+  | {
+      readonly status: number
+      readonly delayMs?: number
+      readonly headers?: Readonly<Record<string, string>>
+      readonly body?: string
+    }
   | { readonly redirect: string; readonly status?: 301 | 302 | 303 | 307 | 308 }
   /** Never answers; the socket stays open until the client gives up (or the receiver closes). */
   | { readonly hang: true }
@@ -52,7 +57,11 @@ export interface Receiver {
   /** The reply for every request once the script is used up. */
   readonly respond: (responder: Responder | Reply) => void
   /** Resolves with the requests once `predicate` holds for the list (rejects after `timeoutMs`). */
-  readonly waitFor: (predicate: (requests: ReadonlyArray<ReceivedRequest>) => boolean, timeoutMs?: number, what?: string) => Promise<ReadonlyArray<ReceivedRequest>>
+  readonly waitFor: (
+    predicate: (requests: ReadonlyArray<ReceivedRequest>) => boolean,
+    timeoutMs?: number,
+    what?: string
+  ) => Promise<ReadonlyArray<ReceivedRequest>>
   /** Requests whose JSON body has this `event` (and `data.transactionId`, when given). */
   readonly eventsFor: (event: string, transactionId?: string) => ReadonlyArray<ReceivedRequest>
   readonly close: () => Promise<void>
@@ -173,7 +182,11 @@ export const startReceiver = async (path = "/hook"): Promise<Receiver> => {
       }
       const timer = setTimeout(() => {
         cleanup()
-        reject(new Error(`${what} not met within ${timeoutMs} ms; ${requests.length} request(s): ${requests.map((r) => `#${r.index} ${r.headers["webhook-id"] ?? "-"} ${jsonBody(r)?.event ?? "?"} -> ${r.answeredStatus ?? "none"}`).join("; ")}`))
+        reject(
+          new Error(
+            `${what} not met within ${timeoutMs} ms; ${requests.length} request(s): ${requests.map((r) => `#${r.index} ${r.headers["webhook-id"] ?? "-"} ${jsonBody(r)?.event ?? "?"} -> ${r.answeredStatus ?? "none"}`).join("; ")}`
+          )
+        )
       }, timeoutMs)
       const cleanup = () => {
         clearTimeout(timer)

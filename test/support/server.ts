@@ -24,7 +24,7 @@ export const startTestServer = async (
   overrides: Partial<AppConfigShape> = {},
   options: { readonly role?: Role; readonly databaseUrl?: string } = {}
 ): Promise<TestServer> => {
-  const databaseUrl = options.databaseUrl ?? await createTestDatabase()
+  const databaseUrl = options.databaseUrl ?? (await createTestDatabase())
   const config = await testConfig(databaseUrl, overrides)
   const runtime = ManagedRuntime.make(
     roleLayer(options.role ?? "all").pipe(

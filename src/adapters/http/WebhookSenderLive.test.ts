@@ -53,7 +53,8 @@ const serve = (
         })
       })
       server.listen(0, "127.0.0.1", () =>
-        resume(Effect.succeed({ port: (server.address() as AddressInfo).port, received, stats })))
+        resume(Effect.succeed({ port: (server.address() as AddressInfo).port, received, stats }))
+      )
     }),
     () =>
       Effect.async<void>((resume) => {
@@ -89,10 +90,12 @@ const timedWall = <A>(self: Effect.Effect<A>) =>
     return [value, Date.now() - start] as const
   })
 
-const staticResolver = (address: string, calls = { n: 0 }): Resolver => async () => {
-  calls.n++
-  return [{ address, family: 4 }]
-}
+const staticResolver =
+  (address: string, calls = { n: 0 }): Resolver =>
+  async () => {
+    calls.n++
+    return [{ address, family: 4 }]
+  }
 
 // Generous for a loaded 2-core CI box, yet far below anything that reads 50 MB or waits forever.
 const SLACK_MS = 1_200
@@ -102,7 +105,8 @@ describe("WebhookSenderLive", () => {
     Effect.gen(function* () {
       const server = yield* serve((_req, res) => res.end("ok"))
       const outcome = yield* sender({ userAgent: "test-agent/1" }).send(
-        request(`http://127.0.0.1:${server.port}/hook?tenant=7`))
+        request(`http://127.0.0.1:${server.port}/hook?tenant=7`)
+      )
       expect(outcome).toMatchObject({ _tag: "Delivered", httpStatus: 200 })
       expect(outcome.durationMs).toBeGreaterThanOrEqual(0)
       expect(server.received).toHaveLength(1)
@@ -120,9 +124,11 @@ describe("WebhookSenderLive", () => {
         "webhook-signature": String(seen.headers["webhook-signature"])
       })
       expect(verified).toEqual(JSON.parse(body))
-      expect(() => new Webhook(generateWebhookSecret()).verify(seen.body, seen.headers as Record<string, string>))
-        .toThrow()
-    }))
+      expect(() =>
+        new Webhook(generateWebhookSecret()).verify(seen.body, seen.headers as Record<string, string>)
+      ).toThrow()
+    })
+  )
 
   it.scopedLive("non-200 answers → Rejected with the status (201 and 204 are not success)", () =>
     Effect.gen(function* () {
@@ -134,7 +140,8 @@ describe("WebhookSenderLive", () => {
         const outcome = yield* sender().send(request(`http://127.0.0.1:${server.port}/`))
         expect(outcome).toMatchObject({ _tag: "Rejected", httpStatus: status })
       }
-    }))
+    })
+  )
 
   it.scopedLive("302 → Rejected 302 and the redirect target never hears from us", () =>
     Effect.gen(function* () {
@@ -147,34 +154,45 @@ describe("WebhookSenderLive", () => {
       expect(outcome).toMatchObject({ _tag: "Rejected", httpStatus: 302 })
       yield* Effect.sleep("200 millis")
       expect(target.stats.connections).toBe(0)
-    }))
+    })
+  )
 
-  it.scopedLive("a receiver that never answers → Unreachable timeout, within the deadline", () =>
-    Effect.gen(function* () {
-      const server = yield* serve(() => {})
-      const [outcome, wallMs] = yield* timedWall(
-        sender({ timeoutMs: 300 }).send(request(`http://127.0.0.1:${server.port}/`)))
-      expect(outcome).toMatchObject({ _tag: "Unreachable", reason: "timeout" })
-      expect(outcome.durationMs).toBeGreaterThanOrEqual(280)
-      expect(wallMs).toBeLessThan(300 + SLACK_MS)
-      yield* Effect.sleep("100 millis")
-      expect(server.stats.socketsClosed).toBe(1) // the socket was torn down, not leaked
-    }), 5_000)
+  it.scopedLive(
+    "a receiver that never answers → Unreachable timeout, within the deadline",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* serve(() => {})
+        const [outcome, wallMs] = yield* timedWall(
+          sender({ timeoutMs: 300 }).send(request(`http://127.0.0.1:${server.port}/`))
+        )
+        expect(outcome).toMatchObject({ _tag: "Unreachable", reason: "timeout" })
+        expect(outcome.durationMs).toBeGreaterThanOrEqual(280)
+        expect(wallMs).toBeLessThan(300 + SLACK_MS)
+        yield* Effect.sleep("100 millis")
+        expect(server.stats.socketsClosed).toBe(1) // the socket was torn down, not leaked
+      }),
+    5_000
+  )
 
-  it.scopedLive("drip-feeding a 200 body past the deadline → Unreachable timeout (one overall deadline)", () =>
-    Effect.gen(function* () {
-      const server = yield* serve((_req, res) => {
-        res.writeHead(200, { "content-type": "text/plain" })
-        res.flushHeaders()
-        const timer = setInterval(() => res.write("x"), 100)
-        res.on("close", () => clearInterval(timer))
-      })
-      const [outcome, wallMs] = yield* timedWall(
-        sender({ timeoutMs: 300 }).send(request(`http://127.0.0.1:${server.port}/`)))
-      expect(outcome).toMatchObject({ _tag: "Unreachable", reason: "timeout" })
-      expect(outcome.durationMs).toBeGreaterThanOrEqual(280)
-      expect(wallMs).toBeLessThan(300 + SLACK_MS)
-    }), 5_000)
+  it.scopedLive(
+    "drip-feeding a 200 body past the deadline → Unreachable timeout (one overall deadline)",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* serve((_req, res) => {
+          res.writeHead(200, { "content-type": "text/plain" })
+          res.flushHeaders()
+          const timer = setInterval(() => res.write("x"), 100)
+          res.on("close", () => clearInterval(timer))
+        })
+        const [outcome, wallMs] = yield* timedWall(
+          sender({ timeoutMs: 300 }).send(request(`http://127.0.0.1:${server.port}/`))
+        )
+        expect(outcome).toMatchObject({ _tag: "Unreachable", reason: "timeout" })
+        expect(outcome.durationMs).toBeGreaterThanOrEqual(280)
+        expect(wallMs).toBeLessThan(300 + SLACK_MS)
+      }),
+    5_000
+  )
 
   it.scopedLive("a 50 MB response body is cut at the 64 KiB cap: Delivered fast, body never fully read", () =>
     Effect.gen(function* () {
@@ -196,7 +214,8 @@ describe("WebhookSenderLive", () => {
       })
       const heapBefore = process.memoryUsage().heapUsed
       const [outcome, wallMs] = yield* timedWall(
-        sender({ timeoutMs: 10_000 }).send(request(`http://127.0.0.1:${server.port}/`)))
+        sender({ timeoutMs: 10_000 }).send(request(`http://127.0.0.1:${server.port}/`))
+      )
       expect(outcome).toMatchObject({ _tag: "Delivered", httpStatus: 200 })
       expect(wallMs).toBeLessThan(SLACK_MS)
       yield* Effect.sleep("200 millis")
@@ -204,7 +223,8 @@ describe("WebhookSenderLive", () => {
       // Kernel socket buffers may hold a few MB; reading the whole body would reach 50 MB.
       expect(progress.sent).toBeLessThan(20 * 1024 * 1024)
       expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(30 * 1024 * 1024)
-    }))
+    })
+  )
 
   it.scopedLive("allowPrivate: false refuses local and metadata URLs without connecting", () =>
     Effect.gen(function* () {
@@ -214,7 +234,10 @@ describe("WebhookSenderLive", () => {
         [`http://127.0.0.1:${server.port}/`, "url must use https"],
         [`https://127.0.0.1:${server.port}/`, "url resolves to a private or reserved address (127.0.0.1)"],
         [`https://localhost:${server.port}/`, "url resolves to a private or reserved address"],
-        ["https://169.254.169.254/latest/meta-data/", "url resolves to a private or reserved address (169.254.169.254)"],
+        [
+          "https://169.254.169.254/latest/meta-data/",
+          "url resolves to a private or reserved address (169.254.169.254)"
+        ],
         [`https://[::ffff:127.0.0.1]:${server.port}/`, "url resolves to a private or reserved address (::ffff:7f00:1)"]
       ] as const
       for (const [url, reason] of cases) {
@@ -224,37 +247,43 @@ describe("WebhookSenderLive", () => {
         expect(wallMs).toBeLessThan(SLACK_MS)
       }
       expect(server.stats.connections).toBe(0)
-    }))
+    })
+  )
 
   it.scopedLive("DNS rebinding: a host that now resolves privately is refused at delivery time", () =>
     Effect.gen(function* () {
       const server = yield* serve((_req, res) => res.end("ok"))
-      const outcome = yield* sender({ allowPrivate: false, resolver: staticResolver("127.0.0.1") })
-        .send(request(`https://hooks.merchant.example:${server.port}/`))
+      const outcome = yield* sender({ allowPrivate: false, resolver: staticResolver("127.0.0.1") }).send(
+        request(`https://hooks.merchant.example:${server.port}/`)
+      )
       expect(outcome).toMatchObject({
         _tag: "Unreachable",
         reason: "url resolves to a private or reserved address (127.0.0.1)"
       })
       expect(server.stats.connections).toBe(0)
-    }))
+    })
+  )
 
   it.scopedLive("connects to the vetted address (one lookup) while sending the URL's Host header", () =>
     Effect.gen(function* () {
       const server = yield* serve((_req, res) => res.end("ok"))
       const calls = { n: 0 }
-      const outcome = yield* sender({ resolver: staticResolver("127.0.0.1", calls) })
-        .send(request(`http://receiver.invalid:${server.port}/h`))
+      const outcome = yield* sender({ resolver: staticResolver("127.0.0.1", calls) }).send(
+        request(`http://receiver.invalid:${server.port}/h`)
+      )
       expect(outcome._tag).toBe("Delivered")
       expect(calls.n).toBe(1)
       expect(server.received[0]?.headers.host).toBe(`receiver.invalid:${server.port}`)
-    }))
+    })
+  )
 
   it.scopedLive("connection refused → Unreachable", () =>
     Effect.gen(function* () {
       const port = yield* freePort
       const outcome = yield* sender().send(request(`http://127.0.0.1:${port}/`))
       expect(outcome).toMatchObject({ _tag: "Unreachable", reason: "connection failed (ECONNREFUSED)" })
-    }))
+    })
+  )
 
   it.scopedLive("interrupting the fiber aborts the socket", () =>
     Effect.gen(function* () {
@@ -264,25 +293,45 @@ describe("WebhookSenderLive", () => {
       yield* Fiber.interrupt(fiber)
       yield* Effect.sleep("200 millis")
       expect(server.stats.socketsClosed).toBe(1)
-    }))
+    })
+  )
 
   it.scopedLive("a corrupt secret is an outcome, not a crash", () =>
     Effect.gen(function* () {
       const outcome = yield* sender().send(request("http://127.0.0.1:9/", { secret: "whsec_" }))
       expect(outcome).toMatchObject({ _tag: "Unreachable" })
       expect(outcome._tag === "Unreachable" && outcome.reason).toMatch(/^cannot sign webhook/)
-    }))
+    })
+  )
 
   const hasOpenssl = spawnSync("openssl", ["version"]).status === 0
   it.scopedLive.skipIf(!hasOpenssl)("https: SNI is the URL host and certificates are verified", () =>
     Effect.gen(function* () {
       const dir = mkdtempSync(join(tmpdir(), "webhook-tls-"))
       yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
-      execFileSync("openssl", [
-        "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
-        "-subj", "/CN=receiver.test", "-addext", "subjectAltName=DNS:receiver.test",
-        "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")
-      ], { stdio: "ignore" })
+      execFileSync(
+        "openssl",
+        [
+          "req",
+          "-x509",
+          "-newkey",
+          "ec",
+          "-pkeyopt",
+          "ec_paramgen_curve:prime256v1",
+          "-nodes",
+          "-days",
+          "1",
+          "-subj",
+          "/CN=receiver.test",
+          "-addext",
+          "subjectAltName=DNS:receiver.test",
+          "-keyout",
+          join(dir, "key.pem"),
+          "-out",
+          join(dir, "cert.pem")
+        ],
+        { stdio: "ignore" }
+      )
       const tls = { key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) }
       const sniSeen: Array<string> = []
       const server = yield* serve(
@@ -295,11 +344,13 @@ describe("WebhookSenderLive", () => {
           }
         })
       )
-      const outcome = yield* sender({ resolver: staticResolver("127.0.0.1") })
-        .send(request(`https://receiver.test:${server.port}/`))
+      const outcome = yield* sender({ resolver: staticResolver("127.0.0.1") }).send(
+        request(`https://receiver.test:${server.port}/`)
+      )
       // Self-signed: a verifying client must refuse it, after presenting the right SNI.
       expect(outcome).toMatchObject({ _tag: "Unreachable", reason: "connection failed (DEPTH_ZERO_SELF_SIGNED_CERT)" })
       expect(sniSeen).toEqual(["receiver.test"])
       expect(server.received).toHaveLength(0)
-    }))
+    })
+  )
 })

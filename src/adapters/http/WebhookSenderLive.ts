@@ -30,12 +30,18 @@ const unreachable = (reason: string): Unreachable => ({ _tag: "Unreachable", rea
 const delivered: Result = { _tag: "Delivered", httpStatus: 200 }
 
 /** Hands Node the addresses the guard already vetted, so no second DNS answer is ever used. */
-const pinnedLookup = (addresses: ReadonlyArray<ResolvedAddress>): LookupFunction => (_host, options, callback) => {
-  const first = addresses[0]
-  if (options.all) callback(null, addresses.map((a) => ({ ...a }))) // Node 20 happy eyeballs asks for all
-  else if (first) callback(null, first.address, first.family)
-  else callback(Object.assign(new Error("no vetted address"), { code: "ENOTFOUND" }), "", 0)
-}
+const pinnedLookup =
+  (addresses: ReadonlyArray<ResolvedAddress>): LookupFunction =>
+  (_host, options, callback) => {
+    const first = addresses[0]
+    if (options.all)
+      callback(
+        null,
+        addresses.map((a) => ({ ...a }))
+      ) // Node 20 happy eyeballs asks for all
+    else if (first) callback(null, first.address, first.family)
+    else callback(Object.assign(new Error("no vetted address"), { code: "ENOTFOUND" }), "", 0)
+  }
 
 const post = (target: ResolvedTarget, headers: Record<string, string>, body: string): Effect.Effect<Result> =>
   Effect.async<Result>((resume) => {

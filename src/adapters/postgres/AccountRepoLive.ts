@@ -17,7 +17,7 @@ const toAccount = (row: AccountRow) =>
 
 export const AccountRepoLive = Layer.effect(
   AccountRepo,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     return AccountRepo.of({
       insert: (account) =>
@@ -27,12 +27,18 @@ export const AccountRepoLive = Layer.effect(
           on conflict do nothing
           returning *`.pipe(
           Effect.orDie,
-          Effect.flatMap((rows) => rows[0] ? Effect.succeed(toAccount(rows[0])) : Effect.fail(new EmailAlreadyRegistered()))
+          Effect.flatMap((rows) =>
+            rows[0] ? Effect.succeed(toAccount(rows[0])) : Effect.fail(new EmailAlreadyRegistered())
+          )
         ),
       findByEmail: (email) =>
         sql<AccountRow>`select * from accounts where lower(email) = lower(${email})`.pipe(
           Effect.orDie,
-          Effect.map((rows) => Option.fromNullable(rows[0]).pipe(Option.map((row) => ({ account: toAccount(row), passwordHash: row.passwordHash }))))
+          Effect.map((rows) =>
+            Option.fromNullable(rows[0]).pipe(
+              Option.map((row) => ({ account: toAccount(row), passwordHash: row.passwordHash }))
+            )
+          )
         ),
       findById: (id) =>
         sql<AccountRow>`select * from accounts where id = ${id}`.pipe(

@@ -18,21 +18,24 @@ interface ApiKeyRow {
 }
 
 const toApiKey = (row: ApiKeyRow) =>
-  ApiKey.make({
-    id: row.id,
-    label: row.label,
-    keyPrefix: row.keyPrefix,
-    maskedKey: maskKey(row.keyPrefix, row.keyLast4),
-    active: row.active,
-    rateLimit: row.rateLimit,
-    scopes: row.scopes,
-    lastUsedAt: row.lastUsedAt,
-    createdAt: row.createdAt
-  }, { disableValidation: true })
+  ApiKey.make(
+    {
+      id: row.id,
+      label: row.label,
+      keyPrefix: row.keyPrefix,
+      maskedKey: maskKey(row.keyPrefix, row.keyLast4),
+      active: row.active,
+      rateLimit: row.rateLimit,
+      scopes: row.scopes,
+      lastUsedAt: row.lastUsedAt,
+      createdAt: row.createdAt
+    },
+    { disableValidation: true }
+  )
 
 export const ApiKeyRepoLive = Layer.effect(
   ApiKeyRepo,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     return ApiKeyRepo.of({
       insert: (key) =>
@@ -40,7 +43,10 @@ export const ApiKeyRepoLive = Layer.effect(
           insert into api_keys (id, account_id, label, key_prefix, key_last4, key_digest, is_primary, scopes, rate_limit)
           values (${key.id}, ${key.accountId}, ${key.label}, ${key.keyPrefix}, ${key.keyLast4},
                   ${Buffer.from(key.keyDigest)}, ${key.isPrimary}, ${key.scopes === null ? null : key.scopes}, ${key.rateLimit})
-          returning *`.pipe(Effect.orDie, Effect.map((rows) => toApiKey(rows[0]!))),
+          returning *`.pipe(
+          Effect.orDie,
+          Effect.map((rows) => toApiKey(rows[0]!))
+        ),
       findActiveByDigest: (digest) =>
         sql<ApiKeyRow>`select * from api_keys where key_digest = ${Buffer.from(digest)} and active`.pipe(
           Effect.orDie,
@@ -64,7 +70,10 @@ export const ApiKeyRepoLive = Layer.effect(
           set key_prefix = ${material.keyPrefix}, key_last4 = ${material.keyLast4}, key_digest = ${Buffer.from(material.keyDigest)},
               created_at = now(), last_used_at = null
           where account_id = ${accountId} and is_primary
-          returning *`.pipe(Effect.orDie, Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toApiKey))),
+          returning *`.pipe(
+          Effect.orDie,
+          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toApiKey))
+        ),
       touch: (lastUsed) => {
         if (lastUsed.size === 0) return Effect.void
         const ids = [...lastUsed.keys()]

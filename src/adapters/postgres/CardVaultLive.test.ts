@@ -28,7 +28,7 @@ const PAN = "4242424242424242"
 const card: VaultCard = { pan: PAN, expMonth: 12, expYear: 2030, holderName: "MARIA DA SILVA" }
 
 /** An account and one of its customers, inserted directly. */
-const seed = Effect.gen(function*() {
+const seed = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const accountId = randomUUID()
   const customerId = randomUUID()
@@ -39,7 +39,7 @@ const seed = Effect.gen(function*() {
   return { accountId, customerId }
 })
 
-const store = Effect.gen(function*() {
+const store = Effect.gen(function* () {
   const { accountId, customerId } = yield* seed
   const stored = yield* (yield* CardVault).store(accountId, customerId, "Visa", card)
   return { accountId, customerId, stored }
@@ -54,7 +54,7 @@ const expectDie = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 
 layer(Database, { timeout: 60_000 })("CardVaultLive", (it) => {
   it.effect("stores a card and reveals it to its account", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const { accountId, customerId, stored } = yield* store
       expect(stored).toEqual({
         token: expect.stringMatching(/^card_[A-Za-z0-9_-]{43}$/),
@@ -67,10 +67,11 @@ layer(Database, { timeout: 60_000 })("CardVaultLive", (it) => {
       })
       const revealed = yield* (yield* CardVault).reveal(accountId, stored.token)
       expect(revealed).toEqual(Option.some({ ...stored, pan: PAN }))
-    }).pipe(Effect.provide(CardVaultLive)))
+    }).pipe(Effect.provide(CardVaultLive))
+  )
 
   it.effect("reveals nothing to another account, nor for an unknown or malformed token", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const vault = yield* CardVault
       const { stored } = yield* store
       const other = yield* seed
@@ -79,26 +80,32 @@ layer(Database, { timeout: 60_000 })("CardVaultLive", (it) => {
       expect(yield* vault.reveal(accountId, `card_${randomBytes(32).toString("base64url")}`)).toEqual(Option.none())
       expect(yield* vault.reveal(accountId, "card_' or 1=1 --")).toEqual(Option.none())
       expect(yield* vault.reveal(accountId, "")).toEqual(Option.none())
-    }).pipe(Effect.provide(CardVaultLive)))
+    }).pipe(Effect.provide(CardVaultLive))
+  )
 
   it.effect("keeps neither the PAN nor its hidden digits in any column", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const { stored } = yield* store
       const rows = yield* sql<Record<string, unknown>>`select * from cards where token = ${stored.token}`
       expect(rows).toHaveLength(1)
       for (const encoding of ["hex", "utf8", "base64"] as const) {
-        const text = JSON.stringify(rows.map((row) =>
-          Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v instanceof Uint8Array ? Buffer.from(v).toString(encoding) : v]))
-        ))
+        const text = JSON.stringify(
+          rows.map((row) =>
+            Object.fromEntries(
+              Object.entries(row).map(([k, v]) => [k, v instanceof Uint8Array ? Buffer.from(v).toString(encoding) : v])
+            )
+          )
+        )
         expect(text).toContain("4242") // the last four are kept on purpose
         expect(text).not.toContain(PAN)
         expect(text).not.toContain(PAN.slice(0, 12))
       }
-    }).pipe(Effect.provide(CardVaultLive)))
+    }).pipe(Effect.provide(CardVaultLive))
+  )
 
   it.effect("dies, naming no card data, on a tampered ciphertext", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const { accountId, stored } = yield* store
       yield* sql`update cards set pan_ciphertext = set_byte(pan_ciphertext, 0, get_byte(pan_ciphertext, 0) # 1)
@@ -107,10 +114,11 @@ layer(Database, { timeout: 60_000 })("CardVaultLive", (it) => {
       expect(message).toContain("failed to decrypt")
       expect(message).not.toContain(PAN)
       expect(message).not.toContain(stored.token)
-    }).pipe(Effect.provide(CardVaultLive)))
+    }).pipe(Effect.provide(CardVaultLive))
+  )
 
   it.effect("dies on a ciphertext copied under another token", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const vault = yield* CardVault
       const { accountId, customerId, stored } = yield* store
@@ -121,15 +129,19 @@ layer(Database, { timeout: 60_000 })("CardVaultLive", (it) => {
       yield* expectDie(vault.reveal(accountId, second.token))
       // The original row still opens.
       expect(Option.map(yield* vault.reveal(accountId, stored.token), (c) => c.pan)).toEqual(Option.some(PAN))
-    }).pipe(Effect.provide(CardVaultLive)))
+    }).pipe(Effect.provide(CardVaultLive))
+  )
 
   it.effect("dies when the vault key is not the one the card was stored under", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const config = yield* AppConfig
       const { accountId, stored } = yield* store
       const otherKey = AppConfigFrom({ ...config, cardVaultKey: Redacted.make(randomBytes(32).toString("base64")) })
-      yield* expectDie(Effect.flatMap(CardVault, (v) => v.reveal(accountId, stored.token)).pipe(
-        Effect.provide(CardVaultLive.pipe(Layer.provide(otherKey)))
-      ))
-    }).pipe(Effect.provide(CardVaultLive)))
+      yield* expectDie(
+        Effect.flatMap(CardVault, (v) => v.reveal(accountId, stored.token)).pipe(
+          Effect.provide(CardVaultLive.pipe(Layer.provide(otherKey)))
+        )
+      )
+    }).pipe(Effect.provide(CardVaultLive))
+  )
 })

@@ -48,13 +48,18 @@ const toStoredCard = (row: CardRow): StoredCard => ({
 
 export const CardVaultLive = Layer.effect(
   CardVault,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const key = Buffer.from(Redacted.value((yield* AppConfig).cardVaultKey), "base64")
     if (key.length !== 32) return yield* Effect.dieMessage("CARD_VAULT_KEY must be 32 bytes, base64-encoded")
 
     return CardVault.of({
-      store: Effect.fn("CardVault.store")(function*(accountId: string, customerId: string, brand: CardBrand, card: VaultCard) {
+      store: Effect.fn("CardVault.store")(function* (
+        accountId: string,
+        customerId: string,
+        brand: CardBrand,
+        card: VaultCard
+      ) {
         const token = `card_${randomBytes(32).toString("base64url")}`
         const stored: StoredCard = {
           token,
@@ -65,13 +70,15 @@ export const CardVaultLive = Layer.effect(
           expYear: card.expYear,
           holderName: card.holderName
         }
-        yield* sql`insert into cards ${
-          sql.insert({ ...stored, accountId, ...seal(key, associatedData(accountId, token), card.pan) })
-        }`.pipe(Effect.orDie)
+        yield* sql`insert into cards ${sql.insert({
+          ...stored,
+          accountId,
+          ...seal(key, associatedData(accountId, token), card.pan)
+        })}`.pipe(Effect.orDie)
         return stored
       }),
 
-      reveal: Effect.fn("CardVault.reveal")(function*(accountId: string, token: string) {
+      reveal: Effect.fn("CardVault.reveal")(function* (accountId: string, token: string) {
         // Not a token we issue: no need to ask the database (nor to send it arbitrary input).
         if (!TOKEN.test(token)) return Option.none()
         const rows = yield* sql<CardRow>`
@@ -80,7 +87,9 @@ export const CardVaultLive = Layer.effect(
         if (row === undefined) return Option.none()
         const pan = yield* Effect.try(() => open(key, associatedData(accountId, token), row)).pipe(
           // The message names no card data; the cause (Node's "unable to authenticate data") is dropped.
-          Effect.catchAll(() => Effect.dieMessage("CardVault: a stored card failed to decrypt (wrong CARD_VAULT_KEY or altered row)"))
+          Effect.catchAll(() =>
+            Effect.dieMessage("CardVault: a stored card failed to decrypt (wrong CARD_VAULT_KEY or altered row)")
+          )
         )
         return Option.some({ ...toStoredCard(row), pan })
       })

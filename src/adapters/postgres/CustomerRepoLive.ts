@@ -13,29 +13,31 @@ interface CustomerRow {
 }
 
 const toCustomer = (row: CustomerRow) =>
-  Customer.make({
-    id: row.id,
-    name: row.name,
-    email: row.email,
-    document: row.document,
-    phone: row.phone,
-    createdAt: row.createdAt
-  }, { disableValidation: true })
+  Customer.make(
+    {
+      id: row.id,
+      name: row.name,
+      email: row.email,
+      document: row.document,
+      phone: row.phone,
+      createdAt: row.createdAt
+    },
+    { disableValidation: true }
+  )
 
 const first = (rows: ReadonlyArray<CustomerRow>) => Option.map(Option.fromNullable(rows[0]), toCustomer)
 
 export const CustomerRepoLive = Layer.effect(
   CustomerRepo,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const live = (accountId: string, id: string) =>
-      sql`account_id = ${accountId} and id = ${id} and deleted_at is null`
+    const live = (accountId: string, id: string) => sql`account_id = ${accountId} and id = ${id} and deleted_at is null`
 
     return CustomerRepo.of({
       // The partial unique index decides the race between two creations of one CPF; the loser reads
       // the winner's row. Looping covers the tiny window where the winner is deleted in between.
       insertOrGetByDocument: (accountId, customer) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           for (;;) {
             const inserted = yield* sql<CustomerRow>`
               insert into customers (id, account_id, name, email, document, phone)
@@ -52,7 +54,10 @@ export const CustomerRepoLive = Layer.effect(
       list: (accountId) =>
         sql<CustomerRow>`
           select * from customers where account_id = ${accountId} and deleted_at is null
-          order by created_at, id`.pipe(Effect.orDie, Effect.map((rows) => rows.map(toCustomer))),
+          order by created_at, id`.pipe(
+          Effect.orDie,
+          Effect.map((rows) => rows.map(toCustomer))
+        ),
       find: (accountId, id) =>
         sql<CustomerRow>`select * from customers where ${live(accountId, id)}`.pipe(Effect.orDie, Effect.map(first)),
       update: (accountId, id, changes) =>

@@ -10,7 +10,9 @@ export class PgPool extends Context.Tag("PgPool")<PgPool, pg.Pool>() {}
 // int8 (bigint) columns hold centavos and counts; they fit a JS number (< 2^53).
 const types = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as "text")) as pg.CustomTypesConfig["getTypeParser"]
+    oid === 20
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format as "text")) as pg.CustomTypesConfig["getTypeParser"]
 }
 
 // 57P01: the server is shutting down (a Ctrl-C reaches the embedded PostgreSQL too): expected, not alarming.
@@ -18,7 +20,7 @@ const ADMIN_SHUTDOWN = "57P01"
 
 export const makePool = (connectionString: string, max = 20) =>
   Effect.acquireRelease(
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const runtime = yield* Effect.runtime<never>()
       const report = (error: Error & { code?: string }) =>
         Runtime.runFork(runtime)(
@@ -38,7 +40,7 @@ export const makePool = (connectionString: string, max = 20) =>
 /** `DATABASE_URL` when set, otherwise an embedded PostgreSQL under `DATA_DIR`. */
 export const PgPoolLive = Layer.scoped(
   PgPool,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const config = yield* AppConfig
     const url = yield* Option.match(config.databaseUrl, {
       onSome: (url) => Effect.succeed(Redacted.value(url)),
@@ -58,5 +60,6 @@ export const SqlLive = Layer.unwrapEffect(
       // jsonb columns (event payloads, details) keep their keys exactly as written.
       transformJson: false,
       types
-    }))
+    })
+  )
 ).pipe(Layer.orDie)

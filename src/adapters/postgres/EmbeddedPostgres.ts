@@ -9,7 +9,7 @@ const freePort = () =>
     server.once("error", fail)
     server.listen(0, "127.0.0.1", () => {
       const address = server.address()
-      server.close(() => typeof address === "object" && address ? done(address.port) : fail(new Error("no port")))
+      server.close(() => (typeof address === "object" && address ? done(address.port) : fail(new Error("no port"))))
     })
   })
 
@@ -47,7 +47,7 @@ const runningPort = (databaseDir: string): number | undefined => {
  * free loopback port, and stops it when the scope closes. Returns a connection string.
  */
 export const startEmbeddedPostgres = (dataDir: string, database = "gateway") =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const databaseDir = resolve(join(dataDir, "pg"))
     const password = "gateway"
     const running = runningPort(databaseDir)

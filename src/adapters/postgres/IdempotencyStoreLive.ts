@@ -10,17 +10,16 @@ interface Row {
   readonly acquired: boolean
 }
 
-
 export const IdempotencyStoreLive = Layer.effect(
   IdempotencyStore,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     return IdempotencyStore.of({
       // A claim's lease (60 s) protects a running request; a process that dies mid-request frees its
       // keys when the lease runs out. One statement decides: insert a new claim, or take over one that is expired (older than 24 h)
       // or whose lease ran out with no response stored; otherwise report what is there.
       claim: (accountId, key, fingerprint, newResourceId) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const [row] = yield* sql<Row>`
             insert into idempotency_keys as k (account_id, key, fingerprint, resource_id, locked_until)
             values (${accountId}, ${key}, ${fingerprint}, ${newResourceId}, now() + interval '60 seconds')
@@ -41,7 +40,10 @@ export const IdempotencyStoreLive = Layer.effect(
           if (!existing) return { _tag: "InFlight" as const } // deleted in between: let the client retry
           if (existing.fingerprint !== fingerprint) return { _tag: "Mismatch" as const }
           if (existing.responseStatus !== null && existing.responseBody !== null) {
-            return { _tag: "Completed" as const, response: { status: existing.responseStatus, body: existing.responseBody } }
+            return {
+              _tag: "Completed" as const,
+              response: { status: existing.responseStatus, body: existing.responseBody }
+            }
           }
           return { _tag: "InFlight" as const }
         }).pipe(Effect.orDie),

@@ -5,7 +5,7 @@ import { JobScheduler } from "../../ports/JobScheduler.ts"
 /** graphile_worker.add_job on the caller's connection: the job commits with the state change. */
 export const JobSchedulerLive = Layer.effect(
   JobScheduler,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     return JobScheduler.of({
       expireAt: (accountId, transactionId, at) =>
@@ -17,10 +17,16 @@ export const JobSchedulerLive = Layer.effect(
         ),
       // One keyed job for all pending slips: many boletos within the window collapse into one run.
       confirmBoletosSoon: sql`select graphile_worker.add_job('confirm_boletos', '{}'::json,
-              job_key := 'confirm_boletos', job_key_mode := 'preserve_run_at', max_attempts := 10)`.pipe(Effect.orDie, Effect.asVoid),
+              job_key := 'confirm_boletos', job_key_mode := 'preserve_run_at', max_attempts := 10)`.pipe(
+        Effect.orDie,
+        Effect.asVoid
+      ),
       confirmBoletosAt: (at) =>
         sql`select graphile_worker.add_job('confirm_boletos', '{}'::json, run_at := ${at.toISOString()}::timestamptz,
-              job_key := 'confirm_boletos', job_key_mode := 'preserve_run_at', max_attempts := 10)`.pipe(Effect.orDie, Effect.asVoid),
+              job_key := 'confirm_boletos', job_key_mode := 'preserve_run_at', max_attempts := 10)`.pipe(
+          Effect.orDie,
+          Effect.asVoid
+        ),
       // job_key per delivery: a manual retry replaces a scheduled one instead of doubling it.
       deliverAt: (deliveryId, at) =>
         sql`select graphile_worker.add_job('deliver_webhook', json_build_object('deliveryId', ${deliveryId}::text),

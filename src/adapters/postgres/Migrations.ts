@@ -19,7 +19,7 @@ const MIGRATION_LOCK = 7_340_112_009
  * Applies our migrations and graphile-worker's schema. Two processes starting at once take turns on a
  * session advisory lock held on a dedicated connection, so neither sees a half-migrated database.
  */
-export const migrate = Effect.gen(function*() {
+export const migrate = Effect.gen(function* () {
   const pool = yield* PgPool
   const client = yield* Effect.acquireRelease(
     Effect.promise(() => pool.connect()),
@@ -31,7 +31,8 @@ export const migrate = Effect.gen(function*() {
   )
   const applied = yield* PgMigrator.run({ loader })
   yield* Effect.promise(() => runMigrations({ pgPool: pool, logger: quietLogger }))
-  if (applied.length > 0) yield* Effect.logInfo(`applied migrations: ${applied.map(([id, name]) => `${id}_${name}`).join(", ")}`)
+  if (applied.length > 0)
+    yield* Effect.logInfo(`applied migrations: ${applied.map(([id, name]) => `${id}_${name}`).join(", ")}`)
 }).pipe(Effect.scoped, Effect.orDie, Effect.withSpan("Database.migrate"))
 
 export const MigrationsLive = Layer.effectDiscard(migrate)

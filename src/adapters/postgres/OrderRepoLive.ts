@@ -12,19 +12,22 @@ interface OrderRow {
 }
 
 const toOrder = (row: OrderRow) =>
-  Order.make({
-    id: row.id,
-    customerId: row.customerId,
-    amount: row.amount,
-    status: row.status,
-    createdAt: row.createdAt
-  }, { disableValidation: true })
+  Order.make(
+    {
+      id: row.id,
+      customerId: row.customerId,
+      amount: row.amount,
+      status: row.status,
+      createdAt: row.createdAt
+    },
+    { disableValidation: true }
+  )
 
 const first = (rows: ReadonlyArray<OrderRow>) => Option.map(Option.fromNullable(rows[0]), toOrder)
 
 export const OrderRepoLive = Layer.effect(
   OrderRepo,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     return OrderRepo.of({
       // The customer row is share-locked by the select, so a concurrent delete cannot slip between the
@@ -43,7 +46,10 @@ export const OrderRepoLive = Layer.effect(
           Effect.map((rows) => rows.map(toOrder))
         ),
       find: (accountId, id) =>
-        sql<OrderRow>`select * from orders where account_id = ${accountId} and id = ${id}`.pipe(Effect.orDie, Effect.map(first)),
+        sql<OrderRow>`select * from orders where account_id = ${accountId} and id = ${id}`.pipe(
+          Effect.orDie,
+          Effect.map(first)
+        ),
       findForUpdate: (accountId, id) =>
         sql<OrderRow>`select * from orders where account_id = ${accountId} and id = ${id} for update`.pipe(
           Effect.orDie,

@@ -11,12 +11,12 @@ import { Outbox } from "../../ports/Outbox.ts"
  */
 export const OutboxLive = Layer.effect(
   Outbox,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const ids = yield* Ids
     return Outbox.of({
       emit: (accountId, type, transaction) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const eventId = yield* ids.next
           const deliveryId = yield* ids.next
           const payload = v2EventPayload(type, transaction, new Date())

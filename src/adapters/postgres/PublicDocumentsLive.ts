@@ -5,7 +5,7 @@ import type { TransactionRow } from "./TransactionRepoLive.ts"
 
 export const PublicDocumentsLive = Layer.effect(
   PublicDocuments,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     return PublicDocuments.of({
       create: (token, transactionId, kind) =>

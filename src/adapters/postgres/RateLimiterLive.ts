@@ -5,7 +5,7 @@ import { RateLimiter } from "../../ports/RateLimiter.ts"
 /** The window lives in PostgreSQL (function rate_limit_take) so every API process counts together. */
 export const RateLimiterLive = Layer.effect(
   RateLimiter,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     return RateLimiter.of({
       take: (keyId, limit) =>

@@ -6,11 +6,12 @@ import { TransactionRepo } from "../../ports/TransactionRepo.ts"
 /** Rows come back camelCased with exactly the record's fields (see COLUMNS). */
 export type TransactionRow = TransactionRecord
 
-const COLUMNS = "id, order_id, customer_id, method, amount, status, refunded_amount, refund_reserved, installments, details, decline_code, acquirer_reference, paid_at, expires_at, created_at, updated_at"
+const COLUMNS =
+  "id, order_id, customer_id, method, amount, status, refunded_amount, refund_reserved, installments, details, decline_code, acquirer_reference, paid_at, expires_at, created_at, updated_at"
 
 export const TransactionRepoLive = Layer.effect(
   TransactionRepo,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(COLUMNS)
     const one = (rows: ReadonlyArray<TransactionRow>) => Option.fromNullable(rows[0])
@@ -22,13 +23,19 @@ export const TransactionRepoLive = Layer.effect(
           values (${t.id}, ${accountId}, ${t.orderId}, ${t.customerId}, ${t.method}, ${t.amount}, ${t.status}, ${t.installments},
                   ${JSON.stringify(t.details)}::jsonb, ${t.expiresAt}, ${t.cardToken},
                   ${t.antifraud === undefined || t.antifraud === null ? null : JSON.stringify(t.antifraud)}::jsonb)
-          returning ${columns}`.pipe(Effect.orDie, Effect.map((rows) => rows[0]!)),
+          returning ${columns}`.pipe(
+          Effect.orDie,
+          Effect.map((rows) => rows[0]!)
+        ),
       list: (accountId) =>
         sql<TransactionRow>`select ${columns} from transactions where account_id = ${accountId} order by created_at, id`.pipe(
           Effect.orDie
         ),
       find: (accountId, id) =>
-        sql<TransactionRow>`select ${columns} from transactions where account_id = ${accountId} and id = ${id}`.pipe(Effect.orDie, Effect.map(one)),
+        sql<TransactionRow>`select ${columns} from transactions where account_id = ${accountId} and id = ${id}`.pipe(
+          Effect.orDie,
+          Effect.map(one)
+        ),
       findForUpdate: (accountId, id) =>
         sql<TransactionRow>`select ${columns} from transactions where account_id = ${accountId} and id = ${id} for update`.pipe(
           Effect.orDie,
@@ -46,7 +53,10 @@ export const TransactionRepoLive = Layer.effect(
             details = coalesce(${c.details === undefined ? null : JSON.stringify(c.details)}::jsonb, details),
             updated_at = now()
           where account_id = ${accountId} and id = ${id}
-          returning ${columns}`.pipe(Effect.orDie, Effect.map((rows) => rows[0]!)),
+          returning ${columns}`.pipe(
+          Effect.orDie,
+          Effect.map((rows) => rows[0]!)
+        ),
       hasProcessing: (accountId, orderId) =>
         // A charge stuck in PROCESSING (its process died without an idempotent retry) stops
         // blocking the order after two minutes.

@@ -8,5 +8,6 @@ export const TransactionalLive = Layer.effect(
   Effect.map(SqlClient.SqlClient, (sql) =>
     Transactional.of({
       run: (effect) => sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)) as typeof effect
-    }))
+    })
+  )
 )

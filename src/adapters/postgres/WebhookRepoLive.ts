@@ -23,25 +23,31 @@ interface DeliveryRow {
 }
 
 const toWebhook = (row: WebhookRow) =>
-  Webhook.make({ url: row.url, secret: row.secret, createdAt: row.createdAt, updatedAt: row.updatedAt }, { disableValidation: true })
+  Webhook.make(
+    { url: row.url, secret: row.secret, createdAt: row.createdAt, updatedAt: row.updatedAt },
+    { disableValidation: true }
+  )
 
 const toDelivery = (row: DeliveryRow) =>
-  Delivery.make({
-    deliveryId: row.id,
-    event: row.event,
-    status: row.status,
-    httpStatus: row.httpStatus,
-    attemptedAt: row.attemptedAt,
-    nextRetryAt: row.nextRetryAt,
-    attempts: row.attempts,
-    createdAt: row.createdAt
-  }, { disableValidation: true })
+  Delivery.make(
+    {
+      deliveryId: row.id,
+      event: row.event,
+      status: row.status,
+      httpStatus: row.httpStatus,
+      attemptedAt: row.attemptedAt,
+      nextRetryAt: row.nextRetryAt,
+      attempts: row.attempts,
+      createdAt: row.createdAt
+    },
+    { disableValidation: true }
+  )
 
 const DELIVERY_COLUMNS = "id, event, status, http_status, attempted_at, next_retry_at, attempts, created_at"
 
 export const WebhookRepoLive = Layer.effect(
   WebhookRepo,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(DELIVERY_COLUMNS)
     return WebhookRepo.of({
@@ -61,27 +67,43 @@ export const WebhookRepoLive = Layer.effect(
           Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toWebhook))
         ),
       remove: (accountId) =>
-        sql.withTransaction(Effect.gen(function*() {
-          const deleted = yield* sql`delete from webhooks where account_id = ${accountId} returning account_id`
-          yield* sql`
+        sql
+          .withTransaction(
+            Effect.gen(function* () {
+              const deleted = yield* sql`delete from webhooks where account_id = ${accountId} returning account_id`
+              yield* sql`
             update webhook_deliveries set status = 'FAILED', next_retry_at = null, last_error = 'webhook deleted'
             where account_id = ${accountId} and status = 'PENDING'`
-          return deleted.length > 0
-        })).pipe(Effect.orDie),
+              return deleted.length > 0
+            })
+          )
+          .pipe(Effect.orDie),
       deliveries: (accountId, filter) =>
         sql<DeliveryRow>`
           select ${columns} from webhook_deliveries
           where account_id = ${accountId}
             ${filter.status ? sql`and status = ${filter.status}` : sql``}
             ${filter.event ? sql`and event = ${filter.event}` : sql``}
-          order by created_at desc, id`.pipe(Effect.orDie, Effect.map((rows) => rows.map(toDelivery))),
+          order by created_at desc, id`.pipe(
+          Effect.orDie,
+          Effect.map((rows) => rows.map(toDelivery))
+        ),
       findDelivery: (accountId, deliveryId) =>
         sql<DeliveryRow>`select ${columns} from webhook_deliveries where account_id = ${accountId} and id = ${deliveryId}`.pipe(
           Effect.orDie,
           Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toDelivery))
         ),
       target: (deliveryId) =>
-        sql<{ id: string; accountId: string; event: string; status: DeliveryStatus; attempts: number; body: string; url: string | null; secret: string | null }>`
+        sql<{
+          id: string
+          accountId: string
+          event: string
+          status: DeliveryStatus
+          attempts: number
+          body: string
+          url: string | null
+          secret: string | null
+        }>`
           select d.id, d.account_id, d.event, d.status, d.attempts, e.payload::text as body, w.url, w.secret
           from webhook_deliveries d
           join events e on e.id = d.event_id
@@ -96,7 +118,10 @@ export const WebhookRepoLive = Layer.effect(
               status: row.status,
               attempts: row.attempts,
               body: row.body,
-              webhook: row.url !== null && row.secret !== null ? Option.some({ url: row.url, secret: row.secret }) : Option.none()
+              webhook:
+                row.url !== null && row.secret !== null
+                  ? Option.some({ url: row.url, secret: row.secret })
+                  : Option.none()
             }))
           )
         ),
@@ -105,15 +130,21 @@ export const WebhookRepoLive = Layer.effect(
           update webhook_deliveries set status = ${a.status}, attempts = ${a.attempts}, http_status = ${a.httpStatus},
             attempted_at = ${a.attemptedAt}, next_retry_at = ${a.nextRetryAt}, last_error = ${a.lastError}
           where id = ${deliveryId} and status = 'PENDING'
-          returning id`.pipe(Effect.orDie, Effect.map((rows) => rows.length > 0)),
+          returning id`.pipe(
+          Effect.orDie,
+          Effect.map((rows) => rows.length > 0)
+        ),
       markPending: (accountId, deliveryId) =>
         sql<DeliveryRow>`
           update webhook_deliveries set status = 'PENDING', next_retry_at = now()
           where account_id = ${accountId} and id = ${deliveryId}
-          returning ${columns}`.pipe(Effect.orDie, Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toDelivery))),
+          returning ${columns}`.pipe(
+          Effect.orDie,
+          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toDelivery))
+        ),
       // Finished deliveries go first; an event goes once no delivery refers to it any more.
       deleteHistoryOlderThan: (days) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const deliveries = yield* sql`
             delete from webhook_deliveries
             where status <> 'PENDING' and created_at < now() - make_interval(days => ${days}) returning 1`

@@ -1,7 +1,14 @@
 import { inflateSync } from "node:zlib"
 import { describe, expect, it } from "vitest"
 import {
-  BARCODE_LAYOUT, barcodeRects, formatBrl, formatDate, formatTaxId, renderBoletoPdf, toWinAnsi, type BoletoPdfInput
+  BARCODE_LAYOUT,
+  barcodeRects,
+  formatBrl,
+  formatDate,
+  formatTaxId,
+  renderBoletoPdf,
+  toWinAnsi,
+  type BoletoPdfInput
 } from "./boleto-pdf.ts"
 import { decodeItf, type ItfModule } from "./itf.ts"
 
@@ -26,7 +33,8 @@ const SAMPLE: BoletoPdfInput = {
 // Inflates the page content streams of the real (compressed) output.
 const contentStreams = (pdf: Buffer): Array<string> =>
   [...pdf.toString("latin1").matchAll(/stream\n([\s\S]*?)\nendstream/g)].map((m) =>
-    inflateSync(Buffer.from(m[1] ?? "", "latin1")).toString("latin1"))
+    inflateSync(Buffer.from(m[1] ?? "", "latin1")).toString("latin1")
+  )
 
 // WinAnsi is Latin-1 plus these in 0x80–0x9F; Node 20's TextDecoder("windows-1252") decodes as plain Latin-1.
 const WIN_ANSI_EXTRA: Record<string, string> = { "\x85": "…", "\x96": "–", "\x97": "—" }
@@ -36,7 +44,10 @@ const textRuns = (pdf: Buffer): Array<string> =>
   contentStreams(pdf).flatMap((s) =>
     [...s.matchAll(/\[([^\]]*)\] TJ/g)].map((m) =>
       Buffer.from([...(m[1] ?? "").matchAll(/<([0-9a-f]*)>/g)].map((h) => h[1]).join(""), "hex")
-        .toString("latin1").replace(/[\x85\x96\x97]/g, (c) => WIN_ANSI_EXTRA[c] ?? c)))
+        .toString("latin1")
+        .replace(/[\x85\x96\x97]/g, (c) => WIN_ANSI_EXTRA[c] ?? c)
+    )
+  )
 
 describe("renderBoletoPdf", () => {
   it("produces a complete PDF carrying the boleto's text", async () => {

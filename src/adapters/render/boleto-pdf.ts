@@ -65,7 +65,9 @@ export const formatTaxId = (doc: string): string => {
 // The digitable line is a permutation of the barcode plus check digits; a mismatch would print a boleto
 // whose typed line and scanned barcode pay different things, so refuse to render it.
 const validate = (b: BoletoPdfInput): void => {
-  const fail = (why: string): never => { throw new RangeError(`boleto: ${why}`) }
+  const fail = (why: string): never => {
+    throw new RangeError(`boleto: ${why}`)
+  }
   if (!/^\d{44}$/.test(b.barcode)) fail("barcode must be 44 digits")
   if (!/^\d{47}$/.test(b.digitableLine)) fail("digitable line must be 47 digits")
   if (b.formattedDigitableLine.replace(/\D/g, "") !== b.digitableLine) fail("formatted digitable line differs")
@@ -109,7 +111,16 @@ const line = (doc: Doc, text: string, x: number, y: number, width: number, o: Ce
   doc.text(fitted(doc, toWinAnsi(text), width), x, y, { width, align: o.align ?? "left" })
 }
 
-const cell = (doc: Doc, x: number, y: number, w: number, h: number, label: string, value = "", o: CellOpts = {}): void => {
+const cell = (
+  doc: Doc,
+  x: number,
+  y: number,
+  w: number,
+  h: number,
+  label: string,
+  value = "",
+  o: CellOpts = {}
+): void => {
   doc.lineWidth(0.5).rect(x, y, w, h).stroke()
   line(doc, label, x + 2, y + 2, w - 4, { size: 6 })
   line(doc, value, x + 3, y + h - 11, w - 6, { ...o, size: o.size ?? 9 })
@@ -124,15 +135,24 @@ const ROW = 22
 // Bank name | bank code | digitable line, over the thick rule real boletos use to mark each part.
 const header = (doc: Doc, b: BoletoPdfInput, y: number, lineSize: number): number => {
   line(doc, b.bankName, LEFT, y + 8, 150, { bold: true, size: 11 })
-  doc.lineWidth(1.5).moveTo(LEFT + 152, y).lineTo(LEFT + 152, y + 24)
-    .moveTo(LEFT + 212, y).lineTo(LEFT + 212, y + 24).stroke()
+  doc
+    .lineWidth(1.5)
+    .moveTo(LEFT + 152, y)
+    .lineTo(LEFT + 152, y + 24)
+    .moveTo(LEFT + 212, y)
+    .lineTo(LEFT + 212, y + 24)
+    .stroke()
   line(doc, b.bankCode, LEFT + 152, y + 5, 60, { bold: true, size: 15, align: "center" })
   // The digitable line is what payers type in, so it shrinks to fit rather than being truncated.
   const room = WIDTH - 216
   const natural = doc.font("Helvetica-Bold").fontSize(lineSize).widthOfString(b.formattedDigitableLine)
   const size = Math.min(lineSize, (lineSize * room) / natural)
   line(doc, b.formattedDigitableLine, LEFT + 216, y + 21 - size, room, { bold: true, size, align: "right" })
-  doc.lineWidth(1.5).moveTo(LEFT, y + 24).lineTo(LEFT + WIDTH, y + 24).stroke()
+  doc
+    .lineWidth(1.5)
+    .moveTo(LEFT, y + 24)
+    .lineTo(LEFT + WIDTH, y + 24)
+    .stroke()
   return y + 24
 }
 
@@ -149,39 +169,80 @@ const receipt = (doc: Doc, b: BoletoPdfInput, amount: string, due: string): numb
   let y = header(doc, b, 36, 10)
   const r = { align: "right", bold: true } as const
   const w = MAIN - 130
-  y = cells(doc, y, [[w, "Beneficiário", b.beneficiaryName],
-    [130, "CPF/CNPJ do Beneficiário", formatTaxId(b.beneficiaryDocument)], [RIGHT_COL, "Vencimento", due, r]])
-  y = cells(doc, y, [[w, "Pagador", b.payerName],
-    [130, "CPF/CNPJ do Pagador", formatTaxId(b.payerDocument)], [RIGHT_COL, "(=) Valor do documento", amount, r]])
-  y = cells(doc, y, [[w, "Número do documento", b.documentNumber],
-    [130, "Data do documento", formatDate(b.issuedAt)], [RIGHT_COL, "(=) Valor cobrado"]])
+  y = cells(doc, y, [
+    [w, "Beneficiário", b.beneficiaryName],
+    [130, "CPF/CNPJ do Beneficiário", formatTaxId(b.beneficiaryDocument)],
+    [RIGHT_COL, "Vencimento", due, r]
+  ])
+  y = cells(doc, y, [
+    [w, "Pagador", b.payerName],
+    [130, "CPF/CNPJ do Pagador", formatTaxId(b.payerDocument)],
+    [RIGHT_COL, "(=) Valor do documento", amount, r]
+  ])
+  y = cells(doc, y, [
+    [w, "Número do documento", b.documentNumber],
+    [130, "Data do documento", formatDate(b.issuedAt)],
+    [RIGHT_COL, "(=) Valor cobrado"]
+  ])
   line(doc, "Recibo do Pagador", LEFT, y + 4, 200, { bold: true, size: 8 })
   line(doc, "Autenticação mecânica", LEFT + MAIN, y + 4, RIGHT_COL, { size: 7, align: "right" })
   return y
 }
 
 const cutLine = (doc: Doc, y: number): void => {
-  doc.lineWidth(0.5).dash(3, { space: 2 }).moveTo(LEFT, y).lineTo(LEFT + WIDTH, y).stroke().undash()
+  doc
+    .lineWidth(0.5)
+    .dash(3, { space: 2 })
+    .moveTo(LEFT, y)
+    .lineTo(LEFT + WIDTH, y)
+    .stroke()
+    .undash()
   line(doc, "Corte na linha pontilhada", LEFT, y - 9, WIDTH, { size: 6, align: "right" })
 }
 
 const slip = (doc: Doc, b: BoletoPdfInput, amount: string, due: string, top: number): number => {
   const r = { align: "right", bold: true } as const
   let y = header(doc, b, top, 13)
-  y = cells(doc, y, [[MAIN, "Local de pagamento", "Pagável em qualquer banco até o vencimento"], [RIGHT_COL, "Vencimento", due, r]])
-  y = cells(doc, y, [[MAIN, "Beneficiário", `${b.beneficiaryName} — ${formatTaxId(b.beneficiaryDocument)}`],
-    [RIGHT_COL, "Agência / Código do Beneficiário"]])
+  y = cells(doc, y, [
+    [MAIN, "Local de pagamento", "Pagável em qualquer banco até o vencimento"],
+    [RIGHT_COL, "Vencimento", due, r]
+  ])
+  y = cells(doc, y, [
+    [MAIN, "Beneficiário", `${b.beneficiaryName} — ${formatTaxId(b.beneficiaryDocument)}`],
+    [RIGHT_COL, "Agência / Código do Beneficiário"]
+  ])
   // Fields the input does not carry (nosso número, carteira, …) stay as empty labelled boxes.
   const q = MAIN / 5
   const issued = formatDate(b.issuedAt)
-  y = cells(doc, y, [[q, "Data do documento", issued], [q * 1.4, "Número do documento", b.documentNumber],
-    [q * 0.8, "Espécie doc."], [q * 0.6, "Aceite"], [q * 1.2, "Data processamento", issued], [RIGHT_COL, "Nosso número"]])
-  y = cells(doc, y, [[q, "Uso do banco"], [q * 0.8, "Carteira"], [q * 0.6, "Espécie", "R$"], [q * 1.4, "Quantidade"],
-    [q * 1.2, "Valor"], [RIGHT_COL, "(=) Valor do documento", amount, r]])
+  y = cells(doc, y, [
+    [q, "Data do documento", issued],
+    [q * 1.4, "Número do documento", b.documentNumber],
+    [q * 0.8, "Espécie doc."],
+    [q * 0.6, "Aceite"],
+    [q * 1.2, "Data processamento", issued],
+    [RIGHT_COL, "Nosso número"]
+  ])
+  y = cells(doc, y, [
+    [q, "Uso do banco"],
+    [q * 0.8, "Carteira"],
+    [q * 0.6, "Espécie", "R$"],
+    [q * 1.4, "Quantidade"],
+    [q * 1.2, "Valor"],
+    [RIGHT_COL, "(=) Valor do documento", amount, r]
+  ])
   // Instructions on the left, the five adjustment boxes stacked on the right.
-  const side = ["(-) Desconto / Abatimento", "(-) Outras deduções", "(+) Mora / Multa", "(+) Outros acréscimos", "(=) Valor cobrado"]
+  const side = [
+    "(-) Desconto / Abatimento",
+    "(-) Outras deduções",
+    "(+) Mora / Multa",
+    "(+) Outros acréscimos",
+    "(=) Valor cobrado"
+  ]
   side.forEach((label, i) => cell(doc, LEFT + MAIN, y + i * ROW, RIGHT_COL, ROW, label))
-  doc.lineWidth(0.5).rect(LEFT, y, MAIN, side.length * ROW).stroke()
+  doc
+    .lineWidth(0.5)
+    .rect(LEFT, y, MAIN, side.length * ROW)
+    .stroke()
   line(doc, "Instruções (texto de responsabilidade do beneficiário)", LEFT + 2, y + 2, MAIN - 4, { size: 6 })
   const maxLines = Math.floor((side.length * ROW - 12) / 11)
   for (const [i, t] of (b.instructions ?? []).slice(0, maxLines).entries()) {

@@ -19,15 +19,26 @@ describe("Interleaved 2 of 5", () => {
     // start 4 + 44 digits × (2 wide × 3 + 3 narrow) + stop 3+1+1
     expect(itfWidth(modules)).toBe(405)
     expect(modules.slice(0, 4)).toEqual([
-      { bar: true, width: 1 }, { bar: false, width: 1 }, { bar: true, width: 1 }, { bar: false, width: 1 }
+      { bar: true, width: 1 },
+      { bar: false, width: 1 },
+      { bar: true, width: 1 },
+      { bar: false, width: 1 }
     ])
-    expect(modules.slice(-3)).toEqual([{ bar: true, width: 3 }, { bar: false, width: 1 }, { bar: true, width: 1 }])
+    expect(modules.slice(-3)).toEqual([
+      { bar: true, width: 3 },
+      { bar: false, width: 1 },
+      { bar: true, width: 1 }
+    ])
     expect(modules.every((m, i) => m.bar === (i % 2 === 0))).toBe(true)
   })
 
   it("encodes the first pair with bars for one digit and spaces for the next", () => {
     // "12": 1 = WNNNW on the bars, 2 = NWNNW on the spaces
-    expect(encodeItf("12").slice(4, 14).map((m) => m.width)).toEqual([3, 1, 1, 3, 1, 1, 1, 1, 3, 3])
+    expect(
+      encodeItf("12")
+        .slice(4, 14)
+        .map((m) => m.width)
+    ).toEqual([3, 1, 1, 3, 1, 1, 1, 1, 3, 3])
   })
 
   it("rejects odd-length, empty and non-digit input", () => {
@@ -37,7 +48,7 @@ describe("Interleaved 2 of 5", () => {
   it("refuses to decode a corrupted symbol", () => {
     const modules = encodeItf("1234")
     const noStop = modules.slice(0, -1)
-    const flipped = modules.map((m, i) => (i === 5 ? { ...m, width: m.width === 1 ? 3 : 1 } as const : m))
+    const flipped = modules.map((m, i) => (i === 5 ? ({ ...m, width: m.width === 1 ? 3 : 1 } as const) : m))
     expect(() => decodeItf(noStop)).toThrow(RangeError)
     expect(() => decodeItf(flipped)).toThrow(RangeError)
   })

@@ -21,9 +21,16 @@ const DIGIT_PATTERNS: ReadonlyArray<ReadonlyArray<1 | 3>> = [
 ]
 
 const START: ReadonlyArray<ItfModule> = [
-  { bar: true, width: N }, { bar: false, width: N }, { bar: true, width: N }, { bar: false, width: N }
+  { bar: true, width: N },
+  { bar: false, width: N },
+  { bar: true, width: N },
+  { bar: false, width: N }
 ]
-const STOP: ReadonlyArray<ItfModule> = [{ bar: true, width: W }, { bar: false, width: N }, { bar: true, width: N }]
+const STOP: ReadonlyArray<ItfModule> = [
+  { bar: true, width: W },
+  { bar: false, width: N },
+  { bar: true, width: N }
+]
 
 const patternOf = (digit: string): ReadonlyArray<1 | 3> => {
   const p = DIGIT_PATTERNS[digit.charCodeAt(0) - 48]
@@ -61,8 +68,10 @@ const digitOf = (widths: ReadonlyArray<number>): string => {
 export const decodeItf = (modules: ReadonlyArray<ItfModule>): string => {
   const body = modules.length - START.length - STOP.length
   if (body < 0 || body % 10 !== 0) throw new RangeError(`ITF: bad module count ${modules.length}`)
-  if (!START.every((m, i) => sameModule(modules[i], m)) ||
-    !STOP.every((m, i) => sameModule(modules[START.length + body + i], m))) {
+  if (
+    !START.every((m, i) => sameModule(modules[i], m)) ||
+    !STOP.every((m, i) => sameModule(modules[START.length + body + i], m))
+  ) {
     throw new RangeError("ITF: missing start or stop pattern")
   }
   let digits = ""
@@ -76,5 +85,4 @@ export const decodeItf = (modules: ReadonlyArray<ItfModule>): string => {
 }
 
 // Total symbol width in narrow units (405 for a 44-digit boleto barcode).
-export const itfWidth = (modules: ReadonlyArray<ItfModule>): number =>
-  modules.reduce((sum, m) => sum + m.width, 0)
+export const itfWidth = (modules: ReadonlyArray<ItfModule>): number => modules.reduce((sum, m) => sum + m.width, 0)

@@ -26,7 +26,8 @@ const cardProblem = (card: CardData, now: Date): Refusal | null => {
     return { code: "card_declined", message: "The card number is invalid." }
   }
   // cardExpired takes the two-digit year; a year outside 2000–2099 reads as expired (fail closed).
-  if (cardExpired(card.expMonth, card.expYear - 2000, now)) return { code: "expired_card", message: "The card has expired." }
+  if (cardExpired(card.expMonth, card.expYear - 2000, now))
+    return { code: "expired_card", message: "The card has expired." }
   return null
 }
 
@@ -73,7 +74,7 @@ export const SandboxAcquirerLive = Layer.sync(Acquirer, () => {
   }
 
   return Acquirer.of({
-    charge: Effect.fn("SandboxAcquirer.charge")(function*(request: ChargeRequest) {
+    charge: Effect.fn("SandboxAcquirer.charge")(function* (request: ChargeRequest) {
       const now = new Date(yield* Clock.currentTimeMillis)
       // Look-up, decision and record in one synchronous step, so two concurrent calls with one key agree.
       const result = yield* Effect.sync(() => {
@@ -86,7 +87,7 @@ export const SandboxAcquirerLive = Layer.sync(Acquirer, () => {
       })
       return result ?? (yield* unavailable())
     }),
-    verify: Effect.fn("SandboxAcquirer.verify")(function*(card: CardData) {
+    verify: Effect.fn("SandboxAcquirer.verify")(function* (card: CardData) {
       const now = new Date(yield* Clock.currentTimeMillis)
       return verification(card, now)
     }),

@@ -41,7 +41,7 @@ const register = (request: BoletoRequest) => {
 }
 
 export const SandboxBoletoLive = Layer.effectContext(
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const { boletoConfirmationDelaySeconds } = yield* AppConfig
 
@@ -49,7 +49,7 @@ export const SandboxBoletoLive = Layer.effectContext(
       // The inputs were validated by the API; a throw here is a defect.
       register: (request) => Effect.sync(() => register(request)).pipe(Effect.withSpan("SandboxBoleto.register")),
       // A slip counts as settled once the delay has passed on the database's clock, the one every process shares.
-      settlements: Effect.fn("SandboxBoleto.settlements")(function*(transactionIds: ReadonlyArray<string>) {
+      settlements: Effect.fn("SandboxBoleto.settlements")(function* (transactionIds: ReadonlyArray<string>) {
         if (transactionIds.length === 0) return []
         return yield* sql<BoletoSettlement>`
           select transaction_id, amount, paid_at from sandbox_boleto_payments
@@ -60,7 +60,7 @@ export const SandboxBoletoLive = Layer.effectContext(
 
     const bank = SandboxBank.of({
       // Paying twice keeps the first payment, as a bank would refuse a second one of the same slip.
-      pay: Effect.fn("SandboxBank.pay")(function*(transactionId: string, amount: number) {
+      pay: Effect.fn("SandboxBank.pay")(function* (transactionId: string, amount: number) {
         yield* sql`
           insert into sandbox_boleto_payments (transaction_id, amount) values (${transactionId}, ${amount})
           on conflict (transaction_id) do nothing`.pipe(Effect.orDie)

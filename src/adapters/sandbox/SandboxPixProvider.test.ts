@@ -17,7 +17,7 @@ const create = (r: PixChargeRequest) =>
 
 describe("SandboxPixProvider", () => {
   it.effect("issues a BR Code that parses with a valid CRC and carries the charge", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const charge = yield* create(request)
       const parsed = parseBrCode(charge.emv)
       expect(parsed.ok).toBe(true)
@@ -29,18 +29,25 @@ describe("SandboxPixProvider", () => {
       expect(parsed.code.txid).toBe(charge.txid)
       expect(charge.txid).toBe("8d2f0a9e5b1c4e7a9f3d2c6b8")
       expect(charge.txid.length).toBeLessThanOrEqual(25)
-    }))
+    })
+  )
 
   it.effect("derives the same txid for the same transaction (a retry issues the same code)", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       expect(yield* create(request)).toEqual(yield* create(request))
-    }))
+    })
+  )
 
   it.effect("still issues a code for a merchant name with no Latin letters", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const charge = yield* create({ ...request, merchantName: "東京商店", merchantCity: "東京" })
       expect(parseBrCode(charge.emv).ok).toBe(true)
-    }))
+    })
+  )
 
-  it.effect("refunds", () => Effect.flatMap(PixProvider, (p) => p.refund({ txid: "abc", refundId: "r1", amount: 1 })).pipe(Effect.provide(SandboxPixProviderLive)))
+  it.effect("refunds", () =>
+    Effect.flatMap(PixProvider, (p) => p.refund({ txid: "abc", refundId: "r1", amount: 1 })).pipe(
+      Effect.provide(SandboxPixProviderLive)
+    )
+  )
 })

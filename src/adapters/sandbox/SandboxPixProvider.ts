@@ -34,7 +34,8 @@ export const SandboxPixProviderLive = Layer.succeed(
   PixProvider,
   PixProvider.of({
     // buildBrCode throws only on input the API has already validated: a defect if it ever happens.
-    createCharge: (request) => Effect.sync(() => createCharge(request)).pipe(Effect.withSpan("SandboxPixProvider.createCharge")),
+    createCharge: (request) =>
+      Effect.sync(() => createCharge(request)).pipe(Effect.withSpan("SandboxPixProvider.createCharge")),
     refund: () => Effect.void.pipe(Effect.withSpan("SandboxPixProvider.refund"))
   })
 )

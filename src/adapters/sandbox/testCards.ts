@@ -9,8 +9,12 @@ export type TestCardOutcome =
   | { readonly _tag: "Decline"; readonly code: DeclineCode; readonly message: string; readonly atVerify: boolean }
   | { readonly _tag: "Fail" }
 
-const decline = (code: DeclineCode, message: string, atVerify = false): TestCardOutcome =>
-  ({ _tag: "Decline", code, message, atVerify })
+const decline = (code: DeclineCode, message: string, atVerify = false): TestCardOutcome => ({
+  _tag: "Decline",
+  code,
+  message,
+  atVerify
+})
 
 export const testCardOutcomes: ReadonlyMap<string, TestCardOutcome> = new Map([
   ["4000000000000002", decline("card_declined", "The card was declined.")],

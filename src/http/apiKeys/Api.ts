@@ -13,11 +13,18 @@ export const RegenerateResponse = Schema.Struct({
 })
 
 export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
-  .add(HttpApiEndpoint.get("me", "/me").addSuccess(ApiKey).addError(NotFound)
-    .annotate(OpenApi.Description, "The account's primary key record; `lastUsedAt` lags requests by up to a second."))
-  .add(HttpApiEndpoint.post("regenerate", "/me/regenerate").addSuccess(RegenerateResponse).addError(NotFound)
-    .annotate(OpenApi.Description, "Issues a new secret; the old key is refused (401) by every API process at once."))
+  .add(
+    HttpApiEndpoint.get("me", "/me")
+      .addSuccess(ApiKey)
+      .addError(NotFound)
+      .annotate(OpenApi.Description, "The account's primary key record; `lastUsedAt` lags requests by up to a second.")
+  )
+  .add(
+    HttpApiEndpoint.post("regenerate", "/me/regenerate")
+      .addSuccess(RegenerateResponse)
+      .addError(NotFound)
+      .annotate(OpenApi.Description, "Issues a new secret; the old key is refused (401) by every API process at once.")
+  )
   .middleware(SessionAuth)
   .prefix("/api-keys")
-  .annotate(OpenApi.Title, "API keys")
-{}
+  .annotate(OpenApi.Title, "API keys") {}

@@ -6,13 +6,23 @@ import { rendered } from "../render.ts"
 import { CurrentSession } from "../security.ts"
 
 export const ApiKeysHttp = HttpApiBuilder.group(GatewayApi, "apiKeys", (handlers) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const accounts = yield* Accounts
     return handlers
-      .handle("me", () => Effect.flatMap(CurrentSession, ({ accountId }) => accounts.primaryKey(accountId)).pipe(rendered))
+      .handle("me", () =>
+        Effect.flatMap(CurrentSession, ({ accountId }) => accounts.primaryKey(accountId)).pipe(rendered)
+      )
       .handle("regenerate", () =>
         Effect.flatMap(CurrentSession, ({ accountId }) => accounts.regenerate(accountId)).pipe(
-          Effect.map(({ apiKey, fullKey }) => ({ id: apiKey.id, label: apiKey.label, fullKey, active: apiKey.active, createdAt: apiKey.createdAt })),
+          Effect.map(({ apiKey, fullKey }) => ({
+            id: apiKey.id,
+            label: apiKey.label,
+            fullKey,
+            active: apiKey.active,
+            createdAt: apiKey.createdAt
+          })),
           rendered
-        ))
-  }))
+        )
+      )
+  })
+)

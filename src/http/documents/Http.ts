@@ -14,18 +14,25 @@ const notFound = NotFound.of({ message: "document not found", code: "not_found" 
 const headers = { "cache-control": "private, max-age=300" }
 
 export const DocumentsHttp = HttpApiBuilder.group(GatewayApi, "documents", (handlers) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const documents = yield* PublicDocuments
     return handlers
       .handle("pixQr", ({ path }) =>
-        Effect.gen(function*() {
-          const t = yield* Effect.flatMap(documents.find(path.token, "pix_qr"), Option.match({ onNone: () => Effect.fail(notFound), onSome: Effect.succeed }))
+        Effect.gen(function* () {
+          const t = yield* Effect.flatMap(
+            documents.find(path.token, "pix_qr"),
+            Option.match({ onNone: () => Effect.fail(notFound), onSome: Effect.succeed })
+          )
           const png = yield* Effect.promise(() => renderQrPng(t.details.pix!.emv))
           return HttpServerResponse.uint8Array(png, { contentType: "image/png", headers })
-        }))
+        })
+      )
       .handle("boletoPdf", ({ path }) =>
-        Effect.gen(function*() {
-          const t = yield* Effect.flatMap(documents.find(path.token, "boleto_pdf"), Option.match({ onNone: () => Effect.fail(notFound), onSome: Effect.succeed }))
+        Effect.gen(function* () {
+          const t = yield* Effect.flatMap(
+            documents.find(path.token, "boleto_pdf"),
+            Option.match({ onNone: () => Effect.fail(notFound), onSome: Effect.succeed })
+          )
           const b = t.details.boleto!
           const pdf = yield* Effect.promise(() =>
             renderBoletoPdf({
@@ -45,5 +52,7 @@ export const DocumentsHttp = HttpApiBuilder.group(GatewayApi, "documents", (hand
             })
           )
           return HttpServerResponse.uint8Array(pdf, { contentType: "application/pdf", headers })
-        }))
-  }))
+        })
+      )
+  })
+)

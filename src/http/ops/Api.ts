@@ -10,12 +10,20 @@ export class NotReady extends Schema.Class<NotReady>("NotReady")(
 
 /** Operational endpoints (CONTRACT §1): no authentication, not rate limited. */
 export class OpsApi extends HttpApiGroup.make("ops")
-  .add(HttpApiEndpoint.get("health", "/health").addSuccess(Health)
-    .annotate(OpenApi.Summary, "Liveness: the process answers"))
-  .add(HttpApiEndpoint.get("ready", "/ready").addSuccess(Readiness).addError(NotReady)
-    .annotate(OpenApi.Summary, "Readiness: database reachable and migrations applied"))
-  .add(HttpApiEndpoint.get("metrics", "/metrics")
-    .addSuccess(HttpApiSchema.Text({ contentType: "text/plain; version=0.0.4; charset=utf-8" }))
-    .annotate(OpenApi.Summary, "Prometheus metrics (text exposition format)"))
-  .annotate(OpenApi.Title, "Operations")
-{}
+  .add(
+    HttpApiEndpoint.get("health", "/health")
+      .addSuccess(Health)
+      .annotate(OpenApi.Summary, "Liveness: the process answers")
+  )
+  .add(
+    HttpApiEndpoint.get("ready", "/ready")
+      .addSuccess(Readiness)
+      .addError(NotReady)
+      .annotate(OpenApi.Summary, "Readiness: database reachable and migrations applied")
+  )
+  .add(
+    HttpApiEndpoint.get("metrics", "/metrics")
+      .addSuccess(HttpApiSchema.Text({ contentType: "text/plain; version=0.0.4; charset=utf-8" }))
+      .annotate(OpenApi.Summary, "Prometheus metrics (text exposition format)")
+  )
+  .annotate(OpenApi.Title, "Operations") {}

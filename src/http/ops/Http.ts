@@ -7,7 +7,7 @@ import { NotReady } from "./Api.ts"
 import { JobStats } from "../../jobs/JobStats.ts"
 
 export const OpsHttp = HttpApiBuilder.group(GatewayApi, "ops", (handlers) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const metrics = yield* Metrics
     const jobStats = yield* JobStats
@@ -19,10 +19,13 @@ export const OpsHttp = HttpApiBuilder.group(GatewayApi, "ops", (handlers) =>
           Effect.as({ status: "ready" as const, database: "ok" as const }),
           Effect.timeout("2 seconds"),
           Effect.catchAll(() => Effect.fail(new NotReady({ status: "not_ready", database: "unreachable" })))
-        ))
+        )
+      )
       .handle("metrics", () =>
         jobStats.sample.pipe(
           Effect.catchAllCause(Effect.logWarning),
           Effect.zipRight(Effect.promise(() => metrics.registry.metrics()))
-        ))
-  }))
+        )
+      )
+  })
+)

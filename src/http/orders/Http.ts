@@ -6,10 +6,15 @@ import { rendered } from "../render.ts"
 import { CurrentPrincipal } from "../security.ts"
 
 export const OrdersHttp = HttpApiBuilder.group(GatewayApi, "orders", (handlers) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const orders = yield* Orders
     return handlers
-      .handle("create", ({ payload }) => Effect.flatMap(CurrentPrincipal, ({ accountId }) => orders.create(accountId, payload)).pipe(rendered))
+      .handle("create", ({ payload }) =>
+        Effect.flatMap(CurrentPrincipal, ({ accountId }) => orders.create(accountId, payload)).pipe(rendered)
+      )
       .handle("list", () => Effect.flatMap(CurrentPrincipal, ({ accountId }) => orders.list(accountId)))
-      .handle("get", ({ path }) => Effect.flatMap(CurrentPrincipal, ({ accountId }) => orders.get(accountId, path.id)).pipe(rendered))
-  }))
+      .handle("get", ({ path }) =>
+        Effect.flatMap(CurrentPrincipal, ({ accountId }) => orders.get(accountId, path.id)).pipe(rendered)
+      )
+  })
+)

@@ -14,7 +14,7 @@ import { PaymentResult, RefundResult } from "./Api.ts"
 import { paymentResult, transactionDetail } from "./present.ts"
 
 export const PaymentsHttp = HttpApiBuilder.group(GatewayApi, "payments", (handlers) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const config = yield* AppConfig
     const payments = yield* Payments
     const refunds = yield* Refunds
@@ -28,7 +28,7 @@ export const PaymentsHttp = HttpApiBuilder.group(GatewayApi, "payments", (handle
       key: string | undefined,
       run: (accountId: string, resourceId: string) => Effect.Effect<Reply, E>
     ) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const { accountId } = yield* CurrentPrincipal
         return yield* idempotent({
           accountId,
@@ -46,11 +46,16 @@ export const PaymentsHttp = HttpApiBuilder.group(GatewayApi, "payments", (handle
         idempotentPost("/api/payment-gateway/process", headers["idempotency-key"], (accountId, transactionId) =>
           payments.process(accountId, payload, transactionId).pipe(
             rendered,
-            Effect.flatMap((t) => Schema.encode(PaymentResult)(paymentResult(config.publicBaseUrl, t)).pipe(Effect.orDie)),
+            Effect.flatMap((t) =>
+              Schema.encode(PaymentResult)(paymentResult(config.publicBaseUrl, t)).pipe(Effect.orDie)
+            ),
             Effect.map((body) => ({ status: 201, body }))
-          )))
+          )
+        )
+      )
       .handle("tokenize", ({ payload }) =>
-        Effect.flatMap(CurrentPrincipal, ({ accountId }) => cards.tokenize(accountId, payload)).pipe(rendered))
+        Effect.flatMap(CurrentPrincipal, ({ accountId }) => cards.tokenize(accountId, payload)).pipe(rendered)
+      )
       .handle("refund", ({ headers, payload }) =>
         idempotentPost("/api/payment-gateway/refund", headers["idempotency-key"], (accountId, refundId) =>
           refunds.refund(accountId, payload, refundId).pipe(
@@ -67,10 +72,14 @@ export const PaymentsHttp = HttpApiBuilder.group(GatewayApi, "payments", (handle
               }).pipe(Effect.orDie)
             ),
             Effect.map((body) => ({ status: 200, body }))
-          )))
+          )
+        )
+      )
       .handle("transaction", ({ path }) =>
         Effect.flatMap(CurrentPrincipal, ({ accountId }) => transactions.get(accountId, path.transactionId)).pipe(
           Effect.map((t) => transactionDetail(config.publicBaseUrl, t)),
           rendered
-        ))
-  }))
+        )
+      )
+  })
+)

@@ -50,19 +50,21 @@ export const paymentResultExamples = [
   }
 ] as const
 
-export const tokenizeExamples = [{
-  customerId: "5b6c7d8e-9f0a-4b1c-8d2e-3f4a5b6c7d8e",
-  doc: "52998224725",
-  holderName: "MARIA DA SILVA",
-  cardNumber: "5555555555554444",
-  brand: "Mastercard" as const,
-  expirationMonth: "08",
-  expirationYear: "31",
-  securityCode: "321",
-  birthdate: "1990-05-17",
-  cellNumber: "(11) 91234-5678",
-  address: buyerAddress
-}] as const
+export const tokenizeExamples = [
+  {
+    customerId: "5b6c7d8e-9f0a-4b1c-8d2e-3f4a5b6c7d8e",
+    doc: "52998224725",
+    holderName: "MARIA DA SILVA",
+    cardNumber: "5555555555554444",
+    brand: "Mastercard" as const,
+    expirationMonth: "08",
+    expirationYear: "31",
+    securityCode: "321",
+    birthdate: "1990-05-17",
+    cellNumber: "(11) 91234-5678",
+    address: buyerAddress
+  }
+] as const
 
 export const refundExamples = [
   { transactionId: "027cf813-dec9-409f-833d-7ee6df778e38", amount: 5000, reason: "one item returned" },

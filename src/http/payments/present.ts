@@ -11,7 +11,16 @@ const methodDetails = (baseUrl: string, t: TransactionRecord) => {
   const { boleto, card, pix } = t.details
   return {
     ...(pix ? { pix: { emv: pix.emv, qrCodeUrl: urls.qrCodeUrl!, expiresAt: pix.expiresAt } } : {}),
-    ...(boleto ? { boleto: { barcode: boleto.barcode, digitableLine: boleto.digitableLine, pdfUrl: urls.pdfUrl!, dueDate: boleto.dueDate } } : {}),
+    ...(boleto
+      ? {
+          boleto: {
+            barcode: boleto.barcode,
+            digitableLine: boleto.digitableLine,
+            pdfUrl: urls.pdfUrl!,
+            dueDate: boleto.dueDate
+          }
+        }
+      : {}),
     ...(card ? { card: { brand: card.brand, last4: card.last4 } } : {})
   }
 }

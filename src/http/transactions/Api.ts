@@ -12,5 +12,4 @@ export class TransactionsApi extends HttpApiGroup.make("transactions")
   .add(HttpApiEndpoint.get("get")`/${transactionId}`.addSuccess(Transaction).addError(BadRequest).addError(NotFound))
   .middleware(ApiKeyAuth)
   .prefix("/transactions")
-  .annotate(OpenApi.Title, "Transactions")
-{}
+  .annotate(OpenApi.Title, "Transactions") {}

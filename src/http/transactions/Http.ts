@@ -7,10 +7,19 @@ import { rendered } from "../render.ts"
 import { CurrentPrincipal } from "../security.ts"
 
 export const TransactionsHttp = HttpApiBuilder.group(GatewayApi, "transactions", (handlers) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const transactions = yield* Transactions
     return handlers
-      .handle("list", () => Effect.flatMap(CurrentPrincipal, ({ accountId }) => transactions.list(accountId)).pipe(Effect.map((records) => records.map(toTransaction))))
+      .handle("list", () =>
+        Effect.flatMap(CurrentPrincipal, ({ accountId }) => transactions.list(accountId)).pipe(
+          Effect.map((records) => records.map(toTransaction))
+        )
+      )
       .handle("get", ({ path }) =>
-        Effect.flatMap(CurrentPrincipal, ({ accountId }) => transactions.get(accountId, path.transactionId)).pipe(Effect.map(toTransaction), rendered))
-  }))
+        Effect.flatMap(CurrentPrincipal, ({ accountId }) => transactions.get(accountId, path.transactionId)).pipe(
+          Effect.map(toTransaction),
+          rendered
+        )
+      )
+  })
+)

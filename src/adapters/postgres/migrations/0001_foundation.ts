@@ -2,7 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /** Accounts, API keys, the shared rate-limit window, customers, orders and transactions. */
-export default Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`
+export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql.unsafe(`
 create table accounts (
   id uuid primary key,
   name text not null,
@@ -114,4 +115,5 @@ create table transactions (
 );
 create index transactions_account_created on transactions (account_id, created_at, id);
 create index transactions_order on transactions (order_id);
-`))
+`)
+)

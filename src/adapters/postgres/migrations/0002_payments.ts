@@ -2,7 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /** Card vault, refunds, idempotency records, public document tokens, the sandbox bank's ledger. */
-export default Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`
+export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql.unsafe(`
 create table cards (
   token text primary key,
   account_id uuid not null references accounts (id),
@@ -78,4 +79,5 @@ create table sandbox_boleto_payments (
   amount bigint not null,
   paid_at timestamptz not null default now()
 );
-`))
+`)
+)

@@ -2,7 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /** The event outbox, the account's webhook and its delivery records. */
-export default Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`
+export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql.unsafe(`
 create table events (
   id uuid primary key,
   account_id uuid not null references accounts (id),
@@ -44,4 +45,5 @@ create table worker_heartbeats (
   worker_id text primary key,
   beat_at timestamptz not null
 );
-`))
+`)
+)
