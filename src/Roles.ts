@@ -2,7 +2,7 @@ import { NodeContext } from "@effect/platform-node"
 import { Layer } from "effect"
 import { PgPoolLive, SqlLive } from "./adapters/postgres/Database.ts"
 import { MigrationsLive } from "./adapters/postgres/Migrations.ts"
-import { AppLive } from "./app/Live.ts"
+import { AppLive } from "./Live.ts"
 import { HttpLive } from "./http/Server.ts"
 import { WorkerLive } from "./jobs/Worker.ts"
 

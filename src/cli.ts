@@ -2,9 +2,9 @@ import { parseArgs } from "node:util"
 import { NodeContext } from "@effect/platform-node"
 import { Effect, Layer, Logger, LogLevel, Option } from "effect"
 import { Accounts } from "./app/Accounts.ts"
-import { AppLive } from "./app/Live.ts"
+import { AppLive } from "./Live.ts"
 import { AppConfigLive } from "./config/AppConfig.ts"
-import { isKnownScope } from "./http/scopes.ts"
+import { isKnownScope } from "./http/shared/scopes.ts"
 import { DatabaseLive } from "./Roles.ts"
 
 /**

@@ -1,5 +1,5 @@
 import { Clock, Effect, Option, Random } from "effect"
-import { Metrics } from "../adapters/metrics/Metrics.ts"
+import { Metrics } from "../adapters/metrics/PrometheusMetrics.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import { nextRetryDelayMs } from "../domain/webhook.ts"
 import { JobScheduler } from "../ports/JobScheduler.ts"

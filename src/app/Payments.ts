@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto"
 import { Clock, Effect, Either, Option } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
-import { Metrics } from "../adapters/metrics/Metrics.ts"
+import { Metrics } from "../adapters/metrics/PrometheusMetrics.ts"
 import { Conflict, NotFound, Unprocessable, ValidationFailed } from "../domain/errors.ts"
 import { isPayable } from "../domain/order.ts"
 import { type PaymentCommand, type ProcessRequest, validateProcess } from "../domain/payment.ts"

@@ -1,5 +1,5 @@
 import { Clock, Effect, Either, Option } from "effect"
-import { Metrics } from "../adapters/metrics/Metrics.ts"
+import { Metrics } from "../adapters/metrics/PrometheusMetrics.ts"
 import { Conflict, NotFound, Unprocessable, ValidationFailed } from "../domain/errors.ts"
 import { isRefundable, statusAfterRefund, type TransactionRecord } from "../domain/transaction.ts"
 import { Acquirer } from "../ports/Acquirer.ts"

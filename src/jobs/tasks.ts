@@ -1,6 +1,6 @@
 import { Effect, Runtime, Schema } from "effect"
 import type { Task, TaskList } from "graphile-worker"
-import { Metrics } from "../adapters/metrics/Metrics.ts"
+import { Metrics } from "../adapters/metrics/PrometheusMetrics.ts"
 import { Boletos } from "../app/Boletos.ts"
 import { Deliveries } from "../app/Deliveries.ts"
 import { Housekeeping } from "../app/Housekeeping.ts"

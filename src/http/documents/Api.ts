@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { NotFound } from "../errors.ts"
+import { NotFound } from "../shared/errors.ts"
 
 const token = HttpApiSchema.param("token", Schema.String)
 

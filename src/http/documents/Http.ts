@@ -6,7 +6,7 @@ import { formatDigitableLine } from "../../domain/boleto.ts"
 import { saoPauloDate } from "../../domain/time.ts"
 import { PublicDocuments } from "../../ports/PublicDocuments.ts"
 import { GatewayApi } from "../Api.ts"
-import { NotFound } from "../errors.ts"
+import { NotFound } from "../shared/errors.ts"
 
 const notFound = NotFound.of({ message: "document not found", code: "not_found" })
 

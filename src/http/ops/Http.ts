@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { Metrics } from "../../adapters/metrics/Metrics.ts"
+import { Metrics } from "../../adapters/metrics/PrometheusMetrics.ts"
 import { GatewayApi } from "../Api.ts"
 import { NotReady } from "./Api.ts"
 import { JobStats } from "../../jobs/JobStats.ts"

@@ -1,0 +1,98 @@
+import { Effect, Layer } from "effect"
+import { Argon2PasswordHasher } from "./adapters/crypto/Argon2PasswordHasher.ts"
+import { JwtSessionTokens } from "./adapters/crypto/JwtSessionTokens.ts"
+import { Metrics } from "./adapters/metrics/PrometheusMetrics.ts"
+import { AccountRepoLive } from "./adapters/postgres/AccountRepoLive.ts"
+import { ApiKeyRepoLive } from "./adapters/postgres/ApiKeyRepoLive.ts"
+import { WebhookSenderLive } from "./adapters/http/WebhookSenderLive.ts"
+import { CardVaultLive } from "./adapters/postgres/CardVaultLive.ts"
+import { CustomerRepoLive } from "./adapters/postgres/CustomerRepoLive.ts"
+import { IdempotencyStoreLive } from "./adapters/postgres/IdempotencyStoreLive.ts"
+import { JobSchedulerLive } from "./adapters/postgres/JobSchedulerLive.ts"
+import { OrderRepoLive } from "./adapters/postgres/OrderRepoLive.ts"
+import { OutboxLive } from "./adapters/postgres/OutboxLive.ts"
+import { PublicDocumentsLive } from "./adapters/postgres/PublicDocumentsLive.ts"
+import { RateLimiterLive } from "./adapters/postgres/RateLimiterLive.ts"
+import { RefundRepoLive } from "./adapters/postgres/RefundRepoLive.ts"
+import { TransactionalLive } from "./adapters/postgres/TransactionalLive.ts"
+import { TransactionRepoLive } from "./adapters/postgres/TransactionRepoLive.ts"
+import { WebhookRepoLive } from "./adapters/postgres/WebhookRepoLive.ts"
+import { SandboxAcquirerLive } from "./adapters/sandbox/SandboxAcquirer.ts"
+import { SandboxAntifraudLive } from "./adapters/sandbox/SandboxAntifraud.ts"
+import { SandboxBoletoLive } from "./adapters/sandbox/SandboxBoleto.ts"
+import { SandboxPixProviderLive } from "./adapters/sandbox/SandboxPixProvider.ts"
+import { JobStats } from "./jobs/JobStats.ts"
+import { Ids } from "./ports/Ids.ts"
+import { AppConfig } from "./config/AppConfig.ts"
+import { Accounts } from "./app/Accounts.ts"
+import { Boletos } from "./app/Boletos.ts"
+import { Deliveries } from "./app/Deliveries.ts"
+import { Housekeeping } from "./app/Housekeeping.ts"
+import { Cards } from "./app/Cards.ts"
+import { Customers } from "./app/Customers.ts"
+import { KeyUsage } from "./app/KeyUsage.ts"
+import { Orders } from "./app/Orders.ts"
+import { Payments } from "./app/Payments.ts"
+import { Refunds } from "./app/Refunds.ts"
+import { Sandbox } from "./app/Sandbox.ts"
+import { Settlement } from "./app/Settlement.ts"
+import { Transactions } from "./app/Transactions.ts"
+import { Webhooks } from "./app/Webhooks.ts"
+
+/**
+ * The payment rails. The sandbox adapters are the reference implementations; a real acquirer, PSP
+ * or bank replaces one of these layers and nothing else.
+ */
+export const RailsLive = Layer.mergeAll(
+  SandboxAcquirerLive,
+  SandboxAntifraudLive,
+  SandboxPixProviderLive,
+  SandboxBoletoLive
+)
+
+const WebhookSenderFromConfig = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) =>
+    WebhookSenderLive({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivateUrls })
+  )
+)
+
+/** The adapters behind the ports; needs AppConfig and SqlClient. */
+export const AdaptersLive = Layer.mergeAll(
+  AccountRepoLive,
+  ApiKeyRepoLive,
+  CustomerRepoLive,
+  OrderRepoLive,
+  TransactionRepoLive,
+  RefundRepoLive,
+  PublicDocumentsLive,
+  IdempotencyStoreLive,
+  RateLimiterLive,
+  TransactionalLive,
+  JobSchedulerLive,
+  CardVaultLive,
+  OutboxLive,
+  WebhookRepoLive,
+  WebhookSenderFromConfig,
+  RailsLive,
+  Argon2PasswordHasher,
+  JwtSessionTokens,
+  Metrics.Default
+).pipe(Layer.provideMerge(Ids.Live))
+
+/** The application services over the adapters. */
+export const AppLive = Layer.mergeAll(
+  Accounts.Default,
+  Customers.Default,
+  Orders.Default,
+  Transactions.Default,
+  Payments.Default,
+  Refunds.Default,
+  Cards.Default,
+  Sandbox.Default,
+  Webhooks.Default,
+  Deliveries.Default,
+  Boletos.Default,
+  Housekeeping.Default,
+  KeyUsage.Default,
+  JobStats.Default
+).pipe(Layer.provideMerge(Settlement.Default), Layer.provideMerge(AdaptersLive))

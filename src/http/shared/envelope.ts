@@ -1,0 +1,171 @@
+import { randomUUID } from "node:crypto"
+import {
+  HttpApiBuilder,
+  HttpApiError,
+  HttpIncomingMessage,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
+import { Cause, Effect, Option } from "effect"
+import { Metrics } from "../../adapters/metrics/PrometheusMetrics.ts"
+import { GatewayApi } from "../Api.ts"
+import {
+  BadRequest,
+  type HttpError,
+  InternalServerError,
+  isHttpError,
+  MethodNotAllowed,
+  NotFound,
+  PayloadTooLarge,
+  TooManyRequests
+} from "./errors.ts"
+import { bodyProblem } from "./bodyGuard.ts"
+import { routeTable } from "./routes.ts"
+
+const MAX_BODY_BYTES = 1024 * 1024
+
+/** JSON bodies are checked for what field schemas cannot report (see bodyGuard) before decoding. */
+const guardBody = (request: HttpServerRequest.HttpServerRequest) =>
+  request.method === "GET" || request.method === "HEAD" || !(request.headers["content-type"] ?? "").includes("json")
+    ? Effect.void
+    : Effect.flatMap(request.text, (text) => {
+        const problem = bodyProblem(text)
+        return problem === undefined
+          ? Effect.void
+          : Effect.fail(BadRequest.of({ message: problem.message, code: "validation_failed", errors: [problem] }))
+      })
+
+const routes = routeTable(GatewayApi, [
+  ["GET", "/openapi.json"],
+  ["GET", "/docs"]
+])
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/
+
+/** "buyerAddress.state" for a decode issue at ["buyerAddress", "state"]; "body" at the root. */
+const fieldOf = (path: ReadonlyArray<PropertyKey>) => (path.length === 0 ? "body" : path.map(String).join("."))
+
+// Our rule messages read on from the field name ("document must be a valid CPF"); Schema's own
+// ("Expected string, actual 1") follow a colon.
+// Messages that already start with the field name (the domain's own) stay as they are.
+const phrase = (field: string, message: string) =>
+  message === "is missing"
+    ? `${field} is required`
+    : message.startsWith(field)
+      ? message
+      : /^[a-z]/.test(message)
+        ? `${field} ${message}`
+        : `${field}: ${message}`
+
+const fromDecodeError = (error: HttpApiError.HttpApiDecodeError) => {
+  // One error per field: an optional field's union also reports "Expected undefined".
+  const seen = new Set<string>()
+  const errors = error.issues.flatMap((issue) => {
+    const field = fieldOf(issue.path)
+    if (seen.has(field)) return []
+    seen.add(field)
+    return [{ field, message: phrase(field, issue.message) }]
+  })
+  return BadRequest.of({ message: errors[0]?.message ?? "invalid request", code: "validation_failed", errors })
+}
+
+/** Turns whatever a request failed with into the one envelope, never leaking internals. */
+const toHttpError = (
+  cause: Cause.Cause<unknown>,
+  path: string,
+  method: string
+): { error: HttpError; defect: boolean } => {
+  const failure = Cause.squash(cause)
+  if (isHttpError(failure)) return { error: failure, defect: false }
+  if (failure instanceof HttpApiError.HttpApiDecodeError) return { error: fromDecodeError(failure), defect: false }
+  if (HttpServerError.isServerError(failure)) {
+    switch (failure._tag) {
+      case "RouteNotFound": {
+        const allowed = routes.allowedMethods(path)
+        return allowed.length > 0 && !allowed.includes(method)
+          ? {
+              error: MethodNotAllowed.of({
+                message: `${method} is not allowed on ${path}; use ${allowed.join(", ")}`,
+                code: "method_not_allowed"
+              }),
+              defect: false
+            }
+          : {
+              error: NotFound.of({ message: `Route ${method} ${path} not found`, code: "route_not_found" }),
+              defect: false
+            }
+      }
+      case "RequestError":
+        if (failure.reason === "Decode") {
+          return /maxBytes|size|large|limit/i.test(String(failure.description ?? failure.cause))
+            ? {
+                error: PayloadTooLarge.of({ message: "request body is larger than 1 MiB", code: "payload_too_large" }),
+                defect: false
+              }
+            : {
+                error: BadRequest.of({
+                  message: "request body is not valid JSON",
+                  code: "malformed_json",
+                  errors: [{ field: "body", message: "request body is not valid JSON" }]
+                }),
+                defect: false
+              }
+        }
+    }
+  }
+  return {
+    error: InternalServerError.of({
+      message: "internal error; retry with exponential back-off",
+      code: "internal_error"
+    }),
+    defect: true
+  }
+}
+
+const respond = (error: HttpError, path: string) => {
+  // /public/v1 adds `success: false` to the same envelope (CONTRACT §4).
+  const body = path.startsWith("/public/v1") ? { success: false, ...error } : { ...error }
+  const response = HttpServerResponse.unsafeJson(body, { status: error.statusCode })
+  if (error instanceof TooManyRequests)
+    return HttpServerResponse.setHeader(response, "retry-after", String(error.retryAfter))
+  if (error instanceof MethodNotAllowed)
+    return HttpServerResponse.setHeader(response, "allow", routes.allowedMethods(path).join(", "))
+  return response
+}
+
+/**
+ * The outermost middleware: request id, error envelope for every failure (decode errors, malformed
+ * JSON, unknown routes, wrong methods, defects), and the HTTP metrics by route template.
+ */
+export const EnvelopeMiddleware = HttpApiBuilder.middleware(
+  Effect.gen(function* () {
+    const metrics = yield* Metrics
+    return (app) =>
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const incoming = request.headers["x-request-id"]
+        const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID()
+        const path = Option.getOrElse(
+          Option.map(HttpServerRequest.toURL(request), (url) => url.pathname),
+          () => request.url
+        )
+        const started = performance.now()
+        const response = yield* guardBody(request).pipe(
+          Effect.zipRight(app),
+          HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
+          Effect.catchAllCause((cause) => {
+            const { defect, error } = toHttpError(cause, path, request.method)
+            const log = defect ? Effect.logError("request failed", cause) : Effect.void
+            return Effect.as(log, respond(error, path))
+          }),
+          Effect.annotateLogs({ requestId })
+        )
+        const route = routes.template(request.method, path) ?? "unmatched"
+        const status = String(response.status)
+        metrics.httpRequests.inc({ route, method: request.method, status })
+        metrics.httpDuration.observe({ route, method: request.method }, (performance.now() - started) / 1000)
+        return HttpServerResponse.setHeader(response, "x-request-id", requestId)
+      })
+  })
+)

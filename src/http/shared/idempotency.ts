@@ -1,0 +1,98 @@
+import { createHash } from "node:crypto"
+import { HttpServerResponse } from "@effect/platform"
+import { Cause, Effect, Exit } from "effect"
+import { Metrics } from "../../adapters/metrics/PrometheusMetrics.ts"
+import { canonicalJson } from "../../domain/canonicalJson.ts"
+import { IdempotencyStore } from "../../ports/IdempotencyStore.ts"
+import { BadRequest, Conflict, type HttpError, isHttpError, UnprocessableEntity } from "./errors.ts"
+
+export interface Reply {
+  readonly status: number
+  readonly body: unknown
+}
+
+const KEY = /^[\x20-\x7E]{1,255}$/
+
+const respond = (status: number, body: string, replayed: boolean) =>
+  HttpServerResponse.text(body, {
+    status,
+    contentType: "application/json",
+    headers: replayed ? { "idempotent-replayed": "true" } : {}
+  })
+
+/**
+ * CONTRACT §6 (Stripe semantics). A request with an Idempotency-Key runs at most once per account:
+ * a completed one is replayed byte for byte, one still running gets 409, the same key with another
+ * method, path or body gets 422. Validation failures (400) are not remembered, so a corrected retry
+ * can reuse the key; a defect keeps the key's reserved resource id and frees it for the next retry.
+ */
+export const idempotent = <E extends HttpError, R>(options: {
+  readonly accountId: string
+  readonly key: string | undefined
+  readonly method: string
+  readonly path: string
+  readonly body: unknown
+  readonly newResourceId: Effect.Effect<string>
+  readonly run: (resourceId: string) => Effect.Effect<Reply, E, R>
+}) =>
+  Effect.gen(function* () {
+    const { accountId, key } = options
+    const toResponse = (rendered: Reply) => respond(rendered.status, JSON.stringify(rendered.body), false)
+    if (key === undefined) {
+      return toResponse(yield* options.run(yield* options.newResourceId))
+    }
+    if (!KEY.test(key)) {
+      return yield* Effect.fail(
+        BadRequest.of({
+          message: "Idempotency-Key must be 1 to 255 printable ASCII characters",
+          code: "validation_failed",
+          errors: [{ field: "Idempotency-Key", message: "must be 1 to 255 printable ASCII characters" }]
+        })
+      )
+    }
+    const store = yield* IdempotencyStore
+    const metrics = yield* Metrics
+    const fingerprint = createHash("sha256")
+      .update(`${options.method} ${options.path}\n${canonicalJson(options.body)}`)
+      .digest("hex")
+    const claim = yield* store.claim(accountId, key, fingerprint, yield* options.newResourceId)
+    switch (claim._tag) {
+      case "Completed":
+        metrics.idempotency.inc({ outcome: "replayed" })
+        return respond(claim.response.status, claim.response.body, true)
+      case "InFlight":
+        metrics.idempotency.inc({ outcome: "in_flight" })
+        return yield* Effect.fail(
+          Conflict.of({
+            message: "a request with this Idempotency-Key is still being processed; retry later",
+            code: "idempotency_key_in_use"
+          })
+        )
+      case "Mismatch":
+        metrics.idempotency.inc({ outcome: "payload_mismatch" })
+        return yield* Effect.fail(
+          UnprocessableEntity.of({
+            message: "Idempotency key already used with different payload",
+            code: "idempotency_key_reused"
+          })
+        )
+      case "Acquired":
+        metrics.idempotency.inc({ outcome: "new" })
+    }
+    // The outcome must be stored even if the client goes away mid-request.
+    const exit = yield* Effect.exit(Effect.uninterruptible(options.run(claim.resourceId)))
+    if (Exit.isSuccess(exit)) {
+      const body = JSON.stringify(exit.value.body)
+      yield* store.complete(accountId, key, { status: exit.value.status, body })
+      return respond(exit.value.status, body, false)
+    }
+    const failure = Cause.failureOption(exit.cause)
+    if (failure._tag === "Some" && isHttpError(failure.value)) {
+      const error = failure.value
+      if (error.statusCode === 400) yield* store.forget(accountId, key)
+      else yield* store.complete(accountId, key, { status: error.statusCode, body: JSON.stringify({ ...error }) })
+      return yield* Effect.fail(error)
+    }
+    yield* store.release(accountId, key)
+    return yield* Effect.failCause(exit.cause)
+  })

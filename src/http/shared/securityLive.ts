@@ -1,0 +1,115 @@
+import { HttpApp, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Layer, Option, Redacted } from "effect"
+import { Metrics } from "../../adapters/metrics/PrometheusMetrics.ts"
+import { AppConfig } from "../../config/AppConfig.ts"
+import { KeyUsage } from "../../app/KeyUsage.ts"
+import { digestApiKey, looksLikeApiKey } from "../../domain/apiKey.ts"
+import { ApiKeyRepo } from "../../ports/ApiKeyRepo.ts"
+import { RateLimiter } from "../../ports/RateLimiter.ts"
+import { SessionTokens } from "../../ports/SessionTokens.ts"
+import { Forbidden, NotFound, TooManyRequests, Unauthorized } from "./errors.ts"
+import { grants, requiredScope } from "./scopes.ts"
+import { ApiKeyAuth, SessionAuth, SignupGate } from "./security.ts"
+
+const invalidKey = Unauthorized.of({ message: "X-Api-Key is missing or invalid", code: "invalid_api_key" })
+
+export const ApiKeyAuthLive = Layer.effect(
+  ApiKeyAuth,
+  Effect.gen(function* () {
+    const keys = yield* ApiKeyRepo
+    const limiter = yield* RateLimiter
+    const usage = yield* KeyUsage
+    const metrics = yield* Metrics
+    return ApiKeyAuth.of({
+      apiKey: Effect.fn("ApiKeyAuth.apiKey")(function* (token) {
+        // A missing header arrives as an empty string; anything not shaped like a key never reaches the database.
+        const key = Redacted.value(token)
+        if (!looksLikeApiKey(key)) return yield* Effect.fail(invalidKey)
+        const principal = yield* Effect.flatMap(
+          keys.findActiveByDigest(digestApiKey(key)),
+          Option.match({
+            onNone: () => Effect.fail(invalidKey),
+            onSome: Effect.succeed
+          })
+        )
+        const { route } = yield* HttpRouter.RouteContext
+        const needed = requiredScope(route.method, route.path)
+        if (!grants(principal.scopes, needed)) {
+          return yield* Effect.fail(
+            Forbidden.of({ message: `this key lacks the scope ${needed}`, code: "insufficient_permissions" })
+          )
+        }
+        const decision = yield* limiter.take(principal.keyId, principal.rateLimit)
+        const resetSeconds = Math.max(1, Math.ceil(decision.resetMs / 1000))
+        yield* HttpApp.appendPreResponseHandler((_request, response) =>
+          Effect.succeed(
+            HttpServerResponse.setHeaders(response, {
+              "ratelimit-limit": String(decision.limit),
+              "ratelimit-remaining": String(decision.remaining),
+              "ratelimit-reset": String(resetSeconds),
+              ...(decision.allowed ? {} : { "retry-after": String(resetSeconds) })
+            })
+          )
+        )
+        metrics.rateLimitDecisions.inc({ outcome: decision.allowed ? "allowed" : "rejected" })
+        if (!decision.allowed) {
+          return yield* Effect.fail(
+            new TooManyRequests({
+              statusCode: 429,
+              error: "Too Many Requests",
+              message: `rate limit of ${decision.limit} requests per minute exceeded; retry in ${resetSeconds} s`,
+              code: "rate_limit_exceeded",
+              retryAfter: resetSeconds
+            })
+          )
+        }
+        yield* usage.mark(principal.keyId)
+        return principal
+      })
+    })
+  })
+)
+
+export const SessionAuthLive = Layer.effect(
+  SessionAuth,
+  Effect.gen(function* () {
+    const tokens = yield* SessionTokens
+    return SessionAuth.of({
+      bearer: Effect.fn("SessionAuth.bearer")(function* () {
+        // HttpApiSecurity.bearer strips 7 characters whatever they are: read the header ourselves.
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const match = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/.exec(
+          request.headers["authorization"] ?? ""
+        )
+        if (!match) {
+          return yield* Effect.fail(
+            Unauthorized.of({
+              message: "Authorization: Bearer <accessToken> is missing or malformed",
+              code: "invalid_token"
+            })
+          )
+        }
+        const check = yield* tokens.check(match[1]!)
+        switch (check._tag) {
+          case "Valid":
+            return { accountId: check.accountId }
+          case "Expired":
+            return yield* Effect.fail(
+              Unauthorized.of({ message: "access token has expired; log in again", code: "expired_token" })
+            )
+          case "Invalid":
+            return yield* Effect.fail(Unauthorized.of({ message: "access token is invalid", code: "invalid_token" }))
+        }
+      })
+    })
+  })
+)
+
+export const SignupGateLive = Layer.effect(
+  SignupGate,
+  Effect.map(AppConfig, (config) =>
+    config.signupEnabled
+      ? Effect.void
+      : Effect.fail(NotFound.of({ message: "Route POST /api/auth/signup not found", code: "route_not_found" }))
+  )
+)

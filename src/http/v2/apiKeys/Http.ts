@@ -1,0 +1,28 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Accounts } from "../../../app/Accounts.ts"
+import { GatewayApi } from "../../Api.ts"
+import { rendered } from "../render.ts"
+import { CurrentSession } from "../../shared/security.ts"
+
+export const ApiKeysHttp = HttpApiBuilder.group(GatewayApi, "apiKeys", (handlers) =>
+  Effect.gen(function* () {
+    const accounts = yield* Accounts
+    return handlers
+      .handle("me", () =>
+        Effect.flatMap(CurrentSession, ({ accountId }) => accounts.primaryKey(accountId)).pipe(rendered)
+      )
+      .handle("regenerate", () =>
+        Effect.flatMap(CurrentSession, ({ accountId }) => accounts.regenerate(accountId)).pipe(
+          Effect.map(({ apiKey, fullKey }) => ({
+            id: apiKey.id,
+            label: apiKey.label,
+            fullKey,
+            active: apiKey.active,
+            createdAt: apiKey.createdAt
+          })),
+          rendered
+        )
+      )
+  })
+)

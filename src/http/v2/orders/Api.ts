@@ -1,0 +1,29 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { Amount, Uuid } from "../../../domain/fields.ts"
+import { Order } from "../../../domain/order.ts"
+import { BadRequest, NotFound } from "../../shared/errors.ts"
+import { payload } from "../../shared/payload.ts"
+import { ApiKeyAuth } from "../../shared/security.ts"
+
+export const CreateOrder = payload(Schema.Struct({ customerId: Uuid, amount: Amount }))
+
+const id = HttpApiSchema.param("id", Uuid)
+
+export class OrdersApi extends HttpApiGroup.make("orders")
+  .add(
+    HttpApiEndpoint.post("create", "/")
+      .setPayload(CreateOrder)
+      .addSuccess(Order, { status: 201 })
+      .addError(BadRequest)
+      .addError(NotFound)
+      .annotate(
+        OpenApi.Description,
+        "Creates a PENDING order. 404 `customerId not found` when the customer is unknown, deleted or of another account."
+      )
+  )
+  .add(HttpApiEndpoint.get("list", "/").addSuccess(Schema.Array(Order)))
+  .add(HttpApiEndpoint.get("get")`/${id}`.addSuccess(Order).addError(BadRequest).addError(NotFound))
+  .middleware(ApiKeyAuth)
+  .prefix("/orders")
+  .annotate(OpenApi.Title, "Orders") {}

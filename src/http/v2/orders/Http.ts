@@ -1,0 +1,20 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Orders } from "../../../app/Orders.ts"
+import { GatewayApi } from "../../Api.ts"
+import { rendered } from "../render.ts"
+import { CurrentPrincipal } from "../../shared/security.ts"
+
+export const OrdersHttp = HttpApiBuilder.group(GatewayApi, "orders", (handlers) =>
+  Effect.gen(function* () {
+    const orders = yield* Orders
+    return handlers
+      .handle("create", ({ payload }) =>
+        Effect.flatMap(CurrentPrincipal, ({ accountId }) => orders.create(accountId, payload)).pipe(rendered)
+      )
+      .handle("list", () => Effect.flatMap(CurrentPrincipal, ({ accountId }) => orders.list(accountId)))
+      .handle("get", ({ path }) =>
+        Effect.flatMap(CurrentPrincipal, ({ accountId }) => orders.get(accountId, path.id)).pipe(rendered)
+      )
+  })
+)

@@ -1,0 +1,85 @@
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { Effect, Schema } from "effect"
+import { Cards } from "../../../app/Cards.ts"
+import { Payments } from "../../../app/Payments.ts"
+import { Refunds } from "../../../app/Refunds.ts"
+import { Transactions } from "../../../app/Transactions.ts"
+import { AppConfig } from "../../../config/AppConfig.ts"
+import { GatewayApi } from "../../Api.ts"
+import type { HttpError } from "../../shared/errors.ts"
+import { idempotent, type Reply } from "../../shared/idempotency.ts"
+import { rendered } from "../render.ts"
+import { CurrentPrincipal } from "../../shared/security.ts"
+import { PaymentResult, RefundResult } from "./Api.ts"
+import { paymentResult, transactionDetail } from "./present.ts"
+
+export const PaymentsHttp = HttpApiBuilder.group(GatewayApi, "payments", (handlers) =>
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const payments = yield* Payments
+    const refunds = yield* Refunds
+    const cards = yield* Cards
+    const transactions = yield* Transactions
+    const rawBody = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => request.json).pipe(Effect.orDie)
+
+    /** A POST under CONTRACT §6: the reserved id becomes the new transaction's or refund's id. */
+    const idempotentPost = <E extends HttpError>(
+      path: string,
+      key: string | undefined,
+      run: (accountId: string, resourceId: string) => Effect.Effect<Reply, E>
+    ) =>
+      Effect.gen(function* () {
+        const { accountId } = yield* CurrentPrincipal
+        return yield* idempotent({
+          accountId,
+          key,
+          method: "POST",
+          path,
+          body: yield* rawBody,
+          newResourceId: payments.newTransactionId,
+          run: (resourceId) => run(accountId, resourceId)
+        })
+      })
+
+    return handlers
+      .handle("process", ({ headers, payload }) =>
+        idempotentPost("/api/payment-gateway/process", headers["idempotency-key"], (accountId, transactionId) =>
+          payments.process(accountId, payload, transactionId).pipe(
+            rendered,
+            Effect.flatMap((t) =>
+              Schema.encode(PaymentResult)(paymentResult(config.publicBaseUrl, t)).pipe(Effect.orDie)
+            ),
+            Effect.map((body) => ({ status: 201, body }))
+          )
+        )
+      )
+      .handle("tokenize", ({ payload }) =>
+        Effect.flatMap(CurrentPrincipal, ({ accountId }) => cards.tokenize(accountId, payload)).pipe(rendered)
+      )
+      .handle("refund", ({ headers, payload }) =>
+        idempotentPost("/api/payment-gateway/refund", headers["idempotency-key"], (accountId, refundId) =>
+          refunds.refund(accountId, payload, refundId).pipe(
+            rendered,
+            Effect.flatMap(({ reason, refundedAt, transaction: t }) =>
+              Schema.encode(RefundResult)({
+                transactionId: t.id,
+                status: t.status,
+                method: t.method,
+                amount: t.amount,
+                refundedAmount: t.refundedAmount,
+                ...(reason === null ? {} : { reason }),
+                refundedAt: refundedAt.toISOString()
+              }).pipe(Effect.orDie)
+            ),
+            Effect.map((body) => ({ status: 200, body }))
+          )
+        )
+      )
+      .handle("transaction", ({ path }) =>
+        Effect.flatMap(CurrentPrincipal, ({ accountId }) => transactions.get(accountId, path.transactionId)).pipe(
+          Effect.map((t) => transactionDetail(config.publicBaseUrl, t)),
+          rendered
+        )
+      )
+  })
+)

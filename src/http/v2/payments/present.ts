@@ -1,0 +1,52 @@
+import type { TransactionRecord } from "../../../domain/transaction.ts"
+
+/** Absolute buyer URLs under PUBLIC_BASE_URL. */
+export const documentUrls = (baseUrl: string, t: TransactionRecord) => ({
+  qrCodeUrl: t.details.pix ? `${baseUrl}/documents/pix/${t.details.pix.qrToken}/qr.png` : undefined,
+  pdfUrl: t.details.boleto ? `${baseUrl}/documents/boleto/${t.details.boleto.pdfToken}/boleto.pdf` : undefined
+})
+
+const methodDetails = (baseUrl: string, t: TransactionRecord) => {
+  const urls = documentUrls(baseUrl, t)
+  const { boleto, card, pix } = t.details
+  return {
+    ...(pix ? { pix: { emv: pix.emv, qrCodeUrl: urls.qrCodeUrl!, expiresAt: pix.expiresAt } } : {}),
+    ...(boleto
+      ? {
+          boleto: {
+            barcode: boleto.barcode,
+            digitableLine: boleto.digitableLine,
+            pdfUrl: urls.pdfUrl!,
+            dueDate: boleto.dueDate
+          }
+        }
+      : {}),
+    ...(card ? { card: { brand: card.brand, last4: card.last4 } } : {})
+  }
+}
+
+/** The Payment result of interface-v2 (process). */
+export const paymentResult = (baseUrl: string, t: TransactionRecord) => ({
+  transactionId: t.id,
+  status: t.status,
+  method: t.method,
+  amount: t.amount,
+  ...(t.installments === null ? {} : { installments: t.installments }),
+  ...methodDetails(baseUrl, t)
+})
+
+/** GET /api/payment-gateway/transaction/{id}: the Transaction plus what its method left. */
+export const transactionDetail = (baseUrl: string, t: TransactionRecord) => ({
+  id: t.id,
+  orderId: t.orderId,
+  method: t.method,
+  amount: t.amount,
+  status: t.status,
+  refundedAmount: t.refundedAmount,
+  ...(t.installments === null ? {} : { installments: t.installments }),
+  paidAt: t.paidAt?.toISOString() ?? null,
+  createdAt: t.createdAt.toISOString(),
+  updatedAt: t.updatedAt.toISOString(),
+  ...methodDetails(baseUrl, t),
+  declineCode: t.declineCode
+})

@@ -1,0 +1,39 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Transaction } from "../../../domain/transaction.ts"
+import { Uuid } from "../../../domain/fields.ts"
+import { BadRequest, Conflict, NotFound } from "../../shared/errors.ts"
+import { ApiKeyAuth } from "../../shared/security.ts"
+
+const id = HttpApiSchema.param("id", Uuid)
+
+/** CONTRACT §7: drive a transaction as the buyer would. 404 when SANDBOX_ENABLED=false. */
+export class SandboxApi extends HttpApiGroup.make("sandbox")
+  .add(
+    HttpApiEndpoint.post("pay")`/transactions/${id}/pay`
+      .addSuccess(Transaction)
+      .addSuccess(
+        Transaction.annotations({
+          description:
+            "BOLETO: paid at the sandbox bank, confirmed by the boleto job after BOLETO_CONFIRMATION_DELAY_SECONDS"
+        }),
+        { status: 202 }
+      )
+      .addError(BadRequest)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(
+        OpenApi.Description,
+        "PIX: PENDING → PAID now (200). BOLETO: 202, still PENDING until the confirmation job settles it. 409 in any other state."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("expire")`/transactions/${id}/expire`
+      .addSuccess(Transaction)
+      .addError(BadRequest)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Description, "PENDING → FAILED now; the order becomes EXPIRED.")
+  )
+  .middleware(ApiKeyAuth)
+  .prefix("/sandbox")
+  .annotate(OpenApi.Title, "Sandbox") {}

@@ -1,0 +1,33 @@
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Effect, Schema } from "effect"
+import { Sandbox } from "../../../app/Sandbox.ts"
+import { toTransaction, Transaction } from "../../../domain/transaction.ts"
+import { GatewayApi } from "../../Api.ts"
+import { rendered } from "../render.ts"
+import { CurrentPrincipal } from "../../shared/security.ts"
+
+export const SandboxHttp = HttpApiBuilder.group(GatewayApi, "sandbox", (handlers) =>
+  Effect.gen(function* () {
+    const sandbox = yield* Sandbox
+    const encode = Schema.encode(Transaction)
+    return handlers
+      .handle("pay", ({ path }) =>
+        Effect.gen(function* () {
+          const { accountId } = yield* CurrentPrincipal
+          const { settled, transaction } = yield* sandbox.pay(accountId, path.id)
+          if (settled) return toTransaction(transaction)
+          // A boleto is only paid at the bank; the confirmation job settles it later.
+          return yield* encode(toTransaction(transaction)).pipe(
+            Effect.flatMap((body) => HttpServerResponse.json(body, { status: 202 })),
+            Effect.orDie
+          )
+        }).pipe(rendered)
+      )
+      .handle("expire", ({ path }) =>
+        Effect.flatMap(CurrentPrincipal, ({ accountId }) => sandbox.expire(accountId, path.id)).pipe(
+          Effect.map(toTransaction),
+          rendered
+        )
+      )
+  })
+)

@@ -1,0 +1,15 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { Uuid } from "../../../domain/fields.ts"
+import { Transaction } from "../../../domain/transaction.ts"
+import { BadRequest, NotFound } from "../../shared/errors.ts"
+import { ApiKeyAuth } from "../../shared/security.ts"
+
+const transactionId = HttpApiSchema.param("transactionId", Uuid)
+
+export class TransactionsApi extends HttpApiGroup.make("transactions")
+  .add(HttpApiEndpoint.get("list", "/").addSuccess(Schema.Array(Transaction)))
+  .add(HttpApiEndpoint.get("get")`/${transactionId}`.addSuccess(Transaction).addError(BadRequest).addError(NotFound))
+  .middleware(ApiKeyAuth)
+  .prefix("/transactions")
+  .annotate(OpenApi.Title, "Transactions") {}

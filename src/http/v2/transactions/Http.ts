@@ -1,0 +1,25 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Transactions } from "../../../app/Transactions.ts"
+import { toTransaction } from "../../../domain/transaction.ts"
+import { GatewayApi } from "../../Api.ts"
+import { rendered } from "../render.ts"
+import { CurrentPrincipal } from "../../shared/security.ts"
+
+export const TransactionsHttp = HttpApiBuilder.group(GatewayApi, "transactions", (handlers) =>
+  Effect.gen(function* () {
+    const transactions = yield* Transactions
+    return handlers
+      .handle("list", () =>
+        Effect.flatMap(CurrentPrincipal, ({ accountId }) => transactions.list(accountId)).pipe(
+          Effect.map((records) => records.map(toTransaction))
+        )
+      )
+      .handle("get", ({ path }) =>
+        Effect.flatMap(CurrentPrincipal, ({ accountId }) => transactions.get(accountId, path.transactionId)).pipe(
+          Effect.map(toTransaction),
+          rendered
+        )
+      )
+  })
+)

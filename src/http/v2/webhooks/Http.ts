@@ -1,0 +1,38 @@
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Effect, Schema } from "effect"
+import { Webhooks } from "../../../app/Webhooks.ts"
+import { Webhook } from "../../../domain/webhook.ts"
+import { GatewayApi } from "../../Api.ts"
+import { rendered } from "../render.ts"
+import { CurrentPrincipal } from "../../shared/security.ts"
+
+export const WebhooksHttp = HttpApiBuilder.group(GatewayApi, "webhooks", (handlers) =>
+  Effect.gen(function* () {
+    const webhooks = yield* Webhooks
+    const encode = Schema.encode(Webhook)
+    return handlers
+      .handle("upsert", ({ payload }) =>
+        Effect.gen(function* () {
+          const { accountId } = yield* CurrentPrincipal
+          const { created, webhook } = yield* webhooks.upsert(accountId, payload.url)
+          if (created) return webhook
+          return yield* encode(webhook).pipe(
+            Effect.flatMap((body) => HttpServerResponse.json(body, { status: 200 })),
+            Effect.orDie
+          )
+        }).pipe(rendered)
+      )
+      .handle("get", () => Effect.flatMap(CurrentPrincipal, ({ accountId }) => webhooks.get(accountId)).pipe(rendered))
+      .handle("remove", () =>
+        Effect.flatMap(CurrentPrincipal, ({ accountId }) => webhooks.remove(accountId)).pipe(rendered)
+      )
+      .handle("deliveries", ({ urlParams }) =>
+        Effect.flatMap(CurrentPrincipal, ({ accountId }) => webhooks.deliveries(accountId, urlParams)).pipe(
+          Effect.map((deliveries) => ({ deliveries }))
+        )
+      )
+      .handle("retry", ({ path }) =>
+        Effect.flatMap(CurrentPrincipal, ({ accountId }) => webhooks.retry(accountId, path.deliveryId)).pipe(rendered)
+      )
+  })
+)
