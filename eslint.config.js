@@ -15,6 +15,39 @@ export default tseslint.config(
     }
   },
   { files: ["src/cli.ts", "bench/**", "test/**"], rules: { "no-console": "off" } },
+  // The layers (README "Architecture"): the domain is pure and imports only itself and effect; the
+  // application, the HTTP adapters, the jobs and the ports never reach into an adapter.
+  {
+    files: ["src/domain/**/*.ts"],
+    ignores: ["src/domain/**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { regex: "^(?!effect(/|$)|\\./)", message: "src/domain imports only effect and src/domain (pure code)." }
+          ]
+        }
+      ]
+    }
+  },
+  {
+    files: ["src/app/**/*.ts", "src/http/**/*.ts", "src/ports/**/*.ts", "src/jobs/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "(^|/)adapters/",
+              message: "only the composition root (src/Live.ts, src/Roles.ts) and adapters import src/adapters."
+            }
+          ]
+        }
+      ]
+    }
+  },
   // Tests read untyped JSON bodies.
   { files: ["test/**", "**/*.test.ts"], rules: { "@typescript-eslint/no-explicit-any": "off" } }
 )

@@ -1,7 +1,9 @@
-import { Effect, Layer } from "effect"
+import { Config, Effect, Layer } from "effect"
 import { Argon2PasswordHasher } from "./adapters/crypto/Argon2PasswordHasher.ts"
 import { JwtSessionTokens } from "./adapters/crypto/JwtSessionTokens.ts"
-import { Metrics } from "./adapters/metrics/PrometheusMetrics.ts"
+import { Sha256ApiKeyHasher } from "./adapters/crypto/Sha256ApiKeyHasher.ts"
+import { DocumentRendererLive } from "./adapters/render/DocumentRendererLive.ts"
+import { PrometheusMetrics } from "./adapters/metrics/PrometheusMetrics.ts"
 import { AccountRepoLive } from "./adapters/postgres/AccountRepoLive.ts"
 import { ApiKeyRepoLive } from "./adapters/postgres/ApiKeyRepoLive.ts"
 import { WebhookSenderLive } from "./adapters/http/WebhookSenderLive.ts"
@@ -27,6 +29,11 @@ import { AppConfig } from "./config/AppConfig.ts"
 import { Accounts } from "./app/Accounts.ts"
 import { Boletos } from "./app/Boletos.ts"
 import { Deliveries } from "./app/Deliveries.ts"
+import { Lifecycle } from "./app/Lifecycle.ts"
+import { Reconciliation } from "./app/Reconciliation.ts"
+import { TimedAcquirer } from "./adapters/metrics/TimedAcquirer.ts"
+import { EventPayloadsLive } from "./http/shared/EventPayloadsLive.ts"
+import { Ledger } from "./ports/Ledger.ts"
 import { Housekeeping } from "./app/Housekeeping.ts"
 import { Cards } from "./app/Cards.ts"
 import { Customers } from "./app/Customers.ts"
@@ -43,11 +50,26 @@ import { Webhooks } from "./app/Webhooks.ts"
  * The payment rails. The sandbox adapters are the reference implementations; a real acquirer, PSP
  * or bank replaces one of these layers and nothing else.
  */
+/** The adapter a variable names (default `sandbox`); an unknown name stops start-up naming the variable. */
+const chosen = <A, R>(variable: string, options: Readonly<Record<string, Layer.Layer<A, never, R>>>) =>
+  Layer.unwrapEffect(
+    Effect.map(
+      Config.string(variable).pipe(
+        Config.withDefault("sandbox"),
+        Config.validate({
+          message: `must be one of ${Object.keys(options).join(", ")}`,
+          validation: (name) => Object.hasOwn(options, name)
+        })
+      ),
+      (name) => options[name]!
+    )
+  )
+
 export const RailsLive = Layer.mergeAll(
-  SandboxAcquirerLive,
-  SandboxAntifraudLive,
-  SandboxPixProviderLive,
-  SandboxBoletoLive
+  TimedAcquirer.pipe(Layer.provide(chosen("ACQUIRER", { sandbox: SandboxAcquirerLive }))),
+  chosen("ANTIFRAUD", { sandbox: SandboxAntifraudLive }),
+  chosen("PIX_PROVIDER", { sandbox: SandboxPixProviderLive }),
+  chosen("BOLETO_PROVIDER", { sandbox: SandboxBoletoLive })
 )
 
 const WebhookSenderFromConfig = Layer.unwrapEffect(
@@ -75,9 +97,12 @@ export const AdaptersLive = Layer.mergeAll(
   WebhookSenderFromConfig,
   RailsLive,
   Argon2PasswordHasher,
+  Sha256ApiKeyHasher,
   JwtSessionTokens,
-  Metrics.Default
-).pipe(Layer.provideMerge(Ids.Live))
+  DocumentRendererLive,
+  EventPayloadsLive,
+  Ledger.None
+).pipe(Layer.provideMerge(PrometheusMetrics), Layer.provideMerge(Ids.Live))
 
 /** The application services over the adapters. */
 export const AppLive = Layer.mergeAll(
@@ -94,5 +119,6 @@ export const AppLive = Layer.mergeAll(
   Boletos.Default,
   Housekeeping.Default,
   KeyUsage.Default,
+  Reconciliation.Default,
   JobStats.Default
-).pipe(Layer.provideMerge(Settlement.Default), Layer.provideMerge(AdaptersLive))
+).pipe(Layer.provideMerge(Settlement.Default), Layer.provideMerge(Lifecycle.Default), Layer.provideMerge(AdaptersLive))

@@ -4,7 +4,7 @@ import { PgPoolLive, SqlLive } from "./adapters/postgres/Database.ts"
 import { MigrationsLive } from "./adapters/postgres/Migrations.ts"
 import { AppLive } from "./Live.ts"
 import { HttpLive } from "./http/Server.ts"
-import { WorkerLive } from "./jobs/Worker.ts"
+import { WorkerLive } from "./adapters/postgres/GraphileWorker.ts"
 
 /**
  * `all` (npm start): migrations, HTTP API and job worker in one process.

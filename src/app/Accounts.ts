@@ -5,6 +5,7 @@ import { formatApiKey, keyMaterial } from "../domain/apiKey.ts"
 import { InvalidCredentials, NotFound, ValidationFailed } from "../domain/errors.ts"
 import { isUuid } from "../domain/uuid.ts"
 import { AccountRepo } from "../ports/AccountRepo.ts"
+import { ApiKeyHasher } from "../ports/ApiKeyHasher.ts"
 import { ApiKeyRepo } from "../ports/ApiKeyRepo.ts"
 import { Ids } from "../ports/Ids.ts"
 import { PasswordHasher } from "../ports/PasswordHasher.ts"
@@ -24,6 +25,7 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
     const config = yield* AppConfig
     const accounts = yield* AccountRepo
     const keys = yield* ApiKeyRepo
+    const keyHasher = yield* ApiKeyHasher
     const hasher = yield* PasswordHasher
     const tokens = yield* SessionTokens
     const ids = yield* Ids
@@ -48,7 +50,7 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
         isPrimary: true,
         scopes: null,
         rateLimit: config.rateLimitPerMinute,
-        ...keyMaterial(fullKey)
+        ...keyMaterial(fullKey, keyHasher.digest)
       })
       return { account, apiKey, fullKey }
     })
@@ -73,9 +75,9 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
 
       regenerate: Effect.fn("Accounts.regenerate")(function* (accountId: string) {
         const fullKey = newSecretKey()
-        const apiKey = yield* Effect.flatten(keys.rotatePrimary(accountId, keyMaterial(fullKey))).pipe(
-          Effect.catchTag("NoSuchElementException", () => new NotFound({ message: "API key not found" }))
-        )
+        const apiKey = yield* Effect.flatten(
+          keys.rotatePrimary(accountId, keyMaterial(fullKey, keyHasher.digest))
+        ).pipe(Effect.catchTag("NoSuchElementException", () => new NotFound({ message: "API key not found" })))
         return { apiKey, fullKey }
       }),
 
@@ -93,7 +95,7 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
           isPrimary: false,
           scopes,
           rateLimit: rateLimit ?? config.rateLimitPerMinute,
-          ...keyMaterial(fullKey)
+          ...keyMaterial(fullKey, keyHasher.digest)
         })
         return { apiKey, fullKey }
       }),

@@ -32,14 +32,21 @@ export class Boletos extends Effect.Service<Boletos>()("Boletos", {
           const page = yield* transactions.pendingBoletos(BATCH, after)
           if (page.length === 0) break
           const owners = new Map(page.map((p) => [p.id, p.accountId]))
-          const settled = yield* provider.settlements(page.map((p) => p.id))
+          // A bank outage is asked again at the next poll, like a slip it has no news of.
+          const settled = yield* provider
+            .settlements(page.map((p) => p.id))
+            .pipe(
+              Effect.catchTag("ProviderUnavailable", (e) =>
+                Effect.as(Effect.logWarning("boleto provider unavailable", e.message), [])
+              )
+            )
           for (const slip of settled) {
             const accountId = owners.get(slip.transactionId)
             if (accountId === undefined) continue
-            // Conflict: expired or settled meanwhile by another run; the state machine already decided.
+            // IllegalTransition: expired or settled meanwhile by another run; the state machine already decided.
             yield* settlement
               .markPaid(accountId, slip.transactionId, slip.paidAt)
-              .pipe(Effect.catchTags({ Conflict: () => Effect.void, NotFound: () => Effect.void }))
+              .pipe(Effect.catchTags({ IllegalTransition: () => Effect.void, NotFound: () => Effect.void }))
           }
           confirmed += settled.length
           pendingLeft += page.length - settled.length

@@ -45,18 +45,16 @@ export class Cards extends Effect.Service<Cards>()("Cards", {
         if (Option.isNone(yield* customers.find(accountId, request.customerId))) {
           return yield* new NotFound({ message: "customerId not found" })
         }
-        const verification = yield* acquirer
-          .verify(card)
-          .pipe(
-            Effect.catchTag("AcquirerUnavailable", () =>
-              Effect.fail(
-                new Unprocessable({
-                  code: "processing_error",
-                  message: "the card could not be verified now; try again"
-                })
-              )
+        const verification = yield* acquirer.verify(card).pipe(
+          Effect.catchTag("AcquirerUnavailable", () =>
+            Effect.fail(
+              new Unprocessable({
+                code: "processing_error",
+                message: "the card could not be verified now; try again"
+              })
             )
           )
+        )
         if (verification._tag === "Rejected") {
           return yield* new Unprocessable({
             code: verification.code,

@@ -1,16 +1,17 @@
 import { Clock, Effect, Option, Random } from "effect"
-import { Metrics } from "../adapters/metrics/PrometheusMetrics.ts"
+import { Metrics } from "../ports/Metrics.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import { nextRetryDelayMs } from "../domain/webhook.ts"
+import { EventPayloads } from "../ports/EventPayloads.ts"
 import { JobScheduler } from "../ports/JobScheduler.ts"
 import { Transactional } from "../ports/Transactional.ts"
 import { WebhookRepo } from "../ports/WebhookRepo.ts"
 import { WebhookSender } from "../ports/WebhookSender.ts"
 
 /**
- * One delivery attempt (the deliver_webhook job): POST the frozen event to the account's current
- * URL, then record the outcome and, unless it succeeded or the schedule is spent, schedule the next
- * attempt — bookkeeping and rescheduling in one database transaction.
+ * One delivery attempt (the deliver_webhook job): POST the event, in the words of the interface that
+ * created its transaction, to the account's current URL, then record the outcome and, unless it
+ * succeeded or the schedule is spent, schedule the next attempt — in one database transaction.
  */
 export class Deliveries extends Effect.Service<Deliveries>()("Deliveries", {
   effect: Effect.gen(function* () {
@@ -20,6 +21,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("Deliveries", {
     const scheduler = yield* JobScheduler
     const tx = yield* Transactional
     const metrics = yield* Metrics
+    const payloads = yield* EventPayloads
 
     return {
       attempt: Effect.fn("Deliveries.attempt")(function* (deliveryId: string) {
@@ -44,7 +46,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("Deliveries", {
           url: target.webhook.value.url,
           deliveryId,
           timestamp: Math.floor(attemptedAt.getTime() / 1000),
-          body: target.body,
+          body: "_tag" in target.stored ? target.stored.body : payloads.render(target.stored),
           secret: target.webhook.value.secret
         })
         metrics.webhookDeliveries.inc({ event: target.event, outcome: outcome._tag.toLowerCase() })

@@ -1,10 +1,9 @@
 import { randomBytes } from "node:crypto"
 import { Clock, Effect, Either, Option } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
-import { Metrics } from "../adapters/metrics/PrometheusMetrics.ts"
-import { Conflict, NotFound, Unprocessable, ValidationFailed } from "../domain/errors.ts"
+import { Conflict, NotFound, ValidationFailed } from "../domain/errors.ts"
 import { isPayable } from "../domain/order.ts"
-import { type PaymentCommand, type ProcessRequest, validateProcess } from "../domain/payment.ts"
+import type { PaymentCommand } from "../domain/payment.ts"
 import { addDaysInSaoPaulo } from "../domain/time.ts"
 import type { TransactionRecord } from "../domain/transaction.ts"
 import { AccountRepo } from "../ports/AccountRepo.ts"
@@ -15,22 +14,27 @@ import { CardVault } from "../ports/CardVault.ts"
 import { CustomerRepo } from "../ports/CustomerRepo.ts"
 import { Ids } from "../ports/Ids.ts"
 import { JobScheduler } from "../ports/JobScheduler.ts"
+import { Metrics } from "../ports/Metrics.ts"
 import { OrderRepo } from "../ports/OrderRepo.ts"
-import { Outbox } from "../ports/Outbox.ts"
 import { PixProvider } from "../ports/PixProvider.ts"
 import { PublicDocuments } from "../ports/PublicDocuments.ts"
+import type { NewTransaction } from "../ports/TransactionRepo.ts"
 import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Transactional } from "../ports/Transactional.ts"
+import { Lifecycle } from "./Lifecycle.ts"
 
 const PIX_CITY = "SAO PAULO"
 
 /** 256 random bits: the credential behind a public QR or PDF URL. */
 const documentToken = () => randomBytes(32).toString("base64url")
 
+type CardCommand = Extract<PaymentCommand, { method: "CARD" }>
+
 /**
- * POST /api/payment-gateway/process: charges an order by PIX, boleto or card. `transactionId` is
- * reserved by the caller (the idempotency record), so a retry after a crash resumes the same
- * transaction and the acquirer sees the same idempotency key.
+ * Charges an order by PIX, boleto or card, whatever interface asked. `transactionId` is reserved by
+ * the caller (the idempotency record), so a retry after a crash resumes the same transaction and the
+ * acquirer sees the same idempotency key. Declined and failed charges are records like any other:
+ * each interface decides how to answer them.
  */
 export class Payments extends Effect.Service<Payments>()("Payments", {
   effect: Effect.gen(function* () {
@@ -40,7 +44,6 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
     const customers = yield* CustomerRepo
     const transactions = yield* TransactionRepo
     const documents = yield* PublicDocuments
-    const outbox = yield* Outbox
     const scheduler = yield* JobScheduler
     const tx = yield* Transactional
     const pix = yield* PixProvider
@@ -50,8 +53,13 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
     const vault = yield* CardVault
     const ids = yield* Ids
     const metrics = yield* Metrics
+    const lifecycle = yield* Lifecycle
 
-    /** Order exists in the account, is still payable, and the amount matches it (read check, before any provider call). */
+    /**
+     * The order exists in the account, is still payable, its customer is live and the amount matches.
+     * Checked before any provider call (no charge at a PSP for a bad order), and again under the
+     * order's row lock in the transaction that records the charge.
+     */
     const payableOrder = Effect.fn("Payments.payableOrder")(function* (
       accountId: string,
       command: PaymentCommand,
@@ -81,12 +89,12 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       return order
     })
 
-    /** Inserts the new transaction with its outbox event and jobs, in one database transaction with the order check. */
+    /** Records the new transaction with its event and jobs, in one database transaction with the order check. */
     const record = (
       accountId: string,
       command: PaymentCommand,
-      insert: Parameters<typeof transactions.insert>[1],
-      afterInsert: (t: TransactionRecord) => Effect.Effect<void>
+      insert: NewTransaction,
+      afterInsert: (t: TransactionRecord) => Effect.Effect<void> = () => Effect.void
     ) =>
       tx.run(
         Effect.gen(function* () {
@@ -99,12 +107,21 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
               message: "a card charge of this order is in progress; retry later"
             })
           }
-          const created = yield* transactions.insert(accountId, insert)
-          yield* outbox.emit(accountId, "transaction.created", created)
+          const created = yield* lifecycle.create(accountId, insert)
           yield* afterInsert(created)
           return created
         })
       )
+
+    const base = (command: PaymentCommand, transactionId: string, customerId: string) => ({
+      id: transactionId,
+      origin: "v2" as const,
+      orderId: command.orderId,
+      customerId,
+      method: command.method,
+      amount: command.amount,
+      amountTotal: command.amount
+    })
 
     const chargePix = Effect.fn("Payments.chargePix")(function* (
       accountId: string,
@@ -127,11 +144,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         accountId,
         command,
         {
-          id: transactionId,
-          orderId: command.orderId,
-          customerId,
-          method: "PIX",
-          amount: command.amount,
+          ...base(command, transactionId, customerId),
           status: "PENDING",
           installments: null,
           expiresAt,
@@ -158,23 +171,20 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       )
       const now = new Date(yield* Clock.currentTimeMillis)
       const due = addDaysInSaoPaulo(now, config.boletoDueDays)
+      const payerName = customer?.name ?? "Pagador"
       const registered = yield* boleto.register({
         transactionId,
         amount: command.amount,
         dueDate: due.date,
-        payerName: customer?.name ?? "Pagador",
-        payerDocument: command.buyerDoc
+        payerName,
+        payerDocument: command.payer.document
       })
       const pdfToken = documentToken()
       return yield* record(
         accountId,
         command,
         {
-          id: transactionId,
-          orderId: command.orderId,
-          customerId,
-          method: "BOLETO",
-          amount: command.amount,
+          ...base(command, transactionId, customerId),
           status: "PENDING",
           installments: null,
           expiresAt: due.endOfDay,
@@ -189,8 +199,8 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
               bankCode: registered.bankCode,
               bankName: registered.bankName,
               ourNumber: registered.ourNumber,
-              payerName: customer?.name ?? "Pagador",
-              payerDocument: command.buyerDoc
+              payerName,
+              payerDocument: command.payer.document
             }
           }
         },
@@ -209,7 +219,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
     /** Resolves the card to charge: a vaulted token of this account and of the order's customer, or the raw card. */
     const cardFor = Effect.fn("Payments.cardFor")(function* (
       accountId: string,
-      command: Extract<PaymentCommand, { method: "CARD" }>,
+      command: CardCommand,
       customerId: string
     ) {
       if (command.card._tag === "Raw") {
@@ -225,138 +235,82 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       return { card: { pan, brand, expMonth, expYear, holderName } satisfies CardData, token }
     })
 
+    /** Asks the acquirer and moves the PROCESSING transaction by its answer. */
+    const authorize = Effect.fn("Payments.authorize")(function* (
+      accountId: string,
+      current: TransactionRecord,
+      command: CardCommand,
+      card: CardData
+    ) {
+      const result = yield* acquirer
+        .charge({ idempotencyKey: current.id, amount: current.amountTotal, installments: command.installments, card })
+        .pipe(Effect.either)
+      const cardDetails = current.details.card
+      if (Either.isLeft(result))
+        return yield* lifecycle.move(accountId, current.id, "fail", { declineCode: "processing_error" })
+      if (result.right._tag === "Declined") {
+        return yield* lifecycle.move(accountId, current.id, "decline", { declineCode: result.right.code })
+      }
+      return yield* lifecycle.move(accountId, current.id, "capture", {
+        paidAt: new Date(yield* Clock.currentTimeMillis),
+        acquirerReference: result.right.acquirerReference,
+        ...(cardDetails
+          ? { details: { card: { ...cardDetails, authorizationCode: result.right.authorizationCode } } }
+          : {})
+      })
+    })
+
     const chargeCard = Effect.fn("Payments.chargeCard")(function* (
       accountId: string,
-      command: Extract<PaymentCommand, { method: "CARD" }>,
+      command: CardCommand,
       transactionId: string,
       customerId: string,
       existing: Option.Option<TransactionRecord>
     ) {
       const { card, token } = yield* cardFor(accountId, command, customerId)
-      const cardDetails = { brand: card.brand, last4: card.pan.slice(-4), holderName: card.holderName }
-      let current: TransactionRecord
       if (Option.isSome(existing)) {
         // A retry of a request that died mid-charge: resume it with the same acquirer idempotency key.
-        current = existing.value
-        if (current.status !== "PROCESSING") return current
-      } else {
-        const analysis = yield* antifraud.assess({
-          transactionId,
-          amount: command.amount,
-          bin: card.pan.slice(0, 6),
-          last4: card.pan.slice(-4),
-          brand: card.brand,
-          buyerDocument: command.buyerDoc,
-          buyerBirthdate: command.buyerBirthdate
-        })
-        if (analysis.decision === "deny") {
-          const declined = yield* tx.run(
-            Effect.gen(function* () {
-              yield* payableOrder(accountId, command, true)
-              const created = yield* transactions.insert(accountId, {
-                id: transactionId,
-                orderId: command.orderId,
-                customerId,
-                method: "CARD",
-                amount: command.amount,
-                status: "DECLINED",
-                installments: command.installments,
-                expiresAt: null,
-                cardToken: token,
-                antifraud: analysis,
-                details: { card: cardDetails }
-              })
-              const updated = yield* transactions.update(accountId, created.id, { declineCode: "fraud_suspected" })
-              yield* outbox.emit(accountId, "transaction.created", updated)
-              yield* outbox.emit(accountId, "transaction.declined", updated)
-              return updated
-            })
-          )
-          return declined
-        }
-        current = yield* record(
-          accountId,
-          command,
-          {
-            id: transactionId,
-            orderId: command.orderId,
-            customerId,
-            method: "CARD",
-            amount: command.amount,
-            status: "PROCESSING",
-            installments: command.installments,
-            expiresAt: null,
-            cardToken: token,
-            antifraud: analysis,
-            details: { card: cardDetails }
-          },
-          () => Effect.void
+        if (existing.value.status !== "PROCESSING") return existing.value
+        return yield* authorize(accountId, existing.value, command, card)
+      }
+      const analysis = yield* antifraud.assess({
+        transactionId,
+        amount: command.amount,
+        bin: card.pan.slice(0, 6),
+        last4: card.pan.slice(-4),
+        brand: card.brand,
+        buyerDocument: command.payer.document,
+        buyerBirthdate: command.payer.birthdate
+      })
+      const insert: NewTransaction = {
+        ...base(command, transactionId, customerId),
+        status: "PROCESSING",
+        installments: command.installments,
+        expiresAt: null,
+        cardToken: token,
+        antifraud: analysis,
+        details: { card: { brand: card.brand, last4: card.pan.slice(-4), holderName: card.holderName } }
+      }
+      if (analysis.decision === "deny") {
+        // Refused before the acquirer sees it: created and declined in one database transaction.
+        return yield* tx.run(
+          Effect.gen(function* () {
+            yield* payableOrder(accountId, command, true)
+            const refused = { ...insert, status: "DECLINED" as const, declineCode: "fraud_suspected" }
+            return yield* lifecycle.create(accountId, refused, "decline")
+          })
         )
       }
-      const started = performance.now()
-      const result = yield* acquirer
-        .charge({ idempotencyKey: transactionId, amount: command.amount, installments: command.installments, card })
-        .pipe(Effect.either)
-      const outcome = Either.isLeft(result) ? "failed" : result.right._tag === "Approved" ? "approved" : "declined"
-      metrics.acquirerDuration.observe({ operation: "charge", outcome }, (performance.now() - started) / 1000)
-      return yield* tx.run(
-        Effect.gen(function* () {
-          if (Either.isLeft(result)) {
-            const failed = yield* transactions.update(accountId, current.id, {
-              status: "FAILED",
-              declineCode: "processing_error"
-            })
-            yield* outbox.emit(accountId, "transaction.failed", failed)
-            return failed
-          }
-          if (result.right._tag === "Declined") {
-            const declined = yield* transactions.update(accountId, current.id, {
-              status: "DECLINED",
-              declineCode: result.right.code
-            })
-            yield* outbox.emit(accountId, "transaction.declined", declined)
-            return declined
-          }
-          const order = yield* payableOrder(accountId, command, true).pipe(Effect.option)
-          const captured = yield* transactions.update(accountId, current.id, {
-            status: "CAPTURED",
-            paidAt: new Date(yield* Clock.currentTimeMillis),
-            acquirerReference: result.right.acquirerReference,
-            details: { card: { ...cardDetails, authorizationCode: result.right.authorizationCode } }
-          })
-          // The order may have been paid by another transaction meanwhile; the capture stands and is refundable.
-          if (Option.isSome(order)) yield* orders.setStatus(accountId, command.orderId, "PAID")
-          yield* outbox.emit(accountId, "transaction.paid", captured)
-          return captured
-        })
-      )
+      const current = yield* record(accountId, command, insert)
+      return yield* authorize(accountId, current, command, card)
     })
 
-    /** Declined and failed charges are recorded, then reported as 422 with their code. */
-    const refusal = (t: TransactionRecord) =>
-      t.status === "DECLINED"
-        ? new Unprocessable({
-            code: t.declineCode ?? "card_declined",
-            message: declineMessage(t.declineCode),
-            transactionId: t.id
-          })
-        : new Unprocessable({
-            code: "processing_error",
-            message: "the acquirer could not process the charge; the transaction is FAILED, try again",
-            transactionId: t.id
-          })
-
     return {
-      process: Effect.fn("Payments.process")(function* (
+      charge: Effect.fn("Payments.charge")(function* (
         accountId: string,
-        request: ProcessRequest,
+        command: PaymentCommand,
         transactionId: string
       ) {
-        const now = new Date(yield* Clock.currentTimeMillis)
-        const command = yield* Either.match(validateProcess(request, now), {
-          onLeft: Effect.fail,
-          onRight: Effect.succeed
-        })
         const resumed = yield* transactions.find(accountId, transactionId)
         const result =
           Option.isSome(resumed) && resumed.value.status !== "PROCESSING"
@@ -373,25 +327,9 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
                 }
               })
         metrics.charges.inc({ method: command.method, outcome: result.status.toLowerCase() })
-        if (result.status === "DECLINED" || result.status === "FAILED") return yield* refusal(result)
         return result
       }),
       newTransactionId: ids.next
     }
   })
 }) {}
-
-const declineMessage = (code: string | null) => {
-  switch (code) {
-    case "insufficient_funds":
-      return "the card has insufficient funds"
-    case "expired_card":
-      return "the card is expired"
-    case "incorrect_cvc":
-      return "the card's security code is incorrect"
-    case "fraud_suspected":
-      return "the charge was blocked by the antifraud analysis"
-    default:
-      return "the card was declined"
-  }
-}

@@ -1,16 +1,16 @@
 import { Clock, Effect, Either, Option } from "effect"
-import { Metrics } from "../adapters/metrics/PrometheusMetrics.ts"
+import { Metrics } from "../ports/Metrics.ts"
 import { Conflict, NotFound, Unprocessable, ValidationFailed } from "../domain/errors.ts"
-import { isRefundable, statusAfterRefund, type TransactionRecord } from "../domain/transaction.ts"
+import { isRefundable, refundTrigger, type TransactionRecord } from "../domain/transaction.ts"
 import { Acquirer } from "../ports/Acquirer.ts"
-import { OrderRepo } from "../ports/OrderRepo.ts"
-import { Outbox } from "../ports/Outbox.ts"
 import { PixProvider } from "../ports/PixProvider.ts"
 import { RefundRepo } from "../ports/RefundRepo.ts"
 import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Transactional } from "../ports/Transactional.ts"
+import { Lifecycle } from "./Lifecycle.ts"
 
-export interface RefundRequest {
+/** A refund in the core's words: the whole remaining balance when `amount` is absent. */
+export interface RefundCommand {
   readonly transactionId: string
   readonly amount?: number | undefined
   readonly reason?: string | undefined
@@ -23,7 +23,7 @@ export interface RefundResult {
 }
 
 /**
- * POST /api/payment-gateway/refund. The amount is reserved on the transaction row (under its lock)
+ * A refund, whatever interface asked. The amount is reserved on the transaction row (under its lock)
  * before the acquirer or PSP is asked, so concurrent refunds can never return more than was paid;
  * a failed provider call gives the reservation back.
  */
@@ -31,8 +31,7 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
   effect: Effect.gen(function* () {
     const transactions = yield* TransactionRepo
     const refunds = yield* RefundRepo
-    const orders = yield* OrderRepo
-    const outbox = yield* Outbox
+    const lifecycle = yield* Lifecycle
     const tx = yield* Transactional
     const acquirer = yield* Acquirer
     const pix = yield* PixProvider
@@ -40,7 +39,7 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
 
     const reserve = Effect.fn("Refunds.reserve")(function* (
       accountId: string,
-      request: RefundRequest,
+      request: RefundCommand,
       refundId: string
     ) {
       const found = yield* transactions.findForUpdate(accountId, request.transactionId)
@@ -55,7 +54,7 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
               : `a ${t.status} transaction cannot be refunded`
         })
       }
-      const remaining = t.amount - t.refundedAmount - t.refundReserved
+      const remaining = t.amountTotal - t.refundedAmount - t.refundReserved
       if (remaining <= 0) {
         // Everything is refunded or being refunded right now.
         return yield* new Conflict({ code: "already_refunded", message: "nothing left to refund on this transaction" })
@@ -64,7 +63,7 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
       if (amount > remaining) {
         return yield* ValidationFailed.one("amount", `amount exceeds the refundable balance (${remaining})`)
       }
-      if (t.method === "BOLETO" && amount !== t.amount) {
+      if (t.method === "BOLETO" && amount !== t.amountTotal) {
         return yield* ValidationFailed.one(
           "amount",
           `amount must be the full amount (${t.amount}) or omitted: BOLETO supports full refund only`
@@ -81,24 +80,16 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
     })
 
     /** Returns the money through the rail it came by. Boletos are refunded by bank transfer, by hand (spec rule 3). */
-    const giveBack = (t: TransactionRecord, refundId: string, amount: number) => {
+    const giveBack = (
+      t: TransactionRecord,
+      refundId: string,
+      amount: number
+    ): Effect.Effect<Either.Either<void, unknown>> => {
       switch (t.method) {
-        case "CARD": {
-          const started = performance.now()
+        case "CARD":
           return acquirer
             .refund({ idempotencyKey: refundId, acquirerReference: t.acquirerReference ?? t.id, amount })
-            .pipe(
-              Effect.either,
-              Effect.tap((given) =>
-                Effect.sync(() =>
-                  metrics.acquirerDuration.observe(
-                    { operation: "refund", outcome: Either.isRight(given) ? "approved" : "failed" },
-                    (performance.now() - started) / 1000
-                  )
-                )
-              )
-            )
-        }
+            .pipe(Effect.either)
         case "PIX":
           return pix.refund({ txid: t.details.pix?.txid ?? t.id, refundId, amount }).pipe(Effect.either)
         case "BOLETO":
@@ -124,18 +115,12 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
         })
       }
       const refunded = t.refundedAmount + amount
-      const status = statusAfterRefund(t.amount, refunded)
-      const updated = yield* transactions.update(accountId, t.id, {
-        status,
+      // Through the lifecycle: the status move, the order's cancellation on a full refund, the
+      // postings and the event, in this database transaction.
+      const updated = yield* lifecycle.apply(accountId, t, refundTrigger(t.amountTotal, refunded), {
         refundedAmount: refunded,
         refundReserved: t.refundReserved - amount
       })
-      if (status === "REFUNDED" && t.orderId !== null) yield* orders.setStatus(accountId, t.orderId, "CANCELLED")
-      yield* outbox.emit(
-        accountId,
-        status === "REFUNDED" ? "transaction.refunded" : "transaction.partially_refunded",
-        updated
-      )
       return {
         transaction: updated,
         reason: refund.reason,
@@ -144,11 +129,14 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
     })
 
     return {
-      refund: Effect.fn("Refunds.refund")(function* (accountId: string, request: RefundRequest, refundId: string) {
+      refund: Effect.fn("Refunds.refund")(function* (accountId: string, request: RefundCommand, refundId: string) {
         const { amount, transaction } = yield* tx.run(reserve(accountId, request, refundId))
         const given = yield* giveBack(transaction, refundId, amount)
         const result = yield* tx.run(finish(accountId, transaction.id, refundId, amount, Either.isRight(given)))
-        metrics.refunds.inc({ method: transaction.method, kind: amount === transaction.amount ? "full" : "partial" })
+        metrics.refunds.inc({
+          method: transaction.method,
+          kind: amount === transaction.amountTotal ? "full" : "partial"
+        })
         return result satisfies RefundResult
       })
     }

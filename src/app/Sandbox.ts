@@ -1,5 +1,6 @@
 import { Effect, Option } from "effect"
-import { Conflict, Disabled, NotFound } from "../domain/errors.ts"
+import { Disabled, NotFound } from "../domain/errors.ts"
+import { transition } from "../domain/lifecycle.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import { SandboxBank } from "../ports/BoletoProvider.ts"
 import { JobScheduler } from "../ports/JobScheduler.ts"
@@ -34,12 +35,8 @@ export class Sandbox extends Effect.Service<Sandbox>()("Sandbox", {
       pay: Effect.fn("Sandbox.pay")(function* (accountId: string, id: string) {
         yield* enabled
         const t = yield* find(accountId, id)
-        if (t.status !== "PENDING" || t.method === "CARD") {
-          return yield* new Conflict({
-            code: "invalid_state",
-            message: `a ${t.method} transaction in ${t.status} cannot be paid`
-          })
-        }
+        // The move the buyer's payment will make must be legal now (PENDING PIX or boleto).
+        yield* transition(t.status, t.method, "pay")
         if (t.method === "PIX")
           return { settled: true, transaction: yield* settlement.markPaid(accountId, id, new Date()) }
         yield* tx.run(Effect.zipRight(bank.pay(t.id, t.amount), scheduler.confirmBoletosSoon))

@@ -1,18 +1,16 @@
 import { Clock, Effect, Option } from "effect"
-import { checkWebhookUrl } from "../adapters/http/url-guard.ts"
-import { AppConfig } from "../config/AppConfig.ts"
 import { NotFound, ValidationFailed } from "../domain/errors.ts"
-import { generateWebhookSecret } from "../domain/webhook-signature.ts"
 import type { DeliveryStatus } from "../domain/webhook.ts"
 import { JobScheduler } from "../ports/JobScheduler.ts"
 import { Transactional } from "../ports/Transactional.ts"
 import { WebhookRepo } from "../ports/WebhookRepo.ts"
+import { WebhookSender } from "../ports/WebhookSender.ts"
 
 /** Webhook management of interface-v2 and CONTRACT §8: one URL per account. */
 export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
   effect: Effect.gen(function* () {
-    const config = yield* AppConfig
     const repo = yield* WebhookRepo
+    const sender = yield* WebhookSender
     const scheduler = yield* JobScheduler
     const tx = yield* Transactional
     const notFound = () => new NotFound({ message: "no webhook is registered" })
@@ -20,10 +18,8 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
     return {
       /** The URL must be public https (unless WEBHOOK_ALLOW_PRIVATE_URLS); checked again at every delivery. */
       upsert: Effect.fn("Webhooks.upsert")(function* (accountId: string, url: string) {
-        yield* checkWebhookUrl(url, { allowPrivate: config.webhookAllowPrivateUrls }).pipe(
-          Effect.mapError((refused) => ValidationFailed.one("url", `url ${refused.reason}`))
-        )
-        return yield* repo.upsert(accountId, url, generateWebhookSecret())
+        yield* sender.vet(url).pipe(Effect.mapError((refused) => ValidationFailed.one("url", `url ${refused.reason}`)))
+        return yield* repo.upsert(accountId, url, yield* sender.newSecret)
       }),
       get: Effect.fn("Webhooks.get")(function* (accountId: string) {
         return yield* Option.match(yield* repo.find(accountId), {

@@ -1,9 +1,6 @@
-import { createHash } from "node:crypto"
-
 /**
  * API keys look like `sk_live_<43 base64url chars>`: 32 random bytes (256 bits) behind a prefix that
- * tells a leaked key's kind at a glance (as Stripe's do). Only a SHA-256 digest is stored: a
- * high-entropy key needs no slow hash, and a lookup by digest costs one index probe.
+ * tells a leaked key's kind at a glance (as Stripe's do). Only its digest is stored (ApiKeyHasher).
  */
 export type KeyEnvironment = "live" | "test"
 
@@ -16,8 +13,6 @@ export const formatApiKey = (environment: KeyEnvironment, random: Uint8Array): s
 
 export const looksLikeApiKey = (candidate: string): boolean => KEY_PATTERN.test(candidate)
 
-export const digestApiKey = (key: string): Uint8Array => createHash("sha256").update(key, "utf8").digest()
-
 /** `keyPrefix` of the spec: the first 16 characters. */
 export const keyPrefix = (key: string) => key.slice(0, 16)
 
@@ -25,8 +20,9 @@ export const keyLast4 = (key: string) => key.slice(-4)
 
 export const maskKey = (prefix: string, last4: string) => `${prefix}${"•".repeat(8)}${last4}`
 
-export const keyMaterial = (key: string) => ({
+/** What is stored of a key: its prefix, its last four characters and its digest. */
+export const keyMaterial = (key: string, digest: (key: string) => Uint8Array) => ({
   keyPrefix: keyPrefix(key),
   keyLast4: keyLast4(key),
-  keyDigest: digestApiKey(key)
+  keyDigest: digest(key)
 })

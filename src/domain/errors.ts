@@ -1,4 +1,6 @@
 import { Data } from "effect"
+import type { IllegalTransition } from "./lifecycle.ts"
+export { IllegalTransition } from "./lifecycle.ts"
 
 /** One problem with one input field; `field` is the path as the caller sent it (`buyerAddress.state`). */
 export interface FieldError {
@@ -40,5 +42,23 @@ export class InvalidCredentials extends Data.TaggedError("InvalidCredentials")<{
 /** A feature switched off by configuration (signup, sandbox): looks like a route that does not exist. */
 export class Disabled extends Data.TaggedError("Disabled")<{}> {}
 
+/**
+ * A payment provider (acquirer, PSP, bank) could not answer; nothing was charged or moved, and the
+ * same request may be retried after `retryAfterSeconds`.
+ */
+export class ProviderUnavailable extends Data.TaggedError("ProviderUnavailable")<{
+  readonly provider: string
+  readonly message: string
+  readonly retryAfterSeconds: number
+}> {}
+
 export type DomainError =
-  ValidationFailed | NotFound | Conflict | Unprocessable | EmailAlreadyRegistered | InvalidCredentials | Disabled
+  | ValidationFailed
+  | NotFound
+  | Conflict
+  | Unprocessable
+  | EmailAlreadyRegistered
+  | InvalidCredentials
+  | Disabled
+  | ProviderUnavailable
+  | IllegalTransition

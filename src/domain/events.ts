@@ -1,6 +1,13 @@
-import type { PaymentMethod, TransactionStatus } from "./transaction.ts"
+import { Schema } from "effect"
+import type { Trigger } from "./lifecycle.ts"
+import { type Origin, PaymentMethod, TransactionStatus } from "./transaction.ts"
 
-/** Webhook events of CONTRACT §8 (v2 names). */
+export { Origin } from "./transaction.ts"
+
+/** What happened: the transaction was created, or one of the lifecycle's triggers moved it. */
+export type EventKind = "created" | Trigger
+
+/** Webhook events of CONTRACT §8 (v2 names), plus the dispute events both interfaces share (CONTRACT-v1 §5). */
 export const EVENT_TYPES = [
   "transaction.created",
   "transaction.paid",
@@ -8,39 +15,68 @@ export const EVENT_TYPES = [
   "transaction.failed",
   "transaction.refunded",
   "transaction.partially_refunded",
-  "transaction.chargeback"
+  "transaction.chargeback",
+  "pix.med_received",
+  "pix.med_updated"
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]
 
-export interface TransactionSnapshot {
-  readonly id: string
-  readonly orderId: string | null
-  readonly method: PaymentMethod
-  readonly amount: number
-  readonly status: TransactionStatus
-  readonly paidAt: Date | null
-  readonly refundedAmount: number
+const V2_NAMES: Readonly<Record<EventKind, string | null>> = {
+  created: "transaction.created",
+  capture: "transaction.paid",
+  pay: "transaction.paid",
+  chargeback_won: "transaction.paid",
+  med_won: "transaction.paid",
+  decline: "transaction.declined",
+  fail: "transaction.failed",
+  expire: "transaction.failed",
+  cancel: "transaction.failed",
+  refund_partial: "transaction.partially_refunded",
+  refund_full: "transaction.refunded",
+  chargeback_open: "transaction.chargeback",
+  chargeback_lost: "transaction.chargeback",
+  med_open: "pix.med_received",
+  med_analysis: "pix.med_updated",
+  med_lost: "pix.med_updated",
+  review: null,
+  approve: null
 }
 
-/** The spec says CREDIT_CARD where the API says CARD (CONTRACT §7). */
-const eventMethod = (method: PaymentMethod) => (method === "CARD" ? "CREDIT_CARD" : method)
+// CONTRACT-v1 §5: the v1 status reached names the event.
+const V1_NAMES: Readonly<Record<EventKind, string | null>> = {
+  ...V2_NAMES,
+  decline: "transaction.refused",
+  cancel: "transaction.cancelled",
+  refund_partial: "transaction.refunded"
+}
+
+/** The event name a receiver of `origin` gets for `kind`; null when that interface has no event for it. */
+export const eventName = (origin: Origin, kind: EventKind): string | null =>
+  (origin === "v1" ? V1_NAMES : V2_NAMES)[kind]
 
 /**
- * The v2 envelope `{event, created_at, data}`, frozen when the event happens: a delivery days later
- * still tells what was true then (receivers fetch the transaction for what is true now).
+ * The transaction as it was when the event happened, in the core's words. The outbox stores this;
+ * each interface builds its own payload from it when the delivery is made.
  */
-export const v2EventPayload = (type: EventType, transaction: TransactionSnapshot, createdAt: Date) => ({
-  event: type,
-  created_at: createdAt.toISOString(),
-  data: {
-    transactionId: transaction.id,
-    orderId: transaction.orderId,
-    amount: transaction.amount,
-    method: eventMethod(transaction.method),
-    status: transaction.status,
-    ...(type === "transaction.paid" && transaction.paidAt ? { paidAt: transaction.paidAt.toISOString() } : {}),
-    ...(type === "transaction.refunded" || type === "transaction.partially_refunded"
-      ? { refundedAmount: transaction.refundedAmount }
-      : {})
-  }
+export const EventSnapshot = Schema.Struct({
+  id: Schema.String,
+  orderId: Schema.NullOr(Schema.String),
+  method: PaymentMethod,
+  amount: Schema.Number,
+  amountTotal: Schema.Number,
+  status: TransactionStatus,
+  paidAt: Schema.NullOr(Schema.String),
+  refundedAmount: Schema.Number,
+  declineCode: Schema.NullOr(Schema.String),
+  metadata: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 })
+export type EventSnapshot = typeof EventSnapshot.Type
+
+/** An event as the outbox recorded it. */
+export interface StoredEvent {
+  readonly name: string
+  readonly kind: EventKind
+  readonly origin: Origin
+  readonly snapshot: EventSnapshot
+  readonly createdAt: Date
+}

@@ -34,56 +34,68 @@ export class Transaction extends Schema.Class<Transaction>("Transaction")({
   updatedAt: Schema.Date
 }) {}
 
-/** What the method leaves on a transaction, shown by GET /api/payment-gateway/transaction/{id}. */
-export interface PixDetails {
-  readonly emv: string
-  readonly txid: string
-  readonly expiresAt: string
-  readonly qrToken: string
-}
-export interface BoletoDetails {
-  readonly barcode: string
-  readonly digitableLine: string
-  readonly dueDate: string
-  readonly pdfToken: string
-  readonly bankCode: string
-  readonly bankName: string
-  readonly ourNumber: string
-  readonly payerName: string
-  readonly payerDocument: string
-}
-export interface CardDetails {
-  readonly brand: string
-  readonly last4: string
-  readonly holderName: string
-  readonly authorizationCode?: string | undefined
-}
-export interface TransactionDetails {
-  readonly pix?: PixDetails
-  readonly boleto?: BoletoDetails
-  readonly card?: CardDetails
-}
+/** The interface a transaction was created through; its events speak that interface's words. */
+export const Origin = Schema.Literal("v2", "v1")
+export type Origin = typeof Origin.Type
 
-/** The whole stored transaction, as the core works with it. */
-export interface TransactionRecord {
-  readonly id: string
-  readonly orderId: string | null
-  readonly customerId: string | null
-  readonly method: PaymentMethod
-  readonly amount: number
-  readonly status: TransactionStatus
-  readonly refundedAmount: number
+/** What the method leaves on a transaction (the jsonb `details` column). */
+export const PixDetails = Schema.Struct({
+  emv: Schema.String,
+  txid: Schema.String,
+  expiresAt: Schema.String,
+  qrToken: Schema.String
+})
+export type PixDetails = typeof PixDetails.Type
+export const BoletoDetails = Schema.Struct({
+  barcode: Schema.String,
+  digitableLine: Schema.String,
+  dueDate: Schema.String,
+  pdfToken: Schema.String,
+  bankCode: Schema.String,
+  bankName: Schema.String,
+  ourNumber: Schema.String,
+  payerName: Schema.String,
+  payerDocument: Schema.String
+})
+export type BoletoDetails = typeof BoletoDetails.Type
+export const CardDetails = Schema.Struct({
+  brand: Schema.String,
+  last4: Schema.String,
+  holderName: Schema.String,
+  authorizationCode: Schema.optional(Schema.String)
+})
+export type CardDetails = typeof CardDetails.Type
+export const TransactionDetails = Schema.Struct({
+  pix: Schema.optional(PixDetails),
+  boleto: Schema.optional(BoletoDetails),
+  card: Schema.optional(CardDetails)
+})
+export type TransactionDetails = typeof TransactionDetails.Type
+
+/** The whole stored transaction, as the core works with it; repositories decode rows with this schema. */
+export const TransactionRecord = Schema.Struct({
+  id: Schema.String,
+  origin: Origin,
+  orderId: Schema.NullOr(Schema.String),
+  customerId: Schema.NullOr(Schema.String),
+  method: PaymentMethod,
+  amount: Schema.Number,
+  /** What the buyer is charged: the amount plus installment interest. */
+  amountTotal: Schema.Number,
+  status: TransactionStatus,
+  refundedAmount: Schema.Number,
   /** Refunds under way (asked of the acquirer/PSP, not yet answered). */
-  readonly refundReserved: number
-  readonly installments: number | null
-  readonly details: TransactionDetails
-  readonly declineCode: string | null
-  readonly acquirerReference: string | null
-  readonly paidAt: Date | null
-  readonly expiresAt: Date | null
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
+  refundReserved: Schema.Number,
+  installments: Schema.NullOr(Schema.Number),
+  details: TransactionDetails,
+  declineCode: Schema.NullOr(Schema.String),
+  acquirerReference: Schema.NullOr(Schema.String),
+  paidAt: Schema.NullOr(Schema.DateFromSelf),
+  expiresAt: Schema.NullOr(Schema.DateFromSelf),
+  createdAt: Schema.DateFromSelf,
+  updatedAt: Schema.DateFromSelf
+})
+export type TransactionRecord = typeof TransactionRecord.Type
 
 export const toTransaction = (record: TransactionRecord) =>
   Transaction.make(
@@ -103,6 +115,6 @@ export const toTransaction = (record: TransactionRecord) =>
 export const isRefundable = (status: TransactionStatus) =>
   status === "CAPTURED" || status === "PAID" || status === "PARTIAL_REFUND"
 
-/** The status after `refunded` of `amount` centavos have been returned. */
-export const statusAfterRefund = (amount: number, refunded: number): TransactionStatus =>
-  refunded >= amount ? "REFUNDED" : "PARTIAL_REFUND"
+/** The lifecycle trigger of a refund that brings the refunded total to `refunded` of `amountTotal`. */
+export const refundTrigger = (amountTotal: number, refunded: number) =>
+  refunded >= amountTotal ? ("refund_full" as const) : ("refund_partial" as const)

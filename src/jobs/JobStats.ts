@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { Metrics } from "../adapters/metrics/PrometheusMetrics.ts"
+import { Metrics } from "../ports/Metrics.ts"
 
 /**
  * Samples graphile-worker's queue into the job gauges when /metrics is scraped, so every process

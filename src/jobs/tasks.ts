@@ -1,12 +1,13 @@
 import { Effect, Runtime, Schema } from "effect"
 import type { Task, TaskList } from "graphile-worker"
-import { Metrics } from "../adapters/metrics/PrometheusMetrics.ts"
+import { Metrics } from "../ports/Metrics.ts"
 import { Boletos } from "../app/Boletos.ts"
 import { Deliveries } from "../app/Deliveries.ts"
 import { Housekeeping } from "../app/Housekeeping.ts"
+import { Reconciliation } from "../app/Reconciliation.ts"
 import { Settlement } from "../app/Settlement.ts"
 
-export type TaskServices = Deliveries | Settlement | Boletos | Housekeeping | Metrics
+export type TaskServices = Deliveries | Settlement | Boletos | Housekeeping | Reconciliation | Metrics
 
 /**
  * graphile-worker tasks: each decodes its payload and makes one call into the core. A thrown
@@ -41,11 +42,15 @@ const expireTransaction = task(
   ({ accountId, transactionId }) =>
     // Paid, or expired by the sandbox, before the deadline: nothing to do.
     Effect.flatMap(Settlement, (s) => s.expire(accountId, transactionId)).pipe(
-      Effect.catchTags({ Conflict: () => Effect.void, NotFound: () => Effect.void })
+      Effect.catchTags({ IllegalTransition: () => Effect.void, NotFound: () => Effect.void })
     )
 )
 
 const confirmBoletos = task("confirm_boletos", Schema.Unknown, () => Effect.flatMap(Boletos, (b) => b.confirm()))
+
+const reconcileCharges = task("reconcile_charges", Schema.Unknown, () =>
+  Effect.flatMap(Reconciliation, (r) => r.reconcile())
+)
 
 const cleanup = task("cleanup", Schema.Unknown, () => Effect.flatMap(Housekeeping, (h) => h.cleanup()))
 
@@ -53,8 +58,12 @@ export const makeTaskList = (runtime: Runtime.Runtime<TaskServices>): TaskList =
   deliver_webhook: deliverWebhook(runtime),
   expire_transaction: expireTransaction(runtime),
   confirm_boletos: confirmBoletos(runtime),
+  reconcile_charges: reconcileCharges(runtime),
   cleanup: cleanup(runtime)
 })
 
-/** Hourly clean-up (graphile-worker crontab: runs once per hour across all workers). */
-export const CRONTAB = "0 * * * * cleanup"
+/**
+ * graphile-worker crontab, each entry run once across all workers: the hourly clean-up, and every
+ * minute the reconciliation of card charges stuck in PROCESSING.
+ */
+export const CRONTAB = ["0 * * * * cleanup", "* * * * * reconcile_charges"].join("\n")

@@ -17,6 +17,8 @@ export type AuthorizationResult =
   | { readonly _tag: "Approved"; readonly authorizationCode: string; readonly acquirerReference: string }
   | { readonly _tag: "Declined"; readonly code: DeclineCode; readonly message: string }
 
+export type ChargeStatus = AuthorizationResult | { readonly _tag: "NotReceived" }
+
 /** Stable machine codes of CONTRACT §4/§7. */
 export type DeclineCode = "card_declined" | "insufficient_funds" | "expired_card" | "incorrect_cvc" | "fraud_suspected"
 
@@ -40,6 +42,12 @@ export class Acquirer extends Context.Tag("Acquirer")<
       readonly installments: number
       readonly card: CardData
     }) => Effect.Effect<AuthorizationResult, AcquirerUnavailable>
+    /**
+     * What the acquirer knows of the charge made with this idempotency key: the reconciliation job
+     * asks it about charges whose process died before recording the answer. NotReceived: it never
+     * got the request, so nothing was charged.
+     */
+    readonly status: (idempotencyKey: string) => Effect.Effect<ChargeStatus, AcquirerUnavailable>
     /** Zero-amount verification used at tokenization (expiry, CVV). */
     readonly verify: (card: CardData) => Effect.Effect<VerificationResult, AcquirerUnavailable>
     readonly refund: (request: {

@@ -1,4 +1,5 @@
 import { Context, type Effect } from "effect"
+import type { ProviderUnavailable } from "../domain/errors.ts"
 
 export interface BoletoRequest {
   /** Our transaction id; the bank's "nosso número" is derived from it (idempotent). */
@@ -30,9 +31,11 @@ export interface BoletoSettlement {
 export class BoletoProvider extends Context.Tag("BoletoProvider")<
   BoletoProvider,
   {
-    readonly register: (request: BoletoRequest) => Effect.Effect<RegisteredBoleto>
+    readonly register: (request: BoletoRequest) => Effect.Effect<RegisteredBoleto, ProviderUnavailable>
     /** Slips settled by the bank, among those given (the pending ones). */
-    readonly settlements: (transactionIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<BoletoSettlement>>
+    readonly settlements: (
+      transactionIds: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlyArray<BoletoSettlement>, ProviderUnavailable>
   }
 >() {}
 

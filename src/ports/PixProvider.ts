@@ -1,4 +1,5 @@
 import { Context, type Effect } from "effect"
+import type { ProviderUnavailable } from "../domain/errors.ts"
 
 export interface PixChargeRequest {
   /** Our transaction id; the provider derives the txid from it (idempotent). */
@@ -15,15 +16,18 @@ export interface PixCharge {
   readonly txid: string
 }
 
-/** A PSP that issues PIX charges (cobranças) and returns the money (devoluções). */
+/**
+ * A PSP that issues PIX charges (cobranças) and returns the money (devoluções). An outage is a
+ * ProviderUnavailable: nothing was created, and the caller may retry.
+ */
 export class PixProvider extends Context.Tag("PixProvider")<
   PixProvider,
   {
-    readonly createCharge: (request: PixChargeRequest) => Effect.Effect<PixCharge>
+    readonly createCharge: (request: PixChargeRequest) => Effect.Effect<PixCharge, ProviderUnavailable>
     readonly refund: (request: {
       readonly txid: string
       readonly refundId: string
       readonly amount: number
-    }) => Effect.Effect<void>
+    }) => Effect.Effect<void, ProviderUnavailable>
   }
 >() {}

@@ -1,8 +1,18 @@
 import { Context, type Effect, type Option } from "effect"
-import type { PaymentMethod, TransactionDetails, TransactionRecord, TransactionStatus } from "../domain/transaction.ts"
+import type {
+  Origin,
+  PaymentMethod,
+  TransactionDetails,
+  TransactionRecord,
+  TransactionStatus
+} from "../domain/transaction.ts"
 
 export interface NewTransaction {
   readonly id: string
+  readonly origin: Origin
+  readonly amountTotal: number
+  /** Set when the transaction is born refused (antifraud before the acquirer). */
+  readonly declineCode?: string
   readonly orderId: string | null
   readonly customerId: string | null
   readonly method: PaymentMethod
@@ -37,6 +47,11 @@ export class TransactionRepo extends Context.Tag("TransactionRepo")<
     readonly update: (accountId: string, id: string, changes: TransactionChanges) => Effect.Effect<TransactionRecord>
     /** Whether a card charge of this order is waiting for the acquirer. */
     readonly hasProcessing: (accountId: string, orderId: string) => Effect.Effect<boolean>
+    /** Card charges of every account left in PROCESSING since before `olderThan` (their process died). */
+    readonly stuckProcessing: (
+      olderThan: Date,
+      limit: number
+    ) => Effect.Effect<ReadonlyArray<{ readonly accountId: string; readonly id: string }>>
     /** PENDING boletos of every account, by id after `afterId` (keyset paging for the confirmation job). */
     readonly pendingBoletos: (
       limit: number,

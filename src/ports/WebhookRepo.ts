@@ -1,14 +1,16 @@
 import { Context, type Effect, type Option } from "effect"
+import type { StoredEvent } from "../domain/events.ts"
 import type { Delivery, DeliveryStatus, Webhook } from "../domain/webhook.ts"
 
-/** What a delivery attempt needs: the frozen event body and where and how to send it now. */
+/** What a delivery attempt needs: the stored event and where and how to send it now. */
 export interface DeliveryTarget {
   readonly deliveryId: string
   readonly accountId: string
   readonly event: string
   readonly status: DeliveryStatus
   readonly attempts: number
-  readonly body: string
+  /** The event as recorded; its body is built for its interface at delivery (EventPayloads). */
+  readonly stored: StoredEvent | { readonly _tag: "Frozen"; readonly body: string }
   /** The account's webhook now (None: deleted, the delivery is dropped). */
   readonly webhook: Option.Option<{ readonly url: string; readonly secret: string }>
 }

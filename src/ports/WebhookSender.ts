@@ -1,4 +1,4 @@
-import { Context, type Effect } from "effect"
+import { Context, Data, type Effect } from "effect"
 
 /** One delivery attempt of one event to one endpoint. */
 export interface WebhookRequest {
@@ -26,5 +26,14 @@ export type WebhookOutcome =
  */
 export class WebhookSender extends Context.Tag("WebhookSender")<
   WebhookSender,
-  { readonly send: (request: WebhookRequest) => Effect.Effect<WebhookOutcome> }
+  {
+    readonly send: (request: WebhookRequest) => Effect.Effect<WebhookOutcome>
+    /** A new signing secret, `whsec_<base64 of 32 random bytes>` (Standard Webhooks). */
+    readonly newSecret: Effect.Effect<string>
+    /** Whether a URL may be registered (public https unless private URLs are allowed); `send` checks again. */
+    readonly vet: (url: string) => Effect.Effect<void, WebhookUrlRefused>
+  }
 >() {}
+
+/** Why a webhook URL is refused, in words that follow "url" ("url must use https"). */
+export class WebhookUrlRefused extends Data.TaggedError("WebhookUrlRefused")<{ readonly reason: string }> {}

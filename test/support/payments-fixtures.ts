@@ -1,3 +1,7 @@
+import { Effect } from "effect"
+import type { EventKind } from "../../src/domain/events.ts"
+import { EventPayloadsLive } from "../../src/http/shared/EventPayloadsLive.ts"
+import { EventPayloads } from "../../src/ports/EventPayloads.ts"
 import { freshCpf } from "./foundation.ts"
 import type pg from "pg"
 import { client, type Client, signup } from "./http.ts"
@@ -207,13 +211,31 @@ export interface EventRow {
   readonly payload: any
 }
 
+/**
+ * The events of a transaction with the body their interface gives them: the outbox stores a neutral
+ * snapshot (README "Architecture"), so the payload is built here as the delivery builds it.
+ */
 export const eventRows = async (db: pg.Pool, transactionId: string): Promise<ReadonlyArray<EventRow>> =>
   (
-    await db.query<EventRow>(
-      "select id, type, payload from events where transaction_id = $1 order by created_at, type",
+    await db.query<{ id: string; type: string; kind: string; origin: "v1" | "v2"; snapshot: any; created_at: Date }>(
+      "select id, type, kind, origin, snapshot, created_at from events where transaction_id = $1 order by created_at, type",
       [transactionId]
     )
-  ).rows
+  ).rows.map((row) => ({
+    id: row.id,
+    type: row.type,
+    payload: JSON.parse(
+      renderEvent({
+        name: row.type,
+        kind: row.kind as EventKind,
+        origin: row.origin,
+        snapshot: row.snapshot,
+        createdAt: row.created_at
+      })
+    )
+  }))
+
+const renderEvent = Effect.runSync(Effect.map(EventPayloads, (p) => p.render).pipe(Effect.provide(EventPayloadsLive)))
 
 export interface DeliveryRow {
   readonly id: string

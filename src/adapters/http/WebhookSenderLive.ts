@@ -2,7 +2,7 @@ import * as http from "node:http"
 import * as https from "node:https"
 import { isIP, type LookupFunction } from "node:net"
 import { Duration, Effect, Layer } from "effect"
-import { signWebhook } from "../../domain/webhook-signature.ts"
+import { generateWebhookSecret, signWebhook } from "../crypto/webhook-signature.ts"
 import { WebhookSender, type WebhookOutcome, type WebhookRequest } from "../../ports/WebhookSender.ts"
 import { checkWebhookUrl, errorCode, type ResolvedAddress, type ResolvedTarget, type Resolver } from "./url-guard.ts"
 
@@ -125,7 +125,8 @@ export const makeWebhookSender = (options: WebhookSenderOptions) => {
       Effect.map(([elapsed, result]) => ({ ...result, durationMs: Math.round(Duration.toMillis(elapsed)) }))
     )
 
-  return WebhookSender.of({ send })
+  const vet = (url: string) => Effect.asVoid(checkWebhookUrl(url, guard))
+  return WebhookSender.of({ send, vet, newSecret: Effect.sync(generateWebhookSecret) })
 }
 
 /** Timeouts and durations use Effect's Clock: run under the live clock (tests: `it.live`). */

@@ -1,6 +1,6 @@
 import { lookup } from "node:dns/promises"
 import { isIP } from "node:net"
-import { Data, Effect } from "effect"
+import { Effect } from "effect"
 
 /**
  * SSRF guard for merchant-supplied webhook URLs. The gateway runs inside a private
@@ -10,7 +10,8 @@ import { Data, Effect } from "effect"
  * rebinding attacker could answer differently).
  */
 
-export class WebhookUrlRefused extends Data.TaggedError("WebhookUrlRefused")<{ readonly reason: string }> {}
+import { WebhookUrlRefused } from "../../ports/WebhookSender.ts"
+export { WebhookUrlRefused }
 
 export interface ResolvedAddress {
   readonly address: string

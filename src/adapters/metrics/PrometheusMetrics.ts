@@ -1,97 +1,96 @@
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client"
+import { Metrics } from "../../ports/Metrics.ts"
 
 /**
  * The Prometheus registry of this process. Every process (API or worker) exposes its own series;
  * Prometheus sums them across instances.
  */
-export class Metrics extends Effect.Service<Metrics>()("Metrics", {
-  sync: () => {
-    const registry = new Registry()
-    collectDefaultMetrics({ register: registry })
-    const registers = [registry]
-    return {
-      registry,
-      httpRequests: new Counter({
-        name: "http_requests_total",
-        help: "HTTP requests by route template, method and status",
-        labelNames: ["route", "method", "status"] as const,
-        registers
-      }),
-      httpDuration: new Histogram({
-        name: "http_request_duration_seconds",
-        help: "HTTP request latency by route template and method",
-        labelNames: ["route", "method"] as const,
-        buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-        registers
-      }),
-      rateLimitDecisions: new Counter({
-        name: "rate_limit_decisions_total",
-        help: "Rate-limiter decisions on API-key requests",
-        labelNames: ["outcome"] as const,
-        registers
-      }),
-      idempotency: new Counter({
-        name: "idempotency_requests_total",
-        help: "Requests carrying an Idempotency-Key by outcome (new, replayed, in_flight, payload_mismatch)",
-        labelNames: ["outcome"] as const,
-        registers
-      }),
-      charges: new Counter({
-        name: "charges_total",
-        help: "Charges by method and outcome",
-        labelNames: ["method", "outcome"] as const,
-        registers
-      }),
-      refunds: new Counter({
-        name: "refunds_total",
-        help: "Refunds by method and kind (full, partial)",
-        labelNames: ["method", "kind"] as const,
-        registers
-      }),
-      acquirerDuration: new Histogram({
-        name: "acquirer_call_duration_seconds",
-        help: "Latency of calls to the acquirer port by operation and outcome",
-        labelNames: ["operation", "outcome"] as const,
-        buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-        registers
-      }),
-      webhookDeliveries: new Counter({
-        name: "webhook_deliveries_total",
-        help: "Webhook delivery attempts by event and outcome",
-        labelNames: ["event", "outcome"] as const,
-        registers
-      }),
-      webhookDuration: new Histogram({
-        name: "webhook_delivery_duration_seconds",
-        help: "Latency of webhook delivery attempts",
-        labelNames: ["outcome"] as const,
-        buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-        registers
-      }),
-      webhookAttemptsUntilSuccess: new Histogram({
-        name: "webhook_attempts_until_success",
-        help: "Attempts a delivery needed before its receiver answered 200",
-        buckets: [1, 2, 3, 4, 5, 6, 8, 10],
-        registers
-      }),
-      jobs: new Gauge({
-        name: "jobs",
-        help: "graphile-worker jobs by task and state (queued, running, failed), sampled on scrape",
-        labelNames: ["task", "state"] as const,
-        registers
-      }),
-      oldestPendingJobAge: new Gauge({
-        name: "jobs_oldest_pending_age_seconds",
-        help: "Age of the oldest job that is due and not yet running, sampled on scrape",
-        registers
-      }),
-      jobRuns: new Counter({
-        name: "job_runs_total",
-        help: "Job executions in this process by task and outcome",
-        labelNames: ["task", "outcome"] as const,
-        registers
-      })
-    }
-  }
-}) {}
+export const PrometheusMetrics = Layer.sync(Metrics, () => {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry })
+  const registers = [registry]
+  return Metrics.of({
+    exposition: Effect.promise(async () => ({ contentType: registry.contentType, body: await registry.metrics() })),
+    httpRequests: new Counter({
+      name: "http_requests_total",
+      help: "HTTP requests by route template, method and status",
+      labelNames: ["route", "method", "status"] as const,
+      registers
+    }),
+    httpDuration: new Histogram({
+      name: "http_request_duration_seconds",
+      help: "HTTP request latency by route template and method",
+      labelNames: ["route", "method"] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers
+    }),
+    rateLimitDecisions: new Counter({
+      name: "rate_limit_decisions_total",
+      help: "Rate-limiter decisions on API-key requests",
+      labelNames: ["outcome"] as const,
+      registers
+    }),
+    idempotency: new Counter({
+      name: "idempotency_requests_total",
+      help: "Requests carrying an Idempotency-Key by outcome (new, replayed, in_flight, payload_mismatch)",
+      labelNames: ["outcome"] as const,
+      registers
+    }),
+    charges: new Counter({
+      name: "charges_total",
+      help: "Charges by method and outcome",
+      labelNames: ["method", "outcome"] as const,
+      registers
+    }),
+    refunds: new Counter({
+      name: "refunds_total",
+      help: "Refunds by method and kind (full, partial)",
+      labelNames: ["method", "kind"] as const,
+      registers
+    }),
+    acquirerDuration: new Histogram({
+      name: "acquirer_call_duration_seconds",
+      help: "Latency of calls to the acquirer port by operation and outcome",
+      labelNames: ["operation", "outcome"] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers
+    }),
+    webhookDeliveries: new Counter({
+      name: "webhook_deliveries_total",
+      help: "Webhook delivery attempts by event and outcome",
+      labelNames: ["event", "outcome"] as const,
+      registers
+    }),
+    webhookDuration: new Histogram({
+      name: "webhook_delivery_duration_seconds",
+      help: "Latency of webhook delivery attempts",
+      labelNames: ["outcome"] as const,
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers
+    }),
+    webhookAttemptsUntilSuccess: new Histogram({
+      name: "webhook_attempts_until_success",
+      help: "Attempts a delivery needed before its receiver answered 200",
+      buckets: [1, 2, 3, 4, 5, 6, 8, 10],
+      registers
+    }),
+    jobs: new Gauge({
+      name: "jobs",
+      help: "graphile-worker jobs by task and state (queued, running, failed), sampled on scrape",
+      labelNames: ["task", "state"] as const,
+      registers
+    }),
+    oldestPendingJobAge: new Gauge({
+      name: "jobs_oldest_pending_age_seconds",
+      help: "Age of the oldest job that is due and not yet running, sampled on scrape",
+      registers
+    }),
+    jobRuns: new Counter({
+      name: "job_runs_total",
+      help: "Job executions in this process by task and outcome",
+      labelNames: ["task", "outcome"] as const,
+      registers
+    })
+  })
+})

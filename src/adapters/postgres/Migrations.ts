@@ -5,12 +5,16 @@ import { PgPool } from "./Database.ts"
 import foundation from "./migrations/0001_foundation.ts"
 import payments from "./migrations/0002_payments.ts"
 import events from "./migrations/0003_events.ts"
+import lifecycle from "./migrations/0004_lifecycle.ts"
 
-const loader = PgMigrator.fromRecord({
+export const MIGRATIONS = {
   "0001_foundation": foundation,
   "0002_payments": payments,
-  "0003_events": events
-})
+  "0003_events": events,
+  "0004_lifecycle": lifecycle
+}
+
+const loader = PgMigrator.fromRecord(MIGRATIONS)
 
 // Any fixed 64-bit number works; every process that migrates this database uses the same one.
 const MIGRATION_LOCK = 7_340_112_009

@@ -1,13 +1,28 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
-import { v2EventPayload } from "../../domain/events.ts"
+import { type EventSnapshot, eventName } from "../../domain/events.ts"
+import type { TransactionRecord } from "../../domain/transaction.ts"
 import { Ids } from "../../ports/Ids.ts"
 import { Outbox } from "../../ports/Outbox.ts"
 
+const snapshotOf = (t: TransactionRecord): EventSnapshot => ({
+  id: t.id,
+  orderId: t.orderId,
+  method: t.method,
+  amount: t.amount,
+  amountTotal: t.amountTotal,
+  status: t.status,
+  paidAt: t.paidAt === null ? null : t.paidAt.toISOString(),
+  refundedAmount: t.refundedAmount,
+  declineCode: t.declineCode,
+  metadata: null
+})
+
 /**
- * Writes the event and, when the account has a webhook, its delivery record and one graphile-worker
- * job, all on the caller's connection: inside `Transactional.run` they commit or roll back with the
- * state change. Accounts without a webhook cost no job at all.
+ * Writes the event (a neutral snapshot and the name its interface gives it) and, when the account
+ * has a webhook, its delivery record and one graphile-worker job, all on the caller's connection:
+ * inside `Transactional.run` they commit or roll back with the state change. Accounts without a
+ * webhook cost no job at all; a move that has no event in the transaction's interface writes nothing.
  */
 export const OutboxLive = Layer.effect(
   Outbox,
@@ -15,25 +30,27 @@ export const OutboxLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const ids = yield* Ids
     return Outbox.of({
-      emit: (accountId, type, transaction) =>
+      emit: (accountId, kind, transaction) =>
         Effect.gen(function* () {
+          const name = eventName(transaction.origin, kind)
+          if (name === null) return
           const eventId = yield* ids.next
           const deliveryId = yield* ids.next
-          const payload = v2EventPayload(type, transaction, new Date())
           yield* sql`
             with event as (
-              insert into events (id, account_id, type, transaction_id, payload)
-              values (${eventId}, ${accountId}, ${type}, ${transaction.id}, ${JSON.stringify(payload)}::jsonb)
+              insert into events (id, account_id, type, kind, origin, transaction_id, snapshot)
+              values (${eventId}, ${accountId}, ${name}, ${kind}, ${transaction.origin}, ${transaction.id},
+                      ${JSON.stringify(snapshotOf(transaction))}::jsonb)
             ), delivery as (
               insert into webhook_deliveries (id, account_id, event_id, event, url, status)
-              select ${deliveryId}, w.account_id, ${eventId}, ${type}, w.url, 'PENDING'
+              select ${deliveryId}, w.account_id, ${eventId}, ${name}, w.url, 'PENDING'
               from webhooks w where w.account_id = ${accountId}
               returning id
             )
             select graphile_worker.add_job('deliver_webhook', json_build_object('deliveryId', delivery.id),
                                            job_key := delivery.id::text, max_attempts := 25)
             from delivery`
-        }).pipe(Effect.orDie, Effect.withSpan("Outbox.emit", { attributes: { type } }))
+        }).pipe(Effect.orDie, Effect.withSpan("Outbox.emit", { attributes: { kind } }))
     })
   })
 )

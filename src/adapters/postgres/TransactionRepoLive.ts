@@ -1,48 +1,55 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option } from "effect"
-import type { TransactionRecord } from "../../domain/transaction.ts"
+import { Effect, Layer, Option, Schema } from "effect"
+import { TransactionRecord } from "../../domain/transaction.ts"
 import { TransactionRepo } from "../../ports/TransactionRepo.ts"
 
-/** Rows come back camelCased with exactly the record's fields (see COLUMNS). */
-export type TransactionRow = TransactionRecord
+const COLUMNS = `id, origin, order_id, customer_id, method, amount, amount_total, status, refunded_amount,
+  refund_reserved, installments, details, decline_code, acquirer_reference, paid_at, expires_at, created_at,
+  updated_at`
 
-const COLUMNS =
-  "id, order_id, customer_id, method, amount, status, refunded_amount, refund_reserved, installments, details, decline_code, acquirer_reference, paid_at, expires_at, created_at, updated_at"
+// Rows come back camelCased (SqlLive); the schema checks them, jsonb `details` included. A row that
+// does not decode is a defect of the database, not of the request.
+const decodeRows = Schema.decodeUnknown(Schema.Array(TransactionRecord))
+
+const Owned = Schema.Array(Schema.Struct({ accountId: Schema.String, id: Schema.String }))
 
 export const TransactionRepoLive = Layer.effect(
   TransactionRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(COLUMNS)
-    const one = (rows: ReadonlyArray<TransactionRow>) => Option.fromNullable(rows[0])
+    const rows = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
+      query.pipe(Effect.flatMap(decodeRows), Effect.orDie)
+    const first = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
+      Effect.map(rows(query), (found) => Option.fromNullable(found[0]))
+    const only = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) => Effect.map(rows(query), (r) => r[0]!)
+
     return TransactionRepo.of({
       insert: (accountId, t) =>
-        sql<TransactionRow>`
-          insert into transactions (id, account_id, order_id, customer_id, method, amount, status, installments, details,
-                                    expires_at, card_token, antifraud)
-          values (${t.id}, ${accountId}, ${t.orderId}, ${t.customerId}, ${t.method}, ${t.amount}, ${t.status}, ${t.installments},
-                  ${JSON.stringify(t.details)}::jsonb, ${t.expiresAt}, ${t.cardToken},
-                  ${t.antifraud === undefined || t.antifraud === null ? null : JSON.stringify(t.antifraud)}::jsonb)
-          returning ${columns}`.pipe(
-          Effect.orDie,
-          Effect.map((rows) => rows[0]!)
-        ),
+        only(sql`
+          insert into transactions (id, account_id, origin, order_id, customer_id, method, amount, amount_total,
+                                    status, installments, details, expires_at, card_token, antifraud, decline_code)
+          values (${t.id}, ${accountId}, ${t.origin}, ${t.orderId}, ${t.customerId}, ${t.method}, ${t.amount},
+                  ${t.amountTotal}, ${t.status}, ${t.installments}, ${JSON.stringify(t.details)}::jsonb,
+                  ${t.expiresAt}, ${t.cardToken},
+                  ${t.antifraud === undefined || t.antifraud === null ? null : JSON.stringify(t.antifraud)}::jsonb,
+                  ${t.declineCode ?? null})
+          returning ${columns}`).pipe(Effect.withSpan("TransactionRepo.insert")),
       list: (accountId) =>
-        sql<TransactionRow>`select ${columns} from transactions where account_id = ${accountId} order by created_at, id`.pipe(
-          Effect.orDie
+        rows(sql`select ${columns} from transactions where account_id = ${accountId} order by created_at, id`).pipe(
+          Effect.withSpan("TransactionRepo.list")
         ),
       find: (accountId, id) =>
-        sql<TransactionRow>`select ${columns} from transactions where account_id = ${accountId} and id = ${id}`.pipe(
-          Effect.orDie,
-          Effect.map(one)
+        first(sql`select ${columns} from transactions where account_id = ${accountId} and id = ${id}`).pipe(
+          Effect.withSpan("TransactionRepo.find")
         ),
       findForUpdate: (accountId, id) =>
-        sql<TransactionRow>`select ${columns} from transactions where account_id = ${accountId} and id = ${id} for update`.pipe(
-          Effect.orDie,
-          Effect.map(one)
-        ),
+        first(sql`
+          select ${columns} from transactions
+          where account_id = ${accountId} and id = ${id}
+          for update`).pipe(Effect.withSpan("TransactionRepo.findForUpdate")),
       update: (accountId, id, c) =>
-        sql<TransactionRow>`
+        only(sql`
           update transactions set
             status = coalesce(${c.status ?? null}, status),
             paid_at = coalesce(${c.paidAt ?? null}, paid_at),
@@ -53,25 +60,39 @@ export const TransactionRepoLive = Layer.effect(
             details = coalesce(${c.details === undefined ? null : JSON.stringify(c.details)}::jsonb, details),
             updated_at = now()
           where account_id = ${accountId} and id = ${id}
-          returning ${columns}`.pipe(
-          Effect.orDie,
-          Effect.map((rows) => rows[0]!)
-        ),
+          returning ${columns}`).pipe(Effect.withSpan("TransactionRepo.update")),
       hasProcessing: (accountId, orderId) =>
         // A charge stuck in PROCESSING (its process died without an idempotent retry) stops
-        // blocking the order after two minutes.
-        sql`select 1 from transactions where account_id = ${accountId} and order_id = ${orderId} and status = 'PROCESSING'
-              and updated_at > now() - interval '2 minutes' limit 1`.pipe(
+        // blocking the order after two minutes; the reconciliation job settles it meanwhile.
+        sql`
+          select 1 from transactions
+          where account_id = ${accountId} and order_id = ${orderId} and status = 'PROCESSING'
+            and updated_at > now() - interval '2 minutes'
+          limit 1`.pipe(
           Effect.orDie,
-          Effect.map((rows) => rows.length > 0)
+          Effect.map((found) => found.length > 0),
+          Effect.withSpan("TransactionRepo.hasProcessing")
+        ),
+      stuckProcessing: (olderThan, limit) =>
+        sql`
+          select account_id, id from transactions
+          where status = 'PROCESSING' and updated_at < ${olderThan}
+          order by updated_at limit ${limit}`.pipe(
+          Effect.flatMap(Schema.decodeUnknown(Owned)),
+          Effect.orDie,
+          Effect.withSpan("TransactionRepo.stuckProcessing")
         ),
       // Keyed by id alone: a timestamp key would lose its microseconds in a JS Date and repeat pages.
       pendingBoletos: (limit, afterId) =>
-        sql<{ accountId: string; id: string }>`
+        sql`
           select account_id, id from transactions
           where method = 'BOLETO' and status = 'PENDING'
             ${afterId ? sql`and id > ${afterId}` : sql``}
-          order by id limit ${limit}`.pipe(Effect.orDie)
+          order by id limit ${limit}`.pipe(
+          Effect.flatMap(Schema.decodeUnknown(Owned)),
+          Effect.orDie,
+          Effect.withSpan("TransactionRepo.pendingBoletos")
+        )
     })
   })
 )

@@ -1,7 +1,24 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option } from "effect"
-import { Delivery, type DeliveryStatus, Webhook } from "../../domain/webhook.ts"
+import { Effect, Layer, Option, Schema } from "effect"
+import { EventSnapshot, type EventKind } from "../../domain/events.ts"
+import { Origin } from "../../domain/transaction.ts"
+import { Delivery, DeliveryStatus, Webhook } from "../../domain/webhook.ts"
 import { WebhookRepo } from "../../ports/WebhookRepo.ts"
+
+const TargetRow = Schema.Struct({
+  id: Schema.String,
+  accountId: Schema.String,
+  event: Schema.String,
+  status: DeliveryStatus,
+  attempts: Schema.Number,
+  kind: Schema.NullOr(Schema.String),
+  origin: Schema.NullOr(Origin),
+  snapshot: Schema.NullOr(EventSnapshot),
+  createdAt: Schema.DateFromSelf,
+  frozen: Schema.NullOr(Schema.String),
+  url: Schema.NullOr(Schema.String),
+  secret: Schema.NullOr(Schema.String)
+})
 
 interface WebhookRow {
   readonly url: string
@@ -94,21 +111,14 @@ export const WebhookRepoLive = Layer.effect(
           Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toDelivery))
         ),
       target: (deliveryId) =>
-        sql<{
-          id: string
-          accountId: string
-          event: string
-          status: DeliveryStatus
-          attempts: number
-          body: string
-          url: string | null
-          secret: string | null
-        }>`
-          select d.id, d.account_id, d.event, d.status, d.attempts, e.payload::text as body, w.url, w.secret
+        sql`
+          select d.id, d.account_id, d.event, d.status, d.attempts, e.kind, e.origin, e.snapshot, e.created_at,
+                 e.payload::text as frozen, w.url, w.secret
           from webhook_deliveries d
           join events e on e.id = d.event_id
           left join webhooks w on w.account_id = d.account_id
           where d.id = ${deliveryId}`.pipe(
+          Effect.flatMap(Schema.decodeUnknown(Schema.Array(TargetRow))),
           Effect.orDie,
           Effect.map((rows) =>
             Option.map(Option.fromNullable(rows[0]), (row) => ({
@@ -117,13 +127,24 @@ export const WebhookRepoLive = Layer.effect(
               event: row.event,
               status: row.status,
               attempts: row.attempts,
-              body: row.body,
+              // Events recorded before 0004 kept their v2 body frozen; they are sent as they were.
+              stored:
+                row.snapshot !== null && row.kind !== null && row.origin !== null
+                  ? {
+                      name: row.event,
+                      kind: row.kind as EventKind,
+                      origin: row.origin,
+                      snapshot: row.snapshot,
+                      createdAt: row.createdAt
+                    }
+                  : { _tag: "Frozen" as const, body: row.frozen ?? "{}" },
               webhook:
                 row.url !== null && row.secret !== null
                   ? Option.some({ url: row.url, secret: row.secret })
                   : Option.none()
             }))
-          )
+          ),
+          Effect.withSpan("WebhookRepo.target")
         ),
       recordAttempt: (deliveryId, a) =>
         sql`

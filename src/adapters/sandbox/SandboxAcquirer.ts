@@ -6,6 +6,7 @@ import {
   AcquirerUnavailable,
   type AuthorizationResult,
   type CardData,
+  type ChargeStatus,
   type DeclineCode,
   type VerificationResult
 } from "../../ports/Acquirer.ts"
@@ -87,6 +88,10 @@ export const SandboxAcquirerLive = Layer.sync(Acquirer, () => {
       })
       return result ?? (yield* unavailable())
     }),
+    status: (idempotencyKey: string) =>
+      Effect.sync((): ChargeStatus => results.get(idempotencyKey) ?? { _tag: "NotReceived" }).pipe(
+        Effect.withSpan("SandboxAcquirer.status")
+      ),
     verify: Effect.fn("SandboxAcquirer.verify")(function* (card: CardData) {
       const now = new Date(yield* Clock.currentTimeMillis)
       return verification(card, now)

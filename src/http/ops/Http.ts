@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { Metrics } from "../../adapters/metrics/PrometheusMetrics.ts"
+import { Metrics } from "../../ports/Metrics.ts"
 import { GatewayApi } from "../Api.ts"
 import { NotReady } from "./Api.ts"
 import { JobStats } from "../../jobs/JobStats.ts"
@@ -24,7 +24,7 @@ export const OpsHttp = HttpApiBuilder.group(GatewayApi, "ops", (handlers) =>
       .handle("metrics", () =>
         jobStats.sample.pipe(
           Effect.catchAllCause(Effect.logWarning),
-          Effect.zipRight(Effect.promise(() => metrics.registry.metrics()))
+          Effect.zipRight(Effect.map(metrics.exposition, (e) => e.body))
         )
       )
   })

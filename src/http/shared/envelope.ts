@@ -8,7 +8,7 @@ import {
   HttpServerResponse
 } from "@effect/platform"
 import { Cause, Effect, Option } from "effect"
-import { Metrics } from "../../adapters/metrics/PrometheusMetrics.ts"
+import { Metrics } from "../../ports/Metrics.ts"
 import { GatewayApi } from "../Api.ts"
 import {
   BadRequest,
@@ -18,6 +18,7 @@ import {
   MethodNotAllowed,
   NotFound,
   PayloadTooLarge,
+  ServiceUnavailable,
   TooManyRequests
 } from "./errors.ts"
 import { bodyProblem } from "./bodyGuard.ts"
@@ -127,7 +128,7 @@ const respond = (error: HttpError, path: string) => {
   // /public/v1 adds `success: false` to the same envelope (CONTRACT §4).
   const body = path.startsWith("/public/v1") ? { success: false, ...error } : { ...error }
   const response = HttpServerResponse.unsafeJson(body, { status: error.statusCode })
-  if (error instanceof TooManyRequests)
+  if (error instanceof TooManyRequests || error instanceof ServiceUnavailable)
     return HttpServerResponse.setHeader(response, "retry-after", String(error.retryAfter))
   if (error instanceof MethodNotAllowed)
     return HttpServerResponse.setHeader(response, "allow", routes.allowedMethods(path).join(", "))

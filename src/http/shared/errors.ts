@@ -111,6 +111,18 @@ export class TooManyRequests extends Schema.Class<TooManyRequests>("TooManyReque
   })
 ) {}
 
+export class ServiceUnavailable extends Schema.Class<ServiceUnavailable>("ServiceUnavailable")(
+  { ...envelope(503, "Service Unavailable"), retryAfter: Schema.Int },
+  HttpApiSchema.annotations({
+    status: 503,
+    description: "A payment provider or the database is unavailable; nothing was charged. See `Retry-After`"
+  })
+) {
+  static of(details: Details & { readonly retryAfter: number }) {
+    return new ServiceUnavailable({ statusCode: 503, error: "Service Unavailable", ...details })
+  }
+}
+
 export class InternalServerError extends Schema.Class<InternalServerError>("InternalServerError")(
   envelope(500, "Internal Server Error"),
   HttpApiSchema.annotations({ status: 500, description: "Unexpected failure; retry with exponential back-off" })
@@ -130,6 +142,7 @@ export type HttpError =
   | PayloadTooLarge
   | UnprocessableEntity
   | TooManyRequests
+  | ServiceUnavailable
   | InternalServerError
 
 export const isHttpError = (u: unknown): u is HttpError =>
@@ -138,6 +151,7 @@ export const isHttpError = (u: unknown): u is HttpError =>
   u instanceof Forbidden ||
   u instanceof NotFound ||
   u instanceof MethodNotAllowed ||
+  u instanceof ServiceUnavailable ||
   u instanceof Conflict ||
   u instanceof PayloadTooLarge ||
   u instanceof UnprocessableEntity ||

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto"
 import { HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Exit } from "effect"
-import { Metrics } from "../../adapters/metrics/PrometheusMetrics.ts"
+import { Metrics } from "../../ports/Metrics.ts"
 import { canonicalJson } from "../../domain/canonicalJson.ts"
 import { IdempotencyStore } from "../../ports/IdempotencyStore.ts"
 import { BadRequest, Conflict, type HttpError, isHttpError, UnprocessableEntity } from "./errors.ts"

@@ -1,9 +1,10 @@
 import { HttpApp, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option, Redacted } from "effect"
-import { Metrics } from "../../adapters/metrics/PrometheusMetrics.ts"
+import { Metrics } from "../../ports/Metrics.ts"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { KeyUsage } from "../../app/KeyUsage.ts"
-import { digestApiKey, looksLikeApiKey } from "../../domain/apiKey.ts"
+import { looksLikeApiKey } from "../../domain/apiKey.ts"
+import { ApiKeyHasher } from "../../ports/ApiKeyHasher.ts"
 import { ApiKeyRepo } from "../../ports/ApiKeyRepo.ts"
 import { RateLimiter } from "../../ports/RateLimiter.ts"
 import { SessionTokens } from "../../ports/SessionTokens.ts"
@@ -17,6 +18,7 @@ export const ApiKeyAuthLive = Layer.effect(
   ApiKeyAuth,
   Effect.gen(function* () {
     const keys = yield* ApiKeyRepo
+    const hasher = yield* ApiKeyHasher
     const limiter = yield* RateLimiter
     const usage = yield* KeyUsage
     const metrics = yield* Metrics
@@ -26,7 +28,7 @@ export const ApiKeyAuthLive = Layer.effect(
         const key = Redacted.value(token)
         if (!looksLikeApiKey(key)) return yield* Effect.fail(invalidKey)
         const principal = yield* Effect.flatMap(
-          keys.findActiveByDigest(digestApiKey(key)),
+          keys.findActiveByDigest(hasher.digest(key)),
           Option.match({
             onNone: () => Effect.fail(invalidKey),
             onSome: Effect.succeed

@@ -1,7 +1,14 @@
 import { Effect, Match } from "effect"
 import type * as Domain from "../../domain/errors.ts"
 import type { DomainError } from "../../domain/errors.ts"
-import { BadRequest, Conflict, NotFound, Unauthorized, UnprocessableEntity } from "../shared/errors.ts"
+import {
+  BadRequest,
+  Conflict,
+  NotFound,
+  ServiceUnavailable,
+  Unauthorized,
+  UnprocessableEntity
+} from "../shared/errors.ts"
 
 /**
  * The one place where the domain's typed errors become HTTP envelopes. Handlers end with
@@ -27,7 +34,10 @@ export const renderDomainError = Match.type<DomainError>().pipe(
     EmailAlreadyRegistered: () => Conflict.of({ message: "email is already registered", code: "email_taken" }),
     InvalidCredentials: () =>
       Unauthorized.of({ message: "email or password is incorrect", code: "invalid_credentials" }),
-    Disabled: () => NotFound.of({ message: "Route not found", code: "route_not_found" })
+    Disabled: () => NotFound.of({ message: "Route not found", code: "route_not_found" }),
+    ProviderUnavailable: (e) =>
+      ServiceUnavailable.of({ message: e.message, code: "provider_unavailable", retryAfter: e.retryAfterSeconds }),
+    IllegalTransition: (e) => Conflict.of({ message: e.message, code: "invalid_state" })
   })
 )
 
@@ -35,7 +45,8 @@ export const renderDomainError = Match.type<DomainError>().pipe(
 export type Rendered<E> =
   | (E extends Domain.ValidationFailed ? BadRequest : never)
   | (E extends Domain.NotFound | Domain.Disabled ? NotFound : never)
-  | (E extends Domain.Conflict | Domain.EmailAlreadyRegistered ? Conflict : never)
+  | (E extends Domain.Conflict | Domain.EmailAlreadyRegistered | Domain.IllegalTransition ? Conflict : never)
+  | (E extends Domain.ProviderUnavailable ? ServiceUnavailable : never)
   | (E extends Domain.Unprocessable ? UnprocessableEntity : never)
   | (E extends Domain.InvalidCredentials ? Unauthorized : never)
 

@@ -1,9 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { Either, Schema } from "effect"
-import { validateProcess } from "../../../domain/payment.ts"
+import { Schema } from "effect"
+import { toPaymentCommand } from "./command.ts"
 import { Amount, Birthdate, Cep, Cpf, MobilePhone, Name, Uf, Uuid } from "../../../domain/fields.ts"
 import { PaymentMethod, TransactionStatus } from "../../../domain/transaction.ts"
-import { BadRequest, Conflict, NotFound, UnprocessableEntity } from "../../shared/errors.ts"
+import { BadRequest, Conflict, NotFound, ServiceUnavailable, UnprocessableEntity } from "../../shared/errors.ts"
 import { payload } from "../../shared/payload.ts"
 import { paymentResultExamples, processExamples, refundExamples, tokenizeExamples } from "./examples.ts"
 import { ApiKeyAuth } from "../../shared/security.ts"
@@ -28,10 +28,10 @@ const WireAddress = Schema.Struct({
   state: Schema.String.annotations({ description: "UF, e.g. SP" })
 })
 
-// The schema fixes only the JSON types; the domain (validateProcess) applies every rule at once, so
-// a bad CEP and a bad card number are reported together, and card fields are ignored when a
-// cardToken is given, as the spec says.
-export const ProcessPayment = payload(
+// The struct fixes only the JSON types; decodeProcess then applies every rule at once, so a bad CEP
+// and a bad card number are reported together, card fields are ignored when a cardToken is given,
+// as the spec says, and the handler receives the core's PaymentCommand.
+const ProcessWire = payload(
   Schema.Struct({
     orderId: Schema.String.annotations({ description: "UUID of a PENDING order of the account" }),
     method: PaymentMethod,
@@ -64,17 +64,10 @@ export const ProcessPayment = payload(
       Schema.String.annotations({ description: "YYYY-MM-DD; required for CARD unless cardToken" }),
       { exact: true }
     )
-  })
-    .pipe(
-      Schema.filter((request) => {
-        const checked = validateProcess(request, new Date())
-        return Either.isRight(checked)
-          ? undefined
-          : checked.left.errors.map((e) => ({ path: e.field.split("."), message: e.message }))
-      })
-    )
-    .annotations({ examples: processExamples })
+  }).annotations({ examples: processExamples })
 )
+
+export const ProcessPayment = payload(toPaymentCommand(ProcessWire))
 
 export const PaymentResult = Schema.Struct({
   transactionId: Schema.UUID,
@@ -172,6 +165,7 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       .addError(NotFound)
       .addError(Conflict)
       .addError(UnprocessableEntity)
+      .addError(ServiceUnavailable)
       .annotate(
         OpenApi.Description,
         "Charges an order. PIX and BOLETO answer 201 PENDING with their codes; an approved CARD 201 CAPTURED. A declined card is 422 `card_declined` (or `insufficient_funds`, `expired_card`, `incorrect_cvc`, `fraud_suspected`) and a DECLINED transaction is recorded; an acquirer failure is 422 `processing_error` with a FAILED transaction. 404 `orderId not found`; 409 when the order is PAID, EXPIRED or CANCELLED; 400 when `amount` differs from the order's. With `Idempotency-Key`: a replay answers the original status and body with `Idempotent-Replayed: true`; 409 `idempotency_key_in_use` while the first is running; 422 `idempotency_key_reused` for another body."
@@ -198,6 +192,7 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       .addError(NotFound)
       .addError(Conflict)
       .addError(UnprocessableEntity)
+      .addError(ServiceUnavailable)
       .annotate(
         OpenApi.Description,
         "Full refund without `amount`, partial with it (CARD and PIX; BOLETO full only). `refundedAmount` is cumulative. 409 for PENDING, DECLINED, FAILED or REFUNDED transactions; 400 when `amount` exceeds the refundable balance. A full refund cancels the order."

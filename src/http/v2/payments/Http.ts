@@ -12,6 +12,7 @@ import { rendered } from "../render.ts"
 import { CurrentPrincipal } from "../../shared/security.ts"
 import { PaymentResult, RefundResult } from "./Api.ts"
 import { paymentResult, transactionDetail } from "./present.ts"
+import { refusedAs422 } from "./refusal.ts"
 
 export const PaymentsHttp = HttpApiBuilder.group(GatewayApi, "payments", (handlers) =>
   Effect.gen(function* () {
@@ -44,7 +45,8 @@ export const PaymentsHttp = HttpApiBuilder.group(GatewayApi, "payments", (handle
     return handlers
       .handle("process", ({ headers, payload }) =>
         idempotentPost("/api/payment-gateway/process", headers["idempotency-key"], (accountId, transactionId) =>
-          payments.process(accountId, payload, transactionId).pipe(
+          payments.charge(accountId, payload, transactionId).pipe(
+            Effect.flatMap(refusedAs422),
             rendered,
             Effect.flatMap((t) =>
               Schema.encode(PaymentResult)(paymentResult(config.publicBaseUrl, t)).pipe(Effect.orDie)

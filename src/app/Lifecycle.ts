@@ -1,0 +1,109 @@
+import { Effect, Option } from "effect"
+import { NotFound } from "../domain/errors.ts"
+import { type Trigger, transition } from "../domain/lifecycle.ts"
+import { isPayable, type OrderStatus } from "../domain/order.ts"
+import type { TransactionRecord } from "../domain/transaction.ts"
+import { Ledger } from "../ports/Ledger.ts"
+import { OrderRepo } from "../ports/OrderRepo.ts"
+import { Outbox } from "../ports/Outbox.ts"
+import { type NewTransaction, type TransactionChanges, TransactionRepo } from "../ports/TransactionRepo.ts"
+import { Transactional } from "../ports/Transactional.ts"
+
+/** Where a transaction's move takes a still-payable order (interface-v2 Orders; CONTRACT §7). */
+const ORDER_MOVES: Partial<Record<Trigger, OrderStatus>> = {
+  capture: "PAID",
+  pay: "PAID",
+  expire: "EXPIRED",
+  cancel: "EXPIRED"
+}
+
+/**
+ * The one owner of every status change. Each move is the transaction's update, its order's move, the
+ * ledger's postings and the outbox event, in one database transaction, against the table of
+ * src/domain/lifecycle.ts; anything else is an IllegalTransition.
+ */
+export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
+  effect: Effect.gen(function* () {
+    const transactions = yield* TransactionRepo
+    const orders = yield* OrderRepo
+    const outbox = yield* Outbox
+    const ledger = yield* Ledger
+    const tx = yield* Transactional
+
+    const moveOrder = Effect.fn("Lifecycle.moveOrder")(function* (
+      accountId: string,
+      t: TransactionRecord,
+      trigger: Trigger
+    ) {
+      if (t.orderId === null) return
+      // A full refund cancels the order whatever it was; the other moves touch only a payable order
+      // (it may have been paid by another transaction meanwhile: the capture stands and is refundable).
+      if (trigger === "refund_full") return yield* orders.setStatus(accountId, t.orderId, "CANCELLED")
+      const to = ORDER_MOVES[trigger]
+      if (to === undefined) return
+      const order = yield* orders.findForUpdate(accountId, t.orderId)
+      if (Option.isSome(order) && isPayable(order.value.status)) yield* orders.setStatus(accountId, t.orderId, to)
+    })
+
+    /** Moves a transaction the caller has locked, inside the caller's database transaction. */
+    const apply = Effect.fn("Lifecycle.apply")(function* (
+      accountId: string,
+      t: TransactionRecord,
+      trigger: Trigger,
+      changes: Omit<TransactionChanges, "status"> = {}
+    ) {
+      const to = yield* transition(t.status, t.method, trigger)
+      const after = yield* transactions.update(accountId, t.id, { ...changes, status: to })
+      yield* moveOrder(accountId, after, trigger)
+      yield* ledger.record(accountId, { trigger, before: t, after })
+      yield* outbox.emit(accountId, trigger, after)
+      return after
+    })
+
+    /**
+     * Locks the transaction and moves it by the trigger `choose` picks from it (the same event may mean
+     * another move per interface), in a database transaction of its own.
+     */
+    const moveBy = (
+      accountId: string,
+      transactionId: string,
+      choose: (t: TransactionRecord) => Trigger,
+      changes: Omit<TransactionChanges, "status"> = {}
+    ) =>
+      tx
+        .run(
+          Effect.gen(function* () {
+            const found = yield* transactions.findForUpdate(accountId, transactionId)
+            if (Option.isNone(found)) return yield* new NotFound({ message: "transaction not found" })
+            return yield* apply(accountId, found.value, choose(found.value), changes)
+          })
+        )
+        .pipe(Effect.withSpan("Lifecycle.move"))
+
+    /** Locks the transaction and moves it, in a database transaction of its own. */
+    const move = (
+      accountId: string,
+      transactionId: string,
+      trigger: Trigger,
+      changes: Omit<TransactionChanges, "status"> = {}
+    ) => moveBy(accountId, transactionId, () => trigger, changes)
+
+    /**
+     * Records a new transaction and its `created` event, inside the caller's database transaction. A
+     * transaction born refused (the antifraud said no before the acquirer saw it) also gets the
+     * event of that refusal.
+     */
+    const create = Effect.fn("Lifecycle.create")(function* (
+      accountId: string,
+      transaction: NewTransaction,
+      bornAs?: "decline"
+    ) {
+      const created = yield* transactions.insert(accountId, transaction)
+      yield* outbox.emit(accountId, "created", created)
+      if (bornAs !== undefined) yield* outbox.emit(accountId, bornAs, created)
+      return created
+    })
+
+    return { apply, move, moveBy, create }
+  })
+}) {}

@@ -1,0 +1,58 @@
+import { Clock, Effect } from "effect"
+import { Acquirer } from "../ports/Acquirer.ts"
+import { TransactionRepo } from "../ports/TransactionRepo.ts"
+import { Lifecycle } from "./Lifecycle.ts"
+
+/** Longer than any acquirer call may take: a charge this old in PROCESSING has lost its process. */
+export const STUCK_AFTER_MS = 60_000
+const BATCH = 100
+
+/**
+ * The reconciliation job: card charges left in PROCESSING by a process that died between asking the
+ * acquirer and recording its answer are settled by asking the acquirer what it did with that
+ * idempotency key, instead of blocking their order until a retry comes.
+ */
+export class Reconciliation extends Effect.Service<Reconciliation>()("Reconciliation", {
+  effect: Effect.gen(function* () {
+    const transactions = yield* TransactionRepo
+    const acquirer = yield* Acquirer
+    const lifecycle = yield* Lifecycle
+
+    const settle = Effect.fn("Reconciliation.settle")(function* (accountId: string, id: string) {
+      const status = yield* acquirer.status(id)
+      switch (status._tag) {
+        case "Approved": {
+          const t = yield* transactions.find(accountId, id)
+          const card = t._tag === "Some" ? t.value.details.card : undefined
+          return yield* lifecycle.move(accountId, id, "capture", {
+            paidAt: new Date(yield* Clock.currentTimeMillis),
+            acquirerReference: status.acquirerReference,
+            ...(card ? { details: { card: { ...card, authorizationCode: status.authorizationCode } } } : {})
+          })
+        }
+        case "Declined":
+          return yield* lifecycle.move(accountId, id, "decline", { declineCode: status.code })
+        case "NotReceived":
+          // The acquirer never saw it: nothing was charged.
+          return yield* lifecycle.move(accountId, id, "fail", { declineCode: "processing_error" })
+      }
+    })
+
+    return {
+      reconcile: Effect.fn("Reconciliation.reconcile")(function* () {
+        const olderThan = new Date((yield* Clock.currentTimeMillis) - STUCK_AFTER_MS)
+        const stuck = yield* transactions.stuckProcessing(olderThan, BATCH)
+        let settled = 0
+        for (const { accountId, id } of stuck) {
+          // A retry may have settled it meanwhile (IllegalTransition), or the acquirer may be down:
+          // the next run asks again.
+          yield* settle(accountId, id).pipe(
+            Effect.tap(() => Effect.sync(() => settled++)),
+            Effect.catchAll((e) => Effect.logWarning("charge not reconciled", { id, reason: e._tag }))
+          )
+        }
+        return settled
+      })
+    }
+  })
+}) {}

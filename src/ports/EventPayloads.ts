@@ -1,0 +1,11 @@
+import { Context } from "effect"
+import type { StoredEvent } from "../domain/events.ts"
+
+/**
+ * Builds the body a webhook receiver gets for a stored event, in the words of the interface that
+ * created the transaction. Deterministic: every retry of a delivery sends the same bytes.
+ */
+export class EventPayloads extends Context.Tag("EventPayloads")<
+  EventPayloads,
+  { readonly render: (event: StoredEvent) => string }
+>() {}

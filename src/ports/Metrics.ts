@@ -1,0 +1,38 @@
+import { Context, type Effect } from "effect"
+
+type Labels<L extends string> = { readonly [K in L]: string }
+
+export interface CounterOf<L extends string> {
+  readonly inc: (labels: Labels<L>, value?: number) => void
+}
+export interface HistogramOf<L extends string> {
+  readonly observe: (labels: Labels<L>, value: number) => void
+}
+
+/**
+ * The service's measurements (README "Operations": the metrics table). Code counts and times through
+ * this port; the adapter decides the exposition (Prometheus text on /metrics today).
+ */
+export class Metrics extends Context.Tag("Metrics")<
+  Metrics,
+  {
+    readonly httpRequests: CounterOf<"route" | "method" | "status">
+    readonly httpDuration: HistogramOf<"route" | "method">
+    readonly rateLimitDecisions: CounterOf<"outcome">
+    readonly idempotency: CounterOf<"outcome">
+    readonly charges: CounterOf<"method" | "outcome">
+    readonly refunds: CounterOf<"method" | "kind">
+    readonly acquirerDuration: HistogramOf<"operation" | "outcome">
+    readonly webhookDeliveries: CounterOf<"event" | "outcome">
+    readonly webhookDuration: HistogramOf<"outcome">
+    readonly webhookAttemptsUntilSuccess: { readonly observe: (value: number) => void }
+    readonly jobs: {
+      readonly reset: () => void
+      readonly set: (labels: Labels<"task" | "state">, value: number) => void
+    }
+    readonly oldestPendingJobAge: { readonly set: (value: number) => void }
+    readonly jobRuns: CounterOf<"task" | "outcome">
+    /** The exposition text and its content type, for GET /metrics. */
+    readonly exposition: Effect.Effect<{ readonly contentType: string; readonly body: string }>
+  }
+>() {}

@@ -1,0 +1,75 @@
+import { Effect, Layer, Option } from "effect"
+import type { EventKind } from "../../src/domain/events.ts"
+import type { Order, OrderStatus } from "../../src/domain/order.ts"
+import type { TransactionRecord } from "../../src/domain/transaction.ts"
+import { Ledger, type Movement } from "../../src/ports/Ledger.ts"
+import { OrderRepo } from "../../src/ports/OrderRepo.ts"
+import { Outbox } from "../../src/ports/Outbox.ts"
+import { TransactionRepo } from "../../src/ports/TransactionRepo.ts"
+import { Transactional } from "../../src/ports/Transactional.ts"
+
+/** In-memory stand-ins for the ports the lifecycle writes through, with what each was asked to do. */
+export const makeFakePorts = () => {
+  const transactions = new Map<string, TransactionRecord>()
+  const orders = new Map<string, OrderStatus>()
+  const events: Array<{ kind: EventKind; transaction: TransactionRecord }> = []
+  const movements: Array<Movement> = []
+  const layer = Layer.mergeAll(
+    Layer.succeed(
+      TransactionRepo,
+      TransactionRepo.of({
+        insert: (_, t) =>
+          Effect.sync(() => {
+            const now = new Date()
+            const record: TransactionRecord = {
+              ...t,
+              refundedAmount: 0,
+              refundReserved: 0,
+              declineCode: t.declineCode ?? null,
+              acquirerReference: null,
+              paidAt: null,
+              createdAt: now,
+              updatedAt: now
+            }
+            transactions.set(t.id, record)
+            return record
+          }),
+        list: () => Effect.sync(() => [...transactions.values()]),
+        find: (_, id) => Effect.sync(() => Option.fromNullable(transactions.get(id))),
+        findForUpdate: (_, id) => Effect.sync(() => Option.fromNullable(transactions.get(id))),
+        update: (_, id, changes) =>
+          Effect.sync(() => {
+            const updated = { ...transactions.get(id)!, ...changes, updatedAt: new Date() }
+            transactions.set(id, updated)
+            return updated
+          }),
+        hasProcessing: () => Effect.succeed(false),
+        stuckProcessing: () => Effect.succeed([]),
+        pendingBoletos: () => Effect.succeed([])
+      })
+    ),
+    Layer.succeed(
+      OrderRepo,
+      OrderRepo.of({
+        insertForLiveCustomer: () => Effect.succeed(Option.none()),
+        list: () => Effect.succeed([]),
+        find: () => Effect.succeed(Option.none()),
+        findForUpdate: (_, id) =>
+          Effect.sync(() =>
+            Option.map(
+              Option.fromNullable(orders.get(id)),
+              (status) => ({ id, customerId: id, amount: 1, status, createdAt: new Date() }) as Order
+            )
+          ),
+        setStatus: (_, id, status) => Effect.sync(() => void orders.set(id, status))
+      })
+    ),
+    Layer.succeed(
+      Outbox,
+      Outbox.of({ emit: (_, kind, transaction) => Effect.sync(() => void events.push({ kind, transaction })) })
+    ),
+    Layer.succeed(Ledger, Ledger.of({ record: (_, movement) => Effect.sync(() => void movements.push(movement)) })),
+    Layer.succeed(Transactional, Transactional.of({ run: (effect) => effect }))
+  )
+  return { layer, transactions, orders, events, movements }
+}
