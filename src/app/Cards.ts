@@ -1,19 +1,14 @@
-import { Clock, Effect, Either, Option } from "effect"
-import { NotFound, Unprocessable, ValidationFailed } from "../domain/errors.ts"
-import { checkRawCard } from "../domain/payment.ts"
-import type { CardBrand } from "../domain/card.ts"
+import { Effect, Option } from "effect"
+import { NotFound, Unprocessable } from "../domain/errors.ts"
+import type { RawCard } from "../domain/payment.ts"
 import { Acquirer } from "../ports/Acquirer.ts"
 import { CardVault } from "../ports/CardVault.ts"
 import { CustomerRepo } from "../ports/CustomerRepo.ts"
 
-export interface TokenizeRequest {
+/** A card to vault for a customer, already checked (Luhn, brand, expiry, CVV) by the interface that decoded it. */
+export interface TokenizeCommand {
   readonly customerId: string
-  readonly holderName: string
-  readonly cardNumber: string
-  readonly brand: CardBrand
-  readonly expirationMonth: string
-  readonly expirationYear: string
-  readonly securityCode: string
+  readonly card: RawCard
 }
 
 /**
@@ -26,22 +21,8 @@ export class Cards extends Effect.Service<Cards>()("Cards", {
     const vault = yield* CardVault
     const acquirer = yield* Acquirer
     return {
-      tokenize: Effect.fn("Cards.tokenize")(function* (accountId: string, request: TokenizeRequest) {
-        const now = new Date(yield* Clock.currentTimeMillis)
-        const card = yield* Either.match(
-          checkRawCard(
-            {
-              holderName: ["holderName", request.holderName],
-              number: ["cardNumber", request.cardNumber],
-              expMonth: ["expirationMonth", request.expirationMonth],
-              expYear: ["expirationYear", request.expirationYear],
-              cvv: ["securityCode", request.securityCode],
-              brand: ["brand", request.brand]
-            },
-            now
-          ),
-          { onLeft: (errors) => Effect.fail(new ValidationFailed({ errors })), onRight: Effect.succeed }
-        )
+      tokenize: Effect.fn("Cards.tokenize")(function* (accountId: string, request: TokenizeCommand) {
+        const { card } = request
         if (Option.isNone(yield* customers.find(accountId, request.customerId))) {
           return yield* new NotFound({ message: "customerId not found" })
         }

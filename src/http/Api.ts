@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { ApiKeysApi } from "./v2/apiKeys/Api.ts"
 import { AuthApi } from "./v2/auth/Api.ts"
 import { CustomersApi } from "./v2/customers/Api.ts"
+import { ErrorBody } from "./shared/annotations.ts"
 import { InternalServerError } from "./shared/errors.ts"
 import { describeErrorsTruthfully } from "./shared/openapi.ts"
 import { OpsApi } from "./ops/Api.ts"
@@ -22,7 +23,8 @@ export class V2Api extends HttpApi.make("v2")
   .add(PaymentsApi)
   .add(WebhooksApi)
   .add(SandboxApi)
-  .prefix("/api") {}
+  .prefix("/api")
+  .annotate(ErrorBody, "plain") {}
 
 /** The whole service: operations plus both interfaces (the /public/v1 groups join here later). */
 export class GatewayApi extends HttpApi.make("gateway")

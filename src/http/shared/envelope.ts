@@ -125,8 +125,8 @@ const toHttpError = (
 }
 
 const respond = (error: HttpError, path: string) => {
-  // /public/v1 adds `success: false` to the same envelope (CONTRACT §4).
-  const body = path.startsWith("/public/v1") ? { success: false, ...error } : { ...error }
+  // Each interface writes its own body (annotations.ts): /public/v1 adds `success: false` (CONTRACT §4).
+  const body = routes.errorBody(path) === "successFlag" ? { success: false, ...error } : { ...error }
   const response = HttpServerResponse.unsafeJson(body, { status: error.statusCode })
   if (error instanceof TooManyRequests || error instanceof ServiceUnavailable)
     return HttpServerResponse.setHeader(response, "retry-after", String(error.retryAfter))

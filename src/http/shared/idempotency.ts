@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto"
-import { HttpServerResponse } from "@effect/platform"
-import { Cause, Effect, Exit } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Cause, Effect, Exit, Option } from "effect"
 import { Metrics } from "../../ports/Metrics.ts"
 import { canonicalJson } from "../../domain/canonicalJson.ts"
 import { IdempotencyStore } from "../../ports/IdempotencyStore.ts"
@@ -10,6 +10,9 @@ export interface Reply {
   readonly status: number
   readonly body: unknown
 }
+
+const pathOf = (request: HttpServerRequest.HttpServerRequest) =>
+  Option.match(HttpServerRequest.toURL(request), { onNone: () => request.url, onSome: (url) => url.pathname })
 
 const KEY = /^[\x20-\x7E]{1,255}$/
 
@@ -29,8 +32,6 @@ const respond = (status: number, body: string, replayed: boolean) =>
 export const idempotent = <E extends HttpError, R>(options: {
   readonly accountId: string
   readonly key: string | undefined
-  readonly method: string
-  readonly path: string
   readonly body: unknown
   readonly newResourceId: Effect.Effect<string>
   readonly run: (resourceId: string) => Effect.Effect<Reply, E, R>
@@ -51,9 +52,11 @@ export const idempotent = <E extends HttpError, R>(options: {
       )
     }
     const store = yield* IdempotencyStore
+    // The key's scope is the route as requested: the same key on another path is another request.
+    const request = yield* HttpServerRequest.HttpServerRequest
     const metrics = yield* Metrics
     const fingerprint = createHash("sha256")
-      .update(`${options.method} ${options.path}\n${canonicalJson(options.body)}`)
+      .update(`${request.method} ${pathOf(request)}\n${canonicalJson(options.body)}`)
       .digest("hex")
     const claim = yield* store.claim(accountId, key, fingerprint, yield* options.newResourceId)
     switch (claim._tag) {

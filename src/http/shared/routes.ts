@@ -1,9 +1,14 @@
 import { HttpApi } from "@effect/platform"
+import { Context, Option } from "effect"
+import { ErrorBody, ScopeResource } from "./annotations.ts"
 
 export interface RouteTemplate {
   readonly method: string
   readonly path: string
   readonly pattern: RegExp
+  readonly errorBody: "plain" | "successFlag"
+  /** The scope resource of restricted keys; "other" for routes that name none. */
+  readonly resource: string
 }
 
 /**
@@ -12,16 +17,22 @@ export interface RouteTemplate {
  */
 export const routeTable = (api: HttpApi.HttpApi.Any, extra: ReadonlyArray<readonly [string, string]> = []) => {
   const routes: Array<RouteTemplate> = []
-  const add = (method: string, path: string) => {
+  const add = (method: string, path: string, annotations: Context.Context<never> = Context.empty()) => {
     const source = path
       .split("/")
       .map((part) => (part.startsWith(":") ? "[^/]+" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
       .join("/")
-    routes.push({ method, path, pattern: new RegExp(`^${source}/?$`) })
+    routes.push({
+      method,
+      path,
+      pattern: new RegExp(`^${source}/?$`),
+      errorBody: Option.getOrElse(Context.getOption(annotations, ErrorBody), () => "plain" as const),
+      resource: Option.getOrElse(Context.getOption(annotations, ScopeResource), () => "other")
+    })
   }
   HttpApi.reflect(api as HttpApi.HttpApi.AnyWithProps, {
     onGroup: () => {},
-    onEndpoint: ({ endpoint }) => add(endpoint.method, endpoint.path)
+    onEndpoint: ({ endpoint, mergedAnnotations }) => add(endpoint.method, endpoint.path, mergedAnnotations)
   })
   for (const [method, path] of extra) add(method, path)
   const matching = (path: string) => routes.filter((r) => r.pattern.test(path))
@@ -30,6 +41,27 @@ export const routeTable = (api: HttpApi.HttpApi.Any, extra: ReadonlyArray<readon
     template: (method: string, path: string) => {
       const candidates = matching(path)
       return (candidates.find((r) => r.method === method) ?? candidates[0])?.path
+    },
+    /** The route serving this request, or undefined when no route matches. */
+    route: (method: string, path: string) => {
+      const candidates = matching(path)
+      return candidates.find((r) => r.method === method) ?? candidates[0]
+    },
+    /**
+     * The error body for a request: its route's, or for an unknown path that of the routes sharing the
+     * longest prefix with it (an unknown /public/v1 path still gets the v1 body).
+     */
+    errorBody: (path: string) => {
+      const exact = matching(path)[0]
+      if (exact) return exact.errorBody
+      let best: RouteTemplate | undefined
+      let bestLength = 0
+      for (const r of routes) {
+        let n = 0
+        while (n < r.path.length && n < path.length && r.path[n] === path[n]) n++
+        if (n > bestLength) [best, bestLength] = [r, n]
+      }
+      return best?.errorBody ?? "plain"
     },
     /** Methods allowed on this path (empty when the path is unknown). */
     allowedMethods: (path: string) => [...new Set(matching(path).map((r) => r.method))]

@@ -8,9 +8,13 @@ import { ApiKeyHasher } from "../../ports/ApiKeyHasher.ts"
 import { ApiKeyRepo } from "../../ports/ApiKeyRepo.ts"
 import { RateLimiter } from "../../ports/RateLimiter.ts"
 import { SessionTokens } from "../../ports/SessionTokens.ts"
+import { GatewayApi } from "../Api.ts"
 import { Forbidden, NotFound, TooManyRequests, Unauthorized } from "./errors.ts"
+import { routeTable } from "./routes.ts"
 import { grants, requiredScope } from "./scopes.ts"
 import { ApiKeyAuth, SessionAuth, SignupGate } from "./security.ts"
+
+const routes = routeTable(GatewayApi)
 
 const invalidKey = Unauthorized.of({ message: "X-Api-Key is missing or invalid", code: "invalid_api_key" })
 
@@ -35,7 +39,7 @@ export const ApiKeyAuthLive = Layer.effect(
           })
         )
         const { route } = yield* HttpRouter.RouteContext
-        const needed = requiredScope(route.method, route.path)
+        const needed = requiredScope(route.method, routes.route(route.method, route.path)?.resource ?? "other")
         if (!grants(principal.scopes, needed)) {
           return yield* Effect.fail(
             Forbidden.of({ message: `this key lacks the scope ${needed}`, code: "insufficient_permissions" })

@@ -1,3 +1,4 @@
+import { ScopeResource } from "../../shared/annotations.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Customer } from "../../../domain/customer.ts"
@@ -21,6 +22,7 @@ export const UpdateCustomer = payload(
 const id = HttpApiSchema.param("id", Uuid)
 
 export class CustomersApi extends HttpApiGroup.make("customers")
+  .annotate(ScopeResource, "customers")
   .add(
     HttpApiEndpoint.post("create", "/")
       .setPayload(CreateCustomer)

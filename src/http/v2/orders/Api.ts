@@ -1,3 +1,4 @@
+import { ScopeResource } from "../../shared/annotations.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Amount, Uuid } from "../../../domain/fields.ts"
@@ -11,6 +12,7 @@ export const CreateOrder = payload(Schema.Struct({ customerId: Uuid, amount: Amo
 const id = HttpApiSchema.param("id", Uuid)
 
 export class OrdersApi extends HttpApiGroup.make("orders")
+  .annotate(ScopeResource, "orders")
   .add(
     HttpApiEndpoint.post("create", "/")
       .setPayload(CreateOrder)

@@ -1,6 +1,7 @@
+import { ScopeResource } from "../../shared/annotations.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { toPaymentCommand } from "./command.ts"
+import { toPaymentCommand, toTokenizeCommand } from "./command.ts"
 import { Amount, Birthdate, Cep, Cpf, MobilePhone, Name, Uf, Uuid } from "../../../domain/fields.ts"
 import { PaymentMethod, TransactionStatus } from "../../../domain/transaction.ts"
 import { BadRequest, Conflict, NotFound, ServiceUnavailable, UnprocessableEntity } from "../../shared/errors.ts"
@@ -87,7 +88,7 @@ export const PaymentResult = Schema.Struct({
   card: Schema.optional(Schema.Struct({ brand: Schema.String, last4: Schema.String }))
 }).annotations({ examples: paymentResultExamples })
 
-export const TokenizeCard = payload(
+const TokenizeWire = payload(
   Schema.Struct({
     customerId: Uuid,
     doc: Cpf,
@@ -102,6 +103,8 @@ export const TokenizeCard = payload(
     address: Address
   }).annotations({ examples: tokenizeExamples })
 )
+
+export const TokenizeCard = payload(toTokenizeCommand(TokenizeWire))
 
 export const RefundPayment = payload(
   Schema.Struct({
@@ -158,6 +161,7 @@ const transactionId = HttpApiSchema.param("transactionId", Uuid)
 export class PaymentsApi extends HttpApiGroup.make("payments")
   .add(
     HttpApiEndpoint.post("process", "/process")
+      .annotate(ScopeResource, "payments")
       .setPayload(ProcessPayment)
       .setHeaders(IdempotencyHeaders)
       .addSuccess(PaymentResult, { status: 201 })
@@ -173,6 +177,7 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
   )
   .add(
     HttpApiEndpoint.post("tokenize", "/tokenize-card")
+      .annotate(ScopeResource, "cards")
       .setPayload(TokenizeCard)
       .addSuccess(Schema.Struct({ cardToken: Schema.String }), { status: 201 })
       .addError(BadRequest)
@@ -185,6 +190,7 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
   )
   .add(
     HttpApiEndpoint.post("refund", "/refund")
+      .annotate(ScopeResource, "refunds")
       .setPayload(RefundPayment)
       .setHeaders(IdempotencyHeaders)
       .addSuccess(RefundResult)
@@ -200,6 +206,7 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
   )
   .add(
     HttpApiEndpoint.get("transaction")`/transaction/${transactionId}`
+      .annotate(ScopeResource, "transactions")
       .addSuccess(TransactionDetail)
       .addError(BadRequest)
       .addError(NotFound)

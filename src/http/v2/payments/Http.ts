@@ -25,7 +25,6 @@ export const PaymentsHttp = HttpApiBuilder.group(GatewayApi, "payments", (handle
 
     /** A POST under CONTRACT §6: the reserved id becomes the new transaction's or refund's id. */
     const idempotentPost = <E extends HttpError>(
-      path: string,
       key: string | undefined,
       run: (accountId: string, resourceId: string) => Effect.Effect<Reply, E>
     ) =>
@@ -34,8 +33,6 @@ export const PaymentsHttp = HttpApiBuilder.group(GatewayApi, "payments", (handle
         return yield* idempotent({
           accountId,
           key,
-          method: "POST",
-          path,
           body: yield* rawBody,
           newResourceId: payments.newTransactionId,
           run: (resourceId) => run(accountId, resourceId)
@@ -44,7 +41,7 @@ export const PaymentsHttp = HttpApiBuilder.group(GatewayApi, "payments", (handle
 
     return handlers
       .handle("process", ({ headers, payload }) =>
-        idempotentPost("/api/payment-gateway/process", headers["idempotency-key"], (accountId, transactionId) =>
+        idempotentPost(headers["idempotency-key"], (accountId, transactionId) =>
           payments.charge(accountId, payload, transactionId).pipe(
             Effect.flatMap(refusedAs422),
             rendered,
@@ -59,7 +56,7 @@ export const PaymentsHttp = HttpApiBuilder.group(GatewayApi, "payments", (handle
         Effect.flatMap(CurrentPrincipal, ({ accountId }) => cards.tokenize(accountId, payload)).pipe(rendered)
       )
       .handle("refund", ({ headers, payload }) =>
-        idempotentPost("/api/payment-gateway/refund", headers["idempotency-key"], (accountId, refundId) =>
+        idempotentPost(headers["idempotency-key"], (accountId, refundId) =>
           refunds.refund(accountId, payload, refundId).pipe(
             rendered,
             Effect.flatMap(({ reason, refundedAt, transaction: t }) =>

@@ -1,9 +1,11 @@
 import { Either, ParseResult, Schema } from "effect"
+import type * as AST from "effect/SchemaAST"
 import { isValidBirthdate, isValidBrazilianMobile, isValidCep, isValidUf } from "../../../domain/address.ts"
 import { isValidBuyerDocument } from "../../../domain/document.ts"
 import type { FieldError } from "../../../domain/errors.ts"
 import { MAX_AMOUNT } from "../../../domain/order.ts"
-import { checkRawCard, MAX_INSTALLMENTS, type PaymentCommand } from "../../../domain/payment.ts"
+import { checkRawCard, MAX_INSTALLMENTS, type PaymentCommand, type RawCard } from "../../../domain/payment.ts"
+import type { TokenizeCommand } from "../../../app/Cards.ts"
 import type { PaymentMethod } from "../../../domain/transaction.ts"
 import { isUuid } from "../../../domain/uuid.ts"
 
@@ -142,6 +144,21 @@ export const decodeProcess = (
   return Either.right({ ...common, method: "CARD", installments, card })
 }
 
+/** Field issues at their paths, so the envelope names each field as the caller sent it. */
+const issues = (ast: AST.AST, actual: unknown, errors: ReadonlyArray<FieldError>) =>
+  new ParseResult.Composite(
+    ast,
+    actual,
+    errors.map(
+      (e) =>
+        new ParseResult.Pointer(
+          e.field.split(".") as [string, ...Array<string>],
+          actual,
+          new ParseResult.Type(ast, actual, e.message)
+        )
+    ) as [ParseResult.Pointer, ...Array<ParseResult.Pointer>]
+  )
+
 const Command = Schema.declare((u): u is PaymentCommand => typeof u === "object" && u !== null && "method" in u, {
   identifier: "PaymentCommand"
 })
@@ -156,21 +173,48 @@ export const toPaymentCommand = <A extends ProcessRequest, I>(wire: Schema.Schem
     decode: (request, _, ast) =>
       Either.match(decodeProcess(request, new Date()), {
         onRight: ParseResult.succeed,
-        onLeft: (errors) =>
-          ParseResult.fail(
-            new ParseResult.Composite(
-              ast,
-              request,
-              errors.map(
-                (e) =>
-                  new ParseResult.Pointer(
-                    e.field.split(".") as [string, ...Array<string>],
-                    request,
-                    new ParseResult.Type(ast, request, e.message)
-                  )
-              ) as [ParseResult.Pointer, ...Array<ParseResult.Pointer>]
-            )
-          )
+        onLeft: (errors) => ParseResult.fail(issues(ast, request, errors))
       }),
+    encode: (_, __, ast, command) => ParseResult.fail(new ParseResult.Forbidden(ast, command, "one-way"))
+  })
+
+/** The tokenization body once its fields have their JSON types (the other rules are in its schema). */
+export interface TokenizeRequest {
+  readonly customerId: string
+  readonly holderName: string
+  readonly cardNumber: string
+  readonly brand: string
+  readonly expirationMonth: string
+  readonly expirationYear: string
+  readonly securityCode: string
+}
+
+const Tokenize = Schema.declare(
+  (u): u is TokenizeCommand => typeof u === "object" && u !== null && "customerId" in u && "card" in u,
+  { identifier: "TokenizeCommand" }
+)
+
+/** POST /api/payment-gateway/tokenize-card decoded into the core's TokenizeCommand: the card checked once. */
+export const toTokenizeCommand = <A extends TokenizeRequest, I>(wire: Schema.Schema<A, I>) =>
+  Schema.transformOrFail(wire, Tokenize, {
+    strict: true,
+    decode: (request, _, ast) =>
+      Either.match(
+        checkRawCard(
+          {
+            holderName: ["holderName", request.holderName],
+            number: ["cardNumber", request.cardNumber],
+            expMonth: ["expirationMonth", request.expirationMonth],
+            expYear: ["expirationYear", request.expirationYear],
+            cvv: ["securityCode", request.securityCode],
+            brand: ["brand", request.brand]
+          },
+          new Date()
+        ),
+        {
+          onRight: (card: RawCard) => ParseResult.succeed({ customerId: request.customerId, card }),
+          onLeft: (errors) => ParseResult.fail(issues(ast, request, errors))
+        }
+      ),
     encode: (_, __, ast, command) => ParseResult.fail(new ParseResult.Forbidden(ast, command, "one-way"))
   })

@@ -1,3 +1,4 @@
+import { ScopeResource } from "../../shared/annotations.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Transaction } from "../../../domain/transaction.ts"
 import { Uuid } from "../../../domain/fields.ts"
@@ -8,6 +9,7 @@ const id = HttpApiSchema.param("id", Uuid)
 
 /** CONTRACT §7: drive a transaction as the buyer would. 404 when SANDBOX_ENABLED=false. */
 export class SandboxApi extends HttpApiGroup.make("sandbox")
+  .annotate(ScopeResource, "sandbox")
   .add(
     HttpApiEndpoint.post("pay")`/transactions/${id}/pay`
       .addSuccess(Transaction)

@@ -1,3 +1,4 @@
+import { ScopeResource } from "../../shared/annotations.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Uuid } from "../../../domain/fields.ts"
@@ -8,6 +9,7 @@ import { ApiKeyAuth } from "../../shared/security.ts"
 const transactionId = HttpApiSchema.param("transactionId", Uuid)
 
 export class TransactionsApi extends HttpApiGroup.make("transactions")
+  .annotate(ScopeResource, "transactions")
   .add(HttpApiEndpoint.get("list", "/").addSuccess(Schema.Array(Transaction)))
   .add(HttpApiEndpoint.get("get")`/${transactionId}`.addSuccess(Transaction).addError(BadRequest).addError(NotFound))
   .middleware(ApiKeyAuth)

@@ -1,3 +1,4 @@
+import { ScopeResource } from "../../shared/annotations.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { EVENT_TYPES } from "../../../domain/events.ts"
@@ -23,6 +24,7 @@ export const DeliveriesQuery = Schema.Struct({
 const deliveryId = HttpApiSchema.param("deliveryId", Uuid)
 
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
+  .annotate(ScopeResource, "webhooks")
   .add(
     HttpApiEndpoint.post("upsert", "/upsert")
       .setPayload(UpsertWebhook)

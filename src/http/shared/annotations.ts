@@ -1,0 +1,13 @@
+import { Context } from "effect"
+
+/**
+ * How an interface writes its error body (CONTRACT §4): `plain` for /api, `successFlag` for
+ * /public/v1, which adds `success: false`. Annotated on each interface's HttpApi, read from the route.
+ */
+export class ErrorBody extends Context.Tag("ErrorBody")<ErrorBody, "plain" | "successFlag">() {}
+
+/**
+ * The resource a route belongs to for restricted keys' scopes (`<resource>:read|write`), annotated on
+ * the group or, where one group serves several resources, on the endpoint.
+ */
+export class ScopeResource extends Context.Tag("ScopeResource")<ScopeResource, string>() {}
