@@ -1,5 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
+import { ProviderUnavailable } from "../../domain/errors.ts"
+import { OUTAGE_AMOUNT } from "./testCards.ts"
 import { buildBarcode, digitableLineFromBarcode, mod10 } from "../../domain/boleto.ts"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { BoletoProvider, type BoletoRequest, type BoletoSettlement, SandboxBank } from "../../ports/BoletoProvider.ts"
@@ -47,7 +49,17 @@ export const SandboxBoletoLive = Layer.effectContext(
 
     const provider = BoletoProvider.of({
       // The inputs were validated by the API; a throw here is a defect.
-      register: (request) => Effect.sync(() => register(request)).pipe(Effect.withSpan("SandboxBoleto.register")),
+      register: (request) =>
+        (request.amount === OUTAGE_AMOUNT
+          ? Effect.fail(
+              new ProviderUnavailable({
+                provider: "boleto",
+                message: "the bank is unavailable; retry later",
+                retryAfterSeconds: 30
+              })
+            )
+          : Effect.sync(() => register(request))
+        ).pipe(Effect.withSpan("SandboxBoleto.register")),
       // A slip counts as settled once the delay has passed on the database's clock, the one every process shares.
       settlements: Effect.fn("SandboxBoleto.settlements")(function* (transactionIds: ReadonlyArray<string>) {
         if (transactionIds.length === 0) return []

@@ -1,4 +1,6 @@
 import { Effect, Layer } from "effect"
+import { ProviderUnavailable } from "../../domain/errors.ts"
+import { OUTAGE_AMOUNT } from "./testCards.ts"
 import { buildBrCode } from "../../domain/brcode.ts"
 import { PixProvider, type PixChargeRequest } from "../../ports/PixProvider.ts"
 
@@ -30,12 +32,21 @@ const createCharge = (request: PixChargeRequest) => {
   return { emv, txid }
 }
 
+const outage = () =>
+  new ProviderUnavailable({
+    provider: "pix",
+    message: "the PIX provider is unavailable; retry later",
+    retryAfterSeconds: 30
+  })
+
 export const SandboxPixProviderLive = Layer.succeed(
   PixProvider,
   PixProvider.of({
     // buildBrCode throws only on input the API has already validated: a defect if it ever happens.
     createCharge: (request) =>
-      Effect.sync(() => createCharge(request)).pipe(Effect.withSpan("SandboxPixProvider.createCharge")),
+      (request.amount === OUTAGE_AMOUNT ? Effect.fail(outage()) : Effect.sync(() => createCharge(request))).pipe(
+        Effect.withSpan("SandboxPixProvider.createCharge")
+      ),
     refund: () => Effect.void.pipe(Effect.withSpan("SandboxPixProvider.refund"))
   })
 )
