@@ -4,7 +4,8 @@ import { AppConfig } from "../config/AppConfig.ts"
 import { Conflict, NotFound, ValidationFailed } from "../domain/errors.ts"
 import { isPayable } from "../domain/order.ts"
 import type { PaymentCommand } from "../domain/payment.ts"
-import { addDaysInSaoPaulo } from "../domain/time.ts"
+import { installmentOption } from "../domain/installments.ts"
+import { addDaysInSaoPaulo, endOfDayInSaoPaulo, saoPauloDate } from "../domain/time.ts"
 import type { TransactionRecord } from "../domain/transaction.ts"
 import { AccountRepo } from "../ports/AccountRepo.ts"
 import { Acquirer, type CardData } from "../ports/Acquirer.ts"
@@ -65,6 +66,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       command: PaymentCommand,
       lock: boolean
     ) {
+      if (command.orderId === null) return null
       const found = yield* lock
         ? orders.findForUpdate(accountId, command.orderId)
         : orders.find(accountId, command.orderId)
@@ -101,37 +103,47 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
           yield* payableOrder(accountId, command, true)
           // Under the order's row lock: one card charge in flight per order, so that concurrent
           // charges cannot capture twice (the others wait, then see PAID or this one's outcome).
-          if (insert.status === "PROCESSING" && (yield* transactions.hasProcessing(accountId, command.orderId))) {
+          if (
+            insert.status === "PROCESSING" &&
+            command.orderId !== null &&
+            (yield* transactions.hasProcessing(accountId, command.orderId))
+          ) {
             return yield* new Conflict({
               code: "payment_in_progress",
               message: "a card charge of this order is in progress; retry later"
             })
           }
           const created = yield* lifecycle.create(accountId, insert)
+          yield* documents.create(insert.details.checkoutToken!, created.id, "checkout")
           yield* afterInsert(created)
           return created
         })
       )
 
-    const base = (command: PaymentCommand, transactionId: string, customerId: string) => ({
+    const base = (command: PaymentCommand, transactionId: string, customerId: string | null) => ({
       id: transactionId,
-      origin: "v2" as const,
+      origin: command.origin,
       orderId: command.orderId,
       customerId,
       method: command.method,
       amount: command.amount,
-      amountTotal: command.amount
+      amountTotal: command.amount,
+      amountInterest: 0,
+      buyer: command.buyer,
+      products: command.products,
+      metadata: command.metadata,
+      comment: command.comment
     })
 
     const chargePix = Effect.fn("Payments.chargePix")(function* (
       accountId: string,
       command: Extract<PaymentCommand, { method: "PIX" }>,
       transactionId: string,
-      customerId: string
+      customerId: string | null
     ) {
       const account = yield* Effect.flatten(accounts.findById(accountId)).pipe(Effect.orDie)
       const now = new Date(yield* Clock.currentTimeMillis)
-      const expiresAt = new Date(now.getTime() + config.pixExpiresInSeconds * 1000)
+      const expiresAt = command.expiresAt ?? new Date(now.getTime() + config.pixExpiresInSeconds * 1000)
       const charge = yield* pix.createCharge({
         transactionId,
         amount: command.amount,
@@ -150,7 +162,10 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
           expiresAt,
           cardToken: null,
           antifraud: null,
-          details: { pix: { emv: charge.emv, txid: charge.txid, expiresAt: expiresAt.toISOString(), qrToken } }
+          details: {
+            pix: { emv: charge.emv, txid: charge.txid, expiresAt: expiresAt.toISOString(), qrToken },
+            checkoutToken: documentToken()
+          }
         },
         (created) =>
           Effect.all(
@@ -164,14 +179,19 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       accountId: string,
       command: Extract<PaymentCommand, { method: "BOLETO" }>,
       transactionId: string,
-      customerId: string
+      customerId: string | null
     ) {
-      const customer = yield* Effect.flatten(customers.find(accountId, customerId)).pipe(
-        Effect.orElseSucceed(() => undefined)
-      )
+      const customer =
+        customerId === null
+          ? undefined
+          : yield* Effect.flatten(customers.find(accountId, customerId)).pipe(Effect.orElseSucceed(() => undefined))
       const now = new Date(yield* Clock.currentTimeMillis)
-      const due = addDaysInSaoPaulo(now, config.boletoDueDays)
-      const payerName = customer?.name ?? "Pagador"
+      // A deadline asked for names the due date: its calendar day in São Paulo (CONTRACT-v1 §3).
+      const due =
+        command.expiresAt === null
+          ? addDaysInSaoPaulo(now, config.boletoDueDays)
+          : { date: saoPauloDate(command.expiresAt), endOfDay: endOfDayInSaoPaulo(saoPauloDate(command.expiresAt)) }
+      const payerName = command.buyer?.name ?? customer?.name ?? "Pagador"
       const registered = yield* boleto.register({
         transactionId,
         amount: command.amount,
@@ -201,7 +221,8 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
               ourNumber: registered.ourNumber,
               payerName,
               payerDocument: command.payer.document
-            }
+            },
+            checkoutToken: documentToken()
           }
         },
         (created) =>
@@ -220,7 +241,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
     const cardFor = Effect.fn("Payments.cardFor")(function* (
       accountId: string,
       command: CardCommand,
-      customerId: string
+      customerId: string | null
     ) {
       if (command.card._tag === "Raw") {
         const { cvv, ...card } = command.card.card
@@ -228,8 +249,15 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       }
       const stored = yield* vault.reveal(accountId, command.card.token)
       if (Option.isNone(stored)) return yield* new NotFound({ message: "cardToken not found" })
-      if (stored.value.customerId !== customerId) {
+      if (customerId !== null && stored.value.customerId !== customerId) {
         return yield* ValidationFailed.one("cardToken", "cardToken belongs to another customer than the order's")
+      }
+      if (command.buyer !== null) {
+        // A charge without an order: the card must have been saved for a customer of the buyer's document.
+        const owner = yield* customers.find(accountId, stored.value.customerId)
+        if (Option.isNone(owner) || owner.value.document !== command.buyer.document) {
+          return yield* ValidationFailed.one("cardToken", "cardToken was saved for another document than the buyer's")
+        }
       }
       const { brand, expMonth, expYear, holderName, pan, token } = stored.value
       return { card: { pan, brand, expMonth, expYear, holderName } satisfies CardData, token }
@@ -264,7 +292,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       accountId: string,
       command: CardCommand,
       transactionId: string,
-      customerId: string,
+      customerId: string | null,
       existing: Option.Option<TransactionRecord>
     ) {
       const { card, token } = yield* cardFor(accountId, command, customerId)
@@ -282,14 +310,24 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         buyerDocument: command.payer.document,
         buyerBirthdate: command.payer.birthdate
       })
+      // /public/v1 charges option n of the installment table (CONTRACT-v1 §4); /api charges the order's amount.
+      const total =
+        command.origin === "v1"
+          ? installmentOption(command.amount, command.installments, config.installments).total
+          : command.amount
       const insert: NewTransaction = {
         ...base(command, transactionId, customerId),
+        amountTotal: total,
+        amountInterest: total - command.amount,
         status: "PROCESSING",
         installments: command.installments,
         expiresAt: null,
         cardToken: token,
         antifraud: analysis,
-        details: { card: { brand: card.brand, last4: card.pan.slice(-4), holderName: card.holderName } }
+        details: {
+          card: { brand: card.brand, last4: card.pan.slice(-4), holderName: card.holderName },
+          checkoutToken: documentToken()
+        }
       }
       if (analysis.decision === "deny") {
         // Refused before the acquirer sees it: created and declined in one database transaction.
@@ -297,9 +335,15 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
           Effect.gen(function* () {
             yield* payableOrder(accountId, command, true)
             const refused = { ...insert, status: "DECLINED" as const, declineCode: "fraud_suspected" }
-            return yield* lifecycle.create(accountId, refused, "decline")
+            const created = yield* lifecycle.create(accountId, refused, "decline")
+            yield* documents.create(insert.details.checkoutToken!, created.id, "checkout")
+            return created
           })
         )
+      }
+      if (analysis.decision === "review") {
+        // Not captured until a person decides (CONTRACT-v1 §9): the acquirer is not asked yet.
+        return yield* record(accountId, command, { ...insert, status: "ANTIFRAUD" })
       }
       const current = yield* record(accountId, command, insert)
       return yield* authorize(accountId, current, command, card)
@@ -317,13 +361,14 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
             ? resumed.value
             : yield* Effect.gen(function* () {
                 const order = yield* payableOrder(accountId, command, false)
+                const customerId = order?.customerId ?? null
                 switch (command.method) {
                   case "PIX":
-                    return yield* chargePix(accountId, command, transactionId, order.customerId)
+                    return yield* chargePix(accountId, command, transactionId, customerId)
                   case "BOLETO":
-                    return yield* chargeBoleto(accountId, command, transactionId, order.customerId)
+                    return yield* chargeBoleto(accountId, command, transactionId, customerId)
                   case "CARD":
-                    return yield* chargeCard(accountId, command, transactionId, order.customerId, resumed)
+                    return yield* chargeCard(accountId, command, transactionId, customerId, resumed)
                 }
               })
         metrics.charges.inc({ method: command.method, outcome: result.status.toLowerCase() })

@@ -1,17 +1,54 @@
 import { Effect, Option } from "effect"
+import type { Customer } from "../domain/customer.ts"
 import { NotFound } from "../domain/errors.ts"
-import { TransactionRepo } from "../ports/TransactionRepo.ts"
+import type { TransactionRecord } from "../domain/transaction.ts"
+import { CustomerRepo } from "../ports/CustomerRepo.ts"
+import { type TransactionFilter, TransactionRepo } from "../ports/TransactionRepo.ts"
 
+/** A transaction with the customer of its order, for interfaces that show the buyer inline. */
+export interface TransactionView {
+  readonly transaction: TransactionRecord
+  readonly customer: Customer | null
+}
+
+/** Reads of the account's transactions, whatever interface made them. */
 export class Transactions extends Effect.Service<Transactions>()("Transactions", {
   effect: Effect.gen(function* () {
     const repo = yield* TransactionRepo
+    const customers = yield* CustomerRepo
+
+    const get = Effect.fn("Transactions.get")(function* (accountId: string, id: string) {
+      return yield* Option.match(yield* repo.find(accountId, id), {
+        onNone: () => Effect.fail(new NotFound({ message: "transaction not found" })),
+        onSome: Effect.succeed
+      })
+    })
+
+    const view = Effect.fn("Transactions.view")(function* (accountId: string, transaction: TransactionRecord) {
+      const customer =
+        transaction.buyer === null && transaction.customerId !== null
+          ? Option.getOrNull(yield* customers.find(accountId, transaction.customerId))
+          : null
+      return { transaction, customer } satisfies TransactionView
+    })
+
     return {
       list: (accountId: string) => repo.list(accountId),
-      get: Effect.fn("Transactions.get")(function* (accountId: string, id: string) {
-        return yield* Option.match(yield* repo.find(accountId, id), {
-          onNone: () => Effect.fail(new NotFound({ message: "transaction not found" })),
-          onSome: Effect.succeed
-        })
+      get,
+      view,
+      getView: Effect.fn("Transactions.getView")(function* (accountId: string, id: string) {
+        return yield* view(accountId, yield* get(accountId, id))
+      }),
+      /** Page `page` (from 1) of `perPage`, newest first, with the total of matching transactions. */
+      page: Effect.fn("Transactions.page")(function* (
+        accountId: string,
+        filter: TransactionFilter,
+        page: number,
+        perPage: number
+      ) {
+        const { rows, total } = yield* repo.page(accountId, filter, (page - 1) * perPage, perPage)
+        const views = yield* Effect.forEach(rows, (t) => view(accountId, t))
+        return { views, total }
       })
     }
   })

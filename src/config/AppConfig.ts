@@ -1,4 +1,5 @@
 import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted } from "effect"
+import { type InstallmentRules, rateOf } from "../domain/installments.ts"
 import { loadDevelopmentSecrets } from "./secrets.ts"
 
 /** Every environment variable of CONTRACT §2, read once at start-up. */
@@ -22,6 +23,8 @@ export interface AppConfigShape {
   readonly webhookRetrySchedule: ReadonlyArray<number>
   readonly workerConcurrency: number
   readonly logLevel: string
+  /** CONTRACT-v1 §4: INSTALLMENTS_MAX, INSTALLMENTS_WITHOUT_INTEREST, INSTALLMENT_MONTHLY_INTEREST_PERCENT, INSTALLMENT_MIN_AMOUNT. */
+  readonly installments: InstallmentRules
 }
 
 export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShape>() {}
@@ -44,6 +47,27 @@ const retrySchedule = Config.string("WEBHOOK_RETRY_SCHEDULE").pipe(
         )
   })
 )
+
+const installments = Config.all({
+  max: positiveInt("INSTALLMENTS_MAX", 12).pipe(
+    Config.validate({ message: "INSTALLMENTS_MAX must be from 1 to 24", validation: (n) => n <= 24 })
+  ),
+  withoutInterest: Config.integer("INSTALLMENTS_WITHOUT_INTEREST").pipe(
+    Config.withDefault(1),
+    Config.validate({ message: "INSTALLMENTS_WITHOUT_INTEREST must be ≥ 1", validation: (n) => n >= 1 })
+  ),
+  monthlyInterestPercent: Config.string("INSTALLMENT_MONTHLY_INTEREST_PERCENT").pipe(
+    Config.withDefault("2.99"),
+    Config.validate({
+      message: "INSTALLMENT_MONTHLY_INTEREST_PERCENT must be a decimal percent such as 2.99",
+      validation: (s) => rateOf(s) !== null
+    })
+  ),
+  minAmount: Config.integer("INSTALLMENT_MIN_AMOUNT").pipe(
+    Config.withDefault(500),
+    Config.validate({ message: "INSTALLMENT_MIN_AMOUNT must be ≥ 0", validation: (n) => n >= 0 })
+  )
+})
 
 const logLevels = ["all", "trace", "debug", "info", "warning", "error", "fatal", "none"] as const
 
@@ -72,7 +96,8 @@ const fields = Config.all({
   webhookTimeoutMs: positiveInt("WEBHOOK_TIMEOUT_MS", 5000),
   webhookRetrySchedule: retrySchedule,
   workerConcurrency: positiveInt("WORKER_CONCURRENCY", 10),
-  logLevel: Config.literal(...logLevels)("LOG_LEVEL").pipe(Config.withDefault("info" as const))
+  logLevel: Config.literal(...logLevels)("LOG_LEVEL").pipe(Config.withDefault("info" as const)),
+  installments
 })
 
 /**

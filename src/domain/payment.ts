@@ -1,6 +1,7 @@
 import { Either } from "effect"
 import { cardExpired, type CardBrand, detectBrand, isValidPanFormat, luhnValid, parseExpiry } from "./card.ts"
 import type { FieldError } from "./errors.ts"
+import type { Origin } from "./transaction.ts"
 
 export const MAX_INSTALLMENTS = 12
 
@@ -37,10 +38,46 @@ export interface Payer {
   readonly birthdate: string | undefined
 }
 
+/** The buyer as a charge without an order names them (/public/v1 `customer`). */
+export interface Buyer {
+  readonly name: string
+  readonly email: string
+  /** Digits (and, for an alphanumeric CNPJ, upper-case letters) without punctuation. */
+  readonly document: string
+  readonly documentType: "cpf" | "cnpj"
+  readonly phone: string | null
+  readonly ip: string | null
+  readonly zipCode: string | null
+  readonly streetName: string | null
+  readonly number: string | null
+  readonly complement: string | null
+  readonly neighborhood: string | null
+  readonly city: string | null
+  readonly state: string | null
+  readonly country: string | null
+}
+
+export interface Product {
+  readonly name: string
+  readonly quantity: number
+  readonly unitPrice: number
+  readonly sku: string | null
+  readonly link: string | null
+}
+
 interface Common {
-  readonly orderId: string
+  /** The interface that asked: the transaction's events speak its words. */
+  readonly origin: Origin
+  /** The order charged (/api), or null for a charge that names its buyer instead (/public/v1). */
+  readonly orderId: string | null
+  readonly buyer: Buyer | null
   readonly amount: number
   readonly payer: Payer
+  readonly products: ReadonlyArray<Product>
+  readonly metadata: Readonly<Record<string, unknown>> | null
+  readonly comment: string | null
+  /** The payment deadline asked for (PIX QR, boleto due date); null: the configured default. */
+  readonly expiresAt: Date | null
 }
 
 /**

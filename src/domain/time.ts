@@ -38,3 +38,16 @@ export const addDaysInSaoPaulo = (now: Date, days: number) => {
   const date = shifted.toISOString().slice(0, 10)
   return { date, endOfDay: endOfDayInSaoPaulo(date) }
 }
+
+/** An instant as ISO 8601 with São Paulo's offset, e.g. `2026-11-22T09:15:00-03:00` (CONTRACT-v1 §1). */
+export const isoInSaoPaulo = (instant: Date): string => {
+  const { offset } = parts(instant)
+  const sign = offset.startsWith("-") ? -1 : 1
+  const [hours = 0, minutes = 0] = offset.slice(1).split(":").map(Number)
+  const shifted = new Date(instant.getTime() + sign * (hours * 60 + minutes) * 60_000)
+  return `${shifted.toISOString().slice(0, 19)}${offset === "+00:00" ? "+00:00" : offset}`
+}
+
+/** The instant a São Paulo calendar day starts. */
+export const startOfDayInSaoPaulo = (date: string): Date =>
+  new Date(endOfDayInSaoPaulo(date).getTime() + 1 - 86_400_000)

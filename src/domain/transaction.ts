@@ -68,9 +68,39 @@ export type CardDetails = typeof CardDetails.Type
 export const TransactionDetails = Schema.Struct({
   pix: Schema.optional(PixDetails),
   boleto: Schema.optional(BoletoDetails),
-  card: Schema.optional(CardDetails)
+  card: Schema.optional(CardDetails),
+  /** The credential of the buyer's hosted checkout page (CONTRACT-v1 §6). */
+  checkoutToken: Schema.optional(Schema.String)
 })
 export type TransactionDetails = typeof TransactionDetails.Type
+
+const Nullable = <S extends Schema.Schema.Any>(s: S) => Schema.NullOr(s)
+
+/** The buyer a charge without an order named (/public/v1), as stored. */
+export const BuyerRecord = Schema.Struct({
+  name: Schema.String,
+  email: Schema.String,
+  document: Schema.String,
+  documentType: Schema.Literal("cpf", "cnpj"),
+  phone: Nullable(Schema.String),
+  ip: Nullable(Schema.String),
+  zipCode: Nullable(Schema.String),
+  streetName: Nullable(Schema.String),
+  number: Nullable(Schema.String),
+  complement: Nullable(Schema.String),
+  neighborhood: Nullable(Schema.String),
+  city: Nullable(Schema.String),
+  state: Nullable(Schema.String),
+  country: Nullable(Schema.String)
+})
+
+export const ProductRecord = Schema.Struct({
+  name: Schema.String,
+  quantity: Schema.Number,
+  unitPrice: Schema.Number,
+  sku: Nullable(Schema.String),
+  link: Nullable(Schema.String)
+})
 
 /** The whole stored transaction, as the core works with it; repositories decode rows with this schema. */
 export const TransactionRecord = Schema.Struct({
@@ -82,6 +112,11 @@ export const TransactionRecord = Schema.Struct({
   amount: Schema.Number,
   /** What the buyer is charged: the amount plus installment interest. */
   amountTotal: Schema.Number,
+  amountInterest: Schema.Number,
+  buyer: Schema.NullOr(BuyerRecord),
+  products: Schema.Array(ProductRecord),
+  metadata: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  comment: Schema.NullOr(Schema.String),
   status: TransactionStatus,
   refundedAmount: Schema.Number,
   /** Refunds under way (asked of the acquirer/PSP, not yet answered). */

@@ -12,6 +12,8 @@ import { PaymentsApi } from "./v2/payments/Api.ts"
 import { SandboxApi } from "./v2/sandbox/Api.ts"
 import { TransactionsApi } from "./v2/transactions/Api.ts"
 import { WebhooksApi } from "./v2/webhooks/Api.ts"
+import { V1InstallmentsApi } from "./v1/installments/Api.ts"
+import { V1TransactionsApi } from "./v1/transactions/Api.ts"
 
 /** Interface v2, served under /api. */
 export class V2Api extends HttpApi.make("v2")
@@ -26,11 +28,19 @@ export class V2Api extends HttpApi.make("v2")
   .prefix("/api")
   .annotate(ErrorBody, "plain") {}
 
-/** The whole service: operations plus both interfaces (the /public/v1 groups join here later). */
+/** Interface v1, served under /public/v1 (CONTRACT-v1): its error body adds `success: false`. */
+export class V1Api extends HttpApi.make("v1")
+  .add(V1TransactionsApi)
+  .add(V1InstallmentsApi)
+  .prefix("/public/v1")
+  .annotate(ErrorBody, "successFlag") {}
+
+/** The whole service: operations plus both interfaces. */
 export class GatewayApi extends HttpApi.make("gateway")
   .add(OpsApi)
   .add(DocumentsApi)
   .addHttpApi(V2Api)
+  .addHttpApi(V1Api)
   .addError(InternalServerError)
   .annotate(OpenApi.Title, "Brazil Payment Gateway")
   .annotate(OpenApi.Version, "0.1.0")

@@ -13,7 +13,10 @@ import { DocumentsHttp } from "./documents/Http.ts"
 import { OrdersHttp } from "./v2/orders/Http.ts"
 import { PaymentsHttp } from "./v2/payments/Http.ts"
 import { SandboxHttp } from "./v2/sandbox/Http.ts"
-import { ApiKeyAuthLive, SessionAuthLive, SignupGateLive } from "./shared/securityLive.ts"
+import { ApiKeyAuthLive, KeyAuthenticationLive, SessionAuthLive, SignupGateLive } from "./shared/securityLive.ts"
+import { ApiTokenAuthLive } from "./v1/securityLive.ts"
+import { V1InstallmentsHttp } from "./v1/installments/Http.ts"
+import { V1TransactionsHttp } from "./v1/transactions/Http.ts"
 import { TransactionsHttp } from "./v2/transactions/Http.ts"
 import { WebhooksHttp } from "./v2/webhooks/Http.ts"
 
@@ -29,9 +32,12 @@ export const ApiLive = HttpApiBuilder.api(GatewayApi).pipe(
     TransactionsHttp,
     PaymentsHttp,
     WebhooksHttp,
+    V1TransactionsHttp,
+    V1InstallmentsHttp,
     SandboxHttp
   ]),
-  Layer.provide([ApiKeyAuthLive, SessionAuthLive, SignupGateLive])
+  Layer.provide([ApiKeyAuthLive, ApiTokenAuthLive, SessionAuthLive, SignupGateLive]),
+  Layer.provide(KeyAuthenticationLive)
 )
 
 /** The HTTP server: API, OpenAPI document, reference UI, on PORT/HOST (port 0 picks a free one). */

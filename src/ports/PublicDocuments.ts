@@ -1,7 +1,7 @@
 import { Context, type Effect, type Option } from "effect"
 import type { TransactionRecord } from "../domain/transaction.ts"
 
-export type DocumentKind = "pix_qr" | "boleto_pdf"
+export type DocumentKind = "pix_qr" | "boleto_pdf" | "checkout"
 
 /**
  * Unguessable tokens behind qrCodeUrl and pdfUrl. The one lookup not scoped by account: the token

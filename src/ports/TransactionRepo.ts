@@ -1,4 +1,5 @@
 import { Context, type Effect, type Option } from "effect"
+import type { Buyer, Product } from "../domain/payment.ts"
 import type {
   Origin,
   PaymentMethod,
@@ -11,6 +12,11 @@ export interface NewTransaction {
   readonly id: string
   readonly origin: Origin
   readonly amountTotal: number
+  readonly amountInterest: number
+  readonly buyer: Buyer | null
+  readonly products: ReadonlyArray<Product>
+  readonly metadata: Readonly<Record<string, unknown>> | null
+  readonly comment: string | null
   /** Set when the transaction is born refused (antifraud before the acquirer). */
   readonly declineCode?: string
   readonly orderId: string | null
@@ -35,6 +41,16 @@ export interface TransactionChanges {
   readonly details?: TransactionDetails
 }
 
+export interface TransactionFilter {
+  readonly statuses?: ReadonlyArray<TransactionStatus> | undefined
+  readonly method?: PaymentMethod | undefined
+  /** The buyer's document (v1 buyer, or the customer of the order). */
+  readonly document?: string | undefined
+  readonly createdFrom?: Date | undefined
+  /** Exclusive. */
+  readonly createdBefore?: Date | undefined
+}
+
 /** Every operation is scoped by account. */
 export class TransactionRepo extends Context.Tag("TransactionRepo")<
   TransactionRepo,
@@ -47,6 +63,13 @@ export class TransactionRepo extends Context.Tag("TransactionRepo")<
     readonly update: (accountId: string, id: string, changes: TransactionChanges) => Effect.Effect<TransactionRecord>
     /** Whether a card charge of this order is waiting for the acquirer. */
     readonly hasProcessing: (accountId: string, orderId: string) => Effect.Effect<boolean>
+    /** A page of the account's transactions, newest first, and how many match in all. */
+    readonly page: (
+      accountId: string,
+      filter: TransactionFilter,
+      offset: number,
+      limit: number
+    ) => Effect.Effect<{ readonly rows: ReadonlyArray<TransactionRecord>; readonly total: number }>
     /** Card charges of every account left in PROCESSING since before `olderThan` (their process died). */
     readonly stuckProcessing: (
       olderThan: Date,

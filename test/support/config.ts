@@ -43,6 +43,7 @@ export const testConfig = async (
     webhookTimeoutMs: 2000,
     webhookRetrySchedule: [1, 2, 3],
     workerConcurrency: 4,
+    installments: { max: 12, withoutInterest: 1, monthlyInterestPercent: "2.99", minAmount: 500 },
     logLevel: "warning",
     ...overrides
   }

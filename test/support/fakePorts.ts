@@ -45,7 +45,8 @@ export const makeFakePorts = () => {
           }),
         hasProcessing: () => Effect.succeed(false),
         stuckProcessing: () => Effect.succeed([]),
-        pendingBoletos: () => Effect.succeed([])
+        pendingBoletos: () => Effect.succeed([]),
+        page: () => Effect.sync(() => ({ rows: [...transactions.values()], total: transactions.size }))
       })
     ),
     Layer.succeed(

@@ -6,12 +6,14 @@ import foundation from "./migrations/0001_foundation.ts"
 import payments from "./migrations/0002_payments.ts"
 import events from "./migrations/0003_events.ts"
 import lifecycle from "./migrations/0004_lifecycle.ts"
+import publicV1 from "./migrations/0005_public_v1.ts"
 
 export const MIGRATIONS = {
   "0001_foundation": foundation,
   "0002_payments": payments,
   "0003_events": events,
-  "0004_lifecycle": lifecycle
+  "0004_lifecycle": lifecycle,
+  "0005_public_v1": publicV1
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)

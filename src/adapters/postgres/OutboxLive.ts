@@ -15,7 +15,7 @@ const snapshotOf = (t: TransactionRecord): EventSnapshot => ({
   paidAt: t.paidAt === null ? null : t.paidAt.toISOString(),
   refundedAmount: t.refundedAmount,
   declineCode: t.declineCode,
-  metadata: null
+  metadata: t.metadata
 })
 
 /**

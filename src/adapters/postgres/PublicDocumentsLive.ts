@@ -15,9 +15,10 @@ export const PublicDocumentsLive = Layer.effect(
         ),
       find: (token, kind) =>
         sql`
-          select t.id, t.origin, t.order_id, t.customer_id, t.method, t.amount, t.amount_total, t.status,
-                 t.refunded_amount, t.refund_reserved, t.installments, t.details, t.decline_code,
-                 t.acquirer_reference, t.paid_at, t.expires_at, t.created_at, t.updated_at
+          select t.id, t.origin, t.order_id, t.customer_id, t.method, t.amount, t.amount_total, t.amount_interest,
+                 t.buyer, t.products, t.metadata, t.comment, t.status, t.refunded_amount, t.refund_reserved,
+                 t.installments, t.details, t.decline_code, t.acquirer_reference, t.paid_at, t.expires_at,
+                 t.created_at, t.updated_at
           from public_documents d join transactions t on t.id = d.transaction_id
           where d.token = ${token} and d.kind = ${kind}`.pipe(
           Effect.flatMap(Schema.decodeUnknown(Schema.Array(TransactionRecord))),

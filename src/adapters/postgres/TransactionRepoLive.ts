@@ -3,9 +3,11 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { TransactionRecord } from "../../domain/transaction.ts"
 import { TransactionRepo } from "../../ports/TransactionRepo.ts"
 
-const COLUMNS = `id, origin, order_id, customer_id, method, amount, amount_total, status, refunded_amount,
-  refund_reserved, installments, details, decline_code, acquirer_reference, paid_at, expires_at, created_at,
-  updated_at`
+const COLUMNS = `id, origin, order_id, customer_id, method, amount, amount_total, amount_interest, buyer, products,
+  metadata, comment, status, refunded_amount, refund_reserved, installments, details, decline_code,
+  acquirer_reference, paid_at, expires_at, created_at, updated_at`
+
+const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value))
 
 // Rows come back camelCased (SqlLive); the schema checks them, jsonb `details` included. A row that
 // does not decode is a defect of the database, not of the request.
@@ -28,12 +30,13 @@ export const TransactionRepoLive = Layer.effect(
       insert: (accountId, t) =>
         only(sql`
           insert into transactions (id, account_id, origin, order_id, customer_id, method, amount, amount_total,
-                                    status, installments, details, expires_at, card_token, antifraud, decline_code)
+                                    amount_interest, buyer, products, metadata, comment, status, installments,
+                                    details, expires_at, card_token, antifraud, decline_code)
           values (${t.id}, ${accountId}, ${t.origin}, ${t.orderId}, ${t.customerId}, ${t.method}, ${t.amount},
-                  ${t.amountTotal}, ${t.status}, ${t.installments}, ${JSON.stringify(t.details)}::jsonb,
-                  ${t.expiresAt}, ${t.cardToken},
-                  ${t.antifraud === undefined || t.antifraud === null ? null : JSON.stringify(t.antifraud)}::jsonb,
-                  ${t.declineCode ?? null})
+                  ${t.amountTotal}, ${t.amountInterest}, ${json(t.buyer)}::jsonb, ${json(t.products)}::jsonb,
+                  ${json(t.metadata)}::jsonb, ${t.comment}, ${t.status}, ${t.installments},
+                  ${JSON.stringify(t.details)}::jsonb, ${t.expiresAt}, ${t.cardToken},
+                  ${json(t.antifraud)}::jsonb, ${t.declineCode ?? null})
           returning ${columns}`).pipe(Effect.withSpan("TransactionRepo.insert")),
       list: (accountId) =>
         rows(sql`select ${columns} from transactions where account_id = ${accountId} order by created_at, id`).pipe(
@@ -61,6 +64,32 @@ export const TransactionRepoLive = Layer.effect(
             updated_at = now()
           where account_id = ${accountId} and id = ${id}
           returning ${columns}`).pipe(Effect.withSpan("TransactionRepo.update")),
+      page: (accountId, f, offset, limit) => {
+        const where = sql.and([
+          sql`t.account_id = ${accountId}`,
+          ...(f.statuses ? [sql.in("t.status", f.statuses)] : []),
+          ...(f.method ? [sql`t.method = ${f.method}`] : []),
+          ...(f.document ? [sql`(t.buyer ->> 'document' = ${f.document} or c.document = ${f.document})`] : []),
+          ...(f.createdFrom ? [sql`t.created_at >= ${f.createdFrom}`] : []),
+          ...(f.createdBefore ? [sql`t.created_at < ${f.createdBefore}`] : [])
+        ])
+        const from = sql`transactions t left join customers c on c.id = t.customer_id and c.account_id = t.account_id`
+        return Effect.all({
+          rows: rows(sql`
+            select ${sql.literal(
+              COLUMNS.split(",")
+                .map((c) => `t.${c.trim()}`)
+                .join(", ")
+            )}
+            from ${from} where ${where}
+            order by t.created_at desc, t.id desc
+            limit ${limit} offset ${offset}`),
+          total: sql<{ n: number }>`select count(*)::int as n from ${from} where ${where}`.pipe(
+            Effect.map((r) => r[0]?.n ?? 0),
+            Effect.orDie
+          )
+        }).pipe(Effect.withSpan("TransactionRepo.page"))
+      },
       hasProcessing: (accountId, orderId) =>
         // A charge stuck in PROCESSING (its process died without an idempotent retry) stops
         // blocking the order after two minutes; the reconciliation job settles it meanwhile.

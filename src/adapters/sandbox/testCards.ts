@@ -30,6 +30,9 @@ export const testCardOutcomes: ReadonlyMap<string, TestCardOutcome> = new Map([
 /** The card the sandbox antifraud blocks, as the antifraud sees it (it never gets the full PAN). */
 export const fraudTestCard = { bin: "410000", last4: "0019" } as const
 
+/** The card the sandbox antifraud sends to manual review (CONTRACT-v1 §3: `4000000000000101` → `antifraud`). */
+export const reviewTestCard = { bin: "400000", last4: "0101" } as const
+
 /**
  * The sandbox PSP and bank answer as if they were down for a charge of this amount (R$ 503,01), so a
  * merchant can see the 503 with Retry-After that a real provider's outage gives (README "Sandbox").

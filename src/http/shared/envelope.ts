@@ -45,7 +45,10 @@ const routes = routeTable(GatewayApi, [
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/
 
 /** "buyerAddress.state" for a decode issue at ["buyerAddress", "state"]; "body" at the root. */
-const fieldOf = (path: ReadonlyArray<PropertyKey>) => (path.length === 0 ? "body" : path.map(String).join("."))
+const fieldOf = (path: ReadonlyArray<PropertyKey>) =>
+  path.length === 0
+    ? "body"
+    : path.map((key, i) => (typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`)).join("")
 
 // Our rule messages read on from the field name ("document must be a valid CPF"); Schema's own
 // ("Expected string, actual 1") follow a colon.

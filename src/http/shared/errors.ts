@@ -111,6 +111,24 @@ export class TooManyRequests extends Schema.Class<TooManyRequests>("TooManyReque
   })
 ) {}
 
+export class NotAcceptable extends Schema.Class<NotAcceptable>("NotAcceptable")(
+  envelope(406, "Not Acceptable"),
+  HttpApiSchema.annotations({ status: 406, description: "`Accept` excludes application/json" })
+) {
+  static of(details: Details) {
+    return new NotAcceptable({ statusCode: 406, error: "Not Acceptable", ...details })
+  }
+}
+
+export class UnsupportedMediaType extends Schema.Class<UnsupportedMediaType>("UnsupportedMediaType")(
+  envelope(415, "Unsupported Media Type"),
+  HttpApiSchema.annotations({ status: 415, description: "The body is not `Content-Type: application/json`" })
+) {
+  static of(details: Details) {
+    return new UnsupportedMediaType({ statusCode: 415, error: "Unsupported Media Type", ...details })
+  }
+}
+
 export class ServiceUnavailable extends Schema.Class<ServiceUnavailable>("ServiceUnavailable")(
   { ...envelope(503, "Service Unavailable"), retryAfter: Schema.Int },
   HttpApiSchema.annotations({
@@ -143,6 +161,8 @@ export type HttpError =
   | UnprocessableEntity
   | TooManyRequests
   | ServiceUnavailable
+  | NotAcceptable
+  | UnsupportedMediaType
   | InternalServerError
 
 export const isHttpError = (u: unknown): u is HttpError =>
@@ -152,6 +172,8 @@ export const isHttpError = (u: unknown): u is HttpError =>
   u instanceof NotFound ||
   u instanceof MethodNotAllowed ||
   u instanceof ServiceUnavailable ||
+  u instanceof NotAcceptable ||
+  u instanceof UnsupportedMediaType ||
   u instanceof Conflict ||
   u instanceof PayloadTooLarge ||
   u instanceof UnprocessableEntity ||

@@ -1,5 +1,6 @@
 import { HttpApp, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
+import type { Principal } from "../../domain/account.ts"
 import { Metrics } from "../../ports/Metrics.ts"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { KeyUsage } from "../../app/KeyUsage.ts"
@@ -18,23 +19,36 @@ const routes = routeTable(GatewayApi)
 
 const invalidKey = Unauthorized.of({ message: "X-Api-Key is missing or invalid", code: "invalid_api_key" })
 
-export const ApiKeyAuthLive = Layer.effect(
-  ApiKeyAuth,
+/**
+ * The API-key check both interfaces share: the key by its digest, the route's scope, the key's
+ * rolling rate-limit window (CONTRACT §5: /api and /public/v1 count in one window), in that order.
+ */
+export class KeyAuthentication extends Context.Tag("KeyAuthentication")<
+  KeyAuthentication,
+  {
+    readonly authenticate: (
+      key: string,
+      invalid: Unauthorized
+    ) => Effect.Effect<Principal, Unauthorized | Forbidden | TooManyRequests, HttpRouter.RouteContext>
+  }
+>() {}
+
+export const KeyAuthenticationLive = Layer.effect(
+  KeyAuthentication,
   Effect.gen(function* () {
     const keys = yield* ApiKeyRepo
     const hasher = yield* ApiKeyHasher
     const limiter = yield* RateLimiter
     const usage = yield* KeyUsage
     const metrics = yield* Metrics
-    return ApiKeyAuth.of({
-      apiKey: Effect.fn("ApiKeyAuth.apiKey")(function* (token) {
-        // A missing header arrives as an empty string; anything not shaped like a key never reaches the database.
-        const key = Redacted.value(token)
-        if (!looksLikeApiKey(key)) return yield* Effect.fail(invalidKey)
+    return KeyAuthentication.of({
+      authenticate: Effect.fn("KeyAuthentication.authenticate")(function* (key: string, invalid: Unauthorized) {
+        // Anything not shaped like a key never reaches the database.
+        if (!looksLikeApiKey(key)) return yield* Effect.fail(invalid)
         const principal = yield* Effect.flatMap(
           keys.findActiveByDigest(hasher.digest(key)),
           Option.match({
-            onNone: () => Effect.fail(invalidKey),
+            onNone: () => Effect.fail(invalid),
             onSome: Effect.succeed
           })
         )
@@ -74,6 +88,14 @@ export const ApiKeyAuthLive = Layer.effect(
       })
     })
   })
+)
+
+/** `X-Api-Key` on /api. A missing header arrives as an empty string. */
+export const ApiKeyAuthLive = Layer.effect(
+  ApiKeyAuth,
+  Effect.map(KeyAuthentication, (auth) =>
+    ApiKeyAuth.of({ apiKey: (token) => auth.authenticate(Redacted.value(token), invalidKey) })
+  )
 )
 
 export const SessionAuthLive = Layer.effect(

@@ -90,7 +90,13 @@ export const decodeProcess = (
   const errors: Array<FieldError> = commonErrors(request, now)
   const a = request.buyerAddress
   const common = {
+    origin: "v2" as const,
     orderId: request.orderId,
+    buyer: null,
+    products: [],
+    metadata: null,
+    comment: null,
+    expiresAt: null,
     amount: request.amount,
     payer: {
       document: request.buyerDoc,

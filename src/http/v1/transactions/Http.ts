@@ -1,0 +1,158 @@
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { Clock, Effect, Either, Schema } from "effect"
+import { Payments } from "../../../app/Payments.ts"
+import { Refunds } from "../../../app/Refunds.ts"
+import { Transactions } from "../../../app/Transactions.ts"
+import { AppConfig } from "../../../config/AppConfig.ts"
+import { normalizeDocument } from "../../../domain/document.ts"
+import { NotFound, ValidationFailed } from "../../../domain/errors.ts"
+import { startOfDayInSaoPaulo } from "../../../domain/time.ts"
+import { isUuid } from "../../../domain/uuid.ts"
+import type { TransactionFilter } from "../../../ports/TransactionRepo.ts"
+import { GatewayApi } from "../../Api.ts"
+import type { HttpError } from "../../shared/errors.ts"
+import { idempotent, type Reply } from "../../shared/idempotency.ts"
+import { CurrentPrincipal } from "../../shared/security.ts"
+import { renderedV1 } from "../render.ts"
+import { CORE_METHOD, coreStatuses, V1_STATUSES } from "../words.ts"
+import { V1Transaction } from "./Api.ts"
+import { decodeCreate } from "./command.ts"
+import { v1Transaction } from "./present.ts"
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/
+const isDate = (s: string) => DATE.test(s) && !Number.isNaN(new Date(`${s}T12:00:00Z`).getTime())
+
+/** A hash that is not a UUID names no transaction: 404, as for another account's (CONTRACT-v1 §1). */
+const knownHash = (hash: string) =>
+  isUuid(hash) ? Effect.succeed(hash) : Effect.fail(new NotFound({ message: "transaction not found" }))
+
+const positive = (name: string, raw: string | undefined, fallback: number, max: number) => {
+  if (raw === undefined) return Either.right(fallback)
+  const n = Number(raw)
+  return /^\d+$/.test(raw) && n >= 1 && n <= max
+    ? Either.right(n)
+    : Either.left({ field: name, message: `${name} must be an integer from 1 to ${max}` })
+}
+
+export const V1TransactionsHttp = HttpApiBuilder.group(GatewayApi, "v1Transactions", (handlers) =>
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const payments = yield* Payments
+    const refunds = yield* Refunds
+    const transactions = yield* Transactions
+    const rawBody = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => request.json).pipe(Effect.orDie)
+    const present = (accountId: string, id: string) =>
+      Effect.flatMap(transactions.getView(accountId, id), (view) =>
+        Schema.encode(V1Transaction)(v1Transaction(config.publicBaseUrl, view)).pipe(Effect.orDie)
+      )
+
+    /** A POST under CONTRACT §6: the reserved id becomes the new transaction's or refund's id. */
+    const idempotentPost = <E extends HttpError>(
+      key: string | undefined,
+      run: (accountId: string, resourceId: string) => Effect.Effect<Reply, E>
+    ) =>
+      Effect.gen(function* () {
+        const { accountId } = yield* CurrentPrincipal
+        return yield* idempotent({
+          accountId,
+          key,
+          body: yield* rawBody,
+          newResourceId: payments.newTransactionId,
+          run: (resourceId) => run(accountId, resourceId)
+        })
+      })
+
+    return handlers
+      .handle("create", ({ headers, payload }) =>
+        idempotentPost(headers["idempotency-key"], (accountId, transactionId) =>
+          Effect.gen(function* () {
+            const now = new Date(yield* Clock.currentTimeMillis)
+            const command = yield* Either.match(decodeCreate(payload, now, config.installments), {
+              onLeft: (errors) => Effect.fail(new ValidationFailed({ errors })),
+              onRight: Effect.succeed
+            })
+            // Every outcome is a transaction (CONTRACT-v1 §3): refused and failed cards answer 201 too.
+            const created = yield* payments.charge(accountId, command, transactionId)
+            return { status: 201, body: { success: true, data: yield* present(accountId, created.id) } }
+          }).pipe(renderedV1)
+        )
+      )
+      .handle("get", ({ path }) =>
+        Effect.gen(function* () {
+          const { accountId } = yield* CurrentPrincipal
+          const id = yield* knownHash(path.hash)
+          return { success: true as const, data: yield* present(accountId, id) }
+        }).pipe(renderedV1)
+      )
+      .handle("list", ({ urlParams: q }) =>
+        Effect.gen(function* () {
+          const { accountId } = yield* CurrentPrincipal
+          const errors = []
+          const page = positive("page", q.page, 1, 1_000_000)
+          const perPage = positive("per_page", q.per_page, 20, 100)
+          if (Either.isLeft(page)) errors.push(page.left)
+          if (Either.isLeft(perPage)) errors.push(perPage.left)
+          if (q.status !== undefined && !V1_STATUSES.includes(q.status)) {
+            errors.push({ field: "status", message: `status must be one of ${V1_STATUSES.join(", ")}` })
+          }
+          if (q.method !== undefined && !(q.method in CORE_METHOD)) {
+            errors.push({ field: "method", message: "method must be one of credit_card, pix, billet" })
+          }
+          for (const name of ["created_from", "created_to"] as const) {
+            const value = q[name]
+            if (value !== undefined && !isDate(value)) {
+              errors.push({ field: name, message: `${name} must be a date YYYY-MM-DD` })
+            }
+          }
+          if (errors.length > 0 || Either.isLeft(page) || Either.isLeft(perPage)) {
+            return yield* new ValidationFailed({ errors })
+          }
+          const filter: TransactionFilter = {
+            statuses: q.status === undefined ? undefined : coreStatuses(q.status),
+            method: q.method === undefined ? undefined : CORE_METHOD[q.method as keyof typeof CORE_METHOD],
+            document: q.document === undefined ? undefined : normalizeDocument(q.document),
+            createdFrom: q.created_from === undefined ? undefined : startOfDayInSaoPaulo(q.created_from),
+            createdBefore:
+              q.created_to === undefined
+                ? undefined
+                : new Date(startOfDayInSaoPaulo(q.created_to).getTime() + 86_400_000)
+          }
+          const { total, views } = yield* transactions.page(accountId, filter, page.right, perPage.right)
+          const data = yield* Effect.forEach(views, (view) =>
+            Schema.encode(V1Transaction)(v1Transaction(config.publicBaseUrl, view)).pipe(Effect.orDie)
+          )
+          return {
+            success: true as const,
+            data,
+            pagination: {
+              page: page.right,
+              per_page: perPage.right,
+              total,
+              total_pages: Math.ceil(total / perPage.right)
+            }
+          }
+        }).pipe(renderedV1)
+      )
+      .handle("refund", ({ headers, path, payload }) =>
+        idempotentPost(headers["idempotency-key"], (accountId, refundId) =>
+          Effect.gen(function* () {
+            const id = yield* knownHash(path.hash)
+            const errors = []
+            if (payload.amount !== undefined && (!Number.isInteger(payload.amount) || payload.amount < 1)) {
+              errors.push({ field: "amount", message: "amount must be a positive integer number of centavos" })
+            }
+            if (payload.reason !== undefined && payload.reason.length > 255) {
+              errors.push({ field: "reason", message: "reason must have at most 255 characters" })
+            }
+            if (errors.length > 0) return yield* new ValidationFailed({ errors })
+            yield* refunds.refund(
+              accountId,
+              { transactionId: id, amount: payload.amount, reason: payload.reason },
+              refundId
+            )
+            return { status: 200, body: { success: true, data: yield* present(accountId, id) } }
+          }).pipe(renderedV1)
+        )
+      )
+  })
+)

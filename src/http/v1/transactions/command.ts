@@ -1,0 +1,243 @@
+import { isIP } from "node:net"
+import { Either, Schema } from "effect"
+import { isValidUf } from "../../../domain/address.ts"
+import { cardExpired, detectBrand, luhnValid } from "../../../domain/card.ts"
+import { documentType, normalizeDocument } from "../../../domain/document.ts"
+import type { FieldError } from "../../../domain/errors.ts"
+import type { InstallmentRules } from "../../../domain/installments.ts"
+import { MAX_AMOUNT } from "../../../domain/order.ts"
+import type { Buyer, PaymentCommand, Product } from "../../../domain/payment.ts"
+import { saoPauloDate } from "../../../domain/time.ts"
+
+const opt = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exact: true })
+
+/** The v1 buyer as sent; the rules are checked by decodeCreate so that every field is named at once. */
+const WireCustomer = Schema.Struct({
+  name: Schema.String,
+  email: Schema.String,
+  document: Schema.String.annotations({ description: "CPF or CNPJ (numeric or alphanumeric); punctuation allowed" }),
+  phone: opt(Schema.String.annotations({ description: "10 or 11 digits after removing ()- and +55" })),
+  ip: opt(Schema.String.annotations({ description: "IPv4 or IPv6 of the buyer at checkout" })),
+  zip_code: opt(Schema.String.annotations({ description: "≤ 12 characters, 8 digits (CEP)" })),
+  street_name: opt(Schema.String),
+  number: opt(Schema.String),
+  complement: opt(Schema.String),
+  neighborhood: opt(Schema.String),
+  city: opt(Schema.String),
+  state: opt(Schema.String.annotations({ description: "UF, e.g. SP" })),
+  country: opt(Schema.String.annotations({ description: "ISO 3166-1 alpha-2, e.g. BR" }))
+})
+
+const WireProduct = Schema.Struct({
+  name: Schema.String,
+  quantity: Schema.Number,
+  unit_price: Schema.Number.annotations({ description: "centavos" }),
+  sku: opt(Schema.String),
+  link: opt(Schema.String)
+})
+
+const WireCard = Schema.Struct({
+  number: Schema.String.annotations({ description: "13 to 19 digits, Luhn-valid; Visa, Mastercard or Elo" }),
+  holder_name: Schema.String,
+  exp_month: Schema.String.annotations({ description: '"01" to "12"' }),
+  exp_year: Schema.String.annotations({ description: '"YY" or "YYYY"' }),
+  cvv: Schema.String.annotations({ description: "3 or 4 digits" })
+})
+
+export const CreateTransactionWire = Schema.Struct({
+  method: Schema.Literal("credit_card", "pix", "billet"),
+  amount: Schema.Number.annotations({ description: "centavos, 1 to 9 999 999 999" }),
+  installments: opt(Schema.Number.annotations({ description: "credit_card: 1 to INSTALLMENTS_MAX (default 1)" })),
+  comment: opt(Schema.String.annotations({ description: "≤ 500 characters" })),
+  expires_at: opt(
+    Schema.String.annotations({
+      description:
+        "ISO 8601 with an explicit offset. pix: the QR deadline, 5 minutes to 30 days ahead; billet: its " +
+        "São Paulo date is the due date, today to 60 days ahead; ignored for credit_card"
+    })
+  ),
+  customer: WireCustomer,
+  products: opt(Schema.Array(WireProduct).annotations({ description: "at most 100 items; informational" })),
+  metadata: opt(
+    Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+      description: "any JSON object up to 8,192 bytes (UTF-8), echoed in reads and events"
+    })
+  ),
+  card: opt(WireCard),
+  card_token: opt(Schema.String.annotations({ description: "from POST /api/payment-gateway/tokenize-card" }))
+})
+export type CreateTransactionWire = typeof CreateTransactionWire.Type
+
+const METHODS = { credit_card: "CARD", pix: "PIX", billet: "BOLETO" } as const
+const MINUTE = 60_000
+const DAY = 24 * 60 * MINUTE
+const OFFSET = /(Z|[+-]\d{2}:?\d{2})$/i
+const regions = new Intl.DisplayNames(["en"], { type: "region", fallback: "none" })
+// ISO 3166-1 alpha-2 as CLDR knows it, less the user-assigned codes (QM–QZ, XA–XZ, ZZ).
+const isCountry = (code: string) =>
+  /^[A-Z]{2}$/.test(code) && !/^(Q[M-Z]|X[A-Z]|ZZ)$/.test(code) && regions.of(code) !== undefined
+
+const isHttpUrl = (s: string) => {
+  try {
+    const url = new URL(s)
+    return url.protocol === "http:" || url.protocol === "https:"
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Every rule of CONTRACT-v1 §3 for a new transaction, reporting each broken field by its v1 path
+ * (`customer.document`, `products[0].unit_price`, `card.number`); the result is the core's command.
+ */
+export const decodeCreate = (
+  w: CreateTransactionWire,
+  now: Date,
+  rules: InstallmentRules
+): Either.Either<PaymentCommand, ReadonlyArray<FieldError>> => {
+  const errors: Array<FieldError> = []
+  const fail = (field: string, message: string) => errors.push({ field, message: `${field} ${message}` })
+  const method = METHODS[w.method]
+
+  if (!Number.isInteger(w.amount) || w.amount < 1 || w.amount > MAX_AMOUNT) {
+    fail("amount", `must be an integer number of centavos from 1 to ${MAX_AMOUNT}`)
+  }
+
+  const c = w.customer
+  const name = c.name.trim()
+  if (name.length === 0 || c.name.length > 255) fail("customer.name", "must have 1 to 255 characters")
+  if (c.email.length > 254 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(c.email)) {
+    fail("customer.email", "must be a valid email address")
+  }
+  const document = normalizeDocument(c.document)
+  const kind = documentType(document)
+  if (kind === null) fail("customer.document", "must be a valid CPF or CNPJ (check digits included)")
+  const phone = c.phone === undefined ? null : c.phone.replace(/^\s*\+55/, "").replace(/[()\s+-]/g, "")
+  if (phone !== null && !/^\d{10,11}$/.test(phone)) {
+    fail("customer.phone", "must have 10 or 11 digits (area code and number)")
+  }
+  if (c.ip !== undefined && isIP(c.ip) === 0) fail("customer.ip", "must be an IPv4 or IPv6 address")
+  if (c.zip_code !== undefined && (c.zip_code.length > 12 || !/^\d{8}$/.test(c.zip_code.replace(/[\s.-]/g, "")))) {
+    fail("customer.zip_code", "must be a CEP of 8 digits (at most 12 characters)")
+  }
+  for (const key of ["street_name", "number", "complement", "neighborhood", "city"] as const) {
+    const value = c[key]
+    if (value !== undefined && value.length > 255) fail(`customer.${key}`, "must have at most 255 characters")
+  }
+  if (c.state !== undefined && !isValidUf(c.state)) fail("customer.state", "must be a Brazilian state code (UF)")
+  if (c.country !== undefined && !isCountry(c.country)) fail("customer.country", "must be an ISO 3166-1 alpha-2 code")
+
+  const products = w.products ?? []
+  if (products.length > 100) fail("products", "must have at most 100 items")
+  products.forEach((p, i) => {
+    const at = `products[${i}]`
+    if (p.name.trim().length === 0 || p.name.length > 255) fail(`${at}.name`, "must have 1 to 255 characters")
+    if (!Number.isInteger(p.quantity) || p.quantity < 1) fail(`${at}.quantity`, "must be an integer ≥ 1")
+    if (!Number.isInteger(p.unit_price) || p.unit_price < 0 || p.unit_price > MAX_AMOUNT) {
+      fail(`${at}.unit_price`, "must be an integer number of centavos ≥ 0")
+    }
+    if (p.sku !== undefined && p.sku.length > 100) fail(`${at}.sku`, "must have at most 100 characters")
+    if (p.link !== undefined && !isHttpUrl(p.link)) fail(`${at}.link`, "must be an http(s) URL")
+  })
+  if (w.metadata !== undefined && Buffer.byteLength(JSON.stringify(w.metadata), "utf8") > 8192) {
+    fail("metadata", "must serialise to at most 8,192 bytes")
+  }
+  if (w.comment !== undefined && w.comment.length > 500) fail("comment", "must have at most 500 characters")
+
+  let expiresAt: Date | null = null
+  if (w.expires_at !== undefined && method !== "CARD") {
+    const at = new Date(w.expires_at)
+    if (!OFFSET.test(w.expires_at.trim()) || Number.isNaN(at.getTime())) {
+      fail("expires_at", "must be an ISO 8601 date-time with an explicit offset, e.g. 2026-11-22T18:00:00-03:00")
+    } else if (method === "PIX") {
+      if (at.getTime() < now.getTime() + 5 * MINUTE || at.getTime() > now.getTime() + 30 * DAY) {
+        fail("expires_at", "must be 5 minutes to 30 days ahead for pix")
+      } else expiresAt = at
+    } else {
+      const due = saoPauloDate(at)
+      const today = saoPauloDate(now)
+      const last = saoPauloDate(new Date(now.getTime() + 60 * DAY))
+      if (due < today || due > last) fail("expires_at", "must fall from today to 60 days ahead (São Paulo) for billet")
+      else expiresAt = at
+    }
+  }
+
+  let installments = 1
+  let card: Extract<PaymentCommand, { method: "CARD" }>["card"] | undefined
+  if (method === "CARD") {
+    installments = w.installments ?? 1
+    if (!Number.isInteger(installments) || installments < 1 || installments > rules.max) {
+      fail("installments", `must be an integer from 1 to ${rules.max}`)
+    }
+    if (w.card !== undefined && w.card_token !== undefined) fail("card", "and card_token cannot both be sent")
+    else if (w.card_token !== undefined) card = { _tag: "Token", token: w.card_token }
+    else if (w.card === undefined) fail("card", "or card_token is required for credit_card")
+    else {
+      const k = w.card
+      const number = k.number.replace(/[\s-]/g, "")
+      const brand = detectBrand(number)
+      if (!/^\d{13,19}$/.test(number)) fail("card.number", "must have 13 to 19 digits")
+      else if (!luhnValid(number)) fail("card.number", "is not a valid card number (Luhn check failed)")
+      else if (brand === null) fail("card.number", "is not a Visa, Mastercard or Elo card")
+      if (k.holder_name.trim().length === 0 || k.holder_name.length > 255) {
+        fail("card.holder_name", "must have 1 to 255 characters")
+      }
+      const month = /^(0[1-9]|1[0-2])$/.test(k.exp_month) ? Number(k.exp_month) : null
+      if (month === null) fail("card.exp_month", 'must be "01" to "12"')
+      const year = /^\d{2}$/.test(k.exp_year)
+        ? 2000 + Number(k.exp_year)
+        : /^\d{4}$/.test(k.exp_year)
+          ? Number(k.exp_year)
+          : null
+      if (year === null || year < 2000 || year > 2099) fail("card.exp_year", 'must be "YY" or "YYYY"')
+      else if (month !== null && cardExpired(month, year - 2000, now)) fail("card.exp_year", "the card has expired")
+      if (!/^\d{3,4}$/.test(k.cvv)) fail("card.cvv", "must have 3 or 4 digits")
+      if (errors.length === 0 && brand !== null && month !== null && year !== null) {
+        card = {
+          _tag: "Raw",
+          card: { pan: number, brand, expMonth: month, expYear: year, holderName: k.holder_name, cvv: k.cvv }
+        }
+      }
+    }
+  }
+  if (errors.length > 0 || kind === null) return Either.left(errors)
+
+  const buyer: Buyer = {
+    name,
+    email: c.email,
+    document,
+    documentType: kind,
+    phone,
+    ip: c.ip ?? null,
+    zipCode: c.zip_code ?? null,
+    streetName: c.street_name ?? null,
+    number: c.number ?? null,
+    complement: c.complement ?? null,
+    neighborhood: c.neighborhood ?? null,
+    city: c.city ?? null,
+    state: c.state ?? null,
+    country: c.country ?? null
+  }
+  const common = {
+    origin: "v1" as const,
+    orderId: null,
+    buyer,
+    amount: w.amount,
+    payer: { document, phone: phone ?? undefined, address: undefined, birthdate: undefined },
+    products: products.map((p): Product => ({
+      name: p.name,
+      quantity: p.quantity,
+      unitPrice: p.unit_price,
+      sku: p.sku ?? null,
+      link: p.link ?? null
+    })),
+    metadata: w.metadata ?? null,
+    comment: w.comment ?? null,
+    expiresAt
+  }
+  if (method === "CARD") {
+    if (card === undefined) return Either.left(errors)
+    return Either.right({ ...common, method, installments, card })
+  }
+  return Either.right({ ...common, method, payer: { ...common.payer, document } })
+}
