@@ -31,6 +31,7 @@ import { Boletos } from "./app/Boletos.ts"
 import { Deliveries } from "./app/Deliveries.ts"
 import { Lifecycle } from "./app/Lifecycle.ts"
 import { Reconciliation } from "./app/Reconciliation.ts"
+import { Checkout } from "./app/Checkout.ts"
 import { TimedAcquirer } from "./adapters/metrics/TimedAcquirer.ts"
 import { EventPayloadsLive } from "./http/shared/EventPayloadsLive.ts"
 import { Ledger } from "./ports/Ledger.ts"
@@ -120,5 +121,6 @@ export const AppLive = Layer.mergeAll(
   Housekeeping.Default,
   KeyUsage.Default,
   Reconciliation.Default,
+  Checkout.Default,
   JobStats.Default
 ).pipe(Layer.provideMerge(Settlement.Default), Layer.provideMerge(Lifecycle.Default), Layer.provideMerge(AdaptersLive))

@@ -1,6 +1,15 @@
 import { describe, it, expect } from "vitest"
 import fc from "fast-check"
-import { cnpjCheckDigits, cpfCheckDigits, isValidBuyerDocument, isValidCnpj, isValidCpf } from "./document.ts"
+import * as independent from "cpf-cnpj-validator"
+import {
+  cnpjCheckDigits,
+  cpfCheckDigits,
+  documentType,
+  isValidBuyerDocument,
+  isValidCnpj,
+  isValidCpf,
+  normalizeDocument
+} from "./document.ts"
 
 const digits = (n: number) => fc.string({ unit: fc.constantFrom(..."0123456789"), minLength: n, maxLength: n })
 const allSame = (s: string) => /^(\d)\1*$/.test(s)
@@ -94,5 +103,42 @@ describe("isValidBuyerDocument", () => {
   })
   it("is total on arbitrary strings", () => {
     fc.assert(fc.property(fc.string(), (s) => typeof isValidBuyerDocument(s) === "boolean"))
+  })
+})
+
+describe("alphanumeric CNPJ (IN RFB 2.229/2024)", () => {
+  it("accepts the Receita Federal's published example 12.ABC.345/01DE-35 and its check digits", () => {
+    expect(cnpjCheckDigits("12ABC34501DE")).toBe("35")
+    expect(isValidCnpj(normalizeDocument("12.ABC.345/01DE-35"))).toBe(true)
+    expect(isValidCnpj(normalizeDocument("12.abc.345/01de-35"))).toBe(true)
+    expect(documentType("12ABC34501DE35")).toBe("cnpj")
+    expect(isValidBuyerDocument("12ABC34501DE35")).toBe(true)
+  })
+
+  it("values each character as ASCII − 48: 'A' is 17, so the numeric CNPJ keeps its digits", () => {
+    expect(cnpjCheckDigits("112223330001")).toBe("81")
+    for (const bad of ["12ABC34501DE36", "12ABC34501DEA5", "12ABC34501D#35", "12ABC34501DE3", "00000000000000"]) {
+      expect(isValidCnpj(bad), bad).toBe(false)
+    }
+  })
+
+  const alnum = fc.constantFrom(..."0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ".split(""))
+  it("agrees with the independent npm validator cpf-cnpj-validator on random bases", () => {
+    fc.assert(
+      fc.property(fc.array(alnum, { minLength: 12, maxLength: 12 }), fc.integer({ min: 0, max: 99 }), (chars, dv) => {
+        const base = chars.join("")
+        const right = base + cnpjCheckDigits(base)
+        const other = base + String(dv).padStart(2, "0")
+        expect(isValidCnpj(right)).toBe(independent.cnpj.isValid(right))
+        expect(isValidCnpj(other)).toBe(independent.cnpj.isValid(other))
+      })
+    )
+  })
+
+  it("validates what cpf-cnpj-validator generates, numeric and alphanumeric", () => {
+    for (let i = 0; i < 200; i++) {
+      const generated = independent.cnpj.generate()
+      expect(isValidCnpj(normalizeDocument(generated)), generated).toBe(true)
+    }
   })
 })

@@ -7,6 +7,7 @@ import { InternalServerError } from "./shared/errors.ts"
 import { describeErrorsTruthfully } from "./shared/openapi.ts"
 import { OpsApi } from "./ops/Api.ts"
 import { DocumentsApi } from "./documents/Api.ts"
+import { CheckoutApi } from "./checkout/Api.ts"
 import { OrdersApi } from "./v2/orders/Api.ts"
 import { PaymentsApi } from "./v2/payments/Api.ts"
 import { SandboxApi } from "./v2/sandbox/Api.ts"
@@ -39,6 +40,7 @@ export class V1Api extends HttpApi.make("v1")
 export class GatewayApi extends HttpApi.make("gateway")
   .add(OpsApi)
   .add(DocumentsApi)
+  .add(CheckoutApi)
   .addHttpApi(V2Api)
   .addHttpApi(V1Api)
   .addError(InternalServerError)

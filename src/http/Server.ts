@@ -10,6 +10,7 @@ import { CustomersHttp } from "./v2/customers/Http.ts"
 import { EnvelopeMiddleware } from "./shared/envelope.ts"
 import { OpsHttp } from "./ops/Http.ts"
 import { DocumentsHttp } from "./documents/Http.ts"
+import { CheckoutHttp } from "./checkout/Http.ts"
 import { OrdersHttp } from "./v2/orders/Http.ts"
 import { PaymentsHttp } from "./v2/payments/Http.ts"
 import { SandboxHttp } from "./v2/sandbox/Http.ts"
@@ -25,6 +26,7 @@ export const ApiLive = HttpApiBuilder.api(GatewayApi).pipe(
   Layer.provide([
     OpsHttp,
     DocumentsHttp,
+    CheckoutHttp,
     AuthHttp,
     ApiKeysHttp,
     CustomersHttp,

@@ -12,5 +12,9 @@ export class PublicDocuments extends Context.Tag("PublicDocuments")<
   {
     readonly create: (token: string, transactionId: string, kind: DocumentKind) => Effect.Effect<void>
     readonly find: (token: string, kind: DocumentKind) => Effect.Effect<Option.Option<TransactionRecord>>
+    /** The transaction behind a checkout token and the trade name of the merchant it belongs to. */
+    readonly findCheckout: (
+      token: string
+    ) => Effect.Effect<Option.Option<{ readonly transaction: TransactionRecord; readonly merchantName: string }>>
   }
 >() {}

@@ -3,6 +3,12 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { TransactionRecord } from "../../domain/transaction.ts"
 import { PublicDocuments } from "../../ports/PublicDocuments.ts"
 
+const COLUMNS = `t.id, t.origin, t.order_id, t.customer_id, t.method, t.amount, t.amount_total, t.amount_interest,
+  t.buyer, t.products, t.metadata, t.comment, t.status, t.refunded_amount, t.refund_reserved, t.installments,
+  t.details, t.decline_code, t.acquirer_reference, t.paid_at, t.expires_at, t.created_at, t.updated_at`
+
+const Checkout = Schema.Struct({ ...TransactionRecord.fields, merchantName: Schema.String })
+
 export const PublicDocumentsLive = Layer.effect(
   PublicDocuments,
   Effect.gen(function* () {
@@ -15,16 +21,30 @@ export const PublicDocumentsLive = Layer.effect(
         ),
       find: (token, kind) =>
         sql`
-          select t.id, t.origin, t.order_id, t.customer_id, t.method, t.amount, t.amount_total, t.amount_interest,
-                 t.buyer, t.products, t.metadata, t.comment, t.status, t.refunded_amount, t.refund_reserved,
-                 t.installments, t.details, t.decline_code, t.acquirer_reference, t.paid_at, t.expires_at,
-                 t.created_at, t.updated_at
+          select ${sql.literal(COLUMNS)}
           from public_documents d join transactions t on t.id = d.transaction_id
           where d.token = ${token} and d.kind = ${kind}`.pipe(
           Effect.flatMap(Schema.decodeUnknown(Schema.Array(TransactionRecord))),
           Effect.orDie,
           Effect.map((rows) => Option.fromNullable(rows[0])),
           Effect.withSpan("PublicDocuments.find")
+        ),
+      findCheckout: (token) =>
+        sql`
+          select ${sql.literal(COLUMNS)}, a.name as merchant_name
+          from public_documents d
+          join transactions t on t.id = d.transaction_id
+          join accounts a on a.id = t.account_id
+          where d.token = ${token} and d.kind = 'checkout'`.pipe(
+          Effect.flatMap(Schema.decodeUnknown(Schema.Array(Checkout))),
+          Effect.orDie,
+          Effect.map((rows) =>
+            Option.map(Option.fromNullable(rows[0]), ({ merchantName, ...transaction }) => ({
+              transaction,
+              merchantName
+            }))
+          ),
+          Effect.withSpan("PublicDocuments.findCheckout")
         )
     })
   })

@@ -4,7 +4,7 @@ import { isValidUf } from "../../../domain/address.ts"
 import { cardExpired, detectBrand, luhnValid } from "../../../domain/card.ts"
 import { documentType, normalizeDocument } from "../../../domain/document.ts"
 import type { FieldError } from "../../../domain/errors.ts"
-import type { InstallmentRules } from "../../../domain/installments.ts"
+import { installmentOption, type InstallmentRules, offered } from "../../../domain/installments.ts"
 import { MAX_AMOUNT } from "../../../domain/order.ts"
 import type { Buyer, PaymentCommand, Product } from "../../../domain/payment.ts"
 import { saoPauloDate } from "../../../domain/time.ts"
@@ -168,6 +168,13 @@ export const decodeCreate = (
     installments = w.installments ?? 1
     if (!Number.isInteger(installments) || installments < 1 || installments > rules.max) {
       fail("installments", `must be an integer from 1 to ${rules.max}`)
+    } else if (
+      Number.isInteger(w.amount) &&
+      w.amount >= 1 &&
+      !offered(installmentOption(w.amount, installments, rules), rules)
+    ) {
+      // Only the options GET /installments offers can be charged (each at least INSTALLMENT_MIN_AMOUNT).
+      fail("installments", `is not offered for this amount: each installment would be below ${rules.minAmount}`)
     }
     if (w.card !== undefined && w.card_token !== undefined) fail("card", "and card_token cannot both be sent")
     else if (w.card_token !== undefined) card = { _tag: "Token", token: w.card_token }

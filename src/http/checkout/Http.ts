@@ -1,0 +1,52 @@
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import { Checkout } from "../../app/Checkout.ts"
+import { GatewayApi } from "../Api.ts"
+import { NotFound } from "../shared/errors.ts"
+import { CHECKOUT_CSS, CHECKOUT_JS } from "./assets.ts"
+import { CHECKOUT_CSP, checkoutPage } from "./page.ts"
+
+const security = {
+  "content-security-policy": CHECKOUT_CSP,
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "x-frame-options": "DENY"
+}
+const notFound = NotFound.of({ message: "checkout not found", code: "not_found" })
+
+export const CheckoutHttp = HttpApiBuilder.group(GatewayApi, "checkout", (handlers) =>
+  Effect.gen(function* () {
+    const checkout = yield* Checkout
+    const view = (token: string) => checkout.view(token).pipe(Effect.mapError(() => notFound))
+    return handlers
+      .handle("page", ({ path }) =>
+        Effect.map(view(path.token), (v) =>
+          HttpServerResponse.text(checkoutPage(v, `/checkout/${encodeURIComponent(path.token)}/status`), {
+            contentType: "text/html; charset=utf-8",
+            headers: { ...security, "cache-control": "no-store" }
+          })
+        )
+      )
+      .handle("status", ({ path }) =>
+        Effect.map(view(path.token), (v) =>
+          HttpServerResponse.unsafeJson({ status: v.state }, { headers: { "cache-control": "no-store" } })
+        )
+      )
+      .handle("script", () =>
+        Effect.succeed(
+          HttpServerResponse.text(CHECKOUT_JS, {
+            contentType: "text/javascript; charset=utf-8",
+            headers: { ...security, "cache-control": "public, max-age=300" }
+          })
+        )
+      )
+      .handle("style", () =>
+        Effect.succeed(
+          HttpServerResponse.text(CHECKOUT_CSS, {
+            contentType: "text/css; charset=utf-8",
+            headers: { ...security, "cache-control": "public, max-age=300" }
+          })
+        )
+      )
+  })
+)
