@@ -550,3 +550,25 @@ describe("api_token stays secret", () => {
     }
   })
 })
+
+describe("OpenAPI (issue 8)", () => {
+  it("documents both interfaces with the v1 security schemes, query and bearer, and the v1 examples", async () => {
+    const doc = (await api.get("/openapi.json")).body
+    expect(doc.openapi).toMatch(/^3\.1\./)
+    expect(doc.components.securitySchemes.apiToken).toMatchObject({ type: "apiKey", in: "query", name: "api_token" })
+    expect(doc.components.securitySchemes.apiKeyBearer).toMatchObject({ type: "http", scheme: "bearer" })
+    expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: "apiKey", in: "header" })
+    for (const path of [
+      "/public/v1/transactions",
+      "/public/v1/transactions/{hash}",
+      "/public/v1/transactions/{hash}/refund",
+      "/public/v1/installments",
+      "/api/payment-gateway/process"
+    ]) {
+      expect(doc.paths[path], path).toBeDefined()
+    }
+    const create = doc.paths["/public/v1/transactions"].post
+    expect(create.security).toEqual([{ apiToken: [] }, { apiKeyBearer: [] }])
+    expect(JSON.stringify(create.requestBody)).toContain("credit_card")
+  })
+})

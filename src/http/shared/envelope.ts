@@ -22,6 +22,7 @@ import {
   TooManyRequests
 } from "./errors.ts"
 import { bodyProblem } from "./bodyGuard.ts"
+import { redactUrl } from "./redact.ts"
 import { routeTable } from "./routes.ts"
 
 const MAX_BODY_BYTES = 1024 * 1024
@@ -167,6 +168,16 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         )
         const route = routes.template(request.method, path) ?? "unmatched"
         const status = String(response.status)
+        // The access log at debug level; credentials in the query never reach it (redact.ts).
+        yield* Effect.logDebug("request").pipe(
+          Effect.annotateLogs({
+            requestId,
+            method: request.method,
+            url: redactUrl(request.url),
+            status: response.status,
+            ms: Math.round(performance.now() - started)
+          })
+        )
         metrics.httpRequests.inc({ route, method: request.method, status })
         metrics.httpDuration.observe({ route, method: request.method }, (performance.now() - started) / 1000)
         return HttpServerResponse.setHeader(response, "x-request-id", requestId)

@@ -20,7 +20,7 @@ export class ApiTokenAuth extends HttpApiMiddleware.Tag<ApiTokenAuth>()("ApiToke
           "prefer the Authorization header. The gateway redacts it from its own logs and metrics."
       )
     ),
-    bearer: HttpApiSecurity.bearer.pipe(
+    apiKeyBearer: HttpApiSecurity.bearer.pipe(
       HttpApiSecurity.annotate(OpenApi.Description, "`Authorization: Bearer sk_live_…`, the account's API key")
     )
   }

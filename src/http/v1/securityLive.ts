@@ -53,7 +53,7 @@ export const ApiTokenAuthLive = Layer.effect(
   Effect.map(KeyAuthentication, (auth) =>
     ApiTokenAuth.of({
       apiToken: () => Effect.fail(invalidToken),
-      bearer: () => Effect.flatMap(conventions, (key) => auth.authenticate(key, invalidToken))
+      apiKeyBearer: () => Effect.flatMap(conventions, (key) => auth.authenticate(key, invalidToken))
     })
   )
 )
