@@ -11,7 +11,7 @@ const assess = (request: AntifraudRequest): AntifraudAnalysis =>
     ? { decision: "deny", score: 95, reason: "fraud_suspected" }
     : request.bin === reviewTestCard.bin && request.last4 === reviewTestCard.last4
       ? { decision: "review", score: 70, reason: "sandbox_review_card" }
-      : { decision: "approve", score: Math.min(59, Math.floor(request.amount / 100_000)), reason: null }
+      : { decision: "approve", score: Math.min(60, Math.floor(request.amount / 100_000)), reason: null }
 
 export const SandboxAntifraudLive = Layer.succeed(
   Antifraud,
