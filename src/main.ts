@@ -2,12 +2,15 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Logger, LogLevel } from "effect"
 import { AppConfig, AppConfigLive } from "./config/AppConfig.ts"
 import { type Role, roleLayer } from "./Roles.ts"
+import { installShutdownBackstop } from "./shutdown.ts"
 
 const role = process.argv[2] ?? "all"
 if (role !== "all" && role !== "api" && role !== "worker") {
   console.error(`unknown role ${role}: use all, api or worker`)
   process.exit(2)
 }
+
+installShutdownBackstop()
 
 const LoggingLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>

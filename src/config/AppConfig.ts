@@ -25,6 +25,12 @@ export interface AppConfigShape {
   readonly logLevel: string
   /** CONTRACT-v1 §4: INSTALLMENTS_MAX, INSTALLMENTS_WITHOUT_INTEREST, INSTALLMENT_MONTHLY_INTEREST_PERCENT, INSTALLMENT_MIN_AMOUNT. */
   readonly installments: InstallmentRules
+  /** HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, HTTP_MAX_CONNECTIONS (README "Operations"). */
+  readonly http: {
+    readonly headersTimeoutMs: number
+    readonly requestTimeoutMs: number
+    readonly maxConnections: number
+  }
 }
 
 export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShape>() {}
@@ -97,7 +103,12 @@ const fields = Config.all({
   webhookRetrySchedule: retrySchedule,
   workerConcurrency: positiveInt("WORKER_CONCURRENCY", 10),
   logLevel: Config.literal(...logLevels)("LOG_LEVEL").pipe(Config.withDefault("info" as const)),
-  installments
+  installments,
+  http: Config.all({
+    headersTimeoutMs: positiveInt("HTTP_HEADERS_TIMEOUT_MS", 10_000),
+    requestTimeoutMs: positiveInt("HTTP_REQUEST_TIMEOUT_MS", 30_000),
+    maxConnections: positiveInt("HTTP_MAX_CONNECTIONS", 1_024)
+  })
 })
 
 /**

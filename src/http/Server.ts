@@ -52,10 +52,25 @@ export const HttpLive = HttpApiBuilder.serve().pipe(
   Layer.provideMerge(
     Layer.unwrapEffect(
       Effect.map(AppConfig, (config) =>
-        NodeHttpServer.layer(() => createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }), {
-          port: config.port,
-          host: config.host
-        })
+        NodeHttpServer.layer(
+          () => {
+            // A slow or drip-fed client cannot hold a socket for long, and one process accepts a
+            // bounded number of connections (the load balancer spreads the rest).
+            const server = createServer({
+              requestTimeout: config.http.requestTimeoutMs,
+              headersTimeout: config.http.headersTimeoutMs,
+              // How often Node enforces the two timeouts (its default, 30 s, would let a drip-fed
+              // request outlive a short timeout by that much).
+              connectionsCheckingInterval: Math.min(1_000, config.http.headersTimeoutMs)
+            })
+            server.maxConnections = config.http.maxConnections
+            return server
+          },
+          {
+            port: config.port,
+            host: config.host
+          }
+        )
       )
     )
   )

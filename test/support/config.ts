@@ -44,6 +44,7 @@ export const testConfig = async (
     webhookRetrySchedule: [1, 2, 3],
     workerConcurrency: 4,
     installments: { max: 12, withoutInterest: 1, monthlyInterestPercent: "2.99", minAmount: 500 },
+    http: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_024 },
     logLevel: "warning",
     ...overrides
   }

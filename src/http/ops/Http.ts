@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { Metrics } from "../../ports/Metrics.ts"
@@ -15,10 +15,18 @@ export const OpsHttp = HttpApiBuilder.group(GatewayApi, "ops", (handlers) =>
       .handle("health", () => Effect.succeed({ status: "ok" as const }))
       .handle("ready", () =>
         // Start-up applies the migrations before the server listens, so a reachable database is the last check.
+        // Any failure of the probe, a defect of the pool included, means "not ready" (503), never a 500.
         sql`select 1`.pipe(
-          Effect.as({ status: "ready" as const, database: "ok" as const }),
           Effect.timeout("2 seconds"),
-          Effect.catchAll(() => Effect.fail(new NotReady({ status: "not_ready", database: "unreachable" })))
+          Effect.as({ status: "ready" as const, database: "ok" as const }),
+          Effect.catchAllCause(() =>
+            Effect.succeed(
+              HttpServerResponse.unsafeJson(new NotReady({ status: "not_ready", database: "unreachable" }), {
+                status: 503,
+                headers: { "retry-after": "1", "cache-control": "no-store" }
+              })
+            )
+          )
         )
       )
       .handle("metrics", () =>

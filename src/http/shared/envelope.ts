@@ -21,22 +21,10 @@ import {
   ServiceUnavailable,
   TooManyRequests
 } from "./errors.ts"
-import { bodyProblem } from "./bodyGuard.ts"
+import { acceptBody, MAX_BODY_BYTES } from "./body.ts"
+import { isDatabaseOutage } from "./outage.ts"
 import { redactUrl } from "./redact.ts"
 import { routeTable } from "./routes.ts"
-
-const MAX_BODY_BYTES = 1024 * 1024
-
-/** JSON bodies are checked for what field schemas cannot report (see bodyGuard) before decoding. */
-const guardBody = (request: HttpServerRequest.HttpServerRequest) =>
-  request.method === "GET" || request.method === "HEAD" || !(request.headers["content-type"] ?? "").includes("json")
-    ? Effect.void
-    : Effect.flatMap(request.text, (text) => {
-        const problem = bodyProblem(text)
-        return problem === undefined
-          ? Effect.void
-          : Effect.fail(BadRequest.of({ message: problem.message, code: "validation_failed", errors: [problem] }))
-      })
 
 const routes = routeTable(GatewayApi, [
   ["GET", "/openapi.json"],
@@ -119,6 +107,16 @@ const toHttpError = (
         }
     }
   }
+  if (isDatabaseOutage(cause)) {
+    return {
+      error: ServiceUnavailable.of({
+        message: "the database is unavailable; retry shortly (with the same Idempotency-Key for a charge or refund)",
+        code: "database_unavailable",
+        retryAfter: 1
+      }),
+      defect: false
+    }
+  }
   return {
     error: InternalServerError.of({
       message: "internal error; retry with exponential back-off",
@@ -156,12 +154,19 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
           () => request.url
         )
         const started = performance.now()
-        const response = yield* guardBody(request).pipe(
-          Effect.zipRight(app),
+        const response = yield* acceptBody(request).pipe(
+          Effect.flatMap((accepted) =>
+            accepted === request ? app : Effect.provideService(app, HttpServerRequest.HttpServerRequest, accepted)
+          ),
           HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
           Effect.catchAllCause((cause) => {
             const { defect, error } = toHttpError(cause, path, request.method)
-            const log = defect ? Effect.logError("request failed", cause) : Effect.void
+            // Interrupted only: the client went away or the server is stopping; nothing went wrong.
+            const log = Cause.isInterruptedOnly(cause)
+              ? Effect.logDebug("request interrupted")
+              : defect
+                ? Effect.logError("request failed", cause)
+                : Effect.void
             return Effect.as(log, respond(error, path))
           }),
           Effect.annotateLogs({ requestId })

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto"
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, Effect, Exit, Option } from "effect"
+import { Cause, Effect, Exit, Option, Schedule } from "effect"
 import { Metrics } from "../../ports/Metrics.ts"
 import { canonicalJson } from "../../domain/canonicalJson.ts"
 import { IdempotencyStore } from "../../ports/IdempotencyStore.ts"
@@ -13,6 +13,26 @@ export interface Reply {
 
 const pathOf = (request: HttpServerRequest.HttpServerRequest) =>
   Option.match(HttpServerRequest.toURL(request), { onNone: () => request.url, onSome: (url) => url.pathname })
+
+/** Retries a bookkeeping write until the database answers, at most for a claim's 60 s lease. */
+const inBackground = <A>(write: Effect.Effect<A>) =>
+  write.pipe(
+    Effect.sandbox,
+    Effect.retry(Schedule.spaced("200 millis").pipe(Schedule.upTo("60 seconds"))),
+    Effect.ignore,
+    Effect.forkDaemon,
+    Effect.asVoid
+  )
+
+/**
+ * Stores an outcome now, or, when the database just went away, as soon as it is back: the answer the
+ * client gets (the charge happened) and the one a retry replays stay the same.
+ */
+const durably = <A>(write: Effect.Effect<A>) =>
+  write.pipe(
+    Effect.asVoid,
+    Effect.catchAllDefect(() => inBackground(write))
+  )
 
 const KEY = /^[\x20-\x7E]{1,255}$/
 
@@ -86,16 +106,21 @@ export const idempotent = <E extends HttpError, R>(options: {
     const exit = yield* Effect.exit(Effect.uninterruptible(options.run(claim.resourceId)))
     if (Exit.isSuccess(exit)) {
       const body = JSON.stringify(exit.value.body)
-      yield* store.complete(accountId, key, { status: exit.value.status, body })
+      yield* durably(store.complete(accountId, key, { status: exit.value.status, body }))
       return respond(exit.value.status, body, false)
     }
     const failure = Cause.failureOption(exit.cause)
     if (failure._tag === "Some" && isHttpError(failure.value)) {
       const error = failure.value
       if (error.statusCode === 400) yield* store.forget(accountId, key)
-      else yield* store.complete(accountId, key, { status: error.statusCode, body: JSON.stringify({ ...error }) })
+      else
+        yield* durably(store.complete(accountId, key, { status: error.statusCode, body: JSON.stringify({ ...error }) }))
       return yield* Effect.fail(error)
     }
-    yield* store.release(accountId, key)
+    // A defect (the database went away mid-request) frees the key for the retry, which resumes the same
+    // reserved resource id. The release itself may meet the outage: it is retried in the background
+    // until the database answers (at most the claim's 60 s lease), so the client's retry right after the
+    // recovery is not refused as still in flight.
+    yield* inBackground(store.release(accountId, key))
     return yield* Effect.failCause(exit.cause)
   })

@@ -1,0 +1,37 @@
+import { stopStartedPostgresNow } from "./adapters/postgres/EmbeddedPostgres.ts"
+
+const DEFAULT_GRACE_SECONDS = 25
+
+/** SHUTDOWN_GRACE_SECONDS [25]: within Kubernetes' default 30 s termination grace. */
+export const graceSeconds = (raw: string | undefined = process.env.SHUTDOWN_GRACE_SECONDS) => {
+  if (raw === undefined || raw.trim() === "") return DEFAULT_GRACE_SECONDS
+  const n = Number(raw)
+  if (!Number.isInteger(n) || n < 1 || n > 3600) {
+    console.error("SHUTDOWN_GRACE_SECONDS must be a whole number of seconds from 1 to 3600")
+    process.exit(2)
+  }
+  return n
+}
+
+/**
+ * The backstop of a graceful shutdown (README "Operations"). The first SIGTERM or SIGINT starts the
+ * orderly stop (Effect's runtime interrupts the layers: HTTP stops accepting and drains, the worker
+ * finishes its jobs, the embedded PostgreSQL stops). If that is not done within the grace period, or a
+ * second signal arrives, the process stops its embedded PostgreSQL without waiting and exits 0: a stuck
+ * finalizer (a pool waiting on a database that went away) can never keep it alive.
+ */
+export const installShutdownBackstop = (grace = graceSeconds()) => {
+  let signals = 0
+  const force = (why: string) => {
+    console.error(JSON.stringify({ level: "WARN", message: `shutdown forced: ${why}` }))
+    stopStartedPostgresNow()
+    process.exit(0)
+  }
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals++
+    if (signals > 1) return force(`second ${signal}`)
+    setTimeout(() => force(`not done after the ${grace} s grace period`), grace * 1000).unref()
+  }
+  process.on("SIGTERM", onSignal)
+  process.on("SIGINT", onSignal)
+}
