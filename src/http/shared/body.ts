@@ -111,3 +111,31 @@ export const acceptBody = (
       arrayBuffer: { get: () => Effect.succeed(encoded.buffer) }
     }) as HttpServerRequest.HttpServerRequest
   })
+
+const hasNul = (encoded: string) => {
+  try {
+    return decodeURIComponent(encoded).includes("\u0000")
+  } catch {
+    return false // a malformed escape is the router's to refuse
+  }
+}
+
+/**
+ * NUL cannot be stored in PostgreSQL text and names nothing: a path segment or query parameter holding
+ * one is a 400 naming it, before any route (or the database) sees it.
+ */
+export const acceptUrl = (url: string): Effect.Effect<void, HttpError> => {
+  const [pathname = "", search = ""] = url.split("?", 2)
+  const field = hasNul(pathname)
+    ? "path"
+    : [...new URLSearchParams(search).entries()].find(([k, v]) => k.includes("\u0000") || v.includes("\u0000"))?.[0]
+  if (field === undefined) return Effect.void
+  const name = field.includes("\u0000") ? "query" : field
+  return Effect.fail(
+    BadRequest.of({
+      message: `${name} must not contain the NUL character`,
+      code: "validation_failed",
+      errors: [{ field: name, message: `${name} must not contain the NUL character` }]
+    })
+  )
+}

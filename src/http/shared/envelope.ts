@@ -21,7 +21,7 @@ import {
   ServiceUnavailable,
   TooManyRequests
 } from "./errors.ts"
-import { acceptBody, MAX_BODY_BYTES } from "./body.ts"
+import { acceptBody, acceptUrl, MAX_BODY_BYTES } from "./body.ts"
 import { isDatabaseOutage } from "./outage.ts"
 import { redactUrl } from "./redact.ts"
 import { routeTable } from "./routes.ts"
@@ -154,7 +154,8 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
           () => request.url
         )
         const started = performance.now()
-        const response = yield* acceptBody(request).pipe(
+        const response = yield* acceptUrl(request.url).pipe(
+          Effect.zipRight(acceptBody(request)),
           Effect.flatMap((accepted) =>
             accepted === request ? app : Effect.provideService(app, HttpServerRequest.HttpServerRequest, accepted)
           ),
