@@ -32,6 +32,7 @@ import { Deliveries } from "./app/Deliveries.ts"
 import { Lifecycle } from "./app/Lifecycle.ts"
 import { Reconciliation } from "./app/Reconciliation.ts"
 import { Checkout } from "./app/Checkout.ts"
+import { Draining } from "./http/shared/Draining.ts"
 import { TimedAcquirer } from "./adapters/metrics/TimedAcquirer.ts"
 import { EventPayloadsLive } from "./http/shared/EventPayloadsLive.ts"
 import { Ledger } from "./ports/Ledger.ts"
@@ -122,5 +123,6 @@ export const AppLive = Layer.mergeAll(
   KeyUsage.Default,
   Reconciliation.Default,
   Checkout.Default,
+  Draining.Default,
   JobStats.Default
 ).pipe(Layer.provideMerge(Settlement.Default), Layer.provideMerge(Lifecycle.Default), Layer.provideMerge(AdaptersLive))

@@ -4,6 +4,8 @@ import { PgPoolLive, SqlLive } from "./adapters/postgres/Database.ts"
 import { MigrationsLive } from "./adapters/postgres/Migrations.ts"
 import { AppLive } from "./Live.ts"
 import { HttpLive } from "./http/Server.ts"
+import { DrainOnShutdown } from "./http/shared/Draining.ts"
+import { graceSeconds } from "./shutdown.ts"
 import { WorkerLive } from "./adapters/postgres/GraphileWorker.ts"
 
 /**
@@ -14,10 +16,12 @@ export type Role = "all" | "api" | "worker"
 
 export const DatabaseLive = MigrationsLive.pipe(Layer.provideMerge(SqlLive), Layer.provideMerge(PgPoolLive))
 
+/** Requests get the grace period less a few seconds for the worker, the pool and the database to stop. */
+const drainMs = () => Math.max(1, graceSeconds() - 5) * 1000
+
 /** The process for a role; needs only AppConfig. The roles start after the migrations have been applied. */
 export const roleLayer = (role: Role) =>
-  Layer.mergeAll(role === "worker" ? Layer.empty : HttpLive, role === "api" ? Layer.empty : WorkerLive).pipe(
-    Layer.provideMerge(AppLive),
-    Layer.provideMerge(DatabaseLive),
-    Layer.provide(NodeContext.layer)
-  )
+  Layer.mergeAll(
+    role === "worker" ? Layer.empty : DrainOnShutdown(drainMs()).pipe(Layer.provideMerge(HttpLive)),
+    role === "api" ? Layer.empty : WorkerLive
+  ).pipe(Layer.provideMerge(AppLive), Layer.provideMerge(DatabaseLive), Layer.provide(NodeContext.layer))

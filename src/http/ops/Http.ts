@@ -5,26 +5,32 @@ import { Metrics } from "../../ports/Metrics.ts"
 import { GatewayApi } from "../Api.ts"
 import { NotReady } from "./Api.ts"
 import { JobStats } from "../../jobs/JobStats.ts"
+import { Draining } from "../shared/Draining.ts"
 
 export const OpsHttp = HttpApiBuilder.group(GatewayApi, "ops", (handlers) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const metrics = yield* Metrics
     const jobStats = yield* JobStats
+    const draining = yield* Draining
     return handlers
       .handle("health", () => Effect.succeed({ status: "ok" as const }))
       .handle("ready", () =>
         // Start-up applies the migrations before the server listens, so a reachable database is the last check.
-        // Any failure of the probe, a defect of the pool included, means "not ready" (503), never a 500.
-        sql`select 1`.pipe(
+        // Any failure of the probe, a defect of the pool included, means "not ready" (503), never a 500;
+        // so does a process that is stopping (its load balancer should send no new requests).
+        Effect.gen(function* () {
+          if (draining.stopping()) return yield* Effect.fail("stopping")
+          yield* sql`select 1`
+        }).pipe(
           Effect.timeout("2 seconds"),
           Effect.as({ status: "ready" as const, database: "ok" as const }),
           Effect.catchAllCause(() =>
             Effect.succeed(
-              HttpServerResponse.unsafeJson(new NotReady({ status: "not_ready", database: "unreachable" }), {
-                status: 503,
-                headers: { "retry-after": "1", "cache-control": "no-store" }
-              })
+              HttpServerResponse.unsafeJson(
+                new NotReady({ status: "not_ready", database: draining.stopping() ? "ok" : "unreachable" }),
+                { status: 503, headers: { "retry-after": "1", "cache-control": "no-store" } }
+              )
             )
           )
         )

@@ -22,6 +22,7 @@ import {
   TooManyRequests
 } from "./errors.ts"
 import { acceptBody, acceptUrl, MAX_BODY_BYTES } from "./body.ts"
+import { Draining } from "./Draining.ts"
 import { isDatabaseOutage } from "./outage.ts"
 import { redactUrl } from "./redact.ts"
 import { routeTable } from "./routes.ts"
@@ -144,6 +145,7 @@ const respond = (error: HttpError, path: string) => {
 export const EnvelopeMiddleware = HttpApiBuilder.middleware(
   Effect.gen(function* () {
     const metrics = yield* Metrics
+    const draining = yield* Draining
     return (app) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
@@ -187,6 +189,6 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         metrics.httpRequests.inc({ route, method: request.method, status })
         metrics.httpDuration.observe({ route, method: request.method }, (performance.now() - started) / 1000)
         return HttpServerResponse.setHeader(response, "x-request-id", requestId)
-      })
+      }).pipe(draining.track)
   })
 )
