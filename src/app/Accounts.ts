@@ -1,3 +1,4 @@
+import type { AccountId } from "../domain/ids.ts"
 import { randomBytes } from "node:crypto"
 import { Effect, Option } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
@@ -67,13 +68,13 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
         return { accessToken: yield* tokens.issue(found.value.account.id) }
       }),
 
-      primaryKey: Effect.fn("Accounts.primaryKey")(function* (accountId: string) {
+      primaryKey: Effect.fn("Accounts.primaryKey")(function* (accountId: AccountId) {
         return yield* Effect.flatten(keys.findPrimary(accountId)).pipe(
           Effect.catchTag("NoSuchElementException", () => new NotFound({ message: "API key not found" }))
         )
       }),
 
-      regenerate: Effect.fn("Accounts.regenerate")(function* (accountId: string) {
+      regenerate: Effect.fn("Accounts.regenerate")(function* (accountId: AccountId) {
         const fullKey = newSecretKey()
         const apiKey = yield* Effect.flatten(
           keys.rotatePrimary(accountId, keyMaterial(fullKey, keyHasher.digest))
@@ -82,7 +83,7 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
       }),
 
       createRestrictedKey: Effect.fn("Accounts.createRestrictedKey")(function* (
-        accountId: string,
+        accountId: AccountId,
         label: string,
         scopes: ReadonlyArray<string>,
         rateLimit?: number

@@ -31,7 +31,7 @@ export class Boletos extends Effect.Service<Boletos>()("Boletos", {
         for (;;) {
           const page = yield* transactions.pendingBoletos(BATCH, after)
           if (page.length === 0) break
-          const owners = new Map(page.map((p) => [p.id, p.accountId]))
+          const owners = new Map(page.map((p) => [p.id as string, [p.accountId, p.id] as const]))
           // A bank outage is asked again at the next poll, like a slip it has no news of.
           const settled = yield* provider
             .settlements(page.map((p) => p.id))
@@ -41,11 +41,12 @@ export class Boletos extends Effect.Service<Boletos>()("Boletos", {
               )
             )
           for (const slip of settled) {
-            const accountId = owners.get(slip.transactionId)
-            if (accountId === undefined) continue
+            const owner = owners.get(slip.transactionId)
+            if (owner === undefined) continue
+            const [accountId, transactionId] = owner
             // IllegalTransition: expired or settled meanwhile by another run; the state machine already decided.
             yield* settlement
-              .markPaid(accountId, slip.transactionId, slip.paidAt)
+              .markPaid(accountId, transactionId, slip.paidAt)
               .pipe(Effect.catchTags({ IllegalTransition: () => Effect.void, NotFound: () => Effect.void }))
           }
           confirmed += settled.length

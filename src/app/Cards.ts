@@ -1,3 +1,4 @@
+import type { AccountId, CustomerId } from "../domain/ids.ts"
 import { Effect, Option } from "effect"
 import { NotFound, Unprocessable } from "../domain/errors.ts"
 import type { RawCard } from "../domain/payment.ts"
@@ -7,7 +8,7 @@ import { CustomerRepo } from "../ports/CustomerRepo.ts"
 
 /** A card to vault for a customer, already checked (Luhn, brand, expiry, CVV) by the interface that decoded it. */
 export interface TokenizeCommand {
-  readonly customerId: string
+  readonly customerId: CustomerId
   readonly card: RawCard
 }
 
@@ -21,7 +22,7 @@ export class Cards extends Effect.Service<Cards>()("Cards", {
     const vault = yield* CardVault
     const acquirer = yield* Acquirer
     return {
-      tokenize: Effect.fn("Cards.tokenize")(function* (accountId: string, request: TokenizeCommand) {
+      tokenize: Effect.fn("Cards.tokenize")(function* (accountId: AccountId, request: TokenizeCommand) {
         const { card } = request
         if (Option.isNone(yield* customers.find(accountId, request.customerId))) {
           return yield* new NotFound({ message: "customerId not found" })

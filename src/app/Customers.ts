@@ -1,3 +1,4 @@
+import { AccountId, CustomerId } from "../domain/ids.ts"
 import { Effect, Option } from "effect"
 import { NotFound, ValidationFailed } from "../domain/errors.ts"
 import { CustomerRepo, type CustomerChanges } from "../ports/CustomerRepo.ts"
@@ -19,19 +20,19 @@ export class Customers extends Effect.Service<Customers>()("Customers", {
     const ids = yield* Ids
     return {
       /** `created: false` when the CPF already belonged to a live customer of the account (rule 1). */
-      create: Effect.fn("Customers.create")(function* (accountId: string, input: CustomerInput) {
-        return yield* repo.insertOrGetByDocument(accountId, { id: yield* ids.next, ...input })
+      create: Effect.fn("Customers.create")(function* (accountId: AccountId, input: CustomerInput) {
+        return yield* repo.insertOrGetByDocument(accountId, { id: CustomerId.make(yield* ids.next), ...input })
       }),
-      list: (accountId: string) => repo.list(accountId),
-      get: Effect.fn("Customers.get")(function* (accountId: string, id: string) {
+      list: (accountId: AccountId) => repo.list(accountId),
+      get: Effect.fn("Customers.get")(function* (accountId: AccountId, id: CustomerId) {
         return yield* Option.match(yield* repo.find(accountId, id), {
           onNone: () => Effect.fail(notFound()),
           onSome: Effect.succeed
         })
       }),
       update: Effect.fn("Customers.update")(function* (
-        accountId: string,
-        id: string,
+        accountId: AccountId,
+        id: CustomerId,
         changes: CustomerChanges & { readonly document?: unknown }
       ) {
         if (changes.document !== undefined) {
@@ -43,7 +44,7 @@ export class Customers extends Effect.Service<Customers>()("Customers", {
           onSome: Effect.succeed
         })
       }),
-      remove: Effect.fn("Customers.remove")(function* (accountId: string, id: string) {
+      remove: Effect.fn("Customers.remove")(function* (accountId: AccountId, id: CustomerId) {
         if (!(yield* repo.softDelete(accountId, id))) return yield* notFound()
       })
     }

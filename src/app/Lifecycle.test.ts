@@ -1,3 +1,4 @@
+import { AccountId, OrderId, TransactionId } from "../domain/ids.ts"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Layer } from "effect"
 import { makeFakePorts } from "../../test/support/fakePorts.ts"
@@ -5,9 +6,9 @@ import { TRANSITIONS, TRIGGERS, type Trigger } from "../domain/lifecycle.ts"
 import { PaymentMethod, TransactionStatus, type TransactionRecord } from "../domain/transaction.ts"
 import { Lifecycle } from "./Lifecycle.ts"
 
-const ACCOUNT = "00000000-0000-4000-8000-000000000001"
-const ORDER = "00000000-0000-4000-8000-000000000002"
-const TX = "00000000-0000-4000-8000-000000000003"
+const ACCOUNT = AccountId.make("00000000-0000-4000-8000-000000000001")
+const ORDER = OrderId.make("00000000-0000-4000-8000-000000000002")
+const TX = TransactionId.make("00000000-0000-4000-8000-000000000003")
 
 const seed = (status: TransactionStatus, method: PaymentMethod, origin: "v2" | "v1" = "v2"): TransactionRecord => ({
   id: TX,

@@ -1,3 +1,4 @@
+import type { AccountId, TransactionId } from "../domain/ids.ts"
 import { Effect, Option } from "effect"
 import { NotFound } from "../domain/errors.ts"
 import { type Trigger, transition } from "../domain/lifecycle.ts"
@@ -31,7 +32,7 @@ export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
     const tx = yield* Transactional
 
     const moveOrder = Effect.fn("Lifecycle.moveOrder")(function* (
-      accountId: string,
+      accountId: AccountId,
       t: TransactionRecord,
       trigger: Trigger
     ) {
@@ -47,7 +48,7 @@ export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
 
     /** Moves a transaction the caller has locked, inside the caller's database transaction. */
     const apply = Effect.fn("Lifecycle.apply")(function* (
-      accountId: string,
+      accountId: AccountId,
       t: TransactionRecord,
       trigger: Trigger,
       changes: Omit<TransactionChanges, "status"> = {}
@@ -65,8 +66,8 @@ export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
      * another move per interface), in a database transaction of its own.
      */
     const moveBy = (
-      accountId: string,
-      transactionId: string,
+      accountId: AccountId,
+      transactionId: TransactionId,
       choose: (t: TransactionRecord) => Trigger,
       changes: Omit<TransactionChanges, "status"> = {}
     ) =>
@@ -82,8 +83,8 @@ export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
 
     /** Locks the transaction and moves it, in a database transaction of its own. */
     const move = (
-      accountId: string,
-      transactionId: string,
+      accountId: AccountId,
+      transactionId: TransactionId,
       trigger: Trigger,
       changes: Omit<TransactionChanges, "status"> = {}
     ) => moveBy(accountId, transactionId, () => trigger, changes)
@@ -94,7 +95,7 @@ export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
      * event of that refusal.
      */
     const create = Effect.fn("Lifecycle.create")(function* (
-      accountId: string,
+      accountId: AccountId,
       transaction: NewTransaction,
       bornAs?: "decline"
     ) {

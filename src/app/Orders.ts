@@ -1,3 +1,4 @@
+import { AccountId, CustomerId, OrderId } from "../domain/ids.ts"
 import { Effect, Option } from "effect"
 import { NotFound } from "../domain/errors.ts"
 import { Ids } from "../ports/Ids.ts"
@@ -10,17 +11,17 @@ export class Orders extends Effect.Service<Orders>()("Orders", {
     return {
       /** The customer must be live in the account; a deleted or foreign one reads as not found. */
       create: Effect.fn("Orders.create")(function* (
-        accountId: string,
-        input: { readonly customerId: string; readonly amount: number }
+        accountId: AccountId,
+        input: { readonly customerId: CustomerId; readonly amount: number }
       ) {
-        const order = yield* repo.insertForLiveCustomer(accountId, { id: yield* ids.next, ...input })
+        const order = yield* repo.insertForLiveCustomer(accountId, { id: OrderId.make(yield* ids.next), ...input })
         return yield* Option.match(order, {
           onNone: () => Effect.fail(new NotFound({ message: "customerId not found" })),
           onSome: Effect.succeed
         })
       }),
-      list: (accountId: string) => repo.list(accountId),
-      get: Effect.fn("Orders.get")(function* (accountId: string, id: string) {
+      list: (accountId: AccountId) => repo.list(accountId),
+      get: Effect.fn("Orders.get")(function* (accountId: AccountId, id: OrderId) {
         return yield* Option.match(yield* repo.find(accountId, id), {
           onNone: () => Effect.fail(new NotFound({ message: "order not found" })),
           onSome: Effect.succeed

@@ -1,3 +1,4 @@
+import { AccountId, CustomerId, TransactionId } from "../domain/ids.ts"
 import { randomBytes } from "node:crypto"
 import { Clock, Effect, Either, Option } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
@@ -62,7 +63,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
      * order's row lock in the transaction that records the charge.
      */
     const payableOrder = Effect.fn("Payments.payableOrder")(function* (
-      accountId: string,
+      accountId: AccountId,
       command: PaymentCommand,
       lock: boolean
     ) {
@@ -93,7 +94,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
 
     /** Records the new transaction with its event and jobs, in one database transaction with the order check. */
     const record = (
-      accountId: string,
+      accountId: AccountId,
       command: PaymentCommand,
       insert: NewTransaction,
       afterInsert: (t: TransactionRecord) => Effect.Effect<void> = () => Effect.void
@@ -120,7 +121,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         })
       )
 
-    const base = (command: PaymentCommand, transactionId: string, customerId: string | null) => ({
+    const base = (command: PaymentCommand, transactionId: TransactionId, customerId: CustomerId | null) => ({
       id: transactionId,
       origin: command.origin,
       orderId: command.orderId,
@@ -136,10 +137,10 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
     })
 
     const chargePix = Effect.fn("Payments.chargePix")(function* (
-      accountId: string,
+      accountId: AccountId,
       command: Extract<PaymentCommand, { method: "PIX" }>,
-      transactionId: string,
-      customerId: string | null
+      transactionId: TransactionId,
+      customerId: CustomerId | null
     ) {
       const account = yield* Effect.flatten(accounts.findById(accountId)).pipe(Effect.orDie)
       const now = new Date(yield* Clock.currentTimeMillis)
@@ -176,10 +177,10 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
     })
 
     const chargeBoleto = Effect.fn("Payments.chargeBoleto")(function* (
-      accountId: string,
+      accountId: AccountId,
       command: Extract<PaymentCommand, { method: "BOLETO" }>,
-      transactionId: string,
-      customerId: string | null
+      transactionId: TransactionId,
+      customerId: CustomerId | null
     ) {
       const customer =
         customerId === null
@@ -239,9 +240,9 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
 
     /** Resolves the card to charge: a vaulted token of this account and of the order's customer, or the raw card. */
     const cardFor = Effect.fn("Payments.cardFor")(function* (
-      accountId: string,
+      accountId: AccountId,
       command: CardCommand,
-      customerId: string | null
+      customerId: CustomerId | null
     ) {
       if (command.card._tag === "Raw") {
         const { cvv, ...card } = command.card.card
@@ -265,7 +266,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
 
     /** Asks the acquirer and moves the PROCESSING transaction by its answer. */
     const authorize = Effect.fn("Payments.authorize")(function* (
-      accountId: string,
+      accountId: AccountId,
       current: TransactionRecord,
       command: CardCommand,
       card: CardData
@@ -289,10 +290,10 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
     })
 
     const chargeCard = Effect.fn("Payments.chargeCard")(function* (
-      accountId: string,
+      accountId: AccountId,
       command: CardCommand,
-      transactionId: string,
-      customerId: string | null,
+      transactionId: TransactionId,
+      customerId: CustomerId | null,
       existing: Option.Option<TransactionRecord>
     ) {
       const { card, token } = yield* cardFor(accountId, command, customerId)
@@ -351,9 +352,9 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
 
     return {
       charge: Effect.fn("Payments.charge")(function* (
-        accountId: string,
+        accountId: AccountId,
         command: PaymentCommand,
-        transactionId: string
+        transactionId: TransactionId
       ) {
         const resumed = yield* transactions.find(accountId, transactionId)
         const result =
@@ -374,7 +375,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         metrics.charges.inc({ method: command.method, outcome: result.status.toLowerCase() })
         return result
       }),
-      newTransactionId: ids.next
+      newTransactionId: Effect.map(ids.next, TransactionId.make)
     }
   })
 }) {}

@@ -1,3 +1,4 @@
+import type { AccountId, TransactionId } from "../domain/ids.ts"
 import { Clock, Effect } from "effect"
 import { Acquirer } from "../ports/Acquirer.ts"
 import { TransactionRepo } from "../ports/TransactionRepo.ts"
@@ -18,7 +19,7 @@ export class Reconciliation extends Effect.Service<Reconciliation>()("Reconcilia
     const acquirer = yield* Acquirer
     const lifecycle = yield* Lifecycle
 
-    const settle = Effect.fn("Reconciliation.settle")(function* (accountId: string, id: string) {
+    const settle = Effect.fn("Reconciliation.settle")(function* (accountId: AccountId, id: TransactionId) {
       const status = yield* acquirer.status(id)
       switch (status._tag) {
         case "Approved": {

@@ -1,3 +1,4 @@
+import type { AccountId, RefundId, TransactionId } from "../domain/ids.ts"
 import { Clock, Effect, Either, Option } from "effect"
 import { Metrics } from "../ports/Metrics.ts"
 import { Conflict, NotFound, Unprocessable, ValidationFailed } from "../domain/errors.ts"
@@ -11,7 +12,7 @@ import { Lifecycle } from "./Lifecycle.ts"
 
 /** A refund in the core's words: the whole remaining balance when `amount` is absent. */
 export interface RefundCommand {
-  readonly transactionId: string
+  readonly transactionId: TransactionId
   readonly amount?: number | undefined
   readonly reason?: string | undefined
 }
@@ -38,9 +39,9 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
     const metrics = yield* Metrics
 
     const reserve = Effect.fn("Refunds.reserve")(function* (
-      accountId: string,
+      accountId: AccountId,
       request: RefundCommand,
-      refundId: string
+      refundId: RefundId
     ) {
       const found = yield* transactions.findForUpdate(accountId, request.transactionId)
       if (Option.isNone(found)) return yield* new NotFound({ message: "transaction not found" })
@@ -82,7 +83,7 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
     /** Returns the money through the rail it came by. Boletos are refunded by bank transfer, by hand (spec rule 3). */
     const giveBack = (
       t: TransactionRecord,
-      refundId: string,
+      refundId: RefundId,
       amount: number
     ): Effect.Effect<Either.Either<void, unknown>> => {
       switch (t.method) {
@@ -98,9 +99,9 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
     }
 
     const finish = Effect.fn("Refunds.finish")(function* (
-      accountId: string,
-      transactionId: string,
-      refundId: string,
+      accountId: AccountId,
+      transactionId: TransactionId,
+      refundId: RefundId,
       amount: number,
       succeeded: boolean
     ) {
@@ -129,7 +130,7 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
     })
 
     return {
-      refund: Effect.fn("Refunds.refund")(function* (accountId: string, request: RefundCommand, refundId: string) {
+      refund: Effect.fn("Refunds.refund")(function* (accountId: AccountId, request: RefundCommand, refundId: RefundId) {
         const { amount, transaction } = yield* tx.run(reserve(accountId, request, refundId))
         const given = yield* giveBack(transaction, refundId, amount)
         const result = yield* tx.run(finish(accountId, transaction.id, refundId, amount, Either.isRight(given)))

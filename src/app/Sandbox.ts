@@ -1,3 +1,5 @@
+import type { TransactionId } from "../domain/ids.ts"
+import type { AccountId } from "../domain/ids.ts"
 import { Effect, Option } from "effect"
 import { Disabled, NotFound } from "../domain/errors.ts"
 import { transition } from "../domain/lifecycle.ts"
@@ -22,7 +24,7 @@ export class Sandbox extends Effect.Service<Sandbox>()("Sandbox", {
     const tx = yield* Transactional
 
     const enabled = config.sandboxEnabled ? Effect.void : Effect.fail(new Disabled())
-    const find = (accountId: string, id: string) =>
+    const find = (accountId: AccountId, id: TransactionId) =>
       Effect.flatMap(
         transactions.find(accountId, id),
         Option.match({
@@ -32,7 +34,7 @@ export class Sandbox extends Effect.Service<Sandbox>()("Sandbox", {
       )
 
     return {
-      pay: Effect.fn("Sandbox.pay")(function* (accountId: string, id: string) {
+      pay: Effect.fn("Sandbox.pay")(function* (accountId: AccountId, id: TransactionId) {
         yield* enabled
         const t = yield* find(accountId, id)
         // The move the buyer's payment will make must be legal now (PENDING PIX or boleto).
@@ -42,7 +44,7 @@ export class Sandbox extends Effect.Service<Sandbox>()("Sandbox", {
         yield* tx.run(Effect.zipRight(bank.pay(t.id, t.amount), scheduler.confirmBoletosSoon))
         return { settled: false, transaction: t }
       }),
-      expire: Effect.fn("Sandbox.expire")(function* (accountId: string, id: string) {
+      expire: Effect.fn("Sandbox.expire")(function* (accountId: AccountId, id: TransactionId) {
         yield* enabled
         yield* find(accountId, id)
         return yield* settlement.expire(accountId, id)

@@ -1,3 +1,4 @@
+import type { AccountId, TransactionId } from "../domain/ids.ts"
 import { Effect } from "effect"
 import { Lifecycle } from "./Lifecycle.ts"
 
@@ -10,10 +11,10 @@ export class Settlement extends Effect.Service<Settlement>()("Settlement", {
   effect: Effect.gen(function* () {
     const lifecycle = yield* Lifecycle
     return {
-      markPaid: (accountId: string, transactionId: string, paidAt: Date) =>
+      markPaid: (accountId: AccountId, transactionId: TransactionId, paidAt: Date) =>
         lifecycle.move(accountId, transactionId, "pay", { paidAt }).pipe(Effect.withSpan("Settlement.markPaid")),
 
-      expire: (accountId: string, transactionId: string) =>
+      expire: (accountId: AccountId, transactionId: TransactionId) =>
         lifecycle
           .moveBy(accountId, transactionId, (t) => (t.origin === "v1" ? "cancel" : "expire"), {
             declineCode: "expired"

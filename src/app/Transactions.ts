@@ -1,3 +1,4 @@
+import type { AccountId, TransactionId } from "../domain/ids.ts"
 import { Effect, Option } from "effect"
 import type { Customer } from "../domain/customer.ts"
 import { NotFound } from "../domain/errors.ts"
@@ -17,14 +18,14 @@ export class Transactions extends Effect.Service<Transactions>()("Transactions",
     const repo = yield* TransactionRepo
     const customers = yield* CustomerRepo
 
-    const get = Effect.fn("Transactions.get")(function* (accountId: string, id: string) {
+    const get = Effect.fn("Transactions.get")(function* (accountId: AccountId, id: TransactionId) {
       return yield* Option.match(yield* repo.find(accountId, id), {
         onNone: () => Effect.fail(new NotFound({ message: "transaction not found" })),
         onSome: Effect.succeed
       })
     })
 
-    const view = Effect.fn("Transactions.view")(function* (accountId: string, transaction: TransactionRecord) {
+    const view = Effect.fn("Transactions.view")(function* (accountId: AccountId, transaction: TransactionRecord) {
       const customer =
         transaction.buyer === null && transaction.customerId !== null
           ? Option.getOrNull(yield* customers.find(accountId, transaction.customerId))
@@ -33,15 +34,15 @@ export class Transactions extends Effect.Service<Transactions>()("Transactions",
     })
 
     return {
-      list: (accountId: string) => repo.list(accountId),
+      list: (accountId: AccountId) => repo.list(accountId),
       get,
       view,
-      getView: Effect.fn("Transactions.getView")(function* (accountId: string, id: string) {
+      getView: Effect.fn("Transactions.getView")(function* (accountId: AccountId, id: TransactionId) {
         return yield* view(accountId, yield* get(accountId, id))
       }),
       /** Page `page` (from 1) of `perPage`, newest first, with the total of matching transactions. */
       page: Effect.fn("Transactions.page")(function* (
-        accountId: string,
+        accountId: AccountId,
         filter: TransactionFilter,
         page: number,
         perPage: number

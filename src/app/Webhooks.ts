@@ -1,3 +1,4 @@
+import type { AccountId } from "../domain/ids.ts"
 import { Clock, Effect, Option } from "effect"
 import { NotFound, ValidationFailed } from "../domain/errors.ts"
 import type { DeliveryStatus } from "../domain/webhook.ts"
@@ -17,24 +18,24 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
 
     return {
       /** The URL must be public https (unless WEBHOOK_ALLOW_PRIVATE_URLS); checked again at every delivery. */
-      upsert: Effect.fn("Webhooks.upsert")(function* (accountId: string, url: string) {
+      upsert: Effect.fn("Webhooks.upsert")(function* (accountId: AccountId, url: string) {
         yield* sender.vet(url).pipe(Effect.mapError((refused) => ValidationFailed.one("url", `url ${refused.reason}`)))
         return yield* repo.upsert(accountId, url, yield* sender.newSecret)
       }),
-      get: Effect.fn("Webhooks.get")(function* (accountId: string) {
+      get: Effect.fn("Webhooks.get")(function* (accountId: AccountId) {
         return yield* Option.match(yield* repo.find(accountId), {
           onNone: () => Effect.fail(notFound()),
           onSome: Effect.succeed
         })
       }),
-      remove: Effect.fn("Webhooks.remove")(function* (accountId: string) {
+      remove: Effect.fn("Webhooks.remove")(function* (accountId: AccountId) {
         if (!(yield* repo.remove(accountId))) return yield* notFound()
       }),
       deliveries: (
-        accountId: string,
+        accountId: AccountId,
         filter: { readonly status?: DeliveryStatus | undefined; readonly event?: string | undefined }
       ) => repo.deliveries(accountId, filter),
-      retry: Effect.fn("Webhooks.retry")(function* (accountId: string, deliveryId: string) {
+      retry: Effect.fn("Webhooks.retry")(function* (accountId: AccountId, deliveryId: string) {
         const now = new Date(yield* Clock.currentTimeMillis)
         return yield* tx.run(
           Effect.gen(function* () {

@@ -1,7 +1,8 @@
+import { AccountId } from "./ids.ts"
 import { Schema } from "effect"
 
 export class Account extends Schema.Class<Account>("Account")({
-  id: Schema.UUID,
+  id: AccountId,
   name: Schema.String,
   email: Schema.String,
   createdAt: Schema.Date
@@ -25,7 +26,7 @@ export class ApiKey extends Schema.Class<ApiKey>("ApiKey")({
 
 /** Who is calling, once an API key has been checked. */
 export interface Principal {
-  readonly accountId: string
+  readonly accountId: AccountId
   readonly keyId: string
   readonly scopes: ReadonlyArray<string> | null
   readonly rateLimit: number

@@ -1,7 +1,8 @@
+import { CustomerId } from "./ids.ts"
 import { Schema } from "effect"
 
 export class Customer extends Schema.Class<Customer>("Customer")({
-  id: Schema.UUID,
+  id: CustomerId,
   name: Schema.String,
   email: Schema.String,
   document: Schema.String,

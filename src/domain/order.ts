@@ -1,3 +1,4 @@
+import { CustomerId, OrderId } from "./ids.ts"
 import { Schema } from "effect"
 
 export const OrderStatus = Schema.Literal("PENDING", "PAID", "CANCELLED", "EXPIRED")
@@ -7,8 +8,8 @@ export type OrderStatus = typeof OrderStatus.Type
 export const MAX_AMOUNT = 9_999_999_999
 
 export class Order extends Schema.Class<Order>("Order")({
-  id: Schema.UUID,
-  customerId: Schema.UUID,
+  id: OrderId,
+  customerId: CustomerId,
   amount: Schema.Int,
   status: OrderStatus,
   createdAt: Schema.Date

@@ -1,3 +1,4 @@
+import type { OrderId } from "./ids.ts"
 import { Either } from "effect"
 import { cardExpired, type CardBrand, detectBrand, isValidPanFormat, luhnValid, parseExpiry } from "./card.ts"
 import type { FieldError } from "./errors.ts"
@@ -69,7 +70,7 @@ interface Common {
   /** The interface that asked: the transaction's events speak its words. */
   readonly origin: Origin
   /** The order charged (/api), or null for a charge that names its buyer instead (/public/v1). */
-  readonly orderId: string | null
+  readonly orderId: OrderId | null
   readonly buyer: Buyer | null
   readonly amount: number
   readonly payer: Payer

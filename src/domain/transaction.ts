@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { CustomerId, OrderId, TransactionId } from "./ids.ts"
 
 /** The core's words: a superset of /api (v2) and /public/v1 (CONTRACT §9). */
 export const TransactionStatus = Schema.Literal(
@@ -104,10 +105,10 @@ export const ProductRecord = Schema.Struct({
 
 /** The whole stored transaction, as the core works with it; repositories decode rows with this schema. */
 export const TransactionRecord = Schema.Struct({
-  id: Schema.String,
+  id: TransactionId,
   origin: Origin,
-  orderId: Schema.NullOr(Schema.String),
-  customerId: Schema.NullOr(Schema.String),
+  orderId: Schema.NullOr(OrderId),
+  customerId: Schema.NullOr(CustomerId),
   method: PaymentMethod,
   amount: Schema.Number,
   /** What the buyer is charged: the amount plus installment interest. */

@@ -1,3 +1,4 @@
+import { AccountId, TransactionId } from "../domain/ids.ts"
 import { Effect, Runtime, Schema } from "effect"
 import type { Task, TaskList } from "graphile-worker"
 import { Metrics } from "../ports/Metrics.ts"
@@ -38,7 +39,7 @@ const deliverWebhook = task("deliver_webhook", Schema.Struct({ deliveryId: Schem
 
 const expireTransaction = task(
   "expire_transaction",
-  Schema.Struct({ accountId: Schema.UUID, transactionId: Schema.UUID }),
+  Schema.Struct({ accountId: AccountId, transactionId: TransactionId }),
   ({ accountId, transactionId }) =>
     // Paid, or expired by the sandbox, before the deadline: nothing to do.
     Effect.flatMap(Settlement, (s) => s.expire(accountId, transactionId)).pipe(

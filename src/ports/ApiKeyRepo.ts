@@ -1,3 +1,4 @@
+import type { AccountId } from "../domain/ids.ts"
 import { Context, type Effect, type Option } from "effect"
 import type { ApiKey, Principal } from "../domain/account.ts"
 
@@ -10,7 +11,7 @@ export interface KeyMaterial {
 
 export interface NewApiKey extends KeyMaterial {
   readonly id: string
-  readonly accountId: string
+  readonly accountId: AccountId
   readonly label: string
   readonly isPrimary: boolean
   readonly scopes: ReadonlyArray<string> | null
@@ -23,9 +24,9 @@ export class ApiKeyRepo extends Context.Tag("ApiKeyRepo")<
     readonly insert: (key: NewApiKey) => Effect.Effect<ApiKey>
     /** The active key with this digest. Inactive, rotated-away and unknown keys are all None. */
     readonly findActiveByDigest: (digest: Uint8Array) => Effect.Effect<Option.Option<Principal>>
-    readonly findPrimary: (accountId: string) => Effect.Effect<Option.Option<ApiKey>>
+    readonly findPrimary: (accountId: AccountId) => Effect.Effect<Option.Option<ApiKey>>
     /** Replaces the primary key's secret in place: the old one stops matching at commit. */
-    readonly rotatePrimary: (accountId: string, material: KeyMaterial) => Effect.Effect<Option.Option<ApiKey>>
+    readonly rotatePrimary: (accountId: AccountId, material: KeyMaterial) => Effect.Effect<Option.Option<ApiKey>>
     /** Records when keys were last used, in one write for many requests. */
     readonly touch: (lastUsed: ReadonlyMap<string, Date>) => Effect.Effect<void>
   }

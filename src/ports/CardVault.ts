@@ -1,3 +1,4 @@
+import type { AccountId, CustomerId } from "../domain/ids.ts"
 import { Context, type Effect, type Option } from "effect"
 import type { CardBrand } from "../domain/card.ts"
 
@@ -10,7 +11,7 @@ export interface VaultCard {
 
 export interface StoredCard {
   readonly token: string
-  readonly customerId: string
+  readonly customerId: CustomerId
   readonly brand: CardBrand
   readonly last4: string
   readonly expMonth: number
@@ -26,14 +27,14 @@ export class CardVault extends Context.Tag("CardVault")<
   CardVault,
   {
     readonly store: (
-      accountId: string,
-      customerId: string,
+      accountId: AccountId,
+      customerId: CustomerId,
       brand: CardBrand,
       card: VaultCard
     ) => Effect.Effect<StoredCard>
     /** The card and its PAN, for a charge. None for an unknown token or one of another account. */
     readonly reveal: (
-      accountId: string,
+      accountId: AccountId,
       token: string
     ) => Effect.Effect<Option.Option<StoredCard & { readonly pan: string }>>
   }

@@ -1,8 +1,9 @@
+import type { AccountId, CustomerId } from "../domain/ids.ts"
 import { Context, type Effect, type Option } from "effect"
 import type { Customer } from "../domain/customer.ts"
 
 export interface NewCustomer {
-  readonly id: string
+  readonly id: CustomerId
   readonly name: string
   readonly email: string
   readonly document: string
@@ -21,13 +22,17 @@ export class CustomerRepo extends Context.Tag("CustomerRepo")<
   {
     /** Inserts, or returns the live customer that already has this document (`created: false`). */
     readonly insertOrGetByDocument: (
-      accountId: string,
+      accountId: AccountId,
       customer: NewCustomer
     ) => Effect.Effect<{ readonly customer: Customer; readonly created: boolean }>
-    readonly list: (accountId: string) => Effect.Effect<ReadonlyArray<Customer>>
-    readonly find: (accountId: string, id: string) => Effect.Effect<Option.Option<Customer>>
-    readonly update: (accountId: string, id: string, changes: CustomerChanges) => Effect.Effect<Option.Option<Customer>>
+    readonly list: (accountId: AccountId) => Effect.Effect<ReadonlyArray<Customer>>
+    readonly find: (accountId: AccountId, id: CustomerId) => Effect.Effect<Option.Option<Customer>>
+    readonly update: (
+      accountId: AccountId,
+      id: CustomerId,
+      changes: CustomerChanges
+    ) => Effect.Effect<Option.Option<Customer>>
     /** Soft delete; false when there was no live customer. */
-    readonly softDelete: (accountId: string, id: string) => Effect.Effect<boolean>
+    readonly softDelete: (accountId: AccountId, id: CustomerId) => Effect.Effect<boolean>
   }
 >() {}

@@ -1,3 +1,4 @@
+import type { AccountId } from "../domain/ids.ts"
 import { Context, type Effect } from "effect"
 
 export interface StoredResponse {
@@ -20,12 +21,17 @@ export class IdempotencyStore extends Context.Tag("IdempotencyStore")<
      * Claims the key for a request with this fingerprint. A claim whose owner died (lease expired)
      * is taken over with the same resource id, so the retry resumes rather than charging again.
      */
-    readonly claim: (accountId: string, key: string, fingerprint: string, newResourceId: string) => Effect.Effect<Claim>
-    readonly complete: (accountId: string, key: string, response: StoredResponse) => Effect.Effect<void>
+    readonly claim: (
+      accountId: AccountId,
+      key: string,
+      fingerprint: string,
+      newResourceId: string
+    ) => Effect.Effect<Claim>
+    readonly complete: (accountId: AccountId, key: string, response: StoredResponse) => Effect.Effect<void>
     /** Gives the key up without a stored response (the request failed before doing anything). */
-    readonly forget: (accountId: string, key: string) => Effect.Effect<void>
+    readonly forget: (accountId: AccountId, key: string) => Effect.Effect<void>
     /** Ends the lease now (a defect): the next retry takes over at once, with the same resource id. */
-    readonly release: (accountId: string, key: string) => Effect.Effect<void>
+    readonly release: (accountId: AccountId, key: string) => Effect.Effect<void>
     readonly deleteOlderThan: (hours: number) => Effect.Effect<number>
   }
 >() {}

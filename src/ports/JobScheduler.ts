@@ -1,3 +1,4 @@
+import type { AccountId, TransactionId } from "../domain/ids.ts"
 import { Context, type Effect } from "effect"
 
 /**
@@ -8,7 +9,7 @@ export class JobScheduler extends Context.Tag("JobScheduler")<
   JobScheduler,
   {
     /** Expire a PENDING PIX or boleto at its deadline (no table scans). */
-    readonly expireAt: (accountId: string, transactionId: string, at: Date) => Effect.Effect<void>
+    readonly expireAt: (accountId: AccountId, transactionId: TransactionId, at: Date) => Effect.Effect<void>
     /** Make sure the boleto confirmation job runs soon (one job for all pending slips). */
     readonly confirmBoletosSoon: Effect.Effect<void>
     /** Next pass of the boleto confirmation job, while slips are pending. */

@@ -1,3 +1,4 @@
+import type { AccountId } from "../domain/ids.ts"
 import { Context, Effect, Layer } from "effect"
 import type { Trigger } from "../domain/lifecycle.ts"
 import type { TransactionRecord } from "../domain/transaction.ts"
@@ -15,7 +16,7 @@ export interface Movement {
  */
 export class Ledger extends Context.Tag("Ledger")<
   Ledger,
-  { readonly record: (accountId: string, movement: Movement) => Effect.Effect<void> }
+  { readonly record: (accountId: AccountId, movement: Movement) => Effect.Effect<void> }
 >() {
   /** No books yet: every movement is accepted and nothing is posted. */
   static readonly None = Layer.succeed(Ledger, Ledger.of({ record: () => Effect.void }))

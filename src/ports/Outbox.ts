@@ -1,3 +1,4 @@
+import type { AccountId } from "../domain/ids.ts"
 import { Context, type Effect } from "effect"
 import type { EventKind } from "../domain/events.ts"
 import type { TransactionRecord } from "../domain/transaction.ts"
@@ -10,6 +11,6 @@ import type { TransactionRecord } from "../domain/transaction.ts"
 export class Outbox extends Context.Tag("Outbox")<
   Outbox,
   {
-    readonly emit: (accountId: string, kind: EventKind, transaction: TransactionRecord) => Effect.Effect<void>
+    readonly emit: (accountId: AccountId, kind: EventKind, transaction: TransactionRecord) => Effect.Effect<void>
   }
 >() {}

@@ -1,3 +1,4 @@
+import type { TransactionId } from "../domain/ids.ts"
 import { Context, type Effect, type Option } from "effect"
 import type { TransactionRecord } from "../domain/transaction.ts"
 
@@ -10,7 +11,7 @@ export type DocumentKind = "pix_qr" | "boleto_pdf" | "checkout"
 export class PublicDocuments extends Context.Tag("PublicDocuments")<
   PublicDocuments,
   {
-    readonly create: (token: string, transactionId: string, kind: DocumentKind) => Effect.Effect<void>
+    readonly create: (token: string, transactionId: TransactionId, kind: DocumentKind) => Effect.Effect<void>
     readonly find: (token: string, kind: DocumentKind) => Effect.Effect<Option.Option<TransactionRecord>>
     /** The transaction behind a checkout token and the trade name of the merchant it belongs to. */
     readonly findCheckout: (

@@ -1,8 +1,9 @@
+import type { AccountId, RefundId, TransactionId } from "../domain/ids.ts"
 import { Context, type Effect } from "effect"
 
 export interface Refund {
-  readonly id: string
-  readonly transactionId: string
+  readonly id: RefundId
+  readonly transactionId: TransactionId
   readonly amount: number
   readonly reason: string | null
   readonly status: "PENDING" | "SUCCEEDED" | "FAILED"
@@ -14,15 +15,15 @@ export class RefundRepo extends Context.Tag("RefundRepo")<
   RefundRepo,
   {
     readonly insertPending: (
-      accountId: string,
+      accountId: AccountId,
       refund: {
-        readonly id: string
-        readonly transactionId: string
+        readonly id: RefundId
+        readonly transactionId: TransactionId
         readonly amount: number
         readonly reason: string | null
       }
     ) => Effect.Effect<Refund>
-    readonly finish: (accountId: string, id: string, status: "SUCCEEDED" | "FAILED") => Effect.Effect<Refund>
-    readonly find: (accountId: string, id: string) => Effect.Effect<Refund | undefined>
+    readonly finish: (accountId: AccountId, id: RefundId, status: "SUCCEEDED" | "FAILED") => Effect.Effect<Refund>
+    readonly find: (accountId: AccountId, id: RefundId) => Effect.Effect<Refund | undefined>
   }
 >() {}

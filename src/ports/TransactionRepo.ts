@@ -1,3 +1,4 @@
+import type { AccountId, CustomerId, OrderId, TransactionId } from "../domain/ids.ts"
 import { Context, type Effect, type Option } from "effect"
 import type { Buyer, Product } from "../domain/payment.ts"
 import type {
@@ -9,7 +10,7 @@ import type {
 } from "../domain/transaction.ts"
 
 export interface NewTransaction {
-  readonly id: string
+  readonly id: TransactionId
   readonly origin: Origin
   readonly amountTotal: number
   readonly amountInterest: number
@@ -19,8 +20,8 @@ export interface NewTransaction {
   readonly comment: string | null
   /** Set when the transaction is born refused (antifraud before the acquirer). */
   readonly declineCode?: string
-  readonly orderId: string | null
-  readonly customerId: string | null
+  readonly orderId: OrderId | null
+  readonly customerId: CustomerId | null
   readonly method: PaymentMethod
   readonly amount: number
   readonly status: TransactionStatus
@@ -55,17 +56,21 @@ export interface TransactionFilter {
 export class TransactionRepo extends Context.Tag("TransactionRepo")<
   TransactionRepo,
   {
-    readonly insert: (accountId: string, transaction: NewTransaction) => Effect.Effect<TransactionRecord>
-    readonly list: (accountId: string) => Effect.Effect<ReadonlyArray<TransactionRecord>>
-    readonly find: (accountId: string, id: string) => Effect.Effect<Option.Option<TransactionRecord>>
+    readonly insert: (accountId: AccountId, transaction: NewTransaction) => Effect.Effect<TransactionRecord>
+    readonly list: (accountId: AccountId) => Effect.Effect<ReadonlyArray<TransactionRecord>>
+    readonly find: (accountId: AccountId, id: TransactionId) => Effect.Effect<Option.Option<TransactionRecord>>
     /** Row-locks the transaction until the database transaction ends. */
-    readonly findForUpdate: (accountId: string, id: string) => Effect.Effect<Option.Option<TransactionRecord>>
-    readonly update: (accountId: string, id: string, changes: TransactionChanges) => Effect.Effect<TransactionRecord>
+    readonly findForUpdate: (accountId: AccountId, id: TransactionId) => Effect.Effect<Option.Option<TransactionRecord>>
+    readonly update: (
+      accountId: AccountId,
+      id: TransactionId,
+      changes: TransactionChanges
+    ) => Effect.Effect<TransactionRecord>
     /** Whether a card charge of this order is waiting for the acquirer. */
-    readonly hasProcessing: (accountId: string, orderId: string) => Effect.Effect<boolean>
+    readonly hasProcessing: (accountId: AccountId, orderId: OrderId) => Effect.Effect<boolean>
     /** A page of the account's transactions, newest first, and how many match in all. */
     readonly page: (
-      accountId: string,
+      accountId: AccountId,
       filter: TransactionFilter,
       offset: number,
       limit: number
@@ -74,11 +79,11 @@ export class TransactionRepo extends Context.Tag("TransactionRepo")<
     readonly stuckProcessing: (
       olderThan: Date,
       limit: number
-    ) => Effect.Effect<ReadonlyArray<{ readonly accountId: string; readonly id: string }>>
+    ) => Effect.Effect<ReadonlyArray<{ readonly accountId: AccountId; readonly id: TransactionId }>>
     /** PENDING boletos of every account, by id after `afterId` (keyset paging for the confirmation job). */
     readonly pendingBoletos: (
       limit: number,
       afterId?: string
-    ) => Effect.Effect<ReadonlyArray<{ readonly accountId: string; readonly id: string }>>
+    ) => Effect.Effect<ReadonlyArray<{ readonly accountId: AccountId; readonly id: TransactionId }>>
   }
 >() {}

@@ -1,3 +1,4 @@
+import type { AccountId } from "../domain/ids.ts"
 import { Context, type Effect, type Option } from "effect"
 import type { StoredEvent } from "../domain/events.ts"
 import type { Delivery, DeliveryStatus, Webhook } from "../domain/webhook.ts"
@@ -5,7 +6,7 @@ import type { Delivery, DeliveryStatus, Webhook } from "../domain/webhook.ts"
 /** What a delivery attempt needs: the stored event and where and how to send it now. */
 export interface DeliveryTarget {
   readonly deliveryId: string
-  readonly accountId: string
+  readonly accountId: AccountId
   readonly event: string
   readonly status: DeliveryStatus
   readonly attempts: number
@@ -28,23 +29,23 @@ export class WebhookRepo extends Context.Tag("WebhookRepo")<
   WebhookRepo,
   {
     readonly upsert: (
-      accountId: string,
+      accountId: AccountId,
       url: string,
       newSecret: string
     ) => Effect.Effect<{ readonly webhook: Webhook; readonly created: boolean }>
-    readonly find: (accountId: string) => Effect.Effect<Option.Option<Webhook>>
+    readonly find: (accountId: AccountId) => Effect.Effect<Option.Option<Webhook>>
     /** Deletes the webhook and drops its pending deliveries; false when there was none. */
-    readonly remove: (accountId: string) => Effect.Effect<boolean>
+    readonly remove: (accountId: AccountId) => Effect.Effect<boolean>
     readonly deliveries: (
-      accountId: string,
+      accountId: AccountId,
       filter: { readonly status?: DeliveryStatus | undefined; readonly event?: string | undefined }
     ) => Effect.Effect<ReadonlyArray<Delivery>>
-    readonly findDelivery: (accountId: string, deliveryId: string) => Effect.Effect<Option.Option<Delivery>>
+    readonly findDelivery: (accountId: AccountId, deliveryId: string) => Effect.Effect<Option.Option<Delivery>>
     /** Locks the delivery row for the attempt's bookkeeping. */
     readonly target: (deliveryId: string) => Effect.Effect<Option.Option<DeliveryTarget>>
     /** Records an attempt on a delivery still PENDING; false when it was dropped or finished meanwhile. */
     readonly recordAttempt: (deliveryId: string, attempt: AttemptRecord) => Effect.Effect<boolean>
-    readonly markPending: (accountId: string, deliveryId: string) => Effect.Effect<Option.Option<Delivery>>
+    readonly markPending: (accountId: AccountId, deliveryId: string) => Effect.Effect<Option.Option<Delivery>>
     readonly deleteHistoryOlderThan: (days: number) => Effect.Effect<number>
   }
 >() {}

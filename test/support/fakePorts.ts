@@ -1,3 +1,4 @@
+import { CustomerId, type OrderId, type TransactionId } from "../../src/domain/ids.ts"
 import { Effect, Layer, Option } from "effect"
 import type { EventKind } from "../../src/domain/events.ts"
 import type { Order, OrderStatus } from "../../src/domain/order.ts"
@@ -10,8 +11,8 @@ import { Transactional } from "../../src/ports/Transactional.ts"
 
 /** In-memory stand-ins for the ports the lifecycle writes through, with what each was asked to do. */
 export const makeFakePorts = () => {
-  const transactions = new Map<string, TransactionRecord>()
-  const orders = new Map<string, OrderStatus>()
+  const transactions = new Map<TransactionId, TransactionRecord>()
+  const orders = new Map<OrderId, OrderStatus>()
   const events: Array<{ kind: EventKind; transaction: TransactionRecord }> = []
   const movements: Array<Movement> = []
   const layer = Layer.mergeAll(
@@ -59,7 +60,8 @@ export const makeFakePorts = () => {
           Effect.sync(() =>
             Option.map(
               Option.fromNullable(orders.get(id)),
-              (status) => ({ id, customerId: id, amount: 1, status, createdAt: new Date() }) as Order
+              (status): Order =>
+                ({ id, customerId: CustomerId.make(id), amount: 1, status, createdAt: new Date() }) as Order
             )
           ),
         setStatus: (_, id, status) => Effect.sync(() => void orders.set(id, status))

@@ -1,3 +1,4 @@
+import { AccountId } from "../../domain/ids.ts"
 import { Effect, Layer, Redacted } from "effect"
 import { errors, jwtVerify, SignJWT } from "jose"
 import { AppConfig } from "../../config/AppConfig.ts"
@@ -30,7 +31,7 @@ export const JwtSessionTokens = Layer.effect(
             // A token is only as good as its subject: anything but an account id is refused.
             ({ payload }) =>
               isUuid(payload.sub ?? "")
-                ? { _tag: "Valid" as const, accountId: payload.sub! }
+                ? { _tag: "Valid" as const, accountId: AccountId.make(payload.sub!) }
                 : { _tag: "Invalid" as const },
             (error: unknown) =>
               error instanceof errors.JWTExpired ? { _tag: "Expired" as const } : { _tag: "Invalid" as const }

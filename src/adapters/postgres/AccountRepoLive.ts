@@ -1,3 +1,4 @@
+import type { AccountId } from "../../domain/ids.ts"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import { Account } from "../../domain/account.ts"
@@ -5,7 +6,7 @@ import { EmailAlreadyRegistered } from "../../domain/errors.ts"
 import { AccountRepo } from "../../ports/AccountRepo.ts"
 
 interface AccountRow {
-  readonly id: string
+  readonly id: AccountId
   readonly name: string
   readonly email: string
   readonly passwordHash: string

@@ -1,3 +1,4 @@
+import type { AccountId } from "../../domain/ids.ts"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import { ApiKey } from "../../domain/account.ts"
@@ -6,7 +7,7 @@ import { ApiKeyRepo } from "../../ports/ApiKeyRepo.ts"
 
 interface ApiKeyRow {
   readonly id: string
-  readonly accountId: string
+  readonly accountId: AccountId
   readonly label: string
   readonly keyPrefix: string
   readonly keyLast4: string

@@ -1,3 +1,4 @@
+import { AccountId, CustomerId } from "../../domain/ids.ts"
 import { randomBytes, randomUUID } from "node:crypto"
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
@@ -30,8 +31,8 @@ const card: VaultCard = { pan: PAN, expMonth: 12, expYear: 2030, holderName: "MA
 /** An account and one of its customers, inserted directly. */
 const seed = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const accountId = randomUUID()
-  const customerId = randomUUID()
+  const accountId = AccountId.make(randomUUID())
+  const customerId = CustomerId.make(randomUUID())
   yield* sql`insert into accounts (id, name, email, password_hash)
     values (${accountId}, 'Loja', ${`${accountId}@example.com`}, 'x')`
   yield* sql`insert into customers (id, account_id, name, email, document, phone)

@@ -1,3 +1,4 @@
+import type { CustomerId } from "../../domain/ids.ts"
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Redacted } from "effect"
@@ -56,7 +57,7 @@ export const CardVaultLive = Layer.effect(
     return CardVault.of({
       store: Effect.fn("CardVault.store")(function* (
         accountId: string,
-        customerId: string,
+        customerId: CustomerId,
         brand: CardBrand,
         card: VaultCard
       ) {

@@ -1,10 +1,11 @@
+import type { CustomerId } from "../../domain/ids.ts"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import { Customer } from "../../domain/customer.ts"
 import { CustomerRepo } from "../../ports/CustomerRepo.ts"
 
 interface CustomerRow {
-  readonly id: string
+  readonly id: CustomerId
   readonly name: string
   readonly email: string
   readonly document: string

@@ -1,11 +1,12 @@
+import type { CustomerId, OrderId } from "../../domain/ids.ts"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import { Order, type OrderStatus } from "../../domain/order.ts"
 import { OrderRepo } from "../../ports/OrderRepo.ts"
 
 interface OrderRow {
-  readonly id: string
-  readonly customerId: string
+  readonly id: OrderId
+  readonly customerId: CustomerId
   readonly amount: number
   readonly status: OrderStatus
   readonly createdAt: Date

@@ -1,3 +1,4 @@
+import { AccountId, TransactionId } from "../../domain/ids.ts"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { TransactionRecord } from "../../domain/transaction.ts"
@@ -13,7 +14,7 @@ const json = (value: unknown) => (value === null || value === undefined ? null :
 // does not decode is a defect of the database, not of the request.
 const decodeRows = Schema.decodeUnknown(Schema.Array(TransactionRecord))
 
-const Owned = Schema.Array(Schema.Struct({ accountId: Schema.String, id: Schema.String }))
+const Owned = Schema.Array(Schema.Struct({ accountId: AccountId, id: TransactionId }))
 
 export const TransactionRepoLive = Layer.effect(
   TransactionRepo,

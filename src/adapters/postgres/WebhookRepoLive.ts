@@ -1,3 +1,4 @@
+import { AccountId } from "../../domain/ids.ts"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { EventSnapshot, type EventKind } from "../../domain/events.ts"
@@ -7,7 +8,7 @@ import { WebhookRepo } from "../../ports/WebhookRepo.ts"
 
 const TargetRow = Schema.Struct({
   id: Schema.String,
-  accountId: Schema.String,
+  accountId: AccountId,
   event: Schema.String,
   status: DeliveryStatus,
   attempts: Schema.Number,

@@ -1,3 +1,4 @@
+import type { AccountId } from "../../domain/ids.ts"
 import { createHash } from "node:crypto"
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Exit, Option, Schedule } from "effect"
@@ -50,7 +51,7 @@ const respond = (status: number, body: string, replayed: boolean) =>
  * can reuse the key; a defect keeps the key's reserved resource id and frees it for the next retry.
  */
 export const idempotent = <E extends HttpError, R>(options: {
-  readonly accountId: string
+  readonly accountId: AccountId
   readonly key: string | undefined
   readonly body: unknown
   readonly newResourceId: Effect.Effect<string>

@@ -1,13 +1,17 @@
 import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
 import { Context, Schema } from "effect"
 import type { Principal } from "../../domain/account.ts"
+import type { AccountId } from "../../domain/ids.ts"
 import { Forbidden, NotFound, TooManyRequests, Unauthorized } from "./errors.ts"
 
 /** The caller of an API-key route: its account, key, scopes and rate limit. */
 export class CurrentPrincipal extends Context.Tag("CurrentPrincipal")<CurrentPrincipal, Principal>() {}
 
 /** The account signed in with a login token (key-management routes). */
-export class CurrentSession extends Context.Tag("CurrentSession")<CurrentSession, { readonly accountId: string }>() {}
+export class CurrentSession extends Context.Tag("CurrentSession")<
+  CurrentSession,
+  { readonly accountId: AccountId }
+>() {}
 
 /**
  * `X-Api-Key` on every /api route but login and key management: checks the key, its scopes and the

@@ -1,3 +1,4 @@
+import { type AccountId, RefundId, TransactionId } from "../../../domain/ids.ts"
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { Clock, Effect, Either, Schema } from "effect"
 import { Payments } from "../../../app/Payments.ts"
@@ -24,7 +25,9 @@ const isDate = (s: string) => DATE.test(s) && !Number.isNaN(new Date(`${s}T12:00
 
 /** A hash that is not a UUID names no transaction: 404, as for another account's (CONTRACT-v1 §1). */
 const knownHash = (hash: string) =>
-  isUuid(hash) ? Effect.succeed(hash) : Effect.fail(new NotFound({ message: "transaction not found" }))
+  isUuid(hash)
+    ? Effect.succeed(TransactionId.make(hash))
+    : Effect.fail(new NotFound({ message: "transaction not found" }))
 
 const positive = (name: string, raw: string | undefined, fallback: number, max: number) => {
   if (raw === undefined) return Either.right(fallback)
@@ -41,7 +44,7 @@ export const V1TransactionsHttp = HttpApiBuilder.group(GatewayApi, "v1Transactio
     const refunds = yield* Refunds
     const transactions = yield* Transactions
     const rawBody = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => request.json).pipe(Effect.orDie)
-    const present = (accountId: string, id: string) =>
+    const present = (accountId: AccountId, id: TransactionId) =>
       Effect.flatMap(transactions.getView(accountId, id), (view) =>
         Schema.encode(V1Transaction)(v1Transaction(config.publicBaseUrl, view)).pipe(Effect.orDie)
       )
@@ -49,7 +52,7 @@ export const V1TransactionsHttp = HttpApiBuilder.group(GatewayApi, "v1Transactio
     /** A POST under CONTRACT §6: the reserved id becomes the new transaction's or refund's id. */
     const idempotentPost = <E extends HttpError>(
       key: string | undefined,
-      run: (accountId: string, resourceId: string) => Effect.Effect<Reply, E>
+      run: (accountId: AccountId, resourceId: string) => Effect.Effect<Reply, E>
     ) =>
       Effect.gen(function* () {
         const { accountId } = yield* CurrentPrincipal
@@ -72,7 +75,7 @@ export const V1TransactionsHttp = HttpApiBuilder.group(GatewayApi, "v1Transactio
               onRight: Effect.succeed
             })
             // Every outcome is a transaction (CONTRACT-v1 §3): refused and failed cards answer 201 too.
-            const created = yield* payments.charge(accountId, command, transactionId)
+            const created = yield* payments.charge(accountId, command, TransactionId.make(transactionId))
             return { status: 201, body: { success: true, data: yield* present(accountId, created.id) } }
           }).pipe(renderedV1)
         )
@@ -148,7 +151,7 @@ export const V1TransactionsHttp = HttpApiBuilder.group(GatewayApi, "v1Transactio
             yield* refunds.refund(
               accountId,
               { transactionId: id, amount: payload.amount, reason: payload.reason },
-              refundId
+              RefundId.make(refundId)
             )
             return { status: 200, body: { success: true, data: yield* present(accountId, id) } }
           }).pipe(renderedV1)

@@ -1,8 +1,9 @@
+import { CustomerId } from "../../../domain/ids.ts"
 import { ScopeResource } from "../../shared/annotations.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Customer } from "../../../domain/customer.ts"
-import { Cpf, Email, Name, Phone, Uuid } from "../../../domain/fields.ts"
+import { Cpf, Email, Name, Phone } from "../../../domain/fields.ts"
 import { BadRequest, NotFound } from "../../shared/errors.ts"
 import { payload } from "../../shared/payload.ts"
 import { ApiKeyAuth } from "../../shared/security.ts"
@@ -19,7 +20,7 @@ export const UpdateCustomer = payload(
   })
 )
 
-const id = HttpApiSchema.param("id", Uuid)
+const id = HttpApiSchema.param("id", CustomerId)
 
 export class CustomersApi extends HttpApiGroup.make("customers")
   .annotate(ScopeResource, "customers")

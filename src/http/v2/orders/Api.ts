@@ -1,15 +1,16 @@
+import { CustomerId, OrderId } from "../../../domain/ids.ts"
 import { ScopeResource } from "../../shared/annotations.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { Amount, Uuid } from "../../../domain/fields.ts"
+import { Amount } from "../../../domain/fields.ts"
 import { Order } from "../../../domain/order.ts"
 import { BadRequest, NotFound } from "../../shared/errors.ts"
 import { payload } from "../../shared/payload.ts"
 import { ApiKeyAuth } from "../../shared/security.ts"
 
-export const CreateOrder = payload(Schema.Struct({ customerId: Uuid, amount: Amount }))
+export const CreateOrder = payload(Schema.Struct({ customerId: CustomerId, amount: Amount }))
 
-const id = HttpApiSchema.param("id", Uuid)
+const id = HttpApiSchema.param("id", OrderId)
 
 export class OrdersApi extends HttpApiGroup.make("orders")
   .annotate(ScopeResource, "orders")

@@ -1,3 +1,4 @@
+import { TransactionId } from "../../../domain/ids.ts"
 import { ScopeResource } from "../../shared/annotations.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
@@ -108,7 +109,7 @@ export const TokenizeCard = payload(toTokenizeCommand(TokenizeWire))
 
 export const RefundPayment = payload(
   Schema.Struct({
-    transactionId: Uuid,
+    transactionId: TransactionId,
     amount: Schema.optional(Amount),
     reason: Schema.optional(Schema.String.pipe(Schema.maxLength(500)))
   }).annotations({ examples: refundExamples })
@@ -156,7 +157,7 @@ const IdempotencyHeaders = Schema.Struct({
   )
 })
 
-const transactionId = HttpApiSchema.param("transactionId", Uuid)
+const transactionId = HttpApiSchema.param("transactionId", TransactionId)
 
 export class PaymentsApi extends HttpApiGroup.make("payments")
   .add(

@@ -1,3 +1,4 @@
+import { type AccountId, RefundId, TransactionId } from "../../../domain/ids.ts"
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { Effect, Schema } from "effect"
 import { Cards } from "../../../app/Cards.ts"
@@ -26,7 +27,7 @@ export const PaymentsHttp = HttpApiBuilder.group(GatewayApi, "payments", (handle
     /** A POST under CONTRACT §6: the reserved id becomes the new transaction's or refund's id. */
     const idempotentPost = <E extends HttpError>(
       key: string | undefined,
-      run: (accountId: string, resourceId: string) => Effect.Effect<Reply, E>
+      run: (accountId: AccountId, resourceId: string) => Effect.Effect<Reply, E>
     ) =>
       Effect.gen(function* () {
         const { accountId } = yield* CurrentPrincipal
@@ -42,7 +43,7 @@ export const PaymentsHttp = HttpApiBuilder.group(GatewayApi, "payments", (handle
     return handlers
       .handle("process", ({ headers, payload }) =>
         idempotentPost(headers["idempotency-key"], (accountId, transactionId) =>
-          payments.charge(accountId, payload, transactionId).pipe(
+          payments.charge(accountId, payload, TransactionId.make(transactionId)).pipe(
             Effect.flatMap(refusedAs422),
             rendered,
             Effect.flatMap((t) =>
@@ -57,7 +58,7 @@ export const PaymentsHttp = HttpApiBuilder.group(GatewayApi, "payments", (handle
       )
       .handle("refund", ({ headers, payload }) =>
         idempotentPost(headers["idempotency-key"], (accountId, refundId) =>
-          refunds.refund(accountId, payload, refundId).pipe(
+          refunds.refund(accountId, payload, RefundId.make(refundId)).pipe(
             rendered,
             Effect.flatMap(({ reason, refundedAt, transaction: t }) =>
               Schema.encode(RefundResult)({

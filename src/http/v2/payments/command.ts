@@ -1,3 +1,4 @@
+import { CustomerId, type OrderId } from "../../../domain/ids.ts"
 import { Either, ParseResult, Schema } from "effect"
 import type * as AST from "effect/SchemaAST"
 import { isValidBirthdate, isValidBrazilianMobile, isValidCep, isValidUf } from "../../../domain/address.ts"
@@ -91,7 +92,8 @@ export const decodeProcess = (
   const a = request.buyerAddress
   const common = {
     origin: "v2" as const,
-    orderId: request.orderId,
+    // A UUID per commonErrors: only a Right, returned when every rule held, carries it.
+    orderId: request.orderId as OrderId,
     buyer: null,
     products: [],
     metadata: null,
@@ -218,7 +220,7 @@ export const toTokenizeCommand = <A extends TokenizeRequest, I>(wire: Schema.Sch
           new Date()
         ),
         {
-          onRight: (card: RawCard) => ParseResult.succeed({ customerId: request.customerId, card }),
+          onRight: (card: RawCard) => ParseResult.succeed({ customerId: CustomerId.make(request.customerId), card }),
           onLeft: (errors) => ParseResult.fail(issues(ast, request, errors))
         }
       ),

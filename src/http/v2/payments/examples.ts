@@ -1,3 +1,4 @@
+import { TransactionId } from "../../../domain/ids.ts"
 /** Request and response examples for the OpenAPI document (sandbox test data). */
 const buyerAddress = {
   postal_code: "01310100",
@@ -66,7 +67,8 @@ export const tokenizeExamples = [
   }
 ] as const
 
+const refunded = TransactionId.make("027cf813-dec9-409f-833d-7ee6df778e38")
 export const refundExamples = [
-  { transactionId: "027cf813-dec9-409f-833d-7ee6df778e38", amount: 5000, reason: "one item returned" },
-  { transactionId: "027cf813-dec9-409f-833d-7ee6df778e38" }
+  { transactionId: refunded, amount: 5000, reason: "one item returned" },
+  { transactionId: refunded }
 ] as const

@@ -1,11 +1,11 @@
+import { TransactionId } from "../../../domain/ids.ts"
 import { ScopeResource } from "../../shared/annotations.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Transaction } from "../../../domain/transaction.ts"
-import { Uuid } from "../../../domain/fields.ts"
 import { BadRequest, Conflict, NotFound } from "../../shared/errors.ts"
 import { ApiKeyAuth } from "../../shared/security.ts"
 
-const id = HttpApiSchema.param("id", Uuid)
+const id = HttpApiSchema.param("id", TransactionId)
 
 /** CONTRACT §7: drive a transaction as the buyer would. 404 when SANDBOX_ENABLED=false. */
 export class SandboxApi extends HttpApiGroup.make("sandbox")

@@ -1,12 +1,12 @@
+import { TransactionId } from "../../../domain/ids.ts"
 import { ScopeResource } from "../../shared/annotations.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { Uuid } from "../../../domain/fields.ts"
 import { Transaction } from "../../../domain/transaction.ts"
 import { BadRequest, NotFound } from "../../shared/errors.ts"
 import { ApiKeyAuth } from "../../shared/security.ts"
 
-const transactionId = HttpApiSchema.param("transactionId", Uuid)
+const transactionId = HttpApiSchema.param("transactionId", TransactionId)
 
 export class TransactionsApi extends HttpApiGroup.make("transactions")
   .annotate(ScopeResource, "transactions")

@@ -1,0 +1,20 @@
+import { Schema } from "effect"
+import { isUuid } from "./uuid.ts"
+
+/**
+ * Branded identifiers: a TransactionId cannot be passed where an OrderId goes, from the HTTP edge
+ * (path parameters decode into them) to the SQL (rows decode into them).
+ */
+const id = <B extends string>(brand: B) =>
+  Schema.String.pipe(Schema.filter(isUuid, { message: () => "must be a UUID" }), Schema.brand(brand))
+
+export const AccountId = id("AccountId")
+export type AccountId = typeof AccountId.Type
+export const OrderId = id("OrderId")
+export type OrderId = typeof OrderId.Type
+export const TransactionId = id("TransactionId")
+export type TransactionId = typeof TransactionId.Type
+export const CustomerId = id("CustomerId")
+export type CustomerId = typeof CustomerId.Type
+export const RefundId = id("RefundId")
+export type RefundId = typeof RefundId.Type
