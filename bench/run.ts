@@ -58,7 +58,8 @@ const main = async () => {
     const db = new pg.Client({ connectionString: databaseUrl })
     await db.connect()
     await db.query(
-      `select graphile_worker.add_job('cleanup', '{}'::json, run_at := now() + interval '30 days') from generate_series(1, $1)`,
+      `select graphile_worker.add_job('cleanup', '{}'::json, run_at := now() + interval '30 days') from
+        generate_series(1, $1)`,
       [BACKLOG]
     )
     await db.end()

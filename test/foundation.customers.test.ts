@@ -40,18 +40,21 @@ describe("POST /api/customers", () => {
     expect(Math.abs(Date.parse(reply.body.createdAt) - Date.now())).toBeLessThan(60_000)
   })
 
-  it("same CPF again (even with another name and email) → 200 with the original record; still one customer", async () => {
-    const document = freshCpf()
-    const first = await create(a, customerBody({ document, name: "Primeira", email: "primeira@example.com" }))
-    expect(first.status).toBe(201)
-    const again = await create(
-      a,
-      customerBody({ document, name: "Segunda", email: "segunda@example.com", phone: "(11) 3333-4444" })
-    )
-    expect(again.status, again.text).toBe(200)
-    expect(again.body).toEqual(first.body)
-    expect((await list(a)).filter((c) => c.document === document)).toHaveLength(1)
-  })
+  it(
+    "same CPF again (even with another name and email) → 200 with the " + "original record; still one customer",
+    async () => {
+      const document = freshCpf()
+      const first = await create(a, customerBody({ document, name: "Primeira", email: "primeira@example.com" }))
+      expect(first.status).toBe(201)
+      const again = await create(
+        a,
+        customerBody({ document, name: "Segunda", email: "segunda@example.com", phone: "(11) 3333-4444" })
+      )
+      expect(again.status, again.text).toBe(200)
+      expect(again.body).toEqual(first.body)
+      expect((await list(a)).filter((c) => c.document === document)).toHaveLength(1)
+    }
+  )
 
   it("10 concurrent creations of one new CPF → one id, exactly one 201 and nine 200", async () => {
     const document = freshCpf()
@@ -130,27 +133,30 @@ describe("GET /api/customers and /api/customers/{id}", () => {
 })
 
 describe("PATCH /api/customers/{id}", () => {
-  it("changes name, email and phone one at a time; omitted fields are unchanged; 200 with the full record", async () => {
-    const original = (await create(a, customerBody())).body
-    const named = await api.patch(`/api/customers/${original.id}`, { name: "Nome Novo" }, { key: a.key })
-    expect(named.status, named.text).toBe(200)
-    expect(named.body).toEqual({ ...original, name: "Nome Novo" })
-    const emailed = await api.patch(`/api/customers/${original.id}`, { email: "novo@example.com" }, { key: a.key })
-    expect(emailed.body).toEqual({ ...original, name: "Nome Novo", email: "novo@example.com" })
-    const phoned = await api.patch(`/api/customers/${original.id}`, { phone: "(31) 3222-1111" }, { key: a.key })
-    const expected = { ...original, name: "Nome Novo", email: "novo@example.com", phone: "(31) 3222-1111" }
-    expect(phoned.body).toEqual(expected)
-    const all = await api.patch(
-      `/api/customers/${original.id}`,
-      { name: "Todos", email: "todos@example.com", phone: "(11) 99999-0000" },
-      { key: a.key }
-    )
-    expect(all.body).toEqual({ ...original, name: "Todos", email: "todos@example.com", phone: "(11) 99999-0000" })
-    const empty = await api.patch(`/api/customers/${original.id}`, {}, { key: a.key })
-    expect(empty.status).toBe(200)
-    expect(empty.body).toEqual(all.body)
-    expect((await api.get(`/api/customers/${original.id}`, { key: a.key })).body).toEqual(all.body)
-  })
+  it(
+    "changes name, email and phone one at a time; omitted fields are " + "unchanged; 200 with the full record",
+    async () => {
+      const original = (await create(a, customerBody())).body
+      const named = await api.patch(`/api/customers/${original.id}`, { name: "Nome Novo" }, { key: a.key })
+      expect(named.status, named.text).toBe(200)
+      expect(named.body).toEqual({ ...original, name: "Nome Novo" })
+      const emailed = await api.patch(`/api/customers/${original.id}`, { email: "novo@example.com" }, { key: a.key })
+      expect(emailed.body).toEqual({ ...original, name: "Nome Novo", email: "novo@example.com" })
+      const phoned = await api.patch(`/api/customers/${original.id}`, { phone: "(31) 3222-1111" }, { key: a.key })
+      const expected = { ...original, name: "Nome Novo", email: "novo@example.com", phone: "(31) 3222-1111" }
+      expect(phoned.body).toEqual(expected)
+      const all = await api.patch(
+        `/api/customers/${original.id}`,
+        { name: "Todos", email: "todos@example.com", phone: "(11) 99999-0000" },
+        { key: a.key }
+      )
+      expect(all.body).toEqual({ ...original, name: "Todos", email: "todos@example.com", phone: "(11) 99999-0000" })
+      const empty = await api.patch(`/api/customers/${original.id}`, {}, { key: a.key })
+      expect(empty.status).toBe(200)
+      expect(empty.body).toEqual(all.body)
+      expect((await api.get(`/api/customers/${original.id}`, { key: a.key })).body).toEqual(all.body)
+    }
+  )
 
   it("400 naming document when it is sent, and nothing changes", async () => {
     const original = (await create(a, customerBody())).body

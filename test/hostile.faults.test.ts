@@ -93,7 +93,8 @@ describe("PostgreSQL stopped for 5 s under concurrent charges", () => {
     )
     const statuses = firstReplies.map((r) => r.status)
     console.log(
-      `first attempts: ${JSON.stringify(statuses)}; retries answered ${finals.map((f) => f.at - recovered)} ms after recovery`
+      `first attempts: ${JSON.stringify(statuses)}; retries answered ` +
+        `${finals.map((f) => f.at - recovered)} ms after recovery`
     )
     for (const { at, reply } of finals) {
       expect(reply.status).toBe(201)

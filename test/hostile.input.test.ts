@@ -62,15 +62,18 @@ describe("media types", () => {
     }
   })
 
-  it("text/plain and a missing type with a body are 415; refused before authentication, no rate-limit slot", async () => {
-    const before = await remaining()
-    for (const headers of [{ "content-type": "text/plain" }, {}]) {
-      const reply = await raw("POST", "/api/customers", { ...headers, "x-api-key": key }, '{"a":1}')
-      expect(reply.status).toBe(415)
+  it(
+    "text/plain and a missing type with a body are 415; refused before " + "authentication, no rate-limit slot",
+    async () => {
+      const before = await remaining()
+      for (const headers of [{ "content-type": "text/plain" }, {}]) {
+        const reply = await raw("POST", "/api/customers", { ...headers, "x-api-key": key }, '{"a":1}')
+        expect(reply.status).toBe(415)
+      }
+      const after = await remaining()
+      expect(after).toBe(before - 1) // the second probe only
     }
-    const after = await remaining()
-    expect(after).toBe(before - 1) // the second probe only
-  })
+  )
 })
 
 describe("sizes and encodings", () => {

@@ -20,49 +20,54 @@ const eventually = async (check: () => Promise<boolean>, timeoutMs = 15_000) => 
 }
 
 describe("the cleanup job", () => {
-  it("deletes idempotency records older than 24 hours and delivery history older than 30 days, and nothing younger", async () => {
-    const api = client(server.baseUrl)
-    const { accountId } = await signup(api)
-    const db = server.db
-    const key = (name: string, age: string) =>
-      db.query(
-        `insert into idempotency_keys (account_id, key, fingerprint, resource_id, created_at)
+  it(
+    "deletes idempotency records older than 24 hours and delivery history " + "older than 30 days, and nothing younger",
+    async () => {
+      const api = client(server.baseUrl)
+      const { accountId } = await signup(api)
+      const db = server.db
+      const key = (name: string, age: string) =>
+        db.query(
+          `insert into idempotency_keys (account_id, key, fingerprint, resource_id, created_at)
          values ($1, $2, 'f', gen_random_uuid(), now() - $3::interval)`,
-        [accountId, name, age]
-      )
-    await key("old", "25 hours")
-    await key("young", "23 hours")
-    const event = async (age: string, status: string) => {
-      const { rows } = await db.query<{ id: string }>(
-        `insert into events (id, account_id, type, payload, created_at)
+          [accountId, name, age]
+        )
+      await key("old", "25 hours")
+      await key("young", "23 hours")
+      const event = async (age: string, status: string) => {
+        const { rows } = await db.query<{ id: string }>(
+          `insert into events (id, account_id, type, payload, created_at)
          values (gen_random_uuid(), $1, 'transaction.paid', '{}'::jsonb, now() - $2::interval) returning id`,
-        [accountId, age]
-      )
-      await db.query(
-        `insert into webhook_deliveries (id, account_id, event_id, event, url, status, created_at)
+          [accountId, age]
+        )
+        await db.query(
+          `insert into webhook_deliveries (id, account_id, event_id, event, url, status, created_at)
          values (gen_random_uuid(), $1, $2, 'transaction.paid', 'https://example.com', $3, now() - $4::interval)`,
-        [accountId, rows[0]!.id, status, age]
+          [accountId, rows[0]!.id, status, age]
+        )
+        return rows[0]!.id
+      }
+      const oldDone = await event("31 days", "SUCCESS")
+      const oldPending = await event("31 days", "PENDING")
+      const recent = await event("29 days", "FAILED")
+
+      await db.query(`select graphile_worker.add_job('cleanup', '{}'::json)`)
+      await eventually(
+        async () =>
+          (await db.query(`select 1 from idempotency_keys where account_id = $1 and key = 'old'`, [accountId]))
+            .rowCount === 0
       )
-      return rows[0]!.id
+
+      const keys = await db.query<{ key: string }>(`select key from idempotency_keys where account_id = $1`, [
+        accountId
+      ])
+      expect(keys.rows.map((r) => r.key)).toEqual(["young"])
+      const events = await db.query<{ id: string }>(`select id from events where account_id = $1`, [accountId])
+      // A delivery still PENDING keeps its event, however old; finished old history goes.
+      expect(events.rows.map((r) => r.id).sort()).toEqual([oldPending, recent].sort())
+      expect(events.rows.map((r) => r.id)).not.toContain(oldDone)
     }
-    const oldDone = await event("31 days", "SUCCESS")
-    const oldPending = await event("31 days", "PENDING")
-    const recent = await event("29 days", "FAILED")
-
-    await db.query(`select graphile_worker.add_job('cleanup', '{}'::json)`)
-    await eventually(
-      async () =>
-        (await db.query(`select 1 from idempotency_keys where account_id = $1 and key = 'old'`, [accountId]))
-          .rowCount === 0
-    )
-
-    const keys = await db.query<{ key: string }>(`select key from idempotency_keys where account_id = $1`, [accountId])
-    expect(keys.rows.map((r) => r.key)).toEqual(["young"])
-    const events = await db.query<{ id: string }>(`select id from events where account_id = $1`, [accountId])
-    // A delivery still PENDING keeps its event, however old; finished old history goes.
-    expect(events.rows.map((r) => r.id).sort()).toEqual([oldPending, recent].sort())
-    expect(events.rows.map((r) => r.id)).not.toContain(oldDone)
-  })
+  )
 
   it("is scheduled hourly by the worker's crontab", async () => {
     const { rows } = await server.db.query(

@@ -82,52 +82,57 @@ const startWorker = async () => {
 const lockedJobs = () => jobs(db, "locked_at is not null")
 
 describe("worker crash and shutdown", () => {
-  it("SIGTERM while a delivery is in flight: exit 0 within seconds, the delivery completes or is taken again, nothing stays locked", async () => {
-    const { ids, worker } = await startWorker()
-    receiver.respond({ status: 200, delayMs: 1_000 })
-    const pix = await chargePix(merchant)
-    const [inFlight] = await receiver
-      .waitFor((rs) => rs.some((r) => r.body.includes(pix.transactionId)), 15_000, "the delivery in flight")
-      .then((rs) => rs.filter((r) => r.body.includes(pix.transactionId)))
-    const deliveryId = inFlight!.headers["webhook-id"]!
+  it(
+    "SIGTERM while a delivery is in flight: exit 0 within seconds, the delivery " +
+      "completes or is taken again, nothing stays locked",
+    async () => {
+      const { ids, worker } = await startWorker()
+      receiver.respond({ status: 200, delayMs: 1_000 })
+      const pix = await chargePix(merchant)
+      const [inFlight] = await receiver
+        .waitFor((rs) => rs.some((r) => r.body.includes(pix.transactionId)), 15_000, "the delivery in flight")
+        .then((rs) => rs.filter((r) => r.body.includes(pix.transactionId)))
+      const deliveryId = inFlight!.headers["webhook-id"]!
 
-    const stopping = Date.now()
-    const code = await worker.stop("SIGTERM")
-    const took = Date.now() - stopping
-    console.log(`worker exited with ${code} ${took} ms after SIGTERM`)
-    expect(code, worker.output()).toBe(0)
-    expect(took).toBeLessThan(8_000)
+      const stopping = Date.now()
+      const code = await worker.stop("SIGTERM")
+      const took = Date.now() - stopping
+      console.log(`worker exited with ${code} ${took} ms after SIGTERM`)
+      expect(code, worker.output()).toBe(0)
+      expect(took).toBeLessThan(8_000)
 
-    // Nothing may stay locked by a worker that shut down cleanly (its heartbeats are gone, so a
-    // lock left behind is only released by another worker's reaper 20-30 s later).
-    expect(await lockedJobs(), "jobs left locked by a worker stopped with SIGTERM").toEqual([])
-    const beats = await heartbeats()
-    expect(
-      ids.filter((id) => beats.has(id)),
-      "heartbeats of the stopped worker"
-    ).toEqual([])
+      // Nothing may stay locked by a worker that shut down cleanly (its heartbeats are gone, so a
+      // lock left behind is only released by another worker's reaper 20-30 s later).
+      expect(await lockedJobs(), "jobs left locked by a worker stopped with SIGTERM").toEqual([])
+      const beats = await heartbeats()
+      expect(
+        ids.filter((id) => beats.has(id)),
+        "heartbeats of the stopped worker"
+      ).toEqual([])
 
-    let record = (await deliveries(merchant)).find((d) => d.deliveryId === deliveryId)
-    console.log(`in-flight delivery after shutdown: ${record?.status}`)
-    if (record?.status !== "SUCCESS") {
-      // Released rather than finished: a new worker takes it at once (it is not locked).
-      expect(record?.status).toBe("PENDING")
-      await startWorker()
-      record = await until(
-        "the released delivery delivered",
-        async () => {
-          const d = (await deliveries(merchant)).find((x) => x.deliveryId === deliveryId)
-          return d?.status === "SUCCESS" ? d : undefined
-        },
-        15_000
-      )
-    }
-    expect(record).toMatchObject({ status: "SUCCESS", httpStatus: 200 })
-    expect(
-      receiver.requests.some((r) => r.headers["webhook-id"] === deliveryId && r.answeredStatus === 200 && r.completed)
-    ).toBe(true)
-    await Promise.all(workers.map((w) => w.stop("SIGTERM")))
-  }, 60_000)
+      let record = (await deliveries(merchant)).find((d) => d.deliveryId === deliveryId)
+      console.log(`in-flight delivery after shutdown: ${record?.status}`)
+      if (record?.status !== "SUCCESS") {
+        // Released rather than finished: a new worker takes it at once (it is not locked).
+        expect(record?.status).toBe("PENDING")
+        await startWorker()
+        record = await until(
+          "the released delivery delivered",
+          async () => {
+            const d = (await deliveries(merchant)).find((x) => x.deliveryId === deliveryId)
+            return d?.status === "SUCCESS" ? d : undefined
+          },
+          15_000
+        )
+      }
+      expect(record).toMatchObject({ status: "SUCCESS", httpStatus: 200 })
+      expect(
+        receiver.requests.some((r) => r.headers["webhook-id"] === deliveryId && r.answeredStatus === 200 && r.completed)
+      ).toBe(true)
+      await Promise.all(workers.map((w) => w.stop("SIGTERM")))
+    },
+    60_000
+  )
 
   it(`SIGKILL with ${CHARGES} deliveries in flight: a new worker delivers every event at least once`, async () => {
     const seenBefore = receiver.requests.length

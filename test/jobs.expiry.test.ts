@@ -88,155 +88,172 @@ const addDays = (date: string, days: number) => {
 }
 
 describe("PIX expiry", () => {
-  it(`an unpaid PIX becomes FAILED (order EXPIRED) after ${PIX_EXPIRES} s through its expire job, scheduled at creation; a paid one stays PAID`, async () => {
-    const unpaid = await chargePix(merchant)
-    const created = Date.now()
-    const expiresAt = Date.parse(unpaid.body.pix.expiresAt)
+  it(
+    `an unpaid PIX becomes FAILED (order EXPIRED) after ${PIX_EXPIRES} s through its expire job, ` +
+      `scheduled at creation; a paid one stays PAID`,
+    async () => {
+      const unpaid = await chargePix(merchant)
+      const created = Date.now()
+      const expiresAt = Date.parse(unpaid.body.pix.expiresAt)
 
-    // Scheduled when the charge is created (not found later by a scan): one keyed job due at expiresAt.
-    const job = await expireJob(unpaid.transactionId)
-    expect(job, "expire job right after creation").toBeDefined()
-    expect(job!.task_identifier).toBe("expire_transaction")
-    expect(job!.run_at.getTime()).toBe(expiresAt)
-    expect(job!.payload).toEqual({ accountId: merchant.accountId, transactionId: unpaid.transactionId })
-    expect(expiresAt - created).toBeGreaterThan(PIX_EXPIRES * 1000 - 1500)
-    expect(expiresAt - created).toBeLessThanOrEqual(PIX_EXPIRES * 1000 + 100)
+      // Scheduled when the charge is created (not found later by a scan): one keyed job due at expiresAt.
+      const job = await expireJob(unpaid.transactionId)
+      expect(job, "expire job right after creation").toBeDefined()
+      expect(job!.task_identifier).toBe("expire_transaction")
+      expect(job!.run_at.getTime()).toBe(expiresAt)
+      expect(job!.payload).toEqual({ accountId: merchant.accountId, transactionId: unpaid.transactionId })
+      expect(expiresAt - created).toBeGreaterThan(PIX_EXPIRES * 1000 - 1500)
+      expect(expiresAt - created).toBeLessThanOrEqual(PIX_EXPIRES * 1000 + 100)
 
-    const paid = await chargePix(merchant)
-    expect((await sandboxPay(merchant, paid.transactionId)).status).toBe(200)
+      const paid = await chargePix(merchant)
+      expect((await sandboxPay(merchant, paid.transactionId)).status).toBe(200)
 
-    const failedAt = await statusBecomes(unpaid.transactionId, "FAILED", 8_000)
-    console.log(`PIX expired ${failedAt - created} ms after creation (expiresAt + ${failedAt - expiresAt} ms)`)
-    expect(failedAt - created).toBeLessThan(6_500)
-    const {
-      rows: [stored]
-    } = await server.db.query<{ updated_at: Date }>("select updated_at from transactions where id = $1", [
-      unpaid.transactionId
-    ])
-    expect(stored!.updated_at.getTime(), "not before the deadline").toBeGreaterThanOrEqual(expiresAt)
-    expect((await order(merchant, unpaid.orderId)).status).toBe("EXPIRED")
-    const failed = await delivered(unpaid.transactionId, "transaction.failed")
-    expect(jsonBody(failed!)).toEqual({
-      event: "transaction.failed",
-      created_at: expect.stringMatching(ISO_UTC),
-      data: {
-        transactionId: unpaid.transactionId,
-        orderId: unpaid.orderId,
-        amount: unpaid.amount,
-        method: "PIX",
-        status: "FAILED"
-      }
-    })
+      const failedAt = await statusBecomes(unpaid.transactionId, "FAILED", 8_000)
+      console.log(`PIX expired ${failedAt - created} ms after creation (expiresAt + ${failedAt - expiresAt} ms)`)
+      expect(failedAt - created).toBeLessThan(6_500)
+      const {
+        rows: [stored]
+      } = await server.db.query<{ updated_at: Date }>("select updated_at from transactions where id = $1", [
+        unpaid.transactionId
+      ])
+      expect(stored!.updated_at.getTime(), "not before the deadline").toBeGreaterThanOrEqual(expiresAt)
+      expect((await order(merchant, unpaid.orderId)).status).toBe("EXPIRED")
+      const failed = await delivered(unpaid.transactionId, "transaction.failed")
+      expect(jsonBody(failed!)).toEqual({
+        event: "transaction.failed",
+        created_at: expect.stringMatching(ISO_UTC),
+        data: {
+          transactionId: unpaid.transactionId,
+          orderId: unpaid.orderId,
+          amount: unpaid.amount,
+          method: "PIX",
+          status: "FAILED"
+        }
+      })
 
-    // The paid PIX's expire job runs too (and completes), changing nothing.
-    await until(
-      "the paid PIX's expire job done",
-      async () => ((await expireJob(paid.transactionId)) === undefined ? true : undefined),
-      8_000
-    )
-    expect(await expireJob(unpaid.transactionId)).toBeUndefined()
-    expect((await transaction(merchant, paid.transactionId)).status).toBe("PAID")
-    expect((await order(merchant, paid.orderId)).status).toBe("PAID")
-    expect((await eventRows(server.db, paid.transactionId)).map((e) => e.type)).toEqual([
-      "transaction.created",
-      "transaction.paid"
-    ])
-    expect(receiver.eventsFor("transaction.failed", paid.transactionId)).toHaveLength(0)
-  })
+      // The paid PIX's expire job runs too (and completes), changing nothing.
+      await until(
+        "the paid PIX's expire job done",
+        async () => ((await expireJob(paid.transactionId)) === undefined ? true : undefined),
+        8_000
+      )
+      expect(await expireJob(unpaid.transactionId)).toBeUndefined()
+      expect((await transaction(merchant, paid.transactionId)).status).toBe("PAID")
+      expect((await order(merchant, paid.orderId)).status).toBe("PAID")
+      expect((await eventRows(server.db, paid.transactionId)).map((e) => e.type)).toEqual([
+        "transaction.created",
+        "transaction.paid"
+      ])
+      expect(receiver.eventsFor("transaction.failed", paid.transactionId)).toHaveLength(0)
+    }
+  )
 
-  it("the sandbox expire endpoint fails a PENDING PIX at once with transaction.failed; the later expire job changes nothing", async () => {
-    const pix = await chargePix(merchant)
-    const reply = await sandboxExpire(merchant, pix.transactionId)
-    expect(reply.status, reply.text).toBe(200)
-    expect(reply.body.status).toBe("FAILED")
-    expect((await transaction(merchant, pix.transactionId)).status).toBe("FAILED")
-    expect((await order(merchant, pix.orderId)).status).toBe("EXPIRED")
-    const failed = await delivered(pix.transactionId, "transaction.failed")
-    expect(jsonBody(failed!).data).toMatchObject({ status: "FAILED", method: "PIX" })
-    expect((await sandboxExpire(merchant, pix.transactionId)).status).toBe(409)
-    expect((await sandboxPay(merchant, pix.transactionId)).status).toBe(409)
+  it(
+    "the sandbox expire endpoint fails a PENDING PIX at once with " +
+      "transaction.failed; the later expire job changes nothing",
+    async () => {
+      const pix = await chargePix(merchant)
+      const reply = await sandboxExpire(merchant, pix.transactionId)
+      expect(reply.status, reply.text).toBe(200)
+      expect(reply.body.status).toBe("FAILED")
+      expect((await transaction(merchant, pix.transactionId)).status).toBe("FAILED")
+      expect((await order(merchant, pix.orderId)).status).toBe("EXPIRED")
+      const failed = await delivered(pix.transactionId, "transaction.failed")
+      expect(jsonBody(failed!).data).toMatchObject({ status: "FAILED", method: "PIX" })
+      expect((await sandboxExpire(merchant, pix.transactionId)).status).toBe(409)
+      expect((await sandboxPay(merchant, pix.transactionId)).status).toBe(409)
 
-    await until(
-      "the expire job done",
-      async () => ((await expireJob(pix.transactionId)) === undefined ? true : undefined),
-      8_000
-    )
-    expect((await eventRows(server.db, pix.transactionId)).map((e) => e.type)).toEqual([
-      "transaction.created",
-      "transaction.failed"
-    ])
-    expect(receiver.eventsFor("transaction.failed", pix.transactionId)).toHaveLength(1)
-  })
+      await until(
+        "the expire job done",
+        async () => ((await expireJob(pix.transactionId)) === undefined ? true : undefined),
+        8_000
+      )
+      expect((await eventRows(server.db, pix.transactionId)).map((e) => e.type)).toEqual([
+        "transaction.created",
+        "transaction.failed"
+      ])
+      expect(receiver.eventsFor("transaction.failed", pix.transactionId)).toHaveLength(1)
+    }
+  )
 })
 
 describe("boletos", () => {
-  it(`a boleto paid at the sandbox bank (202, still PENDING) is confirmed PAID by the confirm_boletos job after ${CONFIRMATION_DELAY} s`, async () => {
-    const boleto = await chargeBoleto(merchant, 15_000)
-    const payStarted = Date.now()
-    const reply = await sandboxPay(merchant, boleto.transactionId)
-    expect(reply.status, reply.text).toBe(202)
-    expect(reply.body.status).toBe("PENDING")
-    const paidAt = await statusBecomes(boleto.transactionId, "PAID", 10_000)
-    console.log(`boleto confirmed ${paidAt - payStarted} ms after the sandbox payment`)
-    expect((await order(merchant, boleto.orderId)).status).toBe("PAID")
-    const {
-      rows: [row]
-    } = await server.db.query<{ updated_at: Date; paid_at: Date }>(
-      "select t.updated_at, p.paid_at from transactions t join sandbox_boleto_payments p on p.transaction_id = t.id where t.id = $1",
-      [boleto.transactionId]
-    )
-    // Not before the bank's settlement delay (both instants on the database's clock).
-    expect(row!.updated_at.getTime() - row!.paid_at.getTime()).toBeGreaterThanOrEqual(CONFIRMATION_DELAY * 1000)
+  it(
+    `a boleto paid at the sandbox bank (202, still PENDING) is confirmed PAID by the ` +
+      `confirm_boletos job after ${CONFIRMATION_DELAY} s`,
+    async () => {
+      const boleto = await chargeBoleto(merchant, 15_000)
+      const payStarted = Date.now()
+      const reply = await sandboxPay(merchant, boleto.transactionId)
+      expect(reply.status, reply.text).toBe(202)
+      expect(reply.body.status).toBe("PENDING")
+      const paidAt = await statusBecomes(boleto.transactionId, "PAID", 10_000)
+      console.log(`boleto confirmed ${paidAt - payStarted} ms after the sandbox payment`)
+      expect((await order(merchant, boleto.orderId)).status).toBe("PAID")
+      const {
+        rows: [row]
+      } = await server.db.query<{ updated_at: Date; paid_at: Date }>(
+        "select t.updated_at, p.paid_at from transactions t join sandbox_boleto_payments p " +
+          "on p.transaction_id = t.id where t.id = $1",
+        [boleto.transactionId]
+      )
+      // Not before the bank's settlement delay (both instants on the database's clock).
+      expect(row!.updated_at.getTime() - row!.paid_at.getTime()).toBeGreaterThanOrEqual(CONFIRMATION_DELAY * 1000)
 
-    const event = await delivered(boleto.transactionId, "transaction.paid")
-    expect(jsonBody(event!)).toEqual({
-      event: "transaction.paid",
-      created_at: expect.stringMatching(ISO_UTC),
-      data: {
+      const event = await delivered(boleto.transactionId, "transaction.paid")
+      expect(jsonBody(event!)).toEqual({
+        event: "transaction.paid",
+        created_at: expect.stringMatching(ISO_UTC),
+        data: {
+          transactionId: boleto.transactionId,
+          orderId: boleto.orderId,
+          amount: 15_000,
+          method: "BOLETO",
+          status: "PAID",
+          paidAt: expect.stringMatching(ISO_UTC)
+        }
+      })
+      // paidAt is when the buyer paid at the bank, not when the job noticed.
+      expect(Math.abs(Date.parse(jsonBody(event!).data.paidAt) - row!.paid_at.getTime())).toBeLessThan(5)
+      expect(receiver.eventsFor("transaction.paid", boleto.transactionId)).toHaveLength(1)
+    }
+  )
+
+  it(
+    "an unpaid boleto's expire job is due at the end of its due date in São Paulo; when it " +
+      "runs the boleto is FAILED and the order EXPIRED",
+    async () => {
+      const before = new Date()
+      const boleto = await chargeBoleto(merchant)
+      const dueDate: string = boleto.body.boleto.dueDate
+      expect([
+        addDays(saoPauloDate(before), BOLETO_DUE_DAYS),
+        addDays(saoPauloDate(new Date()), BOLETO_DUE_DAYS)
+      ]).toContain(dueDate)
+      const job = await expireJob(boleto.transactionId)
+      expect(job, "expire job right after creation").toBeDefined()
+      // São Paulo is UTC-3 (no daylight saving since 2019): the due day ends at 03:00Z of the next day.
+      expect(job!.run_at.toISOString()).toBe(
+        new Date(Date.parse(`${addDays(dueDate, 1)}T03:00:00.000Z`) - 1).toISOString()
+      )
+
+      // Bring the deadline to now.
+      const moved = await server.db.query("update graphile_worker._private_jobs set run_at = now() where key = $1", [
+        `expire:${boleto.transactionId}`
+      ])
+      expect(moved.rowCount).toBe(1)
+      await statusBecomes(boleto.transactionId, "FAILED", 8_000)
+      expect((await order(merchant, boleto.orderId)).status).toBe("EXPIRED")
+      const failed = await delivered(boleto.transactionId, "transaction.failed")
+      expect(jsonBody(failed!).data).toMatchObject({
         transactionId: boleto.transactionId,
-        orderId: boleto.orderId,
-        amount: 15_000,
         method: "BOLETO",
-        status: "PAID",
-        paidAt: expect.stringMatching(ISO_UTC)
-      }
-    })
-    // paidAt is when the buyer paid at the bank, not when the job noticed.
-    expect(Math.abs(Date.parse(jsonBody(event!).data.paidAt) - row!.paid_at.getTime())).toBeLessThan(5)
-    expect(receiver.eventsFor("transaction.paid", boleto.transactionId)).toHaveLength(1)
-  })
-
-  it("an unpaid boleto's expire job is due at the end of its due date in São Paulo; when it runs the boleto is FAILED and the order EXPIRED", async () => {
-    const before = new Date()
-    const boleto = await chargeBoleto(merchant)
-    const dueDate: string = boleto.body.boleto.dueDate
-    expect([
-      addDays(saoPauloDate(before), BOLETO_DUE_DAYS),
-      addDays(saoPauloDate(new Date()), BOLETO_DUE_DAYS)
-    ]).toContain(dueDate)
-    const job = await expireJob(boleto.transactionId)
-    expect(job, "expire job right after creation").toBeDefined()
-    // São Paulo is UTC-3 (no daylight saving since 2019): the due day ends at 03:00Z of the next day.
-    expect(job!.run_at.toISOString()).toBe(
-      new Date(Date.parse(`${addDays(dueDate, 1)}T03:00:00.000Z`) - 1).toISOString()
-    )
-
-    // Bring the deadline to now.
-    const moved = await server.db.query("update graphile_worker._private_jobs set run_at = now() where key = $1", [
-      `expire:${boleto.transactionId}`
-    ])
-    expect(moved.rowCount).toBe(1)
-    await statusBecomes(boleto.transactionId, "FAILED", 8_000)
-    expect((await order(merchant, boleto.orderId)).status).toBe("EXPIRED")
-    const failed = await delivered(boleto.transactionId, "transaction.failed")
-    expect(jsonBody(failed!).data).toMatchObject({
-      transactionId: boleto.transactionId,
-      method: "BOLETO",
-      status: "FAILED"
-    })
-    // A payment arriving after expiry is refused.
-    expect((await sandboxPay(merchant, boleto.transactionId)).status).toBe(409)
-  })
+        status: "FAILED"
+      })
+      // A payment arriving after expiry is refused.
+      expect((await sandboxPay(merchant, boleto.transactionId)).status).toBe(409)
+    }
+  )
 
   it("a paid boleto is confirmed even while 500 older boletos (of another merchant) await payment", async () => {
     const other = await newMerchant(server.baseUrl, "Loja Boletos em Aberto")

@@ -45,28 +45,32 @@ const transactionsOf = async (orderId: string) =>
   )
 
 describe("process", () => {
-  it("50 concurrent identical requests with one key: one transaction, identical 201 bodies or 409 in use; then a byte-for-byte replay", async () => {
-    const { amount, orderId } = await newOrder(api, key)
-    const body = pixBody(orderId, amount)
-    const idem = randomUUID()
-    const replies = await Promise.all(Array.from({ length: 50 }, () => api.post(PROCESS, body, withKey(idem))))
+  it(
+    "50 concurrent identical requests with one key: one transaction, identical 201 " +
+      "bodies or 409 in use; then a byte-for-byte replay",
+    async () => {
+      const { amount, orderId } = await newOrder(api, key)
+      const body = pixBody(orderId, amount)
+      const idem = randomUUID()
+      const replies = await Promise.all(Array.from({ length: 50 }, () => api.post(PROCESS, body, withKey(idem))))
 
-    expect(await transactionsOf(orderId)).toHaveLength(1)
-    const created = replies.filter((r) => r.status === 201)
-    expect(created.length).toBeGreaterThanOrEqual(1)
-    for (const r of replies.filter((r) => r.status !== 201)) expectError(r, 409, "idempotency_key_in_use")
-    const original = created[0]!.text
-    for (const r of created) expect(r.text).toBe(original)
-    // Exactly one of them ran; any other 201 was a replay.
-    expect(created.filter((r) => replayed(r) !== "true")).toHaveLength(1)
-    expect(JSON.parse(original).transactionId).toBe((await transactionsOf(orderId))[0])
+      expect(await transactionsOf(orderId)).toHaveLength(1)
+      const created = replies.filter((r) => r.status === 201)
+      expect(created.length).toBeGreaterThanOrEqual(1)
+      for (const r of replies.filter((r) => r.status !== 201)) expectError(r, 409, "idempotency_key_in_use")
+      const original = created[0]!.text
+      for (const r of created) expect(r.text).toBe(original)
+      // Exactly one of them ran; any other 201 was a replay.
+      expect(created.filter((r) => replayed(r) !== "true")).toHaveLength(1)
+      expect(JSON.parse(original).transactionId).toBe((await transactionsOf(orderId))[0])
 
-    const replay = await api.post(PROCESS, body, withKey(idem))
-    expect(replay.status).toBe(201)
-    expect(replay.text).toBe(original)
-    expect(replayed(replay)).toBe("true")
-    expect(await transactionsOf(orderId)).toHaveLength(1)
-  })
+      const replay = await api.post(PROCESS, body, withKey(idem))
+      expect(replay.status).toBe(201)
+      expect(replay.text).toBe(original)
+      expect(replayed(replay)).toBe("true")
+      expect(await transactionsOf(orderId)).toHaveLength(1)
+    }
+  )
 
   it("concurrent identical CARD requests with one key charge once", async () => {
     const { amount, orderId } = await newOrder(api, key)
@@ -215,33 +219,36 @@ describe("process", () => {
 })
 
 describe("refund", () => {
-  it("20 concurrent identical refunds with one key: one refund, identical 200 bodies or 409 in use; then a replay", async () => {
-    const { amount, orderId } = await newOrder(api, key)
-    const charge = await api.post(PROCESS, cardBody(orderId, amount), { key })
-    expect(charge.status, charge.text).toBe(201)
-    const transactionId = charge.body.transactionId as string
-    const idem = randomUUID()
-    const body = { transactionId, amount: 1_000, reason: "duplicado" }
+  it(
+    "20 concurrent identical refunds with one key: one refund, identical 200 " + "bodies or 409 in use; then a replay",
+    async () => {
+      const { amount, orderId } = await newOrder(api, key)
+      const charge = await api.post(PROCESS, cardBody(orderId, amount), { key })
+      expect(charge.status, charge.text).toBe(201)
+      const transactionId = charge.body.transactionId as string
+      const idem = randomUUID()
+      const body = { transactionId, amount: 1_000, reason: "duplicado" }
 
-    const replies = await Promise.all(Array.from({ length: 20 }, () => api.post(REFUND, body, withKey(idem))))
-    const ok = replies.filter((r) => r.status === 200)
-    expect(ok.length).toBeGreaterThanOrEqual(1)
-    for (const r of ok) expect(r.text).toBe(ok[0]!.text)
-    for (const r of replies.filter((r) => r.status !== 200)) expectError(r, 409, "idempotency_key_in_use")
-    expect(ok[0]!.body).toMatchObject({ transactionId, status: "PARTIAL_REFUND", refundedAmount: 1_000 })
+      const replies = await Promise.all(Array.from({ length: 20 }, () => api.post(REFUND, body, withKey(idem))))
+      const ok = replies.filter((r) => r.status === 200)
+      expect(ok.length).toBeGreaterThanOrEqual(1)
+      for (const r of ok) expect(r.text).toBe(ok[0]!.text)
+      for (const r of replies.filter((r) => r.status !== 200)) expectError(r, 409, "idempotency_key_in_use")
+      expect(ok[0]!.body).toMatchObject({ transactionId, status: "PARTIAL_REFUND", refundedAmount: 1_000 })
 
-    const rows = await server.db.query("select count(*)::int as n from refunds where transaction_id = $1", [
-      transactionId
-    ])
-    expect(rows.rows[0].n).toBe(1)
-    const replay = await api.post(REFUND, body, withKey(idem))
-    expect(replay.status).toBe(200)
-    expect(replay.text).toBe(ok[0]!.text)
-    expect(replayed(replay)).toBe("true")
-    const detail = await api.get(`/api/payment-gateway/transaction/${transactionId}`, { key })
-    expect(detail.body.refundedAmount).toBe(1_000)
+      const rows = await server.db.query("select count(*)::int as n from refunds where transaction_id = $1", [
+        transactionId
+      ])
+      expect(rows.rows[0].n).toBe(1)
+      const replay = await api.post(REFUND, body, withKey(idem))
+      expect(replay.status).toBe(200)
+      expect(replay.text).toBe(ok[0]!.text)
+      expect(replayed(replay)).toBe("true")
+      const detail = await api.get(`/api/payment-gateway/transaction/${transactionId}`, { key })
+      expect(detail.body.refundedAmount).toBe(1_000)
 
-    // The same key with another refund body: 422.
-    expectError(await api.post(REFUND, { ...body, amount: 2_000 }, withKey(idem)), 422, "idempotency_key_reused")
-  })
+      // The same key with another refund body: 422.
+      expectError(await api.post(REFUND, { ...body, amount: 2_000 }, withKey(idem)), 422, "idempotency_key_reused")
+    }
+  )
 })

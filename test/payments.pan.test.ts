@@ -53,7 +53,9 @@ const panForms = (pan: string) => [
   pan.replace(/(\d{4})(?=\d)/g, "$1-")
 ]
 
-/** A CVV as a value of its own: a JSON string, a tuple field, a key=value, not a run of digits inside a longer token. */
+/**
+ * A CVV as a value of its own: a JSON string, a tuple field, a key=value, not a run of digits inside a longer token.
+ */
 const cvvPattern = (cvv: string) => new RegExp(`(^|[\\s,("':=\\\\])${cvv}($|[\\s,)"'\\\\])`)
 
 interface Leak {

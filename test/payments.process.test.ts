@@ -429,21 +429,25 @@ describe("the order", () => {
     expect(await orderStatus(api, other.key, theirs.orderId)).toBe("PENDING")
   })
 
-  it("concurrent card charges of one order (no Idempotency-Key, a double click): one capture, the others 409", async () => {
-    const { amount, orderId } = await newOrder(api, key)
-    const replies = await Promise.all(
-      Array.from({ length: 8 }, (_, i) =>
-        process_(cardBody(orderId, amount, i % 2 === 0 ? CARDS.visa : CARDS.mastercard))
+  it(
+    "concurrent card charges of one order (no Idempotency-Key, a double " + "click): one capture, the others 409",
+    async () => {
+      const { amount, orderId } = await newOrder(api, key)
+      const replies = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          process_(cardBody(orderId, amount, i % 2 === 0 ? CARDS.visa : CARDS.mastercard))
+        )
       )
-    )
-    const captured = await server.db.query("select id from transactions where order_id = $1 and status = 'CAPTURED'", [
-      orderId
-    ])
-    expect(replies.filter((r) => r.status === 201).length, replies.map((r) => r.status).join(",")).toBe(1)
-    for (const r of replies.filter((r) => r.status !== 201)) expectError(r, 409)
-    expect(captured.rows.length, "the buyer is charged once").toBe(1)
-    expect(await orderStatus(api, key, orderId)).toBe("PAID")
-  })
+      const captured = await server.db.query(
+        "select id from transactions where order_id = $1 and status = 'CAPTURED'",
+        [orderId]
+      )
+      expect(replies.filter((r) => r.status === 201).length, replies.map((r) => r.status).join(",")).toBe(1)
+      for (const r of replies.filter((r) => r.status !== 201)) expectError(r, 409)
+      expect(captured.rows.length, "the buyer is charged once").toBe(1)
+      expect(await orderStatus(api, key, orderId)).toBe("PAID")
+    }
+  )
 
   it("an order whose customer was deleted cannot be paid (interface-v2 Customers rule 2)", async () => {
     // "After DELETE the customer id is invalid for new orders and payments": the exact status is not

@@ -92,40 +92,43 @@ describe("refund table", () => {
     expect(await refundRows(transactionId)).toEqual([{ amount: "10000", status: "SUCCEEDED" }])
   })
 
-  it("partial, partial, final partial: PARTIAL_REFUND, PARTIAL_REFUND, REFUNDED with a cumulative refundedAmount", async () => {
-    const { orderId, transactionId } = await capturedCard(10_000)
-    const first = await refund({ transactionId, amount: 3_000 })
-    expect(first.status, first.text).toBe(200)
-    expect(first.body).toMatchObject({
-      transactionId,
-      status: "PARTIAL_REFUND",
-      method: "CARD",
-      amount: 10_000,
-      refundedAmount: 3_000
-    })
-    expect(await orderStatus(api, key, orderId)).toBe("PAID")
+  it(
+    "partial, partial, final partial: PARTIAL_REFUND, PARTIAL_REFUND, " + "REFUNDED with a cumulative refundedAmount",
+    async () => {
+      const { orderId, transactionId } = await capturedCard(10_000)
+      const first = await refund({ transactionId, amount: 3_000 })
+      expect(first.status, first.text).toBe(200)
+      expect(first.body).toMatchObject({
+        transactionId,
+        status: "PARTIAL_REFUND",
+        method: "CARD",
+        amount: 10_000,
+        refundedAmount: 3_000
+      })
+      expect(await orderStatus(api, key, orderId)).toBe("PAID")
 
-    const second = await refund({ transactionId, amount: 5_000 })
-    expect(second.status, second.text).toBe(200)
-    expect(second.body).toMatchObject({ status: "PARTIAL_REFUND", amount: 10_000, refundedAmount: 8_000 })
-    expect(await transactionStatus(api, key, transactionId)).toBe("PARTIAL_REFUND")
-    expect(await orderStatus(api, key, orderId)).toBe("PAID")
+      const second = await refund({ transactionId, amount: 5_000 })
+      expect(second.status, second.text).toBe(200)
+      expect(second.body).toMatchObject({ status: "PARTIAL_REFUND", amount: 10_000, refundedAmount: 8_000 })
+      expect(await transactionStatus(api, key, transactionId)).toBe("PARTIAL_REFUND")
+      expect(await orderStatus(api, key, orderId)).toBe("PAID")
 
-    const third = await refund({ transactionId, amount: 2_000 })
-    expect(third.status, third.text).toBe(200)
-    expect(third.body).toMatchObject({ status: "REFUNDED", amount: 10_000, refundedAmount: 10_000 })
-    expect(await transactionStatus(api, key, transactionId)).toBe("REFUNDED")
-    expect(await orderStatus(api, key, orderId)).toBe("CANCELLED")
-    expectError(await refund({ transactionId, amount: 1 }), 409)
+      const third = await refund({ transactionId, amount: 2_000 })
+      expect(third.status, third.text).toBe(200)
+      expect(third.body).toMatchObject({ status: "REFUNDED", amount: 10_000, refundedAmount: 10_000 })
+      expect(await transactionStatus(api, key, transactionId)).toBe("REFUNDED")
+      expect(await orderStatus(api, key, orderId)).toBe("CANCELLED")
+      expectError(await refund({ transactionId, amount: 1 }), 409)
 
-    const detail = await api.get(`/api/payment-gateway/transaction/${transactionId}`, { key })
-    expect(detail.body.refundedAmount).toBe(10_000)
-    expect(await refundRows(transactionId)).toEqual([
-      { amount: "3000", status: "SUCCEEDED" },
-      { amount: "5000", status: "SUCCEEDED" },
-      { amount: "2000", status: "SUCCEEDED" }
-    ])
-  })
+      const detail = await api.get(`/api/payment-gateway/transaction/${transactionId}`, { key })
+      expect(detail.body.refundedAmount).toBe(10_000)
+      expect(await refundRows(transactionId)).toEqual([
+        { amount: "3000", status: "SUCCEEDED" },
+        { amount: "5000", status: "SUCCEEDED" },
+        { amount: "2000", status: "SUCCEEDED" }
+      ])
+    }
+  )
 
   it("partial, then a refund without amount refunds the remaining balance", async () => {
     const { orderId, transactionId } = await capturedCard(10_000)

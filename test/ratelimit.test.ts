@@ -134,75 +134,81 @@ describe("rate limiting across two API processes (CONTRACT §5)", () => {
     expect(expectAccepted(primary, LIMIT)).toBe(LIMIT - 1)
   })
 
-  it("accepts exactly `limit` of a concurrent burst over both, answers 429 + Retry-After, and recovers when the window rolls", async () => {
-    const first = await signup(apiA, "Loja Um")
-    const second = await signup(apiA, "Loja Dois")
-    const firstKeyId = await primaryKeyId(first.accountId)
-    expect(await hitsOf(firstKeyId)).toBe(0)
+  it(
+    "accepts exactly `limit` of a concurrent burst over both, answers 429 + " +
+      "Retry-After, and recovers when the window rolls",
+    async () => {
+      const first = await signup(apiA, "Loja Um")
+      const second = await signup(apiA, "Loja Dois")
+      const firstKeyId = await primaryKeyId(first.accountId)
+      expect(await hitsOf(firstKeyId)).toBe(0)
 
-    // 1. A burst of 30 concurrent requests, alternating between A and B: exactly 20 accepted.
-    const targets = Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? "A" : "B"))
-    const burstStart = Date.now()
-    const burst = await Promise.all(targets.map((t) => customers(t === "A" ? apiA : apiB, first.key)))
-    const burstEnd = Date.now()
-    console.log(`burst of 30 over A and B answered in ${burstEnd - burstStart} ms`)
+      // 1. A burst of 30 concurrent requests, alternating between A and B: exactly 20 accepted.
+      const targets = Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? "A" : "B"))
+      const burstStart = Date.now()
+      const burst = await Promise.all(targets.map((t) => customers(t === "A" ? apiA : apiB, first.key)))
+      const burstEnd = Date.now()
+      console.log(`burst of 30 over A and B answered in ${burstEnd - burstStart} ms`)
 
-    const accepted = burst.filter((r) => r.status === 200)
-    const rejected = burst.filter((r) => r.status === 429)
-    expect(burst.map((r) => r.status).filter((s) => s !== 200 && s !== 429)).toEqual([])
-    expect(accepted).toHaveLength(LIMIT)
-    expect(rejected).toHaveLength(30 - LIMIT)
-    // 15 went to each process; a per-process window would have accepted all 30. Both served some.
-    const acceptedOn = (t: string) => burst.filter((r, i) => r.status === 200 && targets[i] === t).length
-    expect(acceptedOn("A")).toBeGreaterThan(0)
-    expect(acceptedOn("B")).toBeGreaterThan(0)
+      const accepted = burst.filter((r) => r.status === 200)
+      const rejected = burst.filter((r) => r.status === 429)
+      expect(burst.map((r) => r.status).filter((s) => s !== 200 && s !== 429)).toEqual([])
+      expect(accepted).toHaveLength(LIMIT)
+      expect(rejected).toHaveLength(30 - LIMIT)
+      // 15 went to each process; a per-process window would have accepted all 30. Both served some.
+      const acceptedOn = (t: string) => burst.filter((r, i) => r.status === 200 && targets[i] === t).length
+      expect(acceptedOn("A")).toBeGreaterThan(0)
+      expect(acceptedOn("B")).toBeGreaterThan(0)
 
-    // Each accepted request got its own slot: Remaining over the 20 is exactly 0..19.
-    const remaining = accepted.map((r) => expectAccepted(r, LIMIT)).sort((x, y) => x - y)
-    expect(remaining).toEqual(Array.from({ length: LIMIT }, (_, i) => i))
+      // Each accepted request got its own slot: Remaining over the 20 is exactly 0..19.
+      const remaining = accepted.map((r) => expectAccepted(r, LIMIT)).sort((x, y) => x - y)
+      expect(remaining).toEqual(Array.from({ length: LIMIT }, (_, i) => i))
 
-    // Each 429: headers and body; Retry-After is the time until the oldest accepted request leaves the window.
-    const retryAfters = rejected.map((r) => expectRejected(r, LIMIT))
-    const burstSeconds = (burstEnd - burstStart) / 1000
-    for (const retryAfter of retryAfters) expect(retryAfter).toBeGreaterThanOrEqual(Math.floor(60 - burstSeconds))
-    const initialRetry = Math.min(...retryAfters)
-    expect(await hitsOf(firstKeyId)).toBe(LIMIT) // the 10 refusals left no trace in the window
+      // Each 429: headers and body; Retry-After is the time until the oldest accepted request leaves the window.
+      const retryAfters = rejected.map((r) => expectRejected(r, LIMIT))
+      const burstSeconds = (burstEnd - burstStart) / 1000
+      for (const retryAfter of retryAfters) expect(retryAfter).toBeGreaterThanOrEqual(Math.floor(60 - burstSeconds))
+      const initialRetry = Math.min(...retryAfters)
+      expect(await hitsOf(firstKeyId)).toBe(LIMIT) // the 10 refusals left no trace in the window
 
-    // 2. Another account's key is not affected by the first key's exhaustion, on either process.
-    expect(expectAccepted(await customers(apiB, second.key), LIMIT)).toBe(LIMIT - 1)
-    expect(expectAccepted(await customers(apiA, second.key), LIMIT)).toBe(LIMIT - 2)
+      // 2. Another account's key is not affected by the first key's exhaustion, on either process.
+      expect(expectAccepted(await customers(apiB, second.key), LIMIT)).toBe(LIMIT - 1)
+      expect(expectAccepted(await customers(apiA, second.key), LIMIT)).toBe(LIMIT - 2)
 
-    // 3. Refused requests do not consume the window: two seconds later, still 429, and the wait has shrunk.
-    await sleep(2_000)
-    const probes: Array<{ sentAt: number; retryAfter: number }> = []
-    for (let i = 0; i < 6; i++) {
-      const sentAt = Date.now()
-      const reply = await customers(i % 2 === 0 ? apiA : apiB, first.key)
-      probes.push({ sentAt, retryAfter: expectRejected(reply, LIMIT) })
-    }
-    for (const probe of probes) expect(probe.retryAfter).toBeLessThanOrEqual(initialRetry - 2)
-    expect(await hitsOf(firstKeyId)).toBe(LIMIT)
+      // 3. Refused requests do not consume the window: two seconds later, still 429, and the wait has shrunk.
+      await sleep(2_000)
+      const probes: Array<{ sentAt: number; retryAfter: number }> = []
+      for (let i = 0; i < 6; i++) {
+        const sentAt = Date.now()
+        const reply = await customers(i % 2 === 0 ? apiA : apiB, first.key)
+        probes.push({ sentAt, retryAfter: expectRejected(reply, LIMIT) })
+      }
+      for (const probe of probes) expect(probe.retryAfter).toBeLessThanOrEqual(initialRetry - 2)
+      expect(await hitsOf(firstKeyId)).toBe(LIMIT)
 
-    // 4. Retry-After is exact to the second: two seconds before it runs out the key is still refused …
-    const last = probes.at(-1)!
-    expect(last.retryAfter).toBeGreaterThan(3)
-    await sleepUntil(last.sentAt + (last.retryAfter - 2) * 1_000)
-    const early = expectRejected(await customers(apiB, first.key), LIMIT)
-    expect(early).toBeGreaterThanOrEqual(1)
-    expect(early).toBeLessThanOrEqual(3)
+      // 4. Retry-After is exact to the second: two seconds before it runs out the key is still refused …
+      const last = probes.at(-1)!
+      expect(last.retryAfter).toBeGreaterThan(3)
+      await sleepUntil(last.sentAt + (last.retryAfter - 2) * 1_000)
+      const early = expectRejected(await customers(apiB, first.key), LIMIT)
+      expect(early).toBeGreaterThanOrEqual(1)
+      expect(early).toBeLessThanOrEqual(3)
 
-    // … and once it has run out, a request is accepted again (had any refusal counted, the window would still be full).
-    await sleepUntil(last.sentAt + last.retryAfter * 1_000 + 100)
-    const recovered = await customers(apiA, first.key)
-    expectAccepted(recovered, LIMIT)
+      // … and once it has run out, a request is accepted again (had any refusal counted, the window would still be
+      // full).
+      await sleepUntil(last.sentAt + last.retryAfter * 1_000 + 100)
+      const recovered = await customers(apiA, first.key)
+      expectAccepted(recovered, LIMIT)
 
-    // 5. Once the whole burst has left the window, only that one request is counted: both processes accept.
-    await sleepUntil(burstEnd + WINDOW_MS + 300)
-    expect(expectAccepted(await customers(apiB, first.key), LIMIT)).toBe(LIMIT - 2)
-    expect(expectAccepted(await customers(apiA, first.key), LIMIT)).toBe(LIMIT - 3)
-    expect(await hitsOf(firstKeyId)).toBe(3)
-    console.log(`rate-limit window rolled: test body took ${Date.now() - burstStart} ms after the burst`)
-  }, 80_000)
+      // 5. Once the whole burst has left the window, only that one request is counted: both processes accept.
+      await sleepUntil(burstEnd + WINDOW_MS + 300)
+      expect(expectAccepted(await customers(apiB, first.key), LIMIT)).toBe(LIMIT - 2)
+      expect(expectAccepted(await customers(apiA, first.key), LIMIT)).toBe(LIMIT - 3)
+      expect(await hitsOf(firstKeyId)).toBe(3)
+      console.log(`rate-limit window rolled: test body took ${Date.now() - burstStart} ms after the burst`)
+    },
+    80_000
+  )
 
   it("both API processes shut down cleanly on SIGTERM", async () => {
     const [codeA, codeB] = await Promise.all([a!.stop("SIGTERM"), b!.stop("SIGTERM")])

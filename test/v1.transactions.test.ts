@@ -56,18 +56,21 @@ const create = (body: Record<string, unknown>, options: Record<string, unknown> 
   api.post(`${V1}/transactions`, body, options)
 
 describe("conventions (CONTRACT-v1 §1)", () => {
-  it("accepts the key as Bearer or as api_token; a missing, unknown or JWT token is 401 with success:false", async () => {
-    expect((await api.get(`${V1}/installments?amount=1000`, bearer())).status).toBe(200)
-    expect((await api.get(`${V1}/installments?amount=1000&api_token=${key}`)).status).toBe(200)
-    for (const reply of [
-      await api.get(`${V1}/installments?amount=1000`),
-      await api.get(`${V1}/installments?amount=1000&api_token=sk_live_${"x".repeat(43)}`),
-      await api.get(`${V1}/installments?amount=1000`, bearer("not-a-key"))
-    ]) {
-      expect(reply.status).toBe(401)
-      expect(reply.body).toMatchObject({ success: false, statusCode: 401, code: "invalid_api_key" })
+  it(
+    "accepts the key as Bearer or as api_token; a missing, unknown or JWT " + "token is 401 with success:false",
+    async () => {
+      expect((await api.get(`${V1}/installments?amount=1000`, bearer())).status).toBe(200)
+      expect((await api.get(`${V1}/installments?amount=1000&api_token=${key}`)).status).toBe(200)
+      for (const reply of [
+        await api.get(`${V1}/installments?amount=1000`),
+        await api.get(`${V1}/installments?amount=1000&api_token=sk_live_${"x".repeat(43)}`),
+        await api.get(`${V1}/installments?amount=1000`, bearer("not-a-key"))
+      ]) {
+        expect(reply.status).toBe(401)
+        expect(reply.body).toMatchObject({ success: false, statusCode: 401, code: "invalid_api_key" })
+      }
     }
-  })
+  )
 
   it("406 for an Accept without JSON, 415 for a non-JSON body, neither consuming the rate limit", async () => {
     const { key: limited } = await signup(api)
@@ -275,52 +278,55 @@ describe("POST /public/v1/transactions", () => {
     expect(noOffset.body.errors[0].field).toBe("expires_at")
   })
 
-  it("card_token: another account's is 404 card_token not found; saved for another document is 400 card_token", async () => {
-    const { customerId, document } = await newOrder(api, key, 1_000)
-    const saved = await api.post(
-      "/api/payment-gateway/tokenize-card",
-      {
-        customerId,
-        doc: document,
-        holderName: "MARIA SILVA",
-        cardNumber: CARDS.visa,
-        brand: "Visa",
-        expirationMonth: "12",
-        expirationYear: String((new Date().getUTCFullYear() + 3) % 100).padStart(2, "0"),
-        securityCode: "123",
-        birthdate: "1990-01-01",
-        cellNumber: "(11) 91234-5678",
-        address: {
-          postal_code: "01310100",
-          street: "Av Paulista",
-          number: "1000",
-          neighborhood: "Bela Vista",
-          city: "São Paulo",
-          state: "SP"
-        }
-      },
-      { key }
-    )
-    expect(saved.status).toBe(201)
-    const token = saved.body.cardToken
-    const paid = await create({
-      method: "credit_card",
-      amount: 2_000,
-      customer: customer({ document }),
-      card_token: token
-    })
-    expect(paid.status).toBe(201)
-    expect(paid.body.data.status).toBe("paid")
-    const otherDoc = await create({ method: "credit_card", amount: 2_000, customer: customer(), card_token: token })
-    expect(otherDoc.status).toBe(400)
-    expect(otherDoc.body.errors[0].field).toBe("card_token")
-    const foreign = await create(
-      { method: "credit_card", amount: 2_000, customer: customer({ document }), card_token: token },
-      bearer(other)
-    )
-    expect(foreign.status).toBe(404)
-    expect(foreign.body.message).toBe("card_token not found")
-  })
+  it(
+    "card_token: another account's is 404 card_token not found; saved for " + "another document is 400 card_token",
+    async () => {
+      const { customerId, document } = await newOrder(api, key, 1_000)
+      const saved = await api.post(
+        "/api/payment-gateway/tokenize-card",
+        {
+          customerId,
+          doc: document,
+          holderName: "MARIA SILVA",
+          cardNumber: CARDS.visa,
+          brand: "Visa",
+          expirationMonth: "12",
+          expirationYear: String((new Date().getUTCFullYear() + 3) % 100).padStart(2, "0"),
+          securityCode: "123",
+          birthdate: "1990-01-01",
+          cellNumber: "(11) 91234-5678",
+          address: {
+            postal_code: "01310100",
+            street: "Av Paulista",
+            number: "1000",
+            neighborhood: "Bela Vista",
+            city: "São Paulo",
+            state: "SP"
+          }
+        },
+        { key }
+      )
+      expect(saved.status).toBe(201)
+      const token = saved.body.cardToken
+      const paid = await create({
+        method: "credit_card",
+        amount: 2_000,
+        customer: customer({ document }),
+        card_token: token
+      })
+      expect(paid.status).toBe(201)
+      expect(paid.body.data.status).toBe("paid")
+      const otherDoc = await create({ method: "credit_card", amount: 2_000, customer: customer(), card_token: token })
+      expect(otherDoc.status).toBe(400)
+      expect(otherDoc.body.errors[0].field).toBe("card_token")
+      const foreign = await create(
+        { method: "credit_card", amount: 2_000, customer: customer({ document }), card_token: token },
+        bearer(other)
+      )
+      expect(foreign.status).toBe(404)
+      expect(foreign.body.message).toBe("card_token not found")
+    }
+  )
 
   it("Idempotency-Key: a replay is byte for byte, another body 422", async () => {
     const body = { method: "pix", amount: 4_200, customer: customer() }

@@ -85,68 +85,73 @@ const settled = async (
 const verify = (secret: string, request: ReceivedRequest) => new Webhook(secret).verify(request.body, request.headers)
 
 describe("a delivery", () => {
-  it("a PIX paid through the sandbox sends exactly one transaction.paid, signed the Standard Webhooks way", async () => {
-    const { merchant, receiver, secret } = await setup()
-    const pix = await chargePix(merchant, 12_345)
-    const paid = await sandboxPay(merchant, pix.transactionId)
-    expect(paid.status, paid.text).toBe(200)
-    expect(paid.body.status).toBe("PAID")
+  it(
+    "a PIX paid through the sandbox sends exactly one transaction.paid, " + "signed the Standard Webhooks way",
+    async () => {
+      const { merchant, receiver, secret } = await setup()
+      const pix = await chargePix(merchant, 12_345)
+      const paid = await sandboxPay(merchant, pix.transactionId)
+      expect(paid.status, paid.text).toBe(200)
+      expect(paid.body.status).toBe("PAID")
 
-    const record = await settled(merchant, receiver, "transaction.paid", pix.transactionId, "SUCCESS")
-    await sleep(1500) // room for a duplicate to show up
-    const requests = receiver.eventsFor("transaction.paid", pix.transactionId)
-    expect(requests).toHaveLength(1)
-    const request = requests[0]!
-    const listed = (await deliveries(merchant)).filter((d) => d.event === "transaction.paid")
-    expect(listed).toHaveLength(1)
+      const record = await settled(merchant, receiver, "transaction.paid", pix.transactionId, "SUCCESS")
+      await sleep(1500) // room for a duplicate to show up
+      const requests = receiver.eventsFor("transaction.paid", pix.transactionId)
+      expect(requests).toHaveLength(1)
+      const request = requests[0]!
+      const listed = (await deliveries(merchant)).filter((d) => d.event === "transaction.paid")
+      expect(listed).toHaveLength(1)
 
-    // The independent library accepts it; a tampered body is refused (the check is real).
-    expect(verify(secret, request)).toEqual(JSON.parse(request.body))
-    expect(() => new Webhook(secret).verify(request.body.replace("12345", "12346"), request.headers)).toThrow()
-    expect(() => verify(`whsec_${Buffer.alloc(32, 7).toString("base64")}`, request)).toThrow()
+      // The independent library accepts it; a tampered body is refused (the check is real).
+      expect(verify(secret, request)).toEqual(JSON.parse(request.body))
+      expect(() => new Webhook(secret).verify(request.body.replace("12345", "12346"), request.headers)).toThrow()
+      expect(() => verify(`whsec_${Buffer.alloc(32, 7).toString("base64")}`, request)).toThrow()
 
-    expect(request.method).toBe("POST")
-    expect(request.path).toBe("/hook")
-    expect(request.headers["content-type"]).toMatch(/^application\/json\b/)
-    expect(request.headers["webhook-id"]).toBe(record.deliveryId)
-    expect(request.headers["webhook-id"]).toBe(listed[0]!.deliveryId)
-    expect(request.headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]+=*$/)
-    const timestamp = Number(request.headers["webhook-timestamp"])
-    expect(String(timestamp)).toBe(request.headers["webhook-timestamp"])
-    expect(Math.abs(timestamp - request.arrivedAt / 1000)).toBeLessThan(5)
+      expect(request.method).toBe("POST")
+      expect(request.path).toBe("/hook")
+      expect(request.headers["content-type"]).toMatch(/^application\/json\b/)
+      expect(request.headers["webhook-id"]).toBe(record.deliveryId)
+      expect(request.headers["webhook-id"]).toBe(listed[0]!.deliveryId)
+      expect(request.headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]+=*$/)
+      const timestamp = Number(request.headers["webhook-timestamp"])
+      expect(String(timestamp)).toBe(request.headers["webhook-timestamp"])
+      expect(Math.abs(timestamp - request.arrivedAt / 1000)).toBeLessThan(5)
 
-    const detail = await transaction(merchant, pix.transactionId)
-    expect(detail.status).toBe("PAID")
-    const {
-      rows: [stored]
-    } = await server.db.query<{ paid_at: Date }>("select paid_at from transactions where id = $1", [pix.transactionId])
-    expect(jsonBody(request)).toEqual({
-      event: "transaction.paid",
-      created_at: expect.stringMatching(ISO_UTC),
-      data: {
-        transactionId: pix.transactionId,
-        orderId: pix.orderId,
-        amount: 12_345,
-        method: "PIX",
-        status: "PAID",
-        paidAt: expect.stringMatching(ISO_UTC)
-      }
-    })
-    const body = jsonBody(request)
-    expect(Date.parse(body.data.paidAt)).toBe(stored!.paid_at.getTime())
-    expect(Math.abs(Date.parse(body.created_at) - request.arrivedAt)).toBeLessThan(10_000)
+      const detail = await transaction(merchant, pix.transactionId)
+      expect(detail.status).toBe("PAID")
+      const {
+        rows: [stored]
+      } = await server.db.query<{ paid_at: Date }>("select paid_at from transactions where id = $1", [
+        pix.transactionId
+      ])
+      expect(jsonBody(request)).toEqual({
+        event: "transaction.paid",
+        created_at: expect.stringMatching(ISO_UTC),
+        data: {
+          transactionId: pix.transactionId,
+          orderId: pix.orderId,
+          amount: 12_345,
+          method: "PIX",
+          status: "PAID",
+          paidAt: expect.stringMatching(ISO_UTC)
+        }
+      })
+      const body = jsonBody(request)
+      expect(Date.parse(body.data.paidAt)).toBe(stored!.paid_at.getTime())
+      expect(Math.abs(Date.parse(body.created_at) - request.arrivedAt)).toBeLessThan(10_000)
 
-    expect(record).toEqual({
-      deliveryId: expect.stringMatching(UUID),
-      event: "transaction.paid",
-      status: "SUCCESS",
-      httpStatus: 200,
-      attemptedAt: expect.stringMatching(ISO_UTC),
-      nextRetryAt: null,
-      attempts: 1,
-      createdAt: expect.stringMatching(ISO_UTC)
-    })
-  })
+      expect(record).toEqual({
+        deliveryId: expect.stringMatching(UUID),
+        event: "transaction.paid",
+        status: "SUCCESS",
+        httpStatus: 200,
+        attemptedAt: expect.stringMatching(ISO_UTC),
+        nextRetryAt: null,
+        attempts: 1,
+        createdAt: expect.stringMatching(ISO_UTC)
+      })
+    }
+  )
 
   it("a new PIX sends transaction.created (PENDING, no paidAt), signed", async () => {
     const { merchant, receiver, secret } = await setup()
@@ -249,43 +254,44 @@ describe.concurrent("retries", () => {
     }
   })
 
-  it("a receiver that always fails gets 1 + schedule.length attempts, then FAILED; a manual retry sends it again", async ({
-    expect
-  }) => {
-    const { merchant, receiver } = await setup()
-    receiver.respond({ status: 500 })
-    await chargePix(merchant)
-    const [first] = await receiver.waitFor((rs) => rs.length >= 1, 10_000, "first attempt")
-    const deliveryId = first!.headers["webhook-id"]!
-    const { last } = await watch(merchant, deliveryId, "FAILED", 30_000)
-    expect(last).toMatchObject({
-      deliveryId,
-      status: "FAILED",
-      attempts: 1 + SCHEDULE.length,
-      httpStatus: 500,
-      nextRetryAt: null
-    })
-    await sleep(2000) // no attempt beyond the schedule
-    expect(receiver.requests.map((r) => r.headers["webhook-id"])).toEqual(Array(1 + SCHEDULE.length).fill(deliveryId))
+  it(
+    "a receiver that always fails gets 1 + schedule.length attempts, then " + "FAILED; a manual retry sends it again",
+    async ({ expect }) => {
+      const { merchant, receiver } = await setup()
+      receiver.respond({ status: 500 })
+      await chargePix(merchant)
+      const [first] = await receiver.waitFor((rs) => rs.length >= 1, 10_000, "first attempt")
+      const deliveryId = first!.headers["webhook-id"]!
+      const { last } = await watch(merchant, deliveryId, "FAILED", 30_000)
+      expect(last).toMatchObject({
+        deliveryId,
+        status: "FAILED",
+        attempts: 1 + SCHEDULE.length,
+        httpStatus: 500,
+        nextRetryAt: null
+      })
+      await sleep(2000) // no attempt beyond the schedule
+      expect(receiver.requests.map((r) => r.headers["webhook-id"])).toEqual(Array(1 + SCHEDULE.length).fill(deliveryId))
 
-    // Manual retry: 202 with the record PENDING, then one more attempt reaches the receiver.
-    receiver.respond({ status: 200 })
-    const retry = await merchant.api.post(`/api/webhooks/deliveries/${deliveryId}/retry`, undefined, {
-      key: merchant.key
-    })
-    expect(retry.status, retry.text).toBe(202)
-    expect(retry.body).toMatchObject({ deliveryId, event: "transaction.created", status: "PENDING" })
-    await receiver.waitFor((rs) => rs.length === 2 + SCHEDULE.length, 10_000, "the manual retry's attempt")
-    const { last: after } = await watch(merchant, deliveryId, "SUCCESS", 10_000)
-    expect(after).toMatchObject({
-      status: "SUCCESS",
-      httpStatus: 200,
-      attempts: 2 + SCHEDULE.length,
-      nextRetryAt: null
-    })
-    expect(receiver.requests.at(-1)!.headers["webhook-id"]).toBe(deliveryId)
-    expect(receiver.requests.at(-1)!.answeredStatus).toBe(200)
-  })
+      // Manual retry: 202 with the record PENDING, then one more attempt reaches the receiver.
+      receiver.respond({ status: 200 })
+      const retry = await merchant.api.post(`/api/webhooks/deliveries/${deliveryId}/retry`, undefined, {
+        key: merchant.key
+      })
+      expect(retry.status, retry.text).toBe(202)
+      expect(retry.body).toMatchObject({ deliveryId, event: "transaction.created", status: "PENDING" })
+      await receiver.waitFor((rs) => rs.length === 2 + SCHEDULE.length, 10_000, "the manual retry's attempt")
+      const { last: after } = await watch(merchant, deliveryId, "SUCCESS", 10_000)
+      expect(after).toMatchObject({
+        status: "SUCCESS",
+        httpStatus: 200,
+        attempts: 2 + SCHEDULE.length,
+        nextRetryAt: null
+      })
+      expect(receiver.requests.at(-1)!.headers["webhook-id"]).toBe(deliveryId)
+      expect(receiver.requests.at(-1)!.answeredStatus).toBe(200)
+    }
+  )
 })
 
 describe("the delivery list and manual retry", () => {

@@ -90,27 +90,28 @@ describe.concurrent("failed attempts", () => {
     expect(elsewhere.requests).toHaveLength(0)
   })
 
-  it("a 200 that arrives after the deadline, or whose body is still dripping at the deadline, is not a success", async ({
-    expect
-  }) => {
-    const { merchant, receiver: r } = await setup()
-    r.script({ status: 200, delayMs: TIMEOUT_MS + 700 }, { drip: { status: 200, chunks: 10, intervalMs: 200 } })
-    const pix = await chargePix(merchant)
-    const [first] = await r.waitFor((rs) => rs.length >= 1, 10_000, "first attempt")
-    const id = first!.headers["webhook-id"]!
-    const { last, seen } = await watch(merchant, id, (d) => d.status === "SUCCESS")
-    expect(last).toMatchObject({ attempts: 3, httpStatus: 200 })
-    for (const n of [1, 2]) {
-      const failed = seen.find((d) => d.attempts === n)
-      expect(failed, `record after attempt ${n}: ${JSON.stringify(seen)}`).toMatchObject({
-        status: "PENDING",
-        httpStatus: null
-      })
+  it(
+    "a 200 that arrives after the deadline, or whose body is still dripping " + "at the deadline, is not a success",
+    async ({ expect }) => {
+      const { merchant, receiver: r } = await setup()
+      r.script({ status: 200, delayMs: TIMEOUT_MS + 700 }, { drip: { status: 200, chunks: 10, intervalMs: 200 } })
+      const pix = await chargePix(merchant)
+      const [first] = await r.waitFor((rs) => rs.length >= 1, 10_000, "first attempt")
+      const id = first!.headers["webhook-id"]!
+      const { last, seen } = await watch(merchant, id, (d) => d.status === "SUCCESS")
+      expect(last).toMatchObject({ attempts: 3, httpStatus: 200 })
+      for (const n of [1, 2]) {
+        const failed = seen.find((d) => d.attempts === n)
+        expect(failed, `record after attempt ${n}: ${JSON.stringify(seen)}`).toMatchObject({
+          status: "PENDING",
+          httpStatus: null
+        })
+      }
+      expect(r.requests[0]!.closedAt! - r.requests[0]!.arrivedAt).toBeLessThan(TIMEOUT_MS + 600)
+      expect(r.requests[1]!.completed, "the dripping body was cut off").toBe(false)
+      expect(jsonBody(r.requests[2]!).data.transactionId).toBe(pix.transactionId)
     }
-    expect(r.requests[0]!.closedAt! - r.requests[0]!.arrivedAt).toBeLessThan(TIMEOUT_MS + 600)
-    expect(r.requests[1]!.completed, "the dripping body was cut off").toBe(false)
-    expect(jsonBody(r.requests[2]!).data.transactionId).toBe(pix.transactionId)
-  })
+  )
 
   it("201 and 204 are failures; only a 200 succeeds", async ({ expect }) => {
     const { merchant, receiver: r } = await setup()
@@ -127,37 +128,42 @@ describe.concurrent("failed attempts", () => {
 })
 
 describe("a receiver that never answers", () => {
-  it(`a receiver that never answers fails after webhookTimeoutMs (${TIMEOUT_MS} ms) and does not stall the next delivery`, async () => {
-    const { merchant, receiver: r } = await setup()
-    r.script({ hang: true })
-    const stuck = await chargePix(merchant)
-    const [hung] = await r.waitFor((rs) => rs.length >= 1, 10_000, "the hanging attempt")
-    const next = await chargePix(merchant)
-    // One worker only: the second event is delivered only once the first attempt has given up.
-    await r.waitFor(
-      (rs) => rs.some((x) => jsonBody(x)?.data?.transactionId === next.transactionId && x.answeredStatus === 200),
-      10_000,
-      "the next delivery"
-    )
-    const nextRequest = r.requests.find((x) => jsonBody(x)?.data?.transactionId === next.transactionId)!
-    expect(hung!.closedAt, "the sender closed the connection").toBeDefined()
-    const heldFor = hung!.closedAt! - hung!.arrivedAt
-    console.log(
-      `hung attempt closed by the sender after ${heldFor} ms; next delivery ${nextRequest.arrivedAt - hung!.arrivedAt} ms after it`
-    )
-    expect(heldFor).toBeGreaterThanOrEqual(TIMEOUT_MS - 150)
-    expect(heldFor).toBeLessThan(TIMEOUT_MS + 1000)
-    expect(hung!.answeredStatus).toBeUndefined()
-    expect(nextRequest.arrivedAt - hung!.arrivedAt).toBeLessThan(TIMEOUT_MS + 2000)
+  it(
+    `a receiver that never answers fails after webhookTimeoutMs (${TIMEOUT_MS} ms) and does not ` +
+      `stall the next delivery`,
+    async () => {
+      const { merchant, receiver: r } = await setup()
+      r.script({ hang: true })
+      const stuck = await chargePix(merchant)
+      const [hung] = await r.waitFor((rs) => rs.length >= 1, 10_000, "the hanging attempt")
+      const next = await chargePix(merchant)
+      // One worker only: the second event is delivered only once the first attempt has given up.
+      await r.waitFor(
+        (rs) => rs.some((x) => jsonBody(x)?.data?.transactionId === next.transactionId && x.answeredStatus === 200),
+        10_000,
+        "the next delivery"
+      )
+      const nextRequest = r.requests.find((x) => jsonBody(x)?.data?.transactionId === next.transactionId)!
+      expect(hung!.closedAt, "the sender closed the connection").toBeDefined()
+      const heldFor = hung!.closedAt! - hung!.arrivedAt
+      console.log(
+        `hung attempt closed by the sender after ${heldFor} ms; next delivery ` +
+          `${nextRequest.arrivedAt - hung!.arrivedAt} ms after it`
+      )
+      expect(heldFor).toBeGreaterThanOrEqual(TIMEOUT_MS - 150)
+      expect(heldFor).toBeLessThan(TIMEOUT_MS + 1000)
+      expect(hung!.answeredStatus).toBeUndefined()
+      expect(nextRequest.arrivedAt - hung!.arrivedAt).toBeLessThan(TIMEOUT_MS + 2000)
 
-    const row = await until("the timed-out attempt recorded", async () => {
-      const d = await deliveryOf(server.db, stuck.transactionId, "transaction.created")
-      return d && d.attempts >= 1 ? d : undefined
-    })
-    expect(row.http_status).toBeNull()
-    expect(row.status).not.toBe("SUCCESS")
-    expect(row.last_error).toMatch(/timeout/i)
-  })
+      const row = await until("the timed-out attempt recorded", async () => {
+        const d = await deliveryOf(server.db, stuck.transactionId, "transaction.created")
+        return d && d.attempts >= 1 ? d : undefined
+      })
+      expect(row.http_status).toBeNull()
+      expect(row.status).not.toBe("SUCCESS")
+      expect(row.last_error).toMatch(/timeout/i)
+    }
+  )
 })
 
 describe.concurrent("URL guard with webhookAllowPrivateUrls false", () => {

@@ -13,7 +13,7 @@ export interface TokenizeCommand {
 }
 
 /**
- * POST /api/payment-gateway/tokenize-card: the card is verified with the acquirer (expiry, CVV),
+ * Tokenization: the card is verified with the acquirer (expiry, CVV),
  * then vaulted for one customer of the account. The CVV is used for that check and dropped.
  */
 export class Cards extends Effect.Service<Cards>()("Cards", {

@@ -311,7 +311,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         buyerDocument: command.payer.document,
         buyerBirthdate: command.payer.birthdate
       })
-      // /public/v1 charges option n of the installment table (CONTRACT-v1 §4); /api charges the order's amount.
+      // v1 charges option n of the installment table (CONTRACT-v1 §4); v2 charges the order's amount.
       const total =
         command.origin === "v1"
           ? installmentOption(command.amount, command.installments, config.installments).total

@@ -4,7 +4,7 @@ import { Lifecycle } from "./Lifecycle.ts"
 
 /**
  * What happens to a PENDING PIX or boleto after the charge: the buyer pays (PAID, order PAID) or the
- * deadline passes (/api: FAILED; /public/v1: CANCELLED; the order EXPIRED). Each is one lifecycle move,
+ * deadline passes (v2: FAILED; v1: CANCELLED; the order EXPIRED). Each is one lifecycle move,
  * so a sandbox call and a job racing each other apply only once.
  */
 export class Settlement extends Effect.Service<Settlement>()("Settlement", {

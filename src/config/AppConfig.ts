@@ -23,7 +23,10 @@ export interface AppConfigShape {
   readonly webhookRetrySchedule: ReadonlyArray<number>
   readonly workerConcurrency: number
   readonly logLevel: string
-  /** CONTRACT-v1 §4: INSTALLMENTS_MAX, INSTALLMENTS_WITHOUT_INTEREST, INSTALLMENT_MONTHLY_INTEREST_PERCENT, INSTALLMENT_MIN_AMOUNT. */
+  /**
+   * CONTRACT-v1 §4: INSTALLMENTS_MAX, INSTALLMENTS_WITHOUT_INTEREST, INSTALLMENT_MONTHLY_INTEREST_PERCENT,
+   * INSTALLMENT_MIN_AMOUNT.
+   */
   readonly installments: InstallmentRules
   /** HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, HTTP_MAX_CONNECTIONS (README "Operations"). */
   readonly http: {

@@ -4,10 +4,13 @@ import { buildBrCode, crc16CcittFalse, parseBrCode, type BrCodeInput } from "./b
 
 // Example static BR Code from the BCB "Manual de Padrões para Iniciação do Pix".
 const BCB_STATIC =
-  "00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***63041D3D"
-// Dynamic example of the manual's §6.2, as transcribed field by field in a public gist (matheusb-comp, "Exemplos de formato PIX").
+  "00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-426655440000" +
+  "5204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***63041D3D"
+// Dynamic example of the manual's §6.2, as transcribed field by field in a public gist (matheusb-comp, "Exemplos de
+// formato PIX").
 const BCB_DYNAMIC =
-  "00020101021226770014BR.GOV.BCB.PIX2555pix.example.com/qr/93598be0-1bd0-4997-8318-81776a1d8a995204000053039865802BR5907EMPRESA6009SAO PAULO62070503***6304EEAB"
+  "00020101021226770014BR.GOV.BCB.PIX2555pix.example.com/qr/93598be0-1bd0-4997-83" +
+  "18-81776a1d8a995204000053039865802BR5907EMPRESA6009SAO PAULO62070503***6304EEAB"
 
 describe("crc16CcittFalse", () => {
   it("check value of CRC-16/CCITT-FALSE (catalogue of parametrised CRCs)", () => {

@@ -56,7 +56,10 @@ const ELO_RANGES: ReadonlyArray<readonly [number, number]> = [
   [655021, 655058]
 ]
 
-/** Brand by prefix; null when unknown or not digits. Never throws. Elo needs all 6 BIN digits, so shorter prefixes fall through to Visa/Mastercard. */
+/**
+ * Brand by prefix; null when unknown or not digits. Never throws. Elo needs all 6 BIN digits, so shorter prefixes
+ * fall through to Visa/Mastercard.
+ */
 export const detectBrand = (pan: string): CardBrand | null => {
   if (!isDigits(pan)) return null
   if (pan.length >= 6) {

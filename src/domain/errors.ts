@@ -2,13 +2,13 @@ import { Data } from "effect"
 import type { IllegalTransition } from "./lifecycle.ts"
 export { IllegalTransition } from "./lifecycle.ts"
 
-/** One problem with one input field; `field` is the path as the caller sent it (`buyerAddress.state`). */
+/** One problem with one input field; `field` is the path in the caller's words (each interface names its own). */
 export interface FieldError {
   readonly field: string
   readonly message: string
 }
 
-/** Input that breaks a rule of the spec. Rendered as 400 naming the first field; `errors` lists them all. */
+/** Input that breaks a rule of the spec. Each interface names the first field; `errors` lists them all. */
 export class ValidationFailed extends Data.TaggedError("ValidationFailed")<{
   readonly errors: ReadonlyArray<FieldError>
 }> {
@@ -39,7 +39,7 @@ export class EmailAlreadyRegistered extends Data.TaggedError("EmailAlreadyRegist
 
 export class InvalidCredentials extends Data.TaggedError("InvalidCredentials")<{}> {}
 
-/** A feature switched off by configuration (signup, sandbox): looks like a route that does not exist. */
+/** A feature switched off by configuration (signup, sandbox): to the caller, as if it did not exist. */
 export class Disabled extends Data.TaggedError("Disabled")<{}> {}
 
 /**

@@ -56,6 +56,6 @@ export const installmentOption = (amount: number, n: number, rules: InstallmentR
 export const offered = (option: InstallmentOption, rules: InstallmentRules) =>
   option.installment === 1 || option.amount >= rules.minAmount
 
-/** The options shown for `amount` (GET /public/v1/installments). */
+/** The options offered for `amount`. */
 export const installmentOptions = (amount: number, rules: InstallmentRules): ReadonlyArray<InstallmentOption> =>
   Array.from({ length: rules.max }, (_, i) => installmentOption(amount, i + 1, rules)).filter((o) => offered(o, rules))

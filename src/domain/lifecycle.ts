@@ -12,8 +12,8 @@ export type Trigger =
   | "review" // the antifraud wants a person to look at it
   | "approve" // the review approved it: the charge goes to the acquirer
   | "pay" // the buyer paid a PIX or boleto
-  | "expire" // the deadline passed unpaid (/api: FAILED)
-  | "cancel" // the deadline passed unpaid (/public/v1: CANCELLED, "before confirmation")
+  | "expire" // the deadline passed unpaid (v2: FAILED)
+  | "cancel" // the deadline passed unpaid (v1: CANCELLED, "before confirmation")
   | "refund_partial"
   | "refund_full"
   | "chargeback_open"

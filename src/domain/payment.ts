@@ -39,7 +39,7 @@ export interface Payer {
   readonly birthdate: string | undefined
 }
 
-/** The buyer as a charge without an order names them (/public/v1 `customer`). */
+/** The buyer as a charge without an order names them (the v1 `customer`). */
 export interface Buyer {
   readonly name: string
   readonly email: string
@@ -69,7 +69,7 @@ export interface Product {
 interface Common {
   /** The interface that asked: the transaction's events speak its words. */
   readonly origin: Origin
-  /** The order charged (/api), or null for a charge that names its buyer instead (/public/v1). */
+  /** The order charged (v2), or null for a charge that names its buyer instead (v1). */
   readonly orderId: OrderId | null
   readonly buyer: Buyer | null
   readonly amount: number

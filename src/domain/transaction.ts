@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { CustomerId, OrderId, TransactionId } from "./ids.ts"
 
-/** The core's words: a superset of /api (v2) and /public/v1 (CONTRACT §9). */
+/** The core's words: a superset of both interfaces' words (CONTRACT §9). */
 export const TransactionStatus = Schema.Literal(
   "PENDING",
   "PROCESSING",
@@ -77,7 +77,7 @@ export type TransactionDetails = typeof TransactionDetails.Type
 
 const Nullable = <S extends Schema.Schema.Any>(s: S) => Schema.NullOr(s)
 
-/** The buyer a charge without an order named (/public/v1), as stored. */
+/** The buyer a charge without an order named (v1), as stored. */
 export const BuyerRecord = Schema.Struct({
   name: Schema.String,
   email: Schema.String,

@@ -49,5 +49,6 @@ export class GatewayApi extends HttpApi.make("gateway")
   .annotate(OpenApi.Transform, describeErrorsTruthfully)
   .annotate(
     OpenApi.Description,
-    "Card, PIX and boleto payments for Brazil. See README for conventions: money in centavos, ISO 8601 UTC timestamps, UUID identifiers, one error envelope."
+    "Card, PIX and boleto payments for Brazil. See README for conventions: money in centavos, ISO " +
+      "8601 UTC timestamps, UUID identifiers, one error envelope."
   ) {}

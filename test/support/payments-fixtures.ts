@@ -218,7 +218,8 @@ export interface EventRow {
 export const eventRows = async (db: pg.Pool, transactionId: string): Promise<ReadonlyArray<EventRow>> =>
   (
     await db.query<{ id: string; type: string; kind: string; origin: "v1" | "v2"; snapshot: any; created_at: Date }>(
-      "select id, type, kind, origin, snapshot, created_at from events where transaction_id = $1 order by created_at, type",
+      "select id, type, kind, origin, snapshot, created_at from events where " +
+        "transaction_id = $1 order by created_at, type",
       [transactionId]
     )
   ).rows.map((row) => ({

@@ -69,6 +69,9 @@ export interface Receiver {
 
 const ok: Reply = { status: 200, body: "ok" }
 
+const describeRequest = (r: ReceivedRequest) =>
+  `#${r.index} ${r.headers["webhook-id"] ?? "-"} ${jsonBody(r)?.event ?? "?"} -> ${r.answeredStatus ?? "none"}`
+
 /** The parsed JSON body, or undefined. */
 export const jsonBody = (request: { readonly body: string }): any => {
   try {
@@ -184,7 +187,8 @@ export const startReceiver = async (path = "/hook"): Promise<Receiver> => {
         cleanup()
         reject(
           new Error(
-            `${what} not met within ${timeoutMs} ms; ${requests.length} request(s): ${requests.map((r) => `#${r.index} ${r.headers["webhook-id"] ?? "-"} ${jsonBody(r)?.event ?? "?"} -> ${r.answeredStatus ?? "none"}`).join("; ")}`
+            `${what} not met within ${timeoutMs} ms; ${requests.length} request(s): ` +
+              requests.map(describeRequest).join("; ")
           )
         )
       }, timeoutMs)

@@ -41,9 +41,11 @@ export const ApiKeyRepoLive = Layer.effect(
     return ApiKeyRepo.of({
       insert: (key) =>
         sql<ApiKeyRow>`
-          insert into api_keys (id, account_id, label, key_prefix, key_last4, key_digest, is_primary, scopes, rate_limit)
+          insert into api_keys (id, account_id, label, key_prefix, key_last4, key_digest, is_primary, scopes,
+            rate_limit)
           values (${key.id}, ${key.accountId}, ${key.label}, ${key.keyPrefix}, ${key.keyLast4},
-                  ${Buffer.from(key.keyDigest)}, ${key.isPrimary}, ${key.scopes === null ? null : key.scopes}, ${key.rateLimit})
+                  ${Buffer.from(key.keyDigest)}, ${key.isPrimary}, ${key.scopes === null ? null : key.scopes},
+                    ${key.rateLimit})
           returning *`.pipe(
           Effect.orDie,
           Effect.map((rows) => toApiKey(rows[0]!))
@@ -68,7 +70,8 @@ export const ApiKeyRepoLive = Layer.effect(
       rotatePrimary: (accountId, material) =>
         sql<ApiKeyRow>`
           update api_keys
-          set key_prefix = ${material.keyPrefix}, key_last4 = ${material.keyLast4}, key_digest = ${Buffer.from(material.keyDigest)},
+          set key_prefix = ${material.keyPrefix}, key_last4 = ${material.keyLast4}, key_digest =
+            ${Buffer.from(material.keyDigest)},
               created_at = now(), last_used_at = null
           where account_id = ${accountId} and is_primary
           returning *`.pipe(

@@ -42,7 +42,8 @@ export const CustomerRepoLive = Layer.effect(
           for (;;) {
             const inserted = yield* sql<CustomerRow>`
               insert into customers (id, account_id, name, email, document, phone)
-              values (${customer.id}, ${accountId}, ${customer.name}, ${customer.email}, ${customer.document}, ${customer.phone})
+              values (${customer.id}, ${accountId}, ${customer.name}, ${customer.email}, ${customer.document},
+                ${customer.phone})
               on conflict (account_id, document) where deleted_at is null do nothing
               returning *`
             if (inserted[0]) return { customer: toCustomer(inserted[0]), created: true }

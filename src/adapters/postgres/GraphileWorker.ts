@@ -40,9 +40,11 @@ export const WorkerLive = Layer.scopedDiscard(
         select distinct j.locked_by as id from graphile_worker._private_jobs j
         where j.locked_by is not null and j.locked_at < now() - make_interval(secs => ${STALE_SECONDS})
           and not exists (select 1 from worker_heartbeats h
-                          where h.worker_id = j.locked_by and h.beat_at > now() - make_interval(secs => ${STALE_SECONDS}))
+                          where h.worker_id = j.locked_by and h.beat_at > now() - make_interval(secs =>
+                            ${STALE_SECONDS}))
       )
-      select graphile_worker.force_unlock_workers(array(select id from dead)), (select count(*)::int from dead) as released`.pipe(
+      select graphile_worker.force_unlock_workers(array(select id from dead)),
+             (select count(*)::int from dead) as released`.pipe(
       Effect.tap(([row]) =>
         row && row.released > 0 ? Effect.logWarning(`released the jobs of ${row.released} dead worker(s)`) : Effect.void
       ),

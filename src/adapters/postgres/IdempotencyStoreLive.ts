@@ -16,7 +16,8 @@ export const IdempotencyStoreLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     return IdempotencyStore.of({
       // A claim's lease (60 s) protects a running request; a process that dies mid-request frees its
-      // keys when the lease runs out. One statement decides: insert a new claim, or take over one that is expired (older than 24 h)
+      // keys when the lease runs out. One statement decides: insert a new claim, or take over one that is expired
+      // (older than 24 h)
       // or whose lease ran out with no response stored; otherwise report what is there.
       claim: (accountId, key, fingerprint, newResourceId) =>
         Effect.gen(function* () {
@@ -25,9 +26,11 @@ export const IdempotencyStoreLive = Layer.effect(
             values (${accountId}, ${key}, ${fingerprint}, ${newResourceId}, now() + interval '60 seconds')
             on conflict (account_id, key) do update set
               fingerprint = excluded.fingerprint,
-              resource_id = case when k.created_at < now() - interval '24 hours' then excluded.resource_id else k.resource_id end,
+              resource_id = case when k.created_at < now() - interval '24 hours' then excluded.resource_id else
+                k.resource_id end,
               created_at = case when k.created_at < now() - interval '24 hours' then now() else k.created_at end,
-              response_status = case when k.created_at < now() - interval '24 hours' then null else k.response_status end,
+              response_status = case when k.created_at < now() - interval '24 hours' then null else
+                k.response_status end,
               response_body = case when k.created_at < now() - interval '24 hours' then null else k.response_body end,
               locked_until = excluded.locked_until
             where k.created_at < now() - interval '24 hours'
@@ -49,18 +52,15 @@ export const IdempotencyStoreLive = Layer.effect(
         }).pipe(Effect.orDie),
       complete: (accountId, key, response) =>
         sql`
-          update idempotency_keys set response_status = ${response.status}, response_body = ${response.body}, locked_until = null
+          update idempotency_keys set response_status = ${response.status}, response_body = ${response.body},
+            locked_until = null
           where account_id = ${accountId} and key = ${key}`.pipe(Effect.orDie, Effect.asVoid),
       forget: (accountId, key) =>
-        sql`delete from idempotency_keys where account_id = ${accountId} and key = ${key} and response_status is null`.pipe(
-          Effect.orDie,
-          Effect.asVoid
-        ),
+        sql`delete from idempotency_keys where account_id = ${accountId} and key = ${key} and response_status
+          is null`.pipe(Effect.orDie, Effect.asVoid),
       release: (accountId, key) =>
-        sql`update idempotency_keys set locked_until = now() where account_id = ${accountId} and key = ${key} and response_status is null`.pipe(
-          Effect.orDie,
-          Effect.asVoid
-        ),
+        sql`update idempotency_keys set locked_until = now() where account_id = ${accountId} and key = ${key}
+          and response_status is null`.pipe(Effect.orDie, Effect.asVoid),
       deleteOlderThan: (hours) =>
         sql`delete from idempotency_keys where created_at < now() - make_interval(hours => ${hours}) returning 1`.pipe(
           Effect.orDie,

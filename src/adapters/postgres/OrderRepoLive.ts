@@ -57,10 +57,8 @@ export const OrderRepoLive = Layer.effect(
           Effect.map(first)
         ),
       setStatus: (accountId, id, status) =>
-        sql`update orders set status = ${status}, updated_at = now() where account_id = ${accountId} and id = ${id}`.pipe(
-          Effect.orDie,
-          Effect.asVoid
-        )
+        sql`update orders set status = ${status}, updated_at = now() where account_id = ${accountId} and id =
+          ${id}`.pipe(Effect.orDie, Effect.asVoid)
     })
   })
 )

@@ -15,10 +15,8 @@ export const PublicDocumentsLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     return PublicDocuments.of({
       create: (token, transactionId, kind) =>
-        sql`insert into public_documents (token, transaction_id, kind) values (${token}, ${transactionId}, ${kind})`.pipe(
-          Effect.orDie,
-          Effect.asVoid
-        ),
+        sql`insert into public_documents (token, transaction_id, kind) values (${token}, ${transactionId},
+          ${kind})`.pipe(Effect.orDie, Effect.asVoid),
       find: (token, kind) =>
         sql`
           select ${sql.literal(COLUMNS)}

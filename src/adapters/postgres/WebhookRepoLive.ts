@@ -107,7 +107,8 @@ export const WebhookRepoLive = Layer.effect(
           Effect.map((rows) => rows.map(toDelivery))
         ),
       findDelivery: (accountId, deliveryId) =>
-        sql<DeliveryRow>`select ${columns} from webhook_deliveries where account_id = ${accountId} and id = ${deliveryId}`.pipe(
+        sql<DeliveryRow>`select ${columns} from webhook_deliveries where account_id = ${accountId} and id =
+          ${deliveryId}`.pipe(
           Effect.orDie,
           Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toDelivery))
         ),

@@ -106,7 +106,8 @@ layer(Database, { timeout: 60_000 })("SandboxBoleto", (it) => {
       const id = randomUUID()
       yield* pay(id, 400)
       expect(yield* settlements(60, [id])).toEqual([])
-      yield* sql`update sandbox_boleto_payments set paid_at = now() - interval '61 seconds' where transaction_id = ${id}`
+      yield* sql`update sandbox_boleto_payments set paid_at = now() - interval '61 seconds' where
+        transaction_id = ${id}`
       expect((yield* settlements(60, [id])).map((s) => s.transactionId)).toEqual([id])
     })
   )

@@ -67,7 +67,8 @@ h1{font-size:1.1rem;margin:0 0 4px}
 [data-state=paid] .status{background:#dff5e3;color:#146c2e}
 [data-state=expired] .status,[data-state=refused] .status,[data-state=failed] .status{background:#fde2e1;color:#a11}
 .qr{display:block;width:100%;max-width:280px;height:auto;margin:12px auto}
-.code{font-family:ui-monospace,monospace;font-size:.8rem;word-break:break-all;background:#f4f5f7;padding:8px;border-radius:8px}
+.code{font-family:ui-monospace,monospace;font-size:.8rem;word-break:break-all;
+  background:#f4f5f7;padding:8px;border-radius:8px}
 button{width:100%;padding:12px;border:0;border-radius:8px;background:#1b5fd6;color:#fff;font-size:1rem;margin-top:8px}
 ul{padding-left:18px}
 .muted{color:#5b6475;font-size:.9rem}

@@ -15,8 +15,18 @@ const CODES = new Set([
   "08004",
   "08006"
 ])
-const MESSAGES =
-  /connection terminated|connection refused|ECONNREFUSED|not queryable|timeout exceeded when trying to connect|database system is (starting up|shutting down|in recovery)|terminating connection/i
+const MESSAGES = new RegExp(
+  [
+    "connection terminated",
+    "connection refused",
+    "ECONNREFUSED",
+    "not queryable",
+    "timeout exceeded when trying to connect",
+    "database system is (starting up|shutting down|in recovery)",
+    "terminating connection"
+  ].join("|"),
+  "i"
+)
 
 const unavailable = (error: unknown, depth = 0): boolean => {
   if (depth > 6 || error === null || typeof error !== "object") return false

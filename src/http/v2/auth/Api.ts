@@ -40,7 +40,8 @@ export class AuthApi extends HttpApiGroup.make("auth")
       .middleware(SignupGate)
       .annotate(
         OpenApi.Description,
-        "Creates an account and its primary API key. The full key is shown only here. 409 when the email is registered; 404 when SIGNUP_ENABLED=false."
+        "Creates an account and its primary API key. The full key is shown only here. 409 when the " +
+          "email is registered; 404 when SIGNUP_ENABLED=false."
       )
   )
   .add(

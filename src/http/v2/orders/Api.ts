@@ -22,7 +22,8 @@ export class OrdersApi extends HttpApiGroup.make("orders")
       .addError(NotFound)
       .annotate(
         OpenApi.Description,
-        "Creates a PENDING order. 404 `customerId not found` when the customer is unknown, deleted or of another account."
+        "Creates a PENDING order. 404 `customerId not found` when the customer is " +
+          "unknown, deleted or of another account."
       )
   )
   .add(HttpApiEndpoint.get("list", "/").addSuccess(Schema.Array(Order)))

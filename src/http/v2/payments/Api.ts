@@ -173,7 +173,14 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       .addError(ServiceUnavailable)
       .annotate(
         OpenApi.Description,
-        "Charges an order. PIX and BOLETO answer 201 PENDING with their codes; an approved CARD 201 CAPTURED. A declined card is 422 `card_declined` (or `insufficient_funds`, `expired_card`, `incorrect_cvc`, `fraud_suspected`) and a DECLINED transaction is recorded; an acquirer failure is 422 `processing_error` with a FAILED transaction. 404 `orderId not found`; 409 when the order is PAID, EXPIRED or CANCELLED; 400 when `amount` differs from the order's. With `Idempotency-Key`: a replay answers the original status and body with `Idempotent-Replayed: true`; 409 `idempotency_key_in_use` while the first is running; 422 `idempotency_key_reused` for another body."
+        "Charges an order. PIX and BOLETO answer 201 PENDING with their codes; an approved CARD 201 " +
+          "CAPTURED. A declined card is 422 `card_declined` (or `insufficient_funds`, `expired_card`, " +
+          "`incorrect_cvc`, `fraud_suspected`) and a DECLINED transaction is recorded; an acquirer " +
+          "failure is 422 `processing_error` with a FAILED transaction. 404 `orderId not found`; 409 when " +
+          "the order is PAID, EXPIRED or CANCELLED; 400 when `amount` differs from the order's. With " +
+          "`Idempotency-Key`: a replay answers the original status and body with `Idempotent-Replayed: " +
+          "true`; 409 `idempotency_key_in_use` while the first is running; 422 `idempotency_key_reused` " +
+          "for another body."
       )
   )
   .add(
@@ -186,7 +193,9 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       .addError(UnprocessableEntity)
       .annotate(
         OpenApi.Description,
-        "Verifies the card with the acquirer (422 `expired_card`, `incorrect_cvc`) and stores it for the customer: PAN encrypted, CVV never stored. The token charges only orders of that customer, in this account."
+        "Verifies the card with the acquirer (422 `expired_card`, `incorrect_cvc`) and stores it for " +
+          "the customer: PAN encrypted, CVV never stored. The token charges only orders of that customer, " +
+          "in this account."
       )
   )
   .add(
@@ -202,7 +211,9 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       .addError(ServiceUnavailable)
       .annotate(
         OpenApi.Description,
-        "Full refund without `amount`, partial with it (CARD and PIX; BOLETO full only). `refundedAmount` is cumulative. 409 for PENDING, DECLINED, FAILED or REFUNDED transactions; 400 when `amount` exceeds the refundable balance. A full refund cancels the order."
+        "Full refund without `amount`, partial with it (CARD and PIX; BOLETO full only). " +
+          "`refundedAmount` is cumulative. 409 for PENDING, DECLINED, FAILED or REFUNDED transactions; " +
+          "400 when `amount` exceeds the refundable balance. A full refund cancels the order."
       )
   )
   .add(
@@ -213,7 +224,8 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       .addError(NotFound)
       .annotate(
         OpenApi.Description,
-        "The Transaction plus `refundedAmount` and the method's details: PIX code, boleto codes, or card brand and last four digits."
+        "The Transaction plus `refundedAmount` and the method's details: PIX code, boleto codes, or " +
+          "card brand and last four digits."
       )
   )
   .middleware(ApiKeyAuth)

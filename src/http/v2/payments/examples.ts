@@ -36,7 +36,9 @@ export const paymentResultExamples = [
     method: "PIX" as const,
     amount: 15000,
     pix: {
-      emv: "00020126580014br.gov.bcb.pix01367d9f0335-8dcc-4054-9bf9-0dbd61d369065204000053039865406150.005802BR5910Loja do Ze6009SAO PAULO62290525dad336011866416fba5deba426304DFB0",
+      emv:
+        "00020126580014br.gov.bcb.pix01367d9f0335-8dcc-4054-9bf9-0dbd61d36906520400005303986" +
+        "5406150.005802BR5910Loja do Ze6009SAO PAULO62290525dad336011866416fba5deba426304DFB0",
       qrCodeUrl: "https://pay.example.com/documents/pix/UxQ07pD5vL2HGdzCoKom3FJAMuiVJqcCWn9FXMB8auc/qr.png",
       expiresAt: "2026-11-21T22:01:45.760Z"
     }

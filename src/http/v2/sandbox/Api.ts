@@ -25,7 +25,8 @@ export class SandboxApi extends HttpApiGroup.make("sandbox")
       .addError(Conflict)
       .annotate(
         OpenApi.Description,
-        "PIX: PENDING → PAID now (200). BOLETO: 202, still PENDING until the confirmation job settles it. 409 in any other state."
+        "PIX: PENDING → PAID now (200). BOLETO: 202, still PENDING until the " +
+          "confirmation job settles it. 409 in any other state."
       )
   )
   .add(

@@ -33,7 +33,10 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .addError(BadRequest)
       .annotate(
         OpenApi.Description,
-        "Registers (201) or replaces (200) the account's single webhook URL. `secret` (`whsec_…`) verifies the Standard Webhooks signature of every delivery; replacing the URL keeps it, delete and register again to rotate it. The URL must resolve to a public address (checked again at each delivery)."
+        "Registers (201) or replaces (200) the account's single webhook URL. `secret` (`whsec_…`) verifies " +
+          "the Standard Webhooks signature of every delivery; replacing the " +
+          "URL keeps it, delete and register again to rotate it. The URL must resolve to a " +
+          "public address (checked again at each delivery)."
       )
   )
   .add(HttpApiEndpoint.get("get", "/").addSuccess(Webhook).addError(NotFound))
