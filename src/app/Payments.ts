@@ -1,4 +1,4 @@
-import { AccountId, CustomerId, TransactionId } from "../domain/ids.ts"
+import type { AccountId, CustomerId, TransactionId } from "../domain/ids.ts"
 import { randomBytes } from "node:crypto"
 import { Clock, Effect, Either, Option } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
@@ -14,7 +14,6 @@ import { Antifraud } from "../ports/Antifraud.ts"
 import { BoletoProvider } from "../ports/BoletoProvider.ts"
 import { CardVault } from "../ports/CardVault.ts"
 import { CustomerRepo } from "../ports/CustomerRepo.ts"
-import { Ids } from "../ports/Ids.ts"
 import { JobScheduler } from "../ports/JobScheduler.ts"
 import { Metrics } from "../ports/Metrics.ts"
 import { OrderRepo } from "../ports/OrderRepo.ts"
@@ -53,7 +52,6 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
     const acquirer = yield* Acquirer
     const antifraud = yield* Antifraud
     const vault = yield* CardVault
-    const ids = yield* Ids
     const metrics = yield* Metrics
     const lifecycle = yield* Lifecycle
 
@@ -374,8 +372,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
               })
         metrics.charges.inc({ method: command.method, outcome: result.status.toLowerCase() })
         return result
-      }),
-      newTransactionId: Effect.map(ids.next, TransactionId.make)
+      })
     }
   })
 }) {}

@@ -1,22 +1,9 @@
+import type { BoletoSlip } from "../../ports/DocumentRenderer.ts"
 import PDFDocument from "pdfkit"
 import { encodeItf } from "./itf.ts"
 
-export type BoletoPdfInput = {
-  readonly beneficiaryName: string
-  readonly beneficiaryDocument: string
-  readonly bankCode: string
-  readonly bankName: string
-  readonly payerName: string
-  readonly payerDocument: string
-  readonly amountCents: number
-  readonly dueDate: string // YYYY-MM-DD
-  readonly digitableLine: string // 47 digits
-  readonly formattedDigitableLine: string
-  readonly barcode: string // 44 digits
-  readonly documentNumber: string
-  readonly issuedAt: string // YYYY-MM-DD
-  readonly instructions?: ReadonlyArray<string>
-}
+/** What the slip shows (the port's BoletoSlip), plus optional instructions to the bank's cashier. */
+export type BoletoPdfInput = BoletoSlip & { readonly instructions?: ReadonlyArray<string> }
 
 export type BarRect = { x: number; y: number; width: number; height: number }
 

@@ -5,6 +5,8 @@ import { Cause, Effect, Exit, Option, Schedule } from "effect"
 import { Metrics } from "../../ports/Metrics.ts"
 import { canonicalJson } from "../../domain/canonicalJson.ts"
 import { IdempotencyStore } from "../../ports/IdempotencyStore.ts"
+import { Ids } from "../../ports/Ids.ts"
+import { CurrentPrincipal } from "./security.ts"
 import { BadRequest, Conflict, type HttpError, isHttpError, UnprocessableEntity } from "./errors.ts"
 
 export interface Reply {
@@ -124,4 +126,21 @@ export const idempotent = <E extends HttpError, R>(options: {
     // recovery is not refused as still in flight.
     yield* inBackground(store.release(accountId, key))
     return yield* Effect.failCause(exit.cause)
+  })
+
+/**
+ * A POST under CONTRACT §6 for the calling account: the request's own JSON body is the fingerprint,
+ * and the id reserved with the key becomes the new resource's (transaction, refund), so a retry after
+ * a crash resumes the same one.
+ */
+export const idempotentPost = <E extends HttpError, R>(
+  key: string | undefined,
+  run: (accountId: AccountId, resourceId: string) => Effect.Effect<Reply, E, R>
+) =>
+  Effect.gen(function* () {
+    const { accountId } = yield* CurrentPrincipal
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const body = yield* Effect.orDie(request.json)
+    const ids = yield* Ids
+    return yield* idempotent({ accountId, key, body, newResourceId: ids.next, run: (id) => run(accountId, id) })
   })

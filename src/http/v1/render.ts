@@ -1,7 +1,8 @@
-import { Effect, Match } from "effect"
+import { Effect } from "effect"
 import type * as Domain from "../../domain/errors.ts"
 import type { DomainError } from "../../domain/errors.ts"
-import { BadRequest, Conflict, NotFound, ServiceUnavailable, Unauthorized } from "../shared/errors.ts"
+import { BadRequest, Conflict, type HttpError, NotFound, ServiceUnavailable, Unauthorized } from "../shared/errors.ts"
+import { renderDomainError } from "../shared/domainErrors.ts"
 
 // The core names a few fields in its own words; v1 callers sent them under these names.
 const FIELDS: Readonly<Record<string, string>> = { cardToken: "card_token" }
@@ -9,33 +10,29 @@ const field = (name: string) => FIELDS[name] ?? name
 const words = (message: string) => message.replace(/\bcardToken\b/g, "card_token")
 
 /**
- * The one place where the domain's typed errors become /public/v1 envelopes (CONTRACT-v1 §1: 422 is
- * for idempotency reuse only, so a refused refund is a 409 here). The envelope adds `success: false`.
+ * The one place where the domain's typed errors become /public/v1 envelopes: the default rendering
+ * (shared/domainErrors.ts) in v1's words. CONTRACT-v1 §1 keeps 422 for idempotency reuse, so a refused
+ * refund is a 409 here; a fully refunded transaction is `not_refundable`. The envelope adds
+ * `success: false`.
  */
-export const renderV1Error = Match.type<DomainError>().pipe(
-  Match.tagsExhaustive({
-    ValidationFailed: (e) =>
-      BadRequest.of({
+export const renderV1Error = (e: DomainError): HttpError => {
+  switch (e._tag) {
+    case "ValidationFailed":
+      return BadRequest.of({
         message: words(e.errors[0]?.message ?? "invalid request"),
         code: "validation_failed",
         errors: e.errors.map((x) => ({ field: field(x.field), message: words(x.message) }))
-      }),
-    NotFound: (e) => NotFound.of({ message: words(e.message), code: "not_found" }),
-    Conflict: (e) =>
-      Conflict.of({
-        message: e.message,
-        code: e.code === "already_refunded" ? "not_refundable" : e.code
-      }),
-    Unprocessable: (e) => Conflict.of({ message: e.message, code: e.code }),
-    EmailAlreadyRegistered: () => Conflict.of({ message: "email is already registered", code: "email_taken" }),
-    InvalidCredentials: () =>
-      Unauthorized.of({ message: "email or password is incorrect", code: "invalid_credentials" }),
-    Disabled: () => NotFound.of({ message: "Route not found", code: "route_not_found" }),
-    ProviderUnavailable: (e) =>
-      ServiceUnavailable.of({ message: e.message, code: "provider_unavailable", retryAfter: e.retryAfterSeconds }),
-    IllegalTransition: (e) => Conflict.of({ message: e.message, code: "invalid_state" })
-  })
-)
+      })
+    case "NotFound":
+      return NotFound.of({ message: words(e.message), code: "not_found" })
+    case "Conflict":
+      return Conflict.of({ message: e.message, code: e.code === "already_refunded" ? "not_refundable" : e.code })
+    case "Unprocessable":
+      return Conflict.of({ message: e.message, code: e.code })
+    default:
+      return renderDomainError(e)
+  }
+}
 
 export type RenderedV1<E> =
   | (E extends Domain.ValidationFailed ? BadRequest : never)

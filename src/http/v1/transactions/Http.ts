@@ -1,5 +1,5 @@
 import { type AccountId, RefundId, TransactionId } from "../../../domain/ids.ts"
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { HttpApiBuilder } from "@effect/platform"
 import { Clock, Effect, Either, Schema } from "effect"
 import { Payments } from "../../../app/Payments.ts"
 import { Refunds } from "../../../app/Refunds.ts"
@@ -11,8 +11,7 @@ import { startOfDayInSaoPaulo } from "../../../domain/time.ts"
 import { isUuid } from "../../../domain/uuid.ts"
 import type { TransactionFilter } from "../../../ports/TransactionRepo.ts"
 import { GatewayApi } from "../../Api.ts"
-import type { HttpError } from "../../shared/errors.ts"
-import { idempotent, type Reply } from "../../shared/idempotency.ts"
+import { idempotentPost } from "../../shared/idempotency.ts"
 import { CurrentPrincipal } from "../../shared/security.ts"
 import { renderedV1 } from "../render.ts"
 import { CORE_METHOD, coreStatuses, V1_STATUSES } from "../words.ts"
@@ -43,27 +42,10 @@ export const V1TransactionsHttp = HttpApiBuilder.group(GatewayApi, "v1Transactio
     const payments = yield* Payments
     const refunds = yield* Refunds
     const transactions = yield* Transactions
-    const rawBody = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => request.json).pipe(Effect.orDie)
     const present = (accountId: AccountId, id: TransactionId) =>
       Effect.flatMap(transactions.getView(accountId, id), (view) =>
         Schema.encode(V1Transaction)(v1Transaction(config.publicBaseUrl, view)).pipe(Effect.orDie)
       )
-
-    /** A POST under CONTRACT §6: the reserved id becomes the new transaction's or refund's id. */
-    const idempotentPost = <E extends HttpError>(
-      key: string | undefined,
-      run: (accountId: AccountId, resourceId: string) => Effect.Effect<Reply, E>
-    ) =>
-      Effect.gen(function* () {
-        const { accountId } = yield* CurrentPrincipal
-        return yield* idempotent({
-          accountId,
-          key,
-          body: yield* rawBody,
-          newResourceId: payments.newTransactionId,
-          run: (resourceId) => run(accountId, resourceId)
-        })
-      })
 
     return handlers
       .handle("create", ({ headers, payload }) =>

@@ -1,5 +1,5 @@
-import { type AccountId, RefundId, TransactionId } from "../../../domain/ids.ts"
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { RefundId, TransactionId } from "../../../domain/ids.ts"
+import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Schema } from "effect"
 import { Cards } from "../../../app/Cards.ts"
 import { Payments } from "../../../app/Payments.ts"
@@ -7,8 +7,7 @@ import { Refunds } from "../../../app/Refunds.ts"
 import { Transactions } from "../../../app/Transactions.ts"
 import { AppConfig } from "../../../config/AppConfig.ts"
 import { GatewayApi } from "../../Api.ts"
-import type { HttpError } from "../../shared/errors.ts"
-import { idempotent, type Reply } from "../../shared/idempotency.ts"
+import { idempotentPost } from "../../shared/idempotency.ts"
 import { rendered } from "../render.ts"
 import { CurrentPrincipal } from "../../shared/security.ts"
 import { PaymentResult, RefundResult } from "./Api.ts"
@@ -22,23 +21,6 @@ export const PaymentsHttp = HttpApiBuilder.group(GatewayApi, "payments", (handle
     const refunds = yield* Refunds
     const cards = yield* Cards
     const transactions = yield* Transactions
-    const rawBody = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => request.json).pipe(Effect.orDie)
-
-    /** A POST under CONTRACT §6: the reserved id becomes the new transaction's or refund's id. */
-    const idempotentPost = <E extends HttpError>(
-      key: string | undefined,
-      run: (accountId: AccountId, resourceId: string) => Effect.Effect<Reply, E>
-    ) =>
-      Effect.gen(function* () {
-        const { accountId } = yield* CurrentPrincipal
-        return yield* idempotent({
-          accountId,
-          key,
-          body: yield* rawBody,
-          newResourceId: payments.newTransactionId,
-          run: (resourceId) => run(accountId, resourceId)
-        })
-      })
 
     return handlers
       .handle("process", ({ headers, payload }) =>
