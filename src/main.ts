@@ -23,6 +23,5 @@ const LoggingLive = Layer.unwrapEffect(
 // runMain interrupts on SIGINT/SIGTERM: the layers' finalizers stop HTTP, the worker and PostgreSQL in order.
 Layer.launch(roleLayer(role as Role).pipe(Layer.provide(AppConfigLive))).pipe(
   Effect.provide(LoggingLive),
-  Effect.tapErrorCause(Effect.logError),
   NodeRuntime.runMain({ disablePrettyLogger: true })
 )

