@@ -1,12 +1,12 @@
-import { NodeRuntime } from "@effect/platform-node"
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Logger, LogLevel } from "effect"
 import { AppConfig, AppConfigLive } from "./config/AppConfig.ts"
-import { type Role, roleLayer } from "./Roles.ts"
+import { DatabaseLive, type Role, roleLayer } from "./Roles.ts"
 import { installShutdownBackstop } from "./shutdown.ts"
 
 const role = process.argv[2] ?? "all"
-if (role !== "all" && role !== "api" && role !== "worker") {
-  console.error(`unknown role ${role}: use all, api or worker`)
+if (role !== "all" && role !== "api" && role !== "worker" && role !== "migrate") {
+  console.error(`unknown role ${role}: use all, api, worker or migrate`)
   process.exit(2)
 }
 
@@ -20,8 +20,14 @@ const LoggingLive = Layer.unwrapEffect(
   )
 ).pipe(Layer.provide(AppConfigLive), Layer.merge(Logger.json))
 
-// runMain interrupts on SIGINT/SIGTERM: the layers' finalizers stop HTTP, the worker and PostgreSQL in order.
-Layer.launch(roleLayer(role as Role).pipe(Layer.provide(AppConfigLive))).pipe(
-  Effect.provide(LoggingLive),
-  NodeRuntime.runMain({ disablePrettyLogger: true })
-)
+// `migrate` (a deployment's migrations Job) applies the migrations and exits; the other roles run until
+// a signal. runMain interrupts on SIGINT/SIGTERM: the layers' finalizers stop HTTP, the worker and
+// PostgreSQL in order.
+const program =
+  role === "migrate"
+    ? Effect.scoped(Layer.build(DatabaseLive.pipe(Layer.provide(NodeContext.layer)))).pipe(
+        Effect.zipRight(Effect.logInfo("migrations applied")),
+        Effect.provide(AppConfigLive)
+      )
+    : Layer.launch(roleLayer(role as Role).pipe(Layer.provide(AppConfigLive)))
+program.pipe(Effect.provide(LoggingLive), NodeRuntime.runMain({ disablePrettyLogger: true }))

@@ -1,0 +1,141 @@
+import { spawnSync } from "node:child_process"
+import { readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { parseAllDocuments } from "yaml"
+import { startTestServer, type TestServer } from "./support/server.ts"
+
+/**
+ * Issue 11: the deployment files in ops/ agree with the service. No container engine runs here, so
+ * every file is parsed and checked: the variables they set are ones the service reads, the required
+ * secrets are set, ports and probe paths are the service's, the KEDA query runs on the real schema, and
+ * the alerting rules pass `promtool check rules`.
+ */
+const ROOT = fileURLToPath(new URL("..", import.meta.url))
+const read = (path: string) => readFileSync(join(ROOT, path), "utf8")
+const yamlDocs = (path: string) => parseAllDocuments(read(path), { merge: true }).map((d) => d.toJS({ maxAliasCount: 100 }))
+
+/** Every environment variable the service reads, found in its sources (Config.*("X"), positiveInt("X"), …). */
+const readVariables = () => {
+  const names = new Set<string>()
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
+      const path = join(dir, entry.name)
+      if (entry.isDirectory()) walk(path)
+      else if (path.endsWith(".ts") && !path.endsWith(".test.ts")) {
+        const text = read(path)
+        for (const m of text.matchAll(/(?:Config\.\w+|positiveInt|chosen|\))\(\s*"([A-Z][A-Z0-9_]+)"/g)) names.add(m[1]!)
+        for (const m of text.matchAll(/process\.env\.([A-Z][A-Z0-9_]+)/g)) names.add(m[1]!)
+      }
+    }
+  }
+  walk("src")
+  return names
+}
+const REQUIRED_IN_PRODUCTION = ["DATABASE_URL", "JWT_SECRET", "CARD_VAULT_KEY"]
+
+let server: TestServer
+beforeAll(async () => {
+  server = await startTestServer()
+})
+afterAll(async () => {
+  await server?.close()
+})
+
+describe("ops/ deployment files", () => {
+  const known = readVariables()
+
+  it("the service's own list of variables is found (sanity of the scan)", () => {
+    for (const name of ["PORT", "DATABASE_URL", "JWT_SECRET", "CARD_VAULT_KEY", "SHUTDOWN_GRACE_SECONDS"]) {
+      expect(known, name).toContain(name)
+    }
+  })
+
+  it("Dockerfile: multi-stage, non-root, production deps only, HEALTHCHECK on /ready, STOPSIGNAL, known ENV", () => {
+    const text = read("ops/Dockerfile")
+    expect(text.match(/^FROM /gm)!.length).toBeGreaterThanOrEqual(2)
+    expect(text).toMatch(/^USER node$/m)
+    expect(text).toContain("npm prune --omit=dev")
+    expect(text).toMatch(/HEALTHCHECK[\s\S]*\/ready/)
+    expect(text).toMatch(/^STOPSIGNAL SIGTERM$/m)
+    expect(text).toMatch(/^EXPOSE 3000$/m)
+    const env = [...text.matchAll(/^ENV ([\s\S]*?)(?:\n(?!\s))/gm)].flatMap((m) =>
+      [...m[1]!.matchAll(/([A-Z_]+)=/g)].map((x) => x[1]!)
+    )
+    expect(env.length).toBeGreaterThan(0)
+    for (const name of env) expect(known, `Dockerfile ENV ${name}`).toContain(name)
+  })
+
+  it("compose.yaml: postgres, migrate, 2 api and 2 worker replicas, Prometheus and Grafana; known variables", () => {
+    const [compose] = yamlDocs("ops/compose.yaml")
+    const services = compose.services
+    expect(Object.keys(services)).toEqual(
+      expect.arrayContaining(["postgres", "migrate", "api", "worker", "prometheus", "grafana"])
+    )
+    expect(services.api.deploy.replicas).toBe(2)
+    expect(services.worker.deploy.replicas).toBe(2)
+    expect(services.api.command).toEqual(["api"])
+    expect(services.worker.command).toEqual(["worker"])
+    expect(services.migrate.command).toEqual(["migrate"])
+    for (const name of ["api", "worker", "migrate"]) {
+      const env = services[name].environment
+      for (const key of Object.keys(env)) expect(known, `${name}: ${key}`).toContain(key)
+      for (const key of REQUIRED_IN_PRODUCTION) expect(Object.keys(env), `${name} sets ${key}`).toContain(key)
+      expect(env.PORT).toBe("3000")
+    }
+    expect(services.grafana.volumes.join(" ")).toContain("grafana-dashboard.json")
+    const [prometheus] = yamlDocs("ops/compose/prometheus.yml")
+    expect(prometheus.scrape_configs[0].metrics_path).toBe("/metrics")
+    expect(prometheus.scrape_configs[0].dns_sd_configs[0].port).toBe(3000)
+  })
+
+  it("Kubernetes: deployments, probes on the service's paths and port, requests, Service, Job, PDB, HPA, KEDA", () => {
+    const docs = readdirSync(join(ROOT, "ops/k8s")).flatMap((f) => yamlDocs(`ops/k8s/${f}`))
+    const kinds = (kind: string) => docs.filter((d) => d.kind === kind)
+    expect(
+      kinds("Deployment")
+        .map((d) => d.metadata.name)
+        .sort()
+    ).toEqual(["gateway-api", "gateway-worker"])
+    for (const k of ["Service", "Job", "PodDisruptionBudget", "HorizontalPodAutoscaler", "ScaledObject"]) {
+      expect(kinds(k).length, k).toBeGreaterThan(0)
+    }
+    const config = kinds("ConfigMap")[0].data
+    const secret = kinds("Secret")[0].stringData
+    for (const key of [...Object.keys(config), ...Object.keys(secret)]) expect(known, key).toContain(key)
+    for (const key of REQUIRED_IN_PRODUCTION) expect({ ...config, ...secret }, key).toHaveProperty(key)
+    const api = kinds("Deployment").find((d) => d.metadata.name === "gateway-api")
+    const container = api.spec.template.spec.containers[0]
+    expect(container.ports[0].containerPort).toBe(Number(config.PORT))
+    expect(container.readinessProbe.httpGet.path).toBe("/ready")
+    expect(container.livenessProbe.httpGet.path).toBe("/health")
+    expect(container.resources.requests).toHaveProperty("cpu")
+    expect(api.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(Number(config.SHUTDOWN_GRACE_SECONDS))
+    expect(kinds("Service")[0].spec.ports[0].targetPort).toBe(Number(config.PORT))
+    expect(kinds("Job")[0].spec.template.spec.containers[0].args).toEqual(["migrate"])
+    expect(kinds("HorizontalPodAutoscaler")[0].spec.metrics[0].resource.name).toBe("cpu")
+  })
+
+  it("the probe paths answer on the service, and the KEDA query runs on its schema", async () => {
+    for (const path of ["/ready", "/health", "/metrics"]) {
+      expect((await fetch(`${server.baseUrl}${path}`)).status, path).toBe(200)
+    }
+    const keda = readdirSync(join(ROOT, "ops/k8s"))
+      .flatMap((f) => yamlDocs(`ops/k8s/${f}`))
+      .find((d) => d.kind === "ScaledObject")
+    const { rows } = await server.db.query(keda.spec.triggers[0].metadata.query)
+    expect(Number(rows[0].count)).toBeGreaterThanOrEqual(0)
+  })
+
+  it("promtool check rules ops/alerts.yml", () => {
+    const found = spawnSync("promtool", ["--version"])
+    if (found.error) {
+      if (process.env.CI) throw new Error("promtool is missing: .ci/run installs Debian's prometheus package")
+      console.warn("promtool check skipped: promtool not found (apt-get install -y prometheus)")
+      return
+    }
+    const check = spawnSync("promtool", ["check", "rules", join(ROOT, "ops/alerts.yml")], { encoding: "utf8" })
+    expect(check.status, check.stdout + check.stderr).toBe(0)
+  })
+})
