@@ -14,7 +14,8 @@ import { startTestServer, type TestServer } from "./support/server.ts"
  */
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 const read = (path: string) => readFileSync(join(ROOT, path), "utf8")
-const yamlDocs = (path: string) => parseAllDocuments(read(path), { merge: true }).map((d) => d.toJS({ maxAliasCount: 100 }))
+const yamlDocs = (path: string) =>
+  parseAllDocuments(read(path), { merge: true }).map((d) => d.toJS({ maxAliasCount: 100 }))
 
 /** Every environment variable the service reads, found in its sources (Config.*("X"), positiveInt("X"), …). */
 const readVariables = () => {
@@ -25,7 +26,8 @@ const readVariables = () => {
       if (entry.isDirectory()) walk(path)
       else if (path.endsWith(".ts") && !path.endsWith(".test.ts")) {
         const text = read(path)
-        for (const m of text.matchAll(/(?:Config\.\w+|positiveInt|chosen|\))\(\s*"([A-Z][A-Z0-9_]+)"/g)) names.add(m[1]!)
+        for (const m of text.matchAll(/(?:Config\.\w+|positiveInt|chosen|\))\(\s*"([A-Z][A-Z0-9_]+)"/g))
+          names.add(m[1]!)
         for (const m of text.matchAll(/process\.env\.([A-Z][A-Z0-9_]+)/g)) names.add(m[1]!)
       }
     }
