@@ -15,7 +15,7 @@ export default tseslint.config(
       "@typescript-eslint/no-empty-object-type": "off"
     }
   },
-  { files: ["src/cli.ts", "bench/**", "test/**"], rules: { "no-console": "off" } },
+  { files: ["src/cli.ts", "bench/**", "test/**", "scripts/**"], rules: { "no-console": "off" } },
   // The layers (README "Architecture"): the domain is pure and imports only itself and effect; the
   // application, the HTTP adapters, the jobs and the ports never reach into an adapter.
   {
@@ -50,5 +50,5 @@ export default tseslint.config(
     }
   },
   // Tests read untyped JSON bodies.
-  { files: ["test/**", "**/*.test.ts"], rules: { "@typescript-eslint/no-explicit-any": "off" } }
+  { files: ["test/**", "scripts/**", "**/*.test.ts"], rules: { "@typescript-eslint/no-explicit-any": "off" } }
 )
