@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { freePort } from "./server.ts"
+import { freePort } from "./config.ts"
 
 /** The repository root: children run `src/main.ts` / `src/cli.ts` from here. */
 const ROOT = fileURLToPath(new URL("../..", import.meta.url))

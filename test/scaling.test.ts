@@ -1,0 +1,103 @@
+import { randomBytes } from "node:crypto"
+import pg from "pg"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createTestDatabase } from "./support/database.ts"
+import { client, signup } from "./support/http.ts"
+import { newOrder, pixBody, PROCESS } from "./support/payments.ts"
+import { type RoleProcess, spawnRole, stopAll } from "./support/processes.ts"
+import { type Receiver, startReceiver } from "./support/receiver.ts"
+
+/**
+ * Issue 11: two API and two worker processes on one PostgreSQL (docs/scaling.md). The rate limit is
+ * exact across the APIs, a key regenerated on one is refused by the other at once, every webhook is
+ * delivered once by one of the workers, and killing a worker loses nothing.
+ */
+let apis: Array<RoleProcess> = []
+const workers: Array<RoleProcess> = []
+let receiver: Receiver
+let db: pg.Pool
+let env: Record<string, string>
+
+beforeAll(async () => {
+  env = {
+    DATABASE_URL: await createTestDatabase(),
+    JWT_SECRET: randomBytes(32).toString("base64url"),
+    CARD_VAULT_KEY: randomBytes(32).toString("base64"),
+    WEBHOOK_ALLOW_PRIVATE_URLS: "true",
+    RATE_LIMIT_PER_MINUTE: "100000"
+  }
+  apis = [await spawnRole("api", env)] // migrates the empty database first
+  ;[apis[1], workers[0], workers[1], receiver] = await Promise.all([
+    spawnRole("api", env),
+    spawnRole("worker", env),
+    spawnRole("worker", env),
+    startReceiver()
+  ])
+  db = new pg.Pool({ connectionString: env.DATABASE_URL, max: 2 })
+}, 120_000)
+afterAll(async () => {
+  await stopAll([...apis, ...workers])
+  await receiver?.close()
+  await db?.end()
+})
+
+describe("two API and two worker processes on one PostgreSQL", () => {
+  it("the rate limit is exact across both APIs", async () => {
+    const a = client(apis[0]!.baseUrl)
+    const b = client(apis[1]!.baseUrl)
+    const { key } = await signup(a)
+    await db.query("update api_keys set rate_limit = 7 where key_prefix = $1", [key.slice(0, 16)])
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).get("/api/customers", { key }))
+    )
+    expect(replies.filter((r) => r.status === 200)).toHaveLength(7)
+    expect(replies.filter((r) => r.status === 429)).toHaveLength(13)
+  })
+
+  it("a key regenerated through one API is refused by the other at once", async () => {
+    const a = client(apis[0]!.baseUrl)
+    const b = client(apis[1]!.baseUrl)
+    const account = await signup(a)
+    expect((await b.get("/api/customers", { key: account.key })).status).toBe(200)
+    const regenerated = await a.post("/api/api-keys/me/regenerate", undefined, { token: account.token })
+    expect(regenerated.status).toBe(200)
+    expect((await b.get("/api/customers", { key: account.key })).status).toBe(401)
+    expect((await b.get("/api/customers", { key: regenerated.body.fullKey })).status).toBe(200)
+  })
+
+  it("each webhook is delivered once by one of the workers, and killing one worker loses nothing", async () => {
+    const api = client(apis[0]!.baseUrl)
+    const { key } = await signup(api)
+    expect((await api.post("/api/webhooks/upsert", { url: receiver.url }, { key })).status).toBe(201)
+    const charges = 30
+    const ids: Array<string> = []
+    for (let i = 0; i < charges; i++) {
+      const { orderId } = await newOrder(api, key, 1_000 + i)
+      const reply = await api.post(PROCESS, pixBody(orderId, 1_000 + i), { key })
+      ids.push(reply.body.transactionId)
+      if (i === 10) await workers[0]!.stop("SIGKILL") // a hard kill while deliveries are under way
+    }
+    // 30 created + 30 paid events, each delivered exactly once, whatever the kill.
+    for (const id of ids) await api.post(`/api/sandbox/transactions/${id}/pay`, undefined, { key })
+    const expected = charges * 2
+    const requests = await receiver.waitFor(
+      (all) =>
+        new Set(all.filter((r) => ids.some((id) => r.body.includes(id))).map((r) => r.headers["webhook-id"])).size >=
+        expected,
+      60_000,
+      "every event delivered"
+    )
+    await new Promise((resolve) => setTimeout(resolve, 1_000)) // room for a duplicate
+    const mine = receiver.requests.filter((r) => ids.some((id) => r.body.includes(id)))
+    const perDelivery = new Map<string, number>()
+    for (const r of mine)
+      perDelivery.set(r.headers["webhook-id"]!, (perDelivery.get(r.headers["webhook-id"]!) ?? 0) + 1)
+    expect(perDelivery.size).toBe(expected)
+    const duplicates = [...perDelivery.values()].filter((n) => n > 1).length
+    // At-least-once: a delivery in flight in the killed worker may be sent again, nothing else.
+    expect(duplicates).toBeLessThanOrEqual(10)
+    expect(requests.length).toBeGreaterThanOrEqual(expected)
+    const failed = await db.query("select count(*)::int as n from webhook_deliveries where status <> 'SUCCESS'")
+    expect(failed.rows[0].n).toBe(0)
+  }, 120_000)
+})
