@@ -7,6 +7,7 @@ import { HttpLive } from "./http/Server.ts"
 import { DrainOnShutdown } from "./http/shared/Draining.ts"
 import { graceSeconds } from "./shutdown.ts"
 import { WorkerLive } from "./adapters/postgres/GraphileWorker.ts"
+import { TracingLive } from "./adapters/tracing/Tracing.ts"
 
 /**
  * `all` (npm start): migrations, HTTP API and job worker in one process.
@@ -24,4 +25,10 @@ export const roleLayer = (role: Role) =>
   Layer.mergeAll(
     role === "worker" ? Layer.empty : DrainOnShutdown(drainMs()).pipe(Layer.provideMerge(HttpLive)),
     role === "api" ? Layer.empty : WorkerLive
-  ).pipe(Layer.provideMerge(AppLive), Layer.provideMerge(DatabaseLive), Layer.provide(NodeContext.layer))
+  ).pipe(
+    Layer.provideMerge(AppLive),
+    Layer.provideMerge(DatabaseLive),
+    Layer.provide(NodeContext.layer),
+    // Outermost, so that every fiber of the role runs under the tracer (when one is configured).
+    Layer.provide(TracingLive)
+  )

@@ -1,5 +1,5 @@
 import { AccountId, TransactionId } from "../domain/ids.ts"
-import { Effect, Runtime, Schema } from "effect"
+import { Effect, Runtime, Schema, Tracer } from "effect"
 import type { Task, TaskList } from "graphile-worker"
 import { Metrics } from "../ports/Metrics.ts"
 import { Boletos } from "../app/Boletos.ts"
@@ -23,7 +23,11 @@ const task =
   (runtime: Runtime.Runtime<TaskServices>): Task =>
   async (raw) => {
     const outcome = await Runtime.runPromiseExit(runtime)(
-      Schema.decodeUnknown(payload)(raw).pipe(Effect.orDie, Effect.flatMap(program), Effect.withSpan(`job.${name}`))
+      Schema.decodeUnknown(payload)(raw).pipe(
+        Effect.orDie,
+        Effect.flatMap(program),
+        Effect.withSpan(`job.${name}`, { kind: "consumer", ...parentOf(raw) })
+      )
     )
     Runtime.runSync(runtime)(
       Effect.flatMap(Metrics, (m) =>
@@ -32,6 +36,13 @@ const task =
     )
     if (outcome._tag === "Failure") throw new Error(`${name} failed`, { cause: outcome.cause })
   }
+
+/** A job enqueued under a trace carries its W3C `traceparent`: the job's span joins that trace. */
+const parentOf = (raw: unknown) => {
+  const traceparent = (raw as { traceparent?: unknown } | null)?.traceparent
+  const match = typeof traceparent === "string" ? /^00-([0-9a-f]{32})-([0-9a-f]{16})-/.exec(traceparent) : null
+  return match ? { parent: Tracer.externalSpan({ traceId: match[1]!, spanId: match[2]! }) } : {}
+}
 
 const deliverWebhook = task("deliver_webhook", Schema.Struct({ deliveryId: Schema.UUID }), ({ deliveryId }) =>
   Effect.flatMap(Deliveries, (d) => d.attempt(deliveryId))

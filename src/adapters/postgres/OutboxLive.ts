@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { type EventSnapshot, eventName } from "../../domain/events.ts"
 import type { TransactionRecord } from "../../domain/transaction.ts"
 import { Ids } from "../../ports/Ids.ts"
@@ -34,6 +34,12 @@ export const OutboxLive = Layer.effect(
         Effect.gen(function* () {
           const name = eventName(transaction.origin, kind)
           if (name === null) return
+          // The delivery job joins the trace of the change that caused it (W3C traceparent).
+          const span = yield* Effect.option(Effect.currentSpan)
+          const traceparent = Option.match(span, {
+            onNone: () => null,
+            onSome: (s) => `00-${s.traceId}-${s.spanId}-01`
+          })
           const eventId = yield* ids.next
           const deliveryId = yield* ids.next
           yield* sql`
@@ -47,7 +53,9 @@ export const OutboxLive = Layer.effect(
               from webhooks w where w.account_id = ${accountId}
               returning id
             )
-            select graphile_worker.add_job('deliver_webhook', json_build_object('deliveryId', delivery.id),
+            select graphile_worker.add_job('deliver_webhook',
+                                           json_build_object('deliveryId', delivery.id,
+                                                             'traceparent', ${traceparent}::text),
                                            job_key := delivery.id::text, max_attempts := 25)
             from delivery`
         }).pipe(Effect.orDie, Effect.withSpan("Outbox.emit", { attributes: { kind } }))

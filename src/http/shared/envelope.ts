@@ -127,6 +127,9 @@ const toHttpError = (
   }
 }
 
+const withTrace = (error: InternalServerError, traceId: string) =>
+  InternalServerError.of({ message: error.message, code: error.code ?? "internal_error", traceId })
+
 const respond = (error: HttpError, path: string) => {
   // Each interface writes its own body (annotations.ts): /public/v1 adds `success: false` (CONTRACT §4).
   const body = routes.errorBody(path) === "successFlag" ? { success: false, ...error } : { ...error }
@@ -156,6 +159,10 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
           () => request.url
         )
         const started = performance.now()
+        // The request's trace id: in every log line of the request and in a 500's body.
+        const traceId = Option.getOrUndefined(
+          Option.map(yield* Effect.currentSpan.pipe(Effect.option), (s) => s.traceId)
+        )
         const response = yield* acceptUrl(request.url).pipe(
           Effect.zipRight(acceptBody(request)),
           Effect.flatMap((accepted) =>
@@ -170,9 +177,11 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
               : defect
                 ? Effect.logError("request failed", cause)
                 : Effect.void
-            return Effect.as(log, respond(error, path))
+            const body =
+              error instanceof InternalServerError && traceId !== undefined ? withTrace(error, traceId) : error
+            return Effect.as(log, respond(body, path))
           }),
-          Effect.annotateLogs({ requestId })
+          Effect.annotateLogs(traceId === undefined ? { requestId } : { requestId, traceId })
         )
         const route = routes.template(request.method, path) ?? "unmatched"
         const status = String(response.status)

@@ -142,10 +142,14 @@ export class ServiceUnavailable extends Schema.Class<ServiceUnavailable>("Servic
 }
 
 export class InternalServerError extends Schema.Class<InternalServerError>("InternalServerError")(
-  envelope(500, "Internal Server Error"),
+  {
+    ...envelope(500, "Internal Server Error"),
+    /** The request's trace id, to find it in the logs and traces. */
+    traceId: Schema.optional(Schema.String)
+  },
   HttpApiSchema.annotations({ status: 500, description: "Unexpected failure; retry with exponential back-off" })
 ) {
-  static of(details: Details) {
+  static of(details: Details & { readonly traceId?: string }) {
     return new InternalServerError({ statusCode: 500, error: "Internal Server Error", ...details })
   }
 }
