@@ -2,9 +2,11 @@
  * npm run bench: throughput of the main request paths on this machine, each reported as a ratio to
  * a baseline (GET /health) measured in the same run, so that figures compare across machines.
  * Runs the real service in-process on an embedded PostgreSQL (or DATABASE_URL), with a parked
- * backlog of future jobs so the queue's plans are those of a used system.
+ * backlog of future jobs so the queue's plans are those of a used system. `BENCH_OTEL=1` measures the
+ * same with OpenTelemetry tracing on.
  */
 import { randomUUID } from "node:crypto"
+import { createServer } from "node:http"
 import { chmod, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -38,7 +40,23 @@ const measure = async (make: (i: number) => Promise<unknown>) => {
   return REQUESTS / ((performance.now() - started) / 1000)
 }
 
+/**
+ * BENCH_OTEL=1 runs the same service with tracing on, exporting to a local OTLP receiver that accepts
+ * and drops everything, to show what tracing costs against the default (off).
+ */
+const startCollector = async () => {
+  const server = createServer((req, res) => {
+    req.resume()
+    req.on("end", () => res.writeHead(200, { "content-type": "application/json" }).end("{}"))
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${(server.address() as { port: number }).port}`
+  return server
+}
+
 const main = async () => {
+  const collector = process.env.BENCH_OTEL === "1" ? await startCollector() : undefined
+  console.log(`tracing: ${collector ? "on (OTLP to a local receiver)" : "off"}`)
   const dir = await mkdtemp(join(tmpdir(), "gateway-bench-"))
   await chmod(dir, 0o755)
   const scope = Effect.runSync(Scope.make())
@@ -142,6 +160,7 @@ const main = async () => {
     await runtime.dispose()
     await Effect.runPromise(Scope.close(scope, Exit.void))
     await rm(dir, { recursive: true, force: true })
+    collector?.close()
   }
 }
 
