@@ -1,5 +1,6 @@
 import type { AccountId } from "../../domain/ids.ts"
 import { SqlClient } from "@effect/sql"
+import { traced } from "./traced.ts"
 import { Effect, Layer, Option } from "effect"
 import { ApiKey } from "../../domain/account.ts"
 import { maskKey } from "../../domain/apiKey.ts"
@@ -38,55 +39,57 @@ export const ApiKeyRepoLive = Layer.effect(
   ApiKeyRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    return ApiKeyRepo.of({
-      insert: (key) =>
-        sql<ApiKeyRow>`
+    return ApiKeyRepo.of(
+      traced("ApiKeyRepo", {
+        insert: (key) =>
+          sql<ApiKeyRow>`
           insert into api_keys (id, account_id, label, key_prefix, key_last4, key_digest, is_primary, scopes,
             rate_limit)
           values (${key.id}, ${key.accountId}, ${key.label}, ${key.keyPrefix}, ${key.keyLast4},
                   ${Buffer.from(key.keyDigest)}, ${key.isPrimary}, ${key.scopes === null ? null : key.scopes},
                     ${key.rateLimit})
           returning *`.pipe(
-          Effect.orDie,
-          Effect.map((rows) => toApiKey(rows[0]!))
-        ),
-      findActiveByDigest: (digest) =>
-        sql<ApiKeyRow>`select * from api_keys where key_digest = ${Buffer.from(digest)} and active`.pipe(
-          Effect.orDie,
-          Effect.map((rows) =>
-            Option.map(Option.fromNullable(rows[0]), (row) => ({
-              accountId: row.accountId,
-              keyId: row.id,
-              scopes: row.scopes,
-              rateLimit: row.rateLimit
-            }))
-          )
-        ),
-      findPrimary: (accountId) =>
-        sql<ApiKeyRow>`select * from api_keys where account_id = ${accountId} and is_primary`.pipe(
-          Effect.orDie,
-          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toApiKey))
-        ),
-      rotatePrimary: (accountId, material) =>
-        sql<ApiKeyRow>`
+            Effect.orDie,
+            Effect.map((rows) => toApiKey(rows[0]!))
+          ),
+        findActiveByDigest: (digest) =>
+          sql<ApiKeyRow>`select * from api_keys where key_digest = ${Buffer.from(digest)} and active`.pipe(
+            Effect.orDie,
+            Effect.map((rows) =>
+              Option.map(Option.fromNullable(rows[0]), (row) => ({
+                accountId: row.accountId,
+                keyId: row.id,
+                scopes: row.scopes,
+                rateLimit: row.rateLimit
+              }))
+            )
+          ),
+        findPrimary: (accountId) =>
+          sql<ApiKeyRow>`select * from api_keys where account_id = ${accountId} and is_primary`.pipe(
+            Effect.orDie,
+            Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toApiKey))
+          ),
+        rotatePrimary: (accountId, material) =>
+          sql<ApiKeyRow>`
           update api_keys
           set key_prefix = ${material.keyPrefix}, key_last4 = ${material.keyLast4}, key_digest =
             ${Buffer.from(material.keyDigest)},
               created_at = now(), last_used_at = null
           where account_id = ${accountId} and is_primary
           returning *`.pipe(
-          Effect.orDie,
-          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toApiKey))
-        ),
-      touch: (lastUsed) => {
-        if (lastUsed.size === 0) return Effect.void
-        const ids = [...lastUsed.keys()]
-        const times = ids.map((id) => lastUsed.get(id)!.toISOString())
-        return sql`
+            Effect.orDie,
+            Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toApiKey))
+          ),
+        touch: (lastUsed) => {
+          if (lastUsed.size === 0) return Effect.void
+          const ids = [...lastUsed.keys()]
+          const times = ids.map((id) => lastUsed.get(id)!.toISOString())
+          return sql`
           update api_keys k set last_used_at = greatest(k.last_used_at, u.at)
           from unnest(${ids}::uuid[], ${times}::timestamptz[]) as u(id, at)
           where k.id = u.id`.pipe(Effect.orDie, Effect.asVoid)
-      }
-    })
+        }
+      })
+    )
   })
 )

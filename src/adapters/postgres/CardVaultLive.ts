@@ -1,6 +1,7 @@
 import type { CustomerId } from "../../domain/ids.ts"
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
+import { traced } from "./traced.ts"
 import { Effect, Layer, Option, Redacted } from "effect"
 import type { CardBrand } from "../../domain/card.ts"
 import { last4 } from "../../domain/card.ts"
@@ -54,46 +55,48 @@ export const CardVaultLive = Layer.effect(
     const key = Buffer.from(Redacted.value((yield* AppConfig).cardVaultKey), "base64")
     if (key.length !== 32) return yield* Effect.dieMessage("CARD_VAULT_KEY must be 32 bytes, base64-encoded")
 
-    return CardVault.of({
-      store: Effect.fn("CardVault.store")(function* (
-        accountId: string,
-        customerId: CustomerId,
-        brand: CardBrand,
-        card: VaultCard
-      ) {
-        const token = `card_${randomBytes(32).toString("base64url")}`
-        const stored: StoredCard = {
-          token,
-          customerId,
-          brand,
-          last4: last4(card.pan),
-          expMonth: card.expMonth,
-          expYear: card.expYear,
-          holderName: card.holderName
-        }
-        yield* sql`insert into cards ${sql.insert({
-          ...stored,
-          accountId,
-          ...seal(key, associatedData(accountId, token), card.pan)
-        })}`.pipe(Effect.orDie)
-        return stored
-      }),
+    return CardVault.of(
+      traced("CardVault", {
+        store: Effect.fn("CardVault.store")(function* (
+          accountId: string,
+          customerId: CustomerId,
+          brand: CardBrand,
+          card: VaultCard
+        ) {
+          const token = `card_${randomBytes(32).toString("base64url")}`
+          const stored: StoredCard = {
+            token,
+            customerId,
+            brand,
+            last4: last4(card.pan),
+            expMonth: card.expMonth,
+            expYear: card.expYear,
+            holderName: card.holderName
+          }
+          yield* sql`insert into cards ${sql.insert({
+            ...stored,
+            accountId,
+            ...seal(key, associatedData(accountId, token), card.pan)
+          })}`.pipe(Effect.orDie)
+          return stored
+        }),
 
-      reveal: Effect.fn("CardVault.reveal")(function* (accountId: string, token: string) {
-        // Not a token we issue: no need to ask the database (nor to send it arbitrary input).
-        if (!TOKEN.test(token)) return Option.none()
-        const rows = yield* sql<CardRow>`
+        reveal: Effect.fn("CardVault.reveal")(function* (accountId: string, token: string) {
+          // Not a token we issue: no need to ask the database (nor to send it arbitrary input).
+          if (!TOKEN.test(token)) return Option.none()
+          const rows = yield* sql<CardRow>`
           select * from cards where token = ${token} and account_id = ${accountId}`.pipe(Effect.orDie)
-        const row = rows[0]
-        if (row === undefined) return Option.none()
-        const pan = yield* Effect.try(() => open(key, associatedData(accountId, token), row)).pipe(
-          // The message names no card data; the cause (Node's "unable to authenticate data") is dropped.
-          Effect.catchAll(() =>
-            Effect.dieMessage("CardVault: a stored card failed to decrypt (wrong CARD_VAULT_KEY or altered row)")
+          const row = rows[0]
+          if (row === undefined) return Option.none()
+          const pan = yield* Effect.try(() => open(key, associatedData(accountId, token), row)).pipe(
+            // The message names no card data; the cause (Node's "unable to authenticate data") is dropped.
+            Effect.catchAll(() =>
+              Effect.dieMessage("CardVault: a stored card failed to decrypt (wrong CARD_VAULT_KEY or altered row)")
+            )
           )
-        )
-        return Option.some({ ...toStoredCard(row), pan })
+          return Option.some({ ...toStoredCard(row), pan })
+        })
       })
-    })
+    )
   })
 )

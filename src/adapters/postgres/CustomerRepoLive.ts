@@ -1,30 +1,22 @@
-import type { CustomerId } from "../../domain/ids.ts"
+import { CustomerId } from "../../domain/ids.ts"
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option } from "effect"
+import { traced } from "./traced.ts"
+import { Effect, Layer, Option, Schema } from "effect"
 import { Customer } from "../../domain/customer.ts"
 import { CustomerRepo } from "../../ports/CustomerRepo.ts"
 
-interface CustomerRow {
-  readonly id: CustomerId
-  readonly name: string
-  readonly email: string
-  readonly document: string
-  readonly phone: string
-  readonly createdAt: Date
-}
+/** A customer row as the database gives it (camelCased); a row that does not decode is a defect. */
+const CustomerRow = Schema.Struct({
+  id: CustomerId,
+  name: Schema.String,
+  email: Schema.String,
+  document: Schema.String,
+  phone: Schema.String,
+  createdAt: Schema.DateFromSelf
+})
+type CustomerRow = typeof CustomerRow.Type
 
-const toCustomer = (row: CustomerRow) =>
-  Customer.make(
-    {
-      id: row.id,
-      name: row.name,
-      email: row.email,
-      document: row.document,
-      phone: row.phone,
-      createdAt: row.createdAt
-    },
-    { disableValidation: true }
-  )
+const toCustomer = (row: unknown) => Customer.make(Schema.decodeUnknownSync(CustomerRow)(row))
 
 const first = (rows: ReadonlyArray<CustomerRow>) => Option.map(Option.fromNullable(rows[0]), toCustomer)
 
@@ -34,36 +26,37 @@ export const CustomerRepoLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const live = (accountId: string, id: string) => sql`account_id = ${accountId} and id = ${id} and deleted_at is null`
 
-    return CustomerRepo.of({
-      // The partial unique index decides the race between two creations of one CPF; the loser reads
-      // the winner's row. Looping covers the tiny window where the winner is deleted in between.
-      insertOrGetByDocument: (accountId, customer) =>
-        Effect.gen(function* () {
-          for (;;) {
-            const inserted = yield* sql<CustomerRow>`
+    return CustomerRepo.of(
+      traced("CustomerRepo", {
+        // The partial unique index decides the race between two creations of one CPF; the loser reads
+        // the winner's row. Looping covers the tiny window where the winner is deleted in between.
+        insertOrGetByDocument: (accountId, customer) =>
+          Effect.gen(function* () {
+            for (;;) {
+              const inserted = yield* sql<CustomerRow>`
               insert into customers (id, account_id, name, email, document, phone)
               values (${customer.id}, ${accountId}, ${customer.name}, ${customer.email}, ${customer.document},
                 ${customer.phone})
               on conflict (account_id, document) where deleted_at is null do nothing
               returning *`
-            if (inserted[0]) return { customer: toCustomer(inserted[0]), created: true }
-            const existing = yield* sql<CustomerRow>`
+              if (inserted[0]) return { customer: toCustomer(inserted[0]), created: true }
+              const existing = yield* sql<CustomerRow>`
               select * from customers
               where account_id = ${accountId} and document = ${customer.document} and deleted_at is null`
-            if (existing[0]) return { customer: toCustomer(existing[0]), created: false }
-          }
-        }).pipe(Effect.orDie),
-      list: (accountId) =>
-        sql<CustomerRow>`
+              if (existing[0]) return { customer: toCustomer(existing[0]), created: false }
+            }
+          }).pipe(Effect.orDie),
+        list: (accountId) =>
+          sql<CustomerRow>`
           select * from customers where account_id = ${accountId} and deleted_at is null
           order by created_at, id`.pipe(
-          Effect.orDie,
-          Effect.map((rows) => rows.map(toCustomer))
-        ),
-      find: (accountId, id) =>
-        sql<CustomerRow>`select * from customers where ${live(accountId, id)}`.pipe(Effect.orDie, Effect.map(first)),
-      update: (accountId, id, changes) =>
-        sql<CustomerRow>`
+            Effect.orDie,
+            Effect.map((rows) => rows.map(toCustomer))
+          ),
+        find: (accountId, id) =>
+          sql<CustomerRow>`select * from customers where ${live(accountId, id)}`.pipe(Effect.orDie, Effect.map(first)),
+        update: (accountId, id, changes) =>
+          sql<CustomerRow>`
           update customers set
             name = coalesce(${changes.name ?? null}, name),
             email = coalesce(${changes.email ?? null}, email),
@@ -71,11 +64,12 @@ export const CustomerRepoLive = Layer.effect(
             updated_at = now()
           where ${live(accountId, id)}
           returning *`.pipe(Effect.orDie, Effect.map(first)),
-      softDelete: (accountId, id) =>
-        sql`update customers set deleted_at = now() where ${live(accountId, id)} returning id`.pipe(
-          Effect.orDie,
-          Effect.map((rows) => rows.length > 0)
-        )
-    })
+        softDelete: (accountId, id) =>
+          sql`update customers set deleted_at = now() where ${live(accountId, id)} returning id`.pipe(
+            Effect.orDie,
+            Effect.map((rows) => rows.length > 0)
+          )
+      })
+    )
   })
 )

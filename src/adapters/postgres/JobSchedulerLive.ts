@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { traced } from "./traced.ts"
 import { Effect, Layer } from "effect"
 import { JobScheduler } from "../../ports/JobScheduler.ts"
 
@@ -7,29 +8,31 @@ export const JobSchedulerLive = Layer.effect(
   JobScheduler,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    return JobScheduler.of({
-      expireAt: (accountId, transactionId, at) =>
-        sql`select graphile_worker.add_job('expire_transaction',
+    return JobScheduler.of(
+      traced("JobScheduler", {
+        expireAt: (accountId, transactionId, at) =>
+          sql`select graphile_worker.add_job('expire_transaction',
               json_build_object('accountId', ${accountId}::text, 'transactionId', ${transactionId}::text),
               run_at := ${at.toISOString()}::timestamptz, job_key := ${`expire:${transactionId}`}, max_attempts
                 := 10)`.pipe(Effect.orDie, Effect.asVoid),
-      // One keyed job for all pending slips: many boletos within the window collapse into one run.
-      confirmBoletosSoon: sql`select graphile_worker.add_job('confirm_boletos', '{}'::json,
-              job_key := 'confirm_boletos', job_key_mode := 'preserve_run_at', max_attempts := 10)`.pipe(
-        Effect.orDie,
-        Effect.asVoid
-      ),
-      confirmBoletosAt: (at) =>
-        sql`select graphile_worker.add_job('confirm_boletos', '{}'::json, run_at := ${at.toISOString()}::timestamptz,
+        // One keyed job for all pending slips: many boletos within the window collapse into one run.
+        confirmBoletosSoon: sql`select graphile_worker.add_job('confirm_boletos', '{}'::json,
               job_key := 'confirm_boletos', job_key_mode := 'preserve_run_at', max_attempts := 10)`.pipe(
           Effect.orDie,
           Effect.asVoid
         ),
-      // job_key per delivery: a manual retry replaces a scheduled one instead of doubling it.
-      deliverAt: (deliveryId, at) =>
-        sql`select graphile_worker.add_job('deliver_webhook', json_build_object('deliveryId', ${deliveryId}::text),
+        confirmBoletosAt: (at) =>
+          sql`select graphile_worker.add_job('confirm_boletos', '{}'::json, run_at := ${at.toISOString()}::timestamptz,
+              job_key := 'confirm_boletos', job_key_mode := 'preserve_run_at', max_attempts := 10)`.pipe(
+            Effect.orDie,
+            Effect.asVoid
+          ),
+        // job_key per delivery: a manual retry replaces a scheduled one instead of doubling it.
+        deliverAt: (deliveryId, at) =>
+          sql`select graphile_worker.add_job('deliver_webhook', json_build_object('deliveryId', ${deliveryId}::text),
               run_at := ${at.toISOString()}::timestamptz, job_key := ${deliveryId},
               job_key_mode := 'replace', max_attempts := 25)`.pipe(Effect.orDie, Effect.asVoid)
-    })
+      })
+    )
   })
 )

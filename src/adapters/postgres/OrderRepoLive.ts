@@ -1,28 +1,21 @@
-import type { CustomerId, OrderId } from "../../domain/ids.ts"
+import { CustomerId, OrderId } from "../../domain/ids.ts"
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option } from "effect"
-import { Order, type OrderStatus } from "../../domain/order.ts"
+import { traced } from "./traced.ts"
+import { Effect, Layer, Option, Schema } from "effect"
+import { Order, OrderStatus } from "../../domain/order.ts"
 import { OrderRepo } from "../../ports/OrderRepo.ts"
 
-interface OrderRow {
-  readonly id: OrderId
-  readonly customerId: CustomerId
-  readonly amount: number
-  readonly status: OrderStatus
-  readonly createdAt: Date
-}
+/** An order row as the database gives it (camelCased); a row that does not decode is a defect. */
+const OrderRow = Schema.Struct({
+  id: OrderId,
+  customerId: CustomerId,
+  amount: Schema.Number,
+  status: OrderStatus,
+  createdAt: Schema.DateFromSelf
+})
+type OrderRow = typeof OrderRow.Type
 
-const toOrder = (row: OrderRow) =>
-  Order.make(
-    {
-      id: row.id,
-      customerId: row.customerId,
-      amount: row.amount,
-      status: row.status,
-      createdAt: row.createdAt
-    },
-    { disableValidation: true }
-  )
+const toOrder = (row: unknown) => Order.make(Schema.decodeUnknownSync(OrderRow)(row))
 
 const first = (rows: ReadonlyArray<OrderRow>) => Option.map(Option.fromNullable(rows[0]), toOrder)
 
@@ -30,35 +23,37 @@ export const OrderRepoLive = Layer.effect(
   OrderRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    return OrderRepo.of({
-      // The customer row is share-locked by the select, so a concurrent delete cannot slip between the
-      // check and the insert.
-      insertForLiveCustomer: (accountId, order) =>
-        sql<OrderRow>`
+    return OrderRepo.of(
+      traced("OrderRepo", {
+        // The customer row is share-locked by the select, so a concurrent delete cannot slip between the
+        // check and the insert.
+        insertForLiveCustomer: (accountId, order) =>
+          sql<OrderRow>`
           insert into orders (id, account_id, customer_id, amount, status)
           select ${order.id}, ${accountId}, c.id, ${order.amount}, 'PENDING'
           from customers c
           where c.account_id = ${accountId} and c.id = ${order.customerId} and c.deleted_at is null
           for share
           returning *`.pipe(Effect.orDie, Effect.map(first)),
-      list: (accountId) =>
-        sql<OrderRow>`select * from orders where account_id = ${accountId} order by created_at, id`.pipe(
-          Effect.orDie,
-          Effect.map((rows) => rows.map(toOrder))
-        ),
-      find: (accountId, id) =>
-        sql<OrderRow>`select * from orders where account_id = ${accountId} and id = ${id}`.pipe(
-          Effect.orDie,
-          Effect.map(first)
-        ),
-      findForUpdate: (accountId, id) =>
-        sql<OrderRow>`select * from orders where account_id = ${accountId} and id = ${id} for update`.pipe(
-          Effect.orDie,
-          Effect.map(first)
-        ),
-      setStatus: (accountId, id, status) =>
-        sql`update orders set status = ${status}, updated_at = now() where account_id = ${accountId} and id =
+        list: (accountId) =>
+          sql<OrderRow>`select * from orders where account_id = ${accountId} order by created_at, id`.pipe(
+            Effect.orDie,
+            Effect.map((rows) => rows.map(toOrder))
+          ),
+        find: (accountId, id) =>
+          sql<OrderRow>`select * from orders where account_id = ${accountId} and id = ${id}`.pipe(
+            Effect.orDie,
+            Effect.map(first)
+          ),
+        findForUpdate: (accountId, id) =>
+          sql<OrderRow>`select * from orders where account_id = ${accountId} and id = ${id} for update`.pipe(
+            Effect.orDie,
+            Effect.map(first)
+          ),
+        setStatus: (accountId, id, status) =>
+          sql`update orders set status = ${status}, updated_at = now() where account_id = ${accountId} and id =
           ${id}`.pipe(Effect.orDie, Effect.asVoid)
-    })
+      })
+    )
   })
 )

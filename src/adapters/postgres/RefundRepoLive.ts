@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { traced } from "./traced.ts"
 import { Effect, Layer } from "effect"
 import { type Refund, RefundRepo } from "../../ports/RefundRepo.ts"
 
@@ -6,30 +7,32 @@ export const RefundRepoLive = Layer.effect(
   RefundRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    return RefundRepo.of({
-      insertPending: (accountId, r) =>
-        sql<Refund>`
+    return RefundRepo.of(
+      traced("RefundRepo", {
+        insertPending: (accountId, r) =>
+          sql<Refund>`
           insert into refunds (id, account_id, transaction_id, amount, reason, status)
           values (${r.id}, ${accountId}, ${r.transactionId}, ${r.amount}, ${r.reason}, 'PENDING')
           returning id, transaction_id, amount, reason, status, created_at, completed_at`.pipe(
-          Effect.orDie,
-          Effect.map((rows) => rows[0]!)
-        ),
-      finish: (accountId, id, status) =>
-        sql<Refund>`
+            Effect.orDie,
+            Effect.map((rows) => rows[0]!)
+          ),
+        finish: (accountId, id, status) =>
+          sql<Refund>`
           update refunds set status = ${status}, completed_at = now()
           where account_id = ${accountId} and id = ${id}
           returning id, transaction_id, amount, reason, status, created_at, completed_at`.pipe(
-          Effect.orDie,
-          Effect.map((rows) => rows[0]!)
-        ),
-      find: (accountId, id) =>
-        sql<Refund>`
+            Effect.orDie,
+            Effect.map((rows) => rows[0]!)
+          ),
+        find: (accountId, id) =>
+          sql<Refund>`
           select id, transaction_id, amount, reason, status, created_at, completed_at
           from refunds where account_id = ${accountId} and id = ${id}`.pipe(
-          Effect.orDie,
-          Effect.map((rows) => rows[0])
-        )
-    })
+            Effect.orDie,
+            Effect.map((rows) => rows[0])
+          )
+      })
+    )
   })
 )

@@ -1,5 +1,6 @@
 import { AccountId } from "../../domain/ids.ts"
 import { SqlClient } from "@effect/sql"
+import { traced } from "./traced.ts"
 import { Effect, Layer, Option, Schema } from "effect"
 import { EventSnapshot, type EventKind } from "../../domain/events.ts"
 import { Origin } from "../../domain/transaction.ts"
@@ -68,114 +69,116 @@ export const WebhookRepoLive = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(DELIVERY_COLUMNS)
-    return WebhookRepo.of({
-      // xmax = 0 tells an inserted row from an updated one. A replaced URL keeps its secret, so
-      // receivers need not reconfigure; delete and register again to rotate it.
-      upsert: (accountId, url, newSecret) =>
-        sql<WebhookRow>`
+    return WebhookRepo.of(
+      traced("WebhookRepo", {
+        // xmax = 0 tells an inserted row from an updated one. A replaced URL keeps its secret, so
+        // receivers need not reconfigure; delete and register again to rotate it.
+        upsert: (accountId, url, newSecret) =>
+          sql<WebhookRow>`
           insert into webhooks (account_id, url, secret) values (${accountId}, ${url}, ${newSecret})
           on conflict (account_id) do update set url = excluded.url, updated_at = now()
           returning url, secret, created_at, updated_at, (xmax = 0) as created`.pipe(
-          Effect.orDie,
-          Effect.map(([row]) => ({ webhook: toWebhook(row!), created: row!.created === true }))
-        ),
-      find: (accountId) =>
-        sql<WebhookRow>`select url, secret, created_at, updated_at from webhooks where account_id = ${accountId}`.pipe(
-          Effect.orDie,
-          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toWebhook))
-        ),
-      remove: (accountId) =>
-        sql
-          .withTransaction(
-            Effect.gen(function* () {
-              const deleted = yield* sql`delete from webhooks where account_id = ${accountId} returning account_id`
-              yield* sql`
+            Effect.orDie,
+            Effect.map(([row]) => ({ webhook: toWebhook(row!), created: row!.created === true }))
+          ),
+        find: (accountId) =>
+          sql<WebhookRow>`select url, secret, created_at, updated_at from webhooks where account_id = ${accountId}`.pipe(
+            Effect.orDie,
+            Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toWebhook))
+          ),
+        remove: (accountId) =>
+          sql
+            .withTransaction(
+              Effect.gen(function* () {
+                const deleted = yield* sql`delete from webhooks where account_id = ${accountId} returning account_id`
+                yield* sql`
             update webhook_deliveries set status = 'FAILED', next_retry_at = null, last_error = 'webhook deleted'
             where account_id = ${accountId} and status = 'PENDING'`
-              return deleted.length > 0
-            })
-          )
-          .pipe(Effect.orDie),
-      deliveries: (accountId, filter) =>
-        sql<DeliveryRow>`
+                return deleted.length > 0
+              })
+            )
+            .pipe(Effect.orDie),
+        deliveries: (accountId, filter) =>
+          sql<DeliveryRow>`
           select ${columns} from webhook_deliveries
           where account_id = ${accountId}
             ${filter.status ? sql`and status = ${filter.status}` : sql``}
             ${filter.event ? sql`and event = ${filter.event}` : sql``}
           order by created_at desc, id`.pipe(
-          Effect.orDie,
-          Effect.map((rows) => rows.map(toDelivery))
-        ),
-      findDelivery: (accountId, deliveryId) =>
-        sql<DeliveryRow>`select ${columns} from webhook_deliveries where account_id = ${accountId} and id =
+            Effect.orDie,
+            Effect.map((rows) => rows.map(toDelivery))
+          ),
+        findDelivery: (accountId, deliveryId) =>
+          sql<DeliveryRow>`select ${columns} from webhook_deliveries where account_id = ${accountId} and id =
           ${deliveryId}`.pipe(
-          Effect.orDie,
-          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toDelivery))
-        ),
-      target: (deliveryId) =>
-        sql`
+            Effect.orDie,
+            Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toDelivery))
+          ),
+        target: (deliveryId) =>
+          sql`
           select d.id, d.account_id, d.event, d.status, d.attempts, e.kind, e.origin, e.snapshot, e.created_at,
                  e.payload::text as frozen, w.url, w.secret
           from webhook_deliveries d
           join events e on e.id = d.event_id
           left join webhooks w on w.account_id = d.account_id
           where d.id = ${deliveryId}`.pipe(
-          Effect.flatMap(Schema.decodeUnknown(Schema.Array(TargetRow))),
-          Effect.orDie,
-          Effect.map((rows) =>
-            Option.map(Option.fromNullable(rows[0]), (row) => ({
-              deliveryId: row.id,
-              accountId: row.accountId,
-              event: row.event,
-              status: row.status,
-              attempts: row.attempts,
-              // Events recorded before 0004 kept their v2 body frozen; they are sent as they were.
-              stored:
-                row.snapshot !== null && row.kind !== null && row.origin !== null
-                  ? {
-                      name: row.event,
-                      kind: row.kind as EventKind,
-                      origin: row.origin,
-                      snapshot: row.snapshot,
-                      createdAt: row.createdAt
-                    }
-                  : { _tag: "Frozen" as const, body: row.frozen ?? "{}" },
-              webhook:
-                row.url !== null && row.secret !== null
-                  ? Option.some({ url: row.url, secret: row.secret })
-                  : Option.none()
-            }))
+            Effect.flatMap(Schema.decodeUnknown(Schema.Array(TargetRow))),
+            Effect.orDie,
+            Effect.map((rows) =>
+              Option.map(Option.fromNullable(rows[0]), (row) => ({
+                deliveryId: row.id,
+                accountId: row.accountId,
+                event: row.event,
+                status: row.status,
+                attempts: row.attempts,
+                // Events recorded before 0004 kept their v2 body frozen; they are sent as they were.
+                stored:
+                  row.snapshot !== null && row.kind !== null && row.origin !== null
+                    ? {
+                        name: row.event,
+                        kind: row.kind as EventKind,
+                        origin: row.origin,
+                        snapshot: row.snapshot,
+                        createdAt: row.createdAt
+                      }
+                    : { _tag: "Frozen" as const, body: row.frozen ?? "{}" },
+                webhook:
+                  row.url !== null && row.secret !== null
+                    ? Option.some({ url: row.url, secret: row.secret })
+                    : Option.none()
+              }))
+            ),
+            Effect.withSpan("WebhookRepo.target")
           ),
-          Effect.withSpan("WebhookRepo.target")
-        ),
-      recordAttempt: (deliveryId, a) =>
-        sql`
+        recordAttempt: (deliveryId, a) =>
+          sql`
           update webhook_deliveries set status = ${a.status}, attempts = ${a.attempts}, http_status = ${a.httpStatus},
             attempted_at = ${a.attemptedAt}, next_retry_at = ${a.nextRetryAt}, last_error = ${a.lastError}
           where id = ${deliveryId} and status = 'PENDING'
           returning id`.pipe(
-          Effect.orDie,
-          Effect.map((rows) => rows.length > 0)
-        ),
-      markPending: (accountId, deliveryId) =>
-        sql<DeliveryRow>`
+            Effect.orDie,
+            Effect.map((rows) => rows.length > 0)
+          ),
+        markPending: (accountId, deliveryId) =>
+          sql<DeliveryRow>`
           update webhook_deliveries set status = 'PENDING', next_retry_at = now()
           where account_id = ${accountId} and id = ${deliveryId}
           returning ${columns}`.pipe(
-          Effect.orDie,
-          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toDelivery))
-        ),
-      // Finished deliveries go first; an event goes once no delivery refers to it any more.
-      deleteHistoryOlderThan: (days) =>
-        Effect.gen(function* () {
-          const deliveries = yield* sql`
+            Effect.orDie,
+            Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toDelivery))
+          ),
+        // Finished deliveries go first; an event goes once no delivery refers to it any more.
+        deleteHistoryOlderThan: (days) =>
+          Effect.gen(function* () {
+            const deliveries = yield* sql`
             delete from webhook_deliveries
             where status <> 'PENDING' and created_at < now() - make_interval(days => ${days}) returning 1`
-          yield* sql`
+            yield* sql`
             delete from events e where e.created_at < now() - make_interval(days => ${days})
               and not exists (select 1 from webhook_deliveries d where d.event_id = e.id)`
-          return deliveries.length
-        }).pipe(Effect.orDie)
-    })
+            return deliveries.length
+          }).pipe(Effect.orDie)
+      })
+    )
   })
 )
