@@ -64,7 +64,8 @@ export const IdempotencyStoreLive = Layer.effect(
           sql`update idempotency_keys set locked_until = now() where account_id = ${accountId} and key = ${key}
           and response_status is null`.pipe(Effect.orDie, Effect.asVoid),
         deleteOlderThan: (hours) =>
-          sql`delete from idempotency_keys where created_at < now() - make_interval(hours => ${hours}) returning 1`.pipe(
+          sql`delete from idempotency_keys
+            where created_at < now() - make_interval(hours => ${hours}) returning 1`.pipe(
             Effect.orDie,
             Effect.map((rows) => rows.length)
           )

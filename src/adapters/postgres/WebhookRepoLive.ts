@@ -82,7 +82,8 @@ export const WebhookRepoLive = Layer.effect(
             Effect.map(([row]) => ({ webhook: toWebhook(row!), created: row!.created === true }))
           ),
         find: (accountId) =>
-          sql<WebhookRow>`select url, secret, created_at, updated_at from webhooks where account_id = ${accountId}`.pipe(
+          sql<WebhookRow>`select url, secret, created_at, updated_at from webhooks
+            where account_id = ${accountId}`.pipe(
             Effect.orDie,
             Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toWebhook))
           ),
