@@ -10,7 +10,7 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/no-explicit-any": "error",
       "no-console": ["error", { allow: ["error"] }],
-      "max-len": ["error", { code: 120 }],
+      "max-len": ["error", { code: 120, ignoreUrls: true }],
       // Effect idiom: Data.TaggedError("X")<{}> for errors without fields.
       "@typescript-eslint/no-empty-object-type": "off"
     }
