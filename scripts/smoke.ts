@@ -12,8 +12,10 @@ import { Webhook } from "standardwebhooks"
 
 const PORT = 30_000 + Math.floor(Math.random() * 20_000)
 const BASE = `http://127.0.0.1:${PORT}`
+let child: ReturnType<typeof spawn> | undefined
 const fail = (why: string): never => {
   console.error(`smoke FAILED under Node ${process.version}: ${why}`)
+  child?.kill("SIGTERM") // the service stops itself and its embedded PostgreSQL
   process.exit(1)
 }
 const call = async (method: string, path: string, body?: unknown, key?: string) => {
@@ -45,16 +47,17 @@ const hookPort = (receiver.address() as { port: number }).port
 const dataDir = await mkdtemp(join(tmpdir(), "gateway-smoke-"))
 await chmod(dataDir, 0o755) // the embedded server runs as `postgres` when we are root
 const { DATABASE_URL: _, ...env } = process.env
-const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "all"], {
+child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "all"], {
   env: { ...env, PORT: String(PORT), HOST: "127.0.0.1", DATA_DIR: dataDir, WEBHOOK_ALLOW_PRIVATE_URLS: "true" },
   stdio: ["ignore", "pipe", "pipe"]
 })
 let output = ""
-child.stdout.on("data", (c) => (output += c))
-child.stderr.on("data", (c) => (output += c))
+child.stdout?.on("data", (c) => (output += c))
+child.stderr?.on("data", (c) => (output += c))
+const service = child
 const stop = async () => {
-  child.kill("SIGTERM")
-  await new Promise((resolve) => child.once("close", resolve))
+  service.kill("SIGTERM")
+  await new Promise((resolve) => service.once("close", resolve))
   receiver.close()
   await rm(dataDir, { recursive: true, force: true })
 }
@@ -67,7 +70,7 @@ try {
       () => 0
     )
     if (ready === 200) break
-    if (child.exitCode !== null || Date.now() - started > 60_000) fail(`not ready: ${output.slice(-2000)}`)
+    if (service.exitCode !== null || Date.now() - started > 60_000) fail(`not ready: ${output.slice(-2000)}`)
     await new Promise((resolve) => setTimeout(resolve, 200))
   }
   const signup = await call("POST", "/api/auth/signup", {
