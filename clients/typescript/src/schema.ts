@@ -660,6 +660,7 @@ export interface components {
       message: string
       /** @enum {number} */
       statusCode: 500
+      traceId?: string
     }
     /** @description `Accept` excludes application/json */
     NotAcceptable: {
