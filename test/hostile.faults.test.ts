@@ -57,9 +57,11 @@ describe("PostgreSQL stopped for 5 s under concurrent charges", () => {
   it("no charge lost or doubled, retries answered within a second of recovery, /ready 503 meanwhile", async () => {
     const orders = await Promise.all(Array.from({ length: 20 }, () => newOrder(api, key, 1_000)))
     const keys = orders.map(() => randomUUID())
+    // One body per order: a retry must send the same request (pixBody draws a fresh CPF each call).
+    const bodies = orders.map((o) => pixBody(o.orderId, 1_000))
     const charge = (i: number) =>
       api
-        .post(PROCESS, pixBody(orders[i]!.orderId, 1_000), { key, headers: { "idempotency-key": keys[i]! } })
+        .post(PROCESS, bodies[i], { key, headers: { "idempotency-key": keys[i]! } })
         .catch((e: Error) => ({ status: 0, body: { message: e.message } }) as { status: number; body: any })
 
     const first = Promise.all(orders.map((_, i) => charge(i)))
