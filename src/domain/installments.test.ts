@@ -43,6 +43,10 @@ describe("installments (CONTRACT-v1 §4)", () => {
     expect(priceInstallment(7, 2, { a: 0n, b: 1n })).toBe(4)
     // 10%: N = 2100, n = 2: 2100·0.1·1.21/0.21 = 1210 exactly.
     expect(priceInstallment(2_100, 2, rateOf("10")!)).toBe(1_210)
+    // Exact halves where floating point falls a hair short: N = 101 495 000 in 2 at 2.99 % is exactly
+    // 53 034 700.5 (floats give 53 034 700.49999984 and round down); N = 105 in 2 at 10 % is 60.5.
+    expect(priceInstallment(101_495_000, 2, rateOf("2.99")!)).toBe(53_034_701)
+    expect(priceInstallment(105, 2, rateOf("10")!)).toBe(61)
     expect(rateOf("2.99")).toEqual({ a: 299n, b: 10_000n })
     expect(rateOf("abc")).toBeNull()
   })
