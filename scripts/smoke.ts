@@ -12,10 +12,11 @@ import { Webhook } from "standardwebhooks"
 
 const PORT = 30_000 + Math.floor(Math.random() * 20_000)
 const BASE = `http://127.0.0.1:${PORT}`
-let child: ReturnType<typeof spawn> | undefined
+/** The service under test, once started: a failure stops it too. */
+const running: { child?: ReturnType<typeof spawn> } = {}
 const fail = (why: string): never => {
   console.error(`smoke FAILED under Node ${process.version}: ${why}`)
-  child?.kill("SIGTERM") // the service stops itself and its embedded PostgreSQL
+  running.child?.kill("SIGTERM") // the service stops itself and its embedded PostgreSQL
   process.exit(1)
 }
 const call = async (method: string, path: string, body?: unknown, key?: string) => {
@@ -47,13 +48,14 @@ const hookPort = (receiver.address() as { port: number }).port
 const dataDir = await mkdtemp(join(tmpdir(), "gateway-smoke-"))
 await chmod(dataDir, 0o755) // the embedded server runs as `postgres` when we are root
 const { DATABASE_URL: _, ...env } = process.env
-child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "all"], {
+const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "all"], {
   env: { ...env, PORT: String(PORT), HOST: "127.0.0.1", DATA_DIR: dataDir, WEBHOOK_ALLOW_PRIVATE_URLS: "true" },
   stdio: ["ignore", "pipe", "pipe"]
 })
 let output = ""
 child.stdout?.on("data", (c) => (output += c))
 child.stderr?.on("data", (c) => (output += c))
+running.child = child
 const service = child
 const stop = async () => {
   service.kill("SIGTERM")
