@@ -25,7 +25,9 @@ export const WorkerLive = Layer.scopedDiscard(
 
     const workerIds = new Set<string>()
     const events: WorkerEvents = new EventEmitter()
-    events.on("worker:create", ({ worker }) => void workerIds.add(worker.workerId))
+    // graphile-worker 0.17 locks jobs under the pool's id (locked_by = "pool-…"), not its workers' ids:
+    // the heartbeat must carry that id, or the reaper takes every live lock older than STALE_SECONDS.
+    events.on("pool:create", ({ workerPool }) => void workerIds.add(workerPool.id))
 
     const beat = Effect.suspend(() =>
       workerIds.size === 0
