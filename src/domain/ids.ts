@@ -18,3 +18,7 @@ export const CustomerId = id("CustomerId")
 export type CustomerId = typeof CustomerId.Type
 export const RefundId = id("RefundId")
 export type RefundId = typeof RefundId.Type
+export const SubaccountId = id("SubaccountId")
+export type SubaccountId = typeof SubaccountId.Type
+export const WithdrawalId = id("WithdrawalId")
+export type WithdrawalId = typeof WithdrawalId.Type
