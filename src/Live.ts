@@ -35,7 +35,9 @@ import { Checkout } from "./app/Checkout.ts"
 import { Draining } from "./http/shared/Draining.ts"
 import { TimedAcquirer } from "./adapters/metrics/TimedAcquirer.ts"
 import { EventPayloadsLive } from "./http/shared/EventPayloadsLive.ts"
-import { Ledger } from "./ports/Ledger.ts"
+import { LedgerLive } from "./adapters/postgres/LedgerLive.ts"
+import { ReceivablesLive } from "./adapters/postgres/ReceivablesLive.ts"
+import { BooksLive } from "./app/Books.ts"
 import { Housekeeping } from "./app/Housekeeping.ts"
 import { Cards } from "./app/Cards.ts"
 import { Customers } from "./app/Customers.ts"
@@ -103,7 +105,8 @@ export const AdaptersLive = Layer.mergeAll(
   JwtSessionTokens,
   DocumentRendererLive,
   EventPayloadsLive,
-  Ledger.None
+  LedgerLive,
+  ReceivablesLive
 ).pipe(Layer.provideMerge(PrometheusMetrics), Layer.provideMerge(Ids.Live))
 
 /** The application services over the adapters. */
@@ -125,4 +128,9 @@ export const AppLive = Layer.mergeAll(
   Checkout.Default,
   Draining.Default,
   JobStats.Default
-).pipe(Layer.provideMerge(Settlement.Default), Layer.provideMerge(Lifecycle.Default), Layer.provideMerge(AdaptersLive))
+).pipe(
+  Layer.provideMerge(Settlement.Default),
+  Layer.provideMerge(Lifecycle.Default),
+  Layer.provideMerge(BooksLive),
+  Layer.provideMerge(AdaptersLive)
+)

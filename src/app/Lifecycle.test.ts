@@ -14,6 +14,8 @@ const seed = (status: TransactionStatus, method: PaymentMethod, origin: "v2" | "
   id: TX,
   origin,
   orderId: ORDER,
+  split: [],
+  fee: 0,
   customerId: null,
   method,
   amount: 1000,

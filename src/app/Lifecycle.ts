@@ -4,11 +4,11 @@ import { NotFound } from "../domain/errors.ts"
 import { type Trigger, transition } from "../domain/lifecycle.ts"
 import { isPayable, type OrderStatus } from "../domain/order.ts"
 import type { TransactionRecord } from "../domain/transaction.ts"
-import { Ledger } from "../ports/Ledger.ts"
 import { OrderRepo } from "../ports/OrderRepo.ts"
 import { Outbox } from "../ports/Outbox.ts"
 import { type NewTransaction, type TransactionChanges, TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Transactional } from "../ports/Transactional.ts"
+import { Books } from "./Books.ts"
 
 /** Where a transaction's move takes a still-payable order (interface-v2 Orders; CONTRACT §7). */
 const ORDER_MOVES: Partial<Record<Trigger, OrderStatus>> = {
@@ -28,7 +28,7 @@ export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
     const transactions = yield* TransactionRepo
     const orders = yield* OrderRepo
     const outbox = yield* Outbox
-    const ledger = yield* Ledger
+    const books = yield* Books
     const tx = yield* Transactional
 
     const moveOrder = Effect.fn("Lifecycle.moveOrder")(function* (
@@ -56,7 +56,7 @@ export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
       const to = yield* transition(t.status, t.method, trigger)
       const after = yield* transactions.update(accountId, t.id, { ...changes, status: to })
       yield* moveOrder(accountId, after, trigger)
-      yield* ledger.record(accountId, { trigger, before: t, after })
+      yield* books.record(accountId, { trigger, before: t, after })
       yield* outbox.emit(accountId, trigger, after)
       return after
     })

@@ -6,8 +6,9 @@ import { Conflict, NotFound, ValidationFailed } from "../domain/errors.ts"
 import { isPayable } from "../domain/order.ts"
 import type { PaymentCommand } from "../domain/payment.ts"
 import { installmentOption } from "../domain/installments.ts"
+import { feeOf } from "../domain/ledger.ts"
 import { addDaysInSaoPaulo, endOfDayInSaoPaulo, saoPauloDate } from "../domain/time.ts"
-import type { TransactionRecord } from "../domain/transaction.ts"
+import type { SplitRecord, TransactionRecord } from "../domain/transaction.ts"
 import { AccountRepo } from "../ports/AccountRepo.ts"
 import { Acquirer, type CardData } from "../ports/Acquirer.ts"
 import { Antifraud } from "../ports/Antifraud.ts"
@@ -131,7 +132,9 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       buyer: command.buyer,
       products: command.products,
       metadata: command.metadata,
-      comment: command.comment
+      comment: command.comment,
+      split: [] as ReadonlyArray<SplitRecord>,
+      fee: feeOf(config.money.fees[command.method], command.amount)
     })
 
     const chargePix = Effect.fn("Payments.chargePix")(function* (
@@ -278,8 +281,16 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       if (result.right._tag === "Declined") {
         return yield* lifecycle.move(accountId, current.id, "decline", { declineCode: result.right.code })
       }
+      const paidAt = new Date(yield* Clock.currentTimeMillis)
+      if (result.right.chargebackExpected) {
+        yield* scheduler.sandboxDisputeAt(
+          accountId,
+          current.id,
+          new Date(paidAt.getTime() + config.money.disputeDelaySeconds * 1000)
+        )
+      }
       return yield* lifecycle.move(accountId, current.id, "capture", {
-        paidAt: new Date(yield* Clock.currentTimeMillis),
+        paidAt,
         acquirerReference: result.right.acquirerReference,
         ...(cardDetails
           ? { details: { card: { ...cardDetails, authorizationCode: result.right.authorizationCode } } }
@@ -318,6 +329,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         ...base(command, transactionId, customerId),
         amountTotal: total,
         amountInterest: total - command.amount,
+        fee: feeOf(config.money.fees.CARD, total),
         status: "PROCESSING",
         installments: command.installments,
         expiresAt: null,

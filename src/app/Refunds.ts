@@ -8,6 +8,7 @@ import { PixProvider } from "../ports/PixProvider.ts"
 import { RefundRepo } from "../ports/RefundRepo.ts"
 import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Transactional } from "../ports/Transactional.ts"
+import { Books } from "./Books.ts"
 import { Lifecycle } from "./Lifecycle.ts"
 
 /** A refund in the core's words: the whole remaining balance when `amount` is absent. */
@@ -37,6 +38,7 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
     const acquirer = yield* Acquirer
     const pix = yield* PixProvider
     const metrics = yield* Metrics
+    const books = yield* Books
 
     const reserve = Effect.fn("Refunds.reserve")(function* (
       accountId: AccountId,
@@ -70,6 +72,9 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
           `amount must be the full amount (${t.amount}) or omitted: BOLETO supports full refund only`
         )
       }
+      // The money leaves the parties' balances now, under the locks (CONTRACT-v1 §7): a provider
+      // that refunds can never find the merchant unable to pay.
+      yield* books.takeRefund(accountId, t, refundId, amount)
       yield* refunds.insertPending(accountId, {
         id: refundId,
         transactionId: t.id,
@@ -108,13 +113,13 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
       const t = yield* Effect.flatten(transactions.findForUpdate(accountId, transactionId)).pipe(Effect.orDie)
       const refund = yield* refunds.finish(accountId, refundId, succeeded ? "SUCCEEDED" : "FAILED")
       if (!succeeded) {
+        yield* books.returnRefund(accountId, t, refundId)
         yield* transactions.update(accountId, t.id, { refundReserved: t.refundReserved - amount })
-        return yield* new Unprocessable({
-          code: "refund_failed",
-          message: "the refund could not be processed; nothing was refunded, try again",
-          transactionId: t.id
-        })
+        // Committed as failed, money returned: the caller answers after the commit.
+        return null
+
       }
+      yield* books.confirmRefund(accountId, t, refundId)
       const refunded = t.refundedAmount + amount
       // Through the lifecycle: the status move, the order's cancellation on a full refund, the
       // postings and the event, in this database transaction.
@@ -134,6 +139,13 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
         const { amount, transaction } = yield* tx.run(reserve(accountId, request, refundId))
         const given = yield* giveBack(transaction, refundId, amount)
         const result = yield* tx.run(finish(accountId, transaction.id, refundId, amount, Either.isRight(given)))
+        if (result === null) {
+          return yield* new Unprocessable({
+            code: "refund_failed",
+            message: "the refund could not be processed; nothing was refunded, try again",
+            transactionId: transaction.id
+          })
+        }
         metrics.refunds.inc({
           method: transaction.method,
           kind: amount === transaction.amountTotal ? "full" : "partial"

@@ -1,15 +1,20 @@
 import type { AccountId, TransactionId } from "../domain/ids.ts"
 import { Effect } from "effect"
+import { Transactional } from "../ports/Transactional.ts"
+import { Books } from "./Books.ts"
 import { Lifecycle } from "./Lifecycle.ts"
 
 /**
- * What happens to a PENDING PIX or boleto after the charge: the buyer pays (PAID, order PAID) or the
- * deadline passes (v2: FAILED; v1: CANCELLED; the order EXPIRED). Each is one lifecycle move,
- * so a sandbox call and a job racing each other apply only once.
+ * What happens to a transaction's money after the charge. A PENDING PIX or boleto is paid (PAID,
+ * order PAID) or its deadline passes (v2: FAILED; v1: CANCELLED; the order EXPIRED): each is one
+ * lifecycle move, so a sandbox call and a job racing each other apply only once. A paid sale's
+ * receivables become available at their dates (CONTRACT-v1 §7).
  */
 export class Settlement extends Effect.Service<Settlement>()("Settlement", {
   effect: Effect.gen(function* () {
     const lifecycle = yield* Lifecycle
+    const books = yield* Books
+    const tx = yield* Transactional
     return {
       markPaid: (accountId: AccountId, transactionId: TransactionId, paidAt: Date) =>
         lifecycle.move(accountId, transactionId, "pay", { paidAt }).pipe(Effect.withSpan("Settlement.markPaid")),
@@ -19,7 +24,15 @@ export class Settlement extends Effect.Service<Settlement>()("Settlement", {
           .moveBy(accountId, transactionId, (t) => (t.origin === "v1" ? "cancel" : "expire"), {
             declineCode: "expired"
           })
-          .pipe(Effect.withSpan("Settlement.expire"))
+          .pipe(Effect.withSpan("Settlement.expire")),
+
+      /** The settlement job of one receivable: posts once however often it runs. */
+      settleReceivable: (accountId: AccountId, receivableId: string) =>
+        tx.run(books.settle(accountId, receivableId)).pipe(Effect.withSpan("Settlement.settleReceivable")),
+
+      /** Makes a transaction's pending receivables available now (sandbox). */
+      settleTransaction: (accountId: AccountId, transactionId: TransactionId) =>
+        tx.run(books.settleTransaction(accountId, transactionId)).pipe(Effect.withSpan("Settlement.settleTransaction"))
     }
   })
 }) {}

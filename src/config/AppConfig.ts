@@ -1,5 +1,6 @@
 import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted } from "effect"
 import { type InstallmentRules, rateOf } from "../domain/installments.ts"
+import { type Fee, parseFee, type Schedule } from "../domain/ledger.ts"
 import { loadDevelopmentSecrets } from "./secrets.ts"
 
 /** Every environment variable of CONTRACT §2, read once at start-up. */
@@ -28,12 +29,23 @@ export interface AppConfigShape {
    * INSTALLMENT_MIN_AMOUNT.
    */
   readonly installments: InstallmentRules
+  /** CONTRACT-v1 §7 and README "Money": fees, settlement schedule, reserve, sandbox timings. */
+  readonly money: MoneyConfig
   /** HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, HTTP_MAX_CONNECTIONS (README "Operations"). */
   readonly http: {
     readonly headersTimeoutMs: number
     readonly requestTimeoutMs: number
     readonly maxConnections: number
   }
+}
+
+export interface MoneyConfig {
+  /** FEE_CREDIT_CARD, FEE_PIX, FEE_BILLET. */
+  readonly fees: Readonly<Record<"CARD" | "PIX" | "BOLETO", Fee>>
+  /** SETTLEMENT_DAYS_*, RESERVE_PERCENT, RESERVE_DAYS. */
+  readonly schedule: Schedule
+  readonly withdrawalDelaySeconds: number
+  readonly disputeDelaySeconds: number
 }
 
 export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShape>() {}
@@ -80,6 +92,64 @@ const installments = Config.all({
 
 const logLevels = ["all", "trace", "debug", "info", "warning", "error", "fatal", "none"] as const
 
+const fee = (name: string, fallback: string) =>
+  Config.string(name).pipe(
+    Config.withDefault(fallback),
+    Config.mapOrFail((raw) => {
+      const parsed = parseFee(raw)
+      return parsed === null
+        ? Either.left(
+            ConfigError.InvalidData([name], `${name} must be a fee like 3.99%, 349 (centavos) or 2.5%+39, got "${raw}"`)
+          )
+        : Either.right(parsed)
+    })
+  )
+
+const days = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.withDefault(fallback),
+    Config.validate({
+      message: `${name} must be a whole number of days from 0 to 365`,
+      validation: (n) => n >= 0 && n <= 365
+    })
+  )
+
+const seconds = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.withDefault(fallback),
+    Config.validate({ message: `${name} must be ≥ 0`, validation: (n) => n >= 0 })
+  )
+
+const money = Config.all({
+  fees: Config.all({
+    CARD: fee("FEE_CREDIT_CARD", "3.99%"),
+    PIX: fee("FEE_PIX", "0.99%"),
+    BOLETO: fee("FEE_BILLET", "349")
+  }),
+  schedule: Config.all({
+    pixDays: days("SETTLEMENT_DAYS_PIX", 0),
+    billetDays: days("SETTLEMENT_DAYS_BILLET", 1),
+    cardDays: days("SETTLEMENT_DAYS_CREDIT_CARD", 30),
+    reserveDays: days("RESERVE_DAYS", 30),
+    reserve: Config.string("RESERVE_PERCENT").pipe(
+      Config.withDefault("0"),
+      Config.mapOrFail((raw) => {
+        const rate = rateOf(raw)
+        return rate === null || rate.a > rate.b
+          ? Either.left(
+              ConfigError.InvalidData(
+                ["RESERVE_PERCENT"],
+                `RESERVE_PERCENT must be a percentage from 0 to 100, got "${raw}"`
+              )
+            )
+          : Either.right(rate)
+      })
+    )
+  }),
+  withdrawalDelaySeconds: seconds("WITHDRAWAL_DELAY_SECONDS", 5),
+  disputeDelaySeconds: seconds("SANDBOX_DISPUTE_DELAY_SECONDS", 10)
+})
+
 const fields = Config.all({
   production: Config.string("NODE_ENV").pipe(
     Config.withDefault("development"),
@@ -107,6 +177,7 @@ const fields = Config.all({
   workerConcurrency: positiveInt("WORKER_CONCURRENCY", 10),
   logLevel: Config.literal(...logLevels)("LOG_LEVEL").pipe(Config.withDefault("info" as const)),
   installments,
+  money,
   http: Config.all({
     headersTimeoutMs: positiveInt("HTTP_HEADERS_TIMEOUT_MS", 10_000),
     requestTimeoutMs: positiveInt("HTTP_REQUEST_TIMEOUT_MS", 30_000),

@@ -103,6 +103,18 @@ export const ProductRecord = Schema.Struct({
   link: Nullable(Schema.String)
 })
 
+/**
+ * A split rule as the merchant sent it (CONTRACT-v1 §8), with the recipient's share of amount_total in
+ * centavos fixed when the transaction was created.
+ */
+export const SplitRecord = Schema.Struct({
+  subaccountId: Schema.String,
+  amount: Schema.NullOr(Schema.Number),
+  percentage: Schema.NullOr(Schema.Number),
+  share: Schema.Number
+})
+export type SplitRecord = typeof SplitRecord.Type
+
 /** The whole stored transaction, as the core works with it; repositories decode rows with this schema. */
 export const TransactionRecord = Schema.Struct({
   id: TransactionId,
@@ -118,6 +130,9 @@ export const TransactionRecord = Schema.Struct({
   products: Schema.Array(ProductRecord),
   metadata: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
   comment: Schema.NullOr(Schema.String),
+  split: Schema.Array(SplitRecord),
+  /** The gateway's fee on this sale, fixed at creation (CONTRACT-v1 §7). */
+  fee: Schema.Number,
   status: TransactionStatus,
   refundedAmount: Schema.Number,
   /** Refunds under way (asked of the acquirer/PSP, not yet answered). */

@@ -1,4 +1,4 @@
-import { AccountId, TransactionId } from "../domain/ids.ts"
+import { AccountId, TransactionId, WithdrawalId } from "../domain/ids.ts"
 import { Effect, Runtime, Schema, Tracer } from "effect"
 import type { Task, TaskList } from "graphile-worker"
 import { Metrics } from "../ports/Metrics.ts"
@@ -7,8 +7,20 @@ import { Deliveries } from "../app/Deliveries.ts"
 import { Housekeeping } from "../app/Housekeeping.ts"
 import { Reconciliation } from "../app/Reconciliation.ts"
 import { Settlement } from "../app/Settlement.ts"
+import { Disputes } from "../app/Disputes.ts"
+import { Withdrawals } from "../app/Withdrawals.ts"
+import { Audit } from "../app/Audit.ts"
 
-export type TaskServices = Deliveries | Settlement | Boletos | Housekeeping | Reconciliation | Metrics
+export type TaskServices =
+  | Deliveries
+  | Settlement
+  | Boletos
+  | Housekeeping
+  | Reconciliation
+  | Metrics
+  | Disputes
+  | Withdrawals
+  | Audit
 
 /**
  * graphile-worker tasks: each decodes its payload and makes one call into the core. A thrown
@@ -64,6 +76,30 @@ const reconcileCharges = task("reconcile_charges", Schema.Unknown, () =>
   Effect.flatMap(Reconciliation, (r) => r.reconcile())
 )
 
+const settleReceivable = task(
+  "settle_receivable",
+  Schema.Struct({ accountId: AccountId, receivableId: Schema.UUID }),
+  ({ accountId, receivableId }) => Effect.flatMap(Settlement, (s) => s.settleReceivable(accountId, receivableId))
+)
+
+const payWithdrawal = task(
+  "pay_withdrawal",
+  Schema.Struct({ accountId: AccountId, withdrawalId: WithdrawalId }),
+  ({ accountId, withdrawalId }) => Effect.flatMap(Withdrawals, (w) => w.pay(accountId, withdrawalId))
+)
+
+// The sandbox acquirer's announced chargeback: refunded or disputed meanwhile, there is nothing to open.
+const sandboxDispute = task(
+  "sandbox_dispute",
+  Schema.Struct({ accountId: AccountId, transactionId: TransactionId }),
+  ({ accountId, transactionId }) =>
+    Effect.flatMap(Disputes, (d) => d.chargeback(accountId, transactionId, "open")).pipe(
+      Effect.catchTags({ IllegalTransition: () => Effect.void, NotFound: () => Effect.void })
+    )
+)
+
+const ledgerCheck = task("ledger_check", Schema.Unknown, () => Effect.flatMap(Audit, (a) => a.check))
+
 const cleanup = task("cleanup", Schema.Unknown, () => Effect.flatMap(Housekeeping, (h) => h.cleanup()))
 
 export const makeTaskList = (runtime: Runtime.Runtime<TaskServices>): TaskList => ({
@@ -71,11 +107,16 @@ export const makeTaskList = (runtime: Runtime.Runtime<TaskServices>): TaskList =
   expire_transaction: expireTransaction(runtime),
   confirm_boletos: confirmBoletos(runtime),
   reconcile_charges: reconcileCharges(runtime),
-  cleanup: cleanup(runtime)
+  cleanup: cleanup(runtime),
+  settle_receivable: settleReceivable(runtime),
+  pay_withdrawal: payWithdrawal(runtime),
+  sandbox_dispute: sandboxDispute(runtime),
+  ledger_check: ledgerCheck(runtime)
 })
 
 /**
- * graphile-worker crontab, each entry run once across all workers: the hourly clean-up, and every
- * minute the reconciliation of card charges stuck in PROCESSING.
+ * graphile-worker crontab, each entry run once across all workers: the hourly clean-up, every
+ * minute the reconciliation of card charges stuck in PROCESSING, and hourly the ledger check whose
+ * result the ledger_imbalance_centavos gauge shows (README "Money").
  */
-export const CRONTAB = ["0 * * * * cleanup", "* * * * * reconcile_charges"].join("\n")
+export const CRONTAB = ["0 * * * * cleanup", "* * * * * reconcile_charges", "17 * * * * ledger_check"].join("\n")

@@ -14,7 +14,16 @@ export interface CardData {
 }
 
 export type AuthorizationResult =
-  | { readonly _tag: "Approved"; readonly authorizationCode: string; readonly acquirerReference: string }
+  | {
+      readonly _tag: "Approved"
+      readonly authorizationCode: string
+      readonly acquirerReference: string
+      /**
+       * The acquirer announced that a chargeback notification will follow (the sandbox's dispute
+       * card, CONTRACT-v1 §10); the core opens it after SANDBOX_DISPUTE_DELAY_SECONDS.
+       */
+      readonly chargebackExpected?: true
+    }
   | { readonly _tag: "Declined"; readonly code: DeclineCode; readonly message: string }
 
 export type ChargeStatus = AuthorizationResult | { readonly _tag: "NotReceived" }

@@ -14,6 +14,12 @@ export class JobScheduler extends Context.Tag("JobScheduler")<
     readonly confirmBoletosSoon: Effect.Effect<void>
     /** Next pass of the boleto confirmation job, while slips are pending. */
     readonly confirmBoletosAt: (at: Date) => Effect.Effect<void>
+    /** Make a receivable available at its date (CONTRACT-v1 §7): one keyed job per receivable, never a scan. */
+    readonly settleAt: (accountId: AccountId, receivableId: string, at: Date) => Effect.Effect<void>
+    /** Pay a withdrawal at the bank after its delay. */
+    readonly payWithdrawalAt: (accountId: AccountId, withdrawalId: string, at: Date) => Effect.Effect<void>
+    /** The sandbox acquirer's announced chargeback (its dispute test card), at `at`. */
+    readonly sandboxDisputeAt: (accountId: AccountId, transactionId: TransactionId, at: Date) => Effect.Effect<void>
     /** (Re)schedule a webhook delivery attempt; one job per delivery. */
     readonly deliverAt: (deliveryId: string, at: Date) => Effect.Effect<void>
   }

@@ -1,23 +1,69 @@
 import type { AccountId } from "../domain/ids.ts"
-import { Context, Effect, Layer } from "effect"
-import type { Trigger } from "../domain/lifecycle.ts"
-import type { TransactionRecord } from "../domain/transaction.ts"
+import { Context, type Effect } from "effect"
+import type { Balance, Entry, Party, Posting, PostingType } from "../domain/ledger.ts"
 
-/** A status change that may move money, as the lifecycle hands it to the books. */
-export interface Movement {
-  readonly trigger: Trigger
-  readonly before: TransactionRecord
-  readonly after: TransactionRecord
+export type Balances = Readonly<Record<Balance, number>>
+
+export interface BalanceView extends Balances {
+  /** When the latest posting moved it; null before any. */
+  readonly updatedAt: Date | null
+}
+
+export interface PostingRecord {
+  readonly id: string
+  readonly party: Party
+  readonly book: Balance
+  readonly type: PostingType
+  readonly amount: number
+  readonly transactionId: string | null
+  readonly withdrawalId: string | null
+  readonly description: string
+  readonly createdAt: Date
+}
+
+export interface StatementFilter {
+  readonly party: Party
+  readonly from: Date
+  /** Exclusive. */
+  readonly before: Date
+  readonly type?: PostingType | undefined
+}
+
+/** A party whose balance row differs from the sum of its postings, or an entry that does not balance. */
+export interface Discrepancy {
+  readonly accountId: string
+  readonly what: string
+  readonly expected: number
+  readonly actual: number
 }
 
 /**
- * The books. The lifecycle calls `record` inside the database transaction of every status change, so
- * a posting commits or rolls back with the change that causes it.
+ * The journal of CONTRACT-v1 §7: append-only entries of postings that sum to zero, and each party's
+ * balances. Called inside the database transaction of the change that causes the movement.
  */
 export class Ledger extends Context.Tag("Ledger")<
   Ledger,
-  { readonly record: (accountId: AccountId, movement: Movement) => Effect.Effect<void> }
->() {
-  /** No books yet: every movement is accepted and nothing is posted. */
-  static readonly None = Layer.succeed(Ledger, Ledger.of({ record: () => Effect.void }))
-}
+  {
+    /** Writes the entry once: false when an entry with its key was already written (a retry). */
+    readonly post: (accountId: AccountId, entry: Entry) => Effect.Effect<boolean>
+    /** The postings of the entry written under `key` (none when there is no such entry). */
+    readonly entryPostings: (accountId: AccountId, key: string) => Effect.Effect<ReadonlyArray<Posting>>
+    /** Whether an entry with this key exists. */
+    readonly posted: (accountId: AccountId, key: string) => Effect.Effect<boolean>
+    /**
+     * Locks the balances of the parties until the database transaction ends, in one fixed order so
+     * that two movements never wait on each other crosswise, and reads them.
+     */
+    readonly lock: (accountId: AccountId, parties: ReadonlyArray<Party>) => Effect.Effect<ReadonlyMap<Party, Balances>>
+    readonly balance: (accountId: AccountId, party: Party) => Effect.Effect<BalanceView>
+    /** One party's postings in a period, oldest first, and how many match in all. */
+    readonly statement: (
+      accountId: AccountId,
+      filter: StatementFilter,
+      offset: number,
+      limit: number
+    ) => Effect.Effect<{ readonly rows: ReadonlyArray<PostingRecord>; readonly total: number }>
+    /** Recomputes every balance from the postings and every entry's sum: empty when the books are right. */
+    readonly check: Effect.Effect<ReadonlyArray<Discrepancy>>
+  }
+>() {}

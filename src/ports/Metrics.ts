@@ -32,6 +32,13 @@ export class Metrics extends Context.Tag("Metrics")<
     }
     readonly oldestPendingJobAge: { readonly set: (value: number) => void }
     readonly jobRuns: CounterOf<"task" | "outcome">
+    readonly ledgerPostings: CounterOf<"type">
+    /** Seconds since the oldest receivable still unsettled fell due (0 when none is late). */
+    readonly settlementLag: { readonly set: (value: number) => void }
+    /** Total absolute difference the last ledger check found (0 when the books are right). */
+    readonly ledgerImbalance: { readonly set: (value: number) => void }
+    readonly withdrawals: CounterOf<"outcome">
+    readonly disputes: CounterOf<"kind" | "outcome">
     /** The exposition text and its content type, for GET /metrics. */
     readonly exposition: Effect.Effect<{ readonly contentType: string; readonly body: string }>
   }

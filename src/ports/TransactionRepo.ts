@@ -4,6 +4,7 @@ import type { Buyer, Product } from "../domain/payment.ts"
 import type {
   Origin,
   PaymentMethod,
+  SplitRecord,
   TransactionDetails,
   TransactionRecord,
   TransactionStatus
@@ -18,6 +19,8 @@ export interface NewTransaction {
   readonly products: ReadonlyArray<Product>
   readonly metadata: Readonly<Record<string, unknown>> | null
   readonly comment: string | null
+  readonly split: ReadonlyArray<SplitRecord>
+  readonly fee: number
   /** Set when the transaction is born refused (antifraud before the acquirer). */
   readonly declineCode?: string
   readonly orderId: OrderId | null

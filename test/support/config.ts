@@ -4,7 +4,16 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Option, Redacted } from "effect"
-import type { AppConfigShape } from "../../src/config/AppConfig.ts"
+import type { AppConfigShape, MoneyConfig } from "../../src/config/AppConfig.ts"
+import { parseFee } from "../../src/domain/ledger.ts"
+
+/** CONTRACT-v1 §7's defaults. */
+export const defaultMoney: MoneyConfig = {
+  fees: { CARD: parseFee("3.99%")!, PIX: parseFee("0.99%")!, BOLETO: parseFee("349")! },
+  schedule: { pixDays: 0, billetDays: 1, cardDays: 30, reserveDays: 30, reserve: { a: 0n, b: 100n } },
+  withdrawalDelaySeconds: 5,
+  disputeDelaySeconds: 10
+}
 
 /** Test and benchmark configuration, free of vitest so that plain scripts can use it. */
 export const freePort = () =>
@@ -44,6 +53,7 @@ export const testConfig = async (
     webhookRetrySchedule: [1, 2, 3],
     workerConcurrency: 4,
     installments: { max: 12, withoutInterest: 1, monthlyInterestPercent: "2.99", minAmount: 500 },
+    money: defaultMoney,
     http: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_024 },
     logLevel: "warning",
     ...overrides

@@ -3,7 +3,7 @@ import { Effect, Layer, Option } from "effect"
 import type { EventKind } from "../../src/domain/events.ts"
 import type { Order, OrderStatus } from "../../src/domain/order.ts"
 import type { TransactionRecord } from "../../src/domain/transaction.ts"
-import { Ledger, type Movement } from "../../src/ports/Ledger.ts"
+import { Books, type Movement } from "../../src/app/Books.ts"
 import { OrderRepo } from "../../src/ports/OrderRepo.ts"
 import { Outbox } from "../../src/ports/Outbox.ts"
 import { TransactionRepo } from "../../src/ports/TransactionRepo.ts"
@@ -71,7 +71,17 @@ export const makeFakePorts = () => {
       Outbox,
       Outbox.of({ emit: (_, kind, transaction) => Effect.sync(() => void events.push({ kind, transaction })) })
     ),
-    Layer.succeed(Ledger, Ledger.of({ record: (_, movement) => Effect.sync(() => void movements.push(movement)) })),
+    Layer.succeed(
+      Books,
+      Books.of({
+        record: (_, movement) => Effect.sync(() => void movements.push(movement)),
+        takeRefund: () => Effect.void,
+        confirmRefund: () => Effect.void,
+        returnRefund: () => Effect.void,
+        settle: () => Effect.void,
+        settleTransaction: () => Effect.void
+      })
+    ),
     Layer.succeed(Transactional, Transactional.of({ run: (effect) => effect }))
   )
   return { layer, transactions, orders, events, movements }

@@ -91,6 +91,34 @@ export const PrometheusMetrics = Layer.sync(Metrics, () => {
       help: "Job executions in this process by task and outcome",
       labelNames: ["task", "outcome"] as const,
       registers
+    }),
+    ledgerPostings: new Counter({
+      name: "ledger_postings_total",
+      help: 'Ledger postings written by this process, by type (README "Money")',
+      labelNames: ["type"] as const,
+      registers
+    }),
+    settlementLag: new Gauge({
+      name: "settlement_lag_seconds",
+      help: "Now minus available_at of the oldest receivable due and not yet settled, sampled on scrape",
+      registers
+    }),
+    ledgerImbalance: new Gauge({
+      name: "ledger_imbalance_centavos",
+      help: "Sum of the absolute differences the last ledger check found (must be 0)",
+      registers
+    }),
+    withdrawals: new Counter({
+      name: "withdrawals_total",
+      help: "Withdrawals by outcome (requested, paid, failed)",
+      labelNames: ["outcome"] as const,
+      registers
+    }),
+    disputes: new Counter({
+      name: "disputes_total",
+      help: "Disputes by kind (chargeback, med) and outcome (opened, won, lost)",
+      labelNames: ["kind", "outcome"] as const,
+      registers
     })
   })
 })

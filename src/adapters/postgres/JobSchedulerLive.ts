@@ -27,6 +27,21 @@ export const JobSchedulerLive = Layer.effect(
             Effect.orDie,
             Effect.asVoid
           ),
+        settleAt: (accountId, receivableId, at) =>
+          sql`select graphile_worker.add_job('settle_receivable',
+              json_build_object('accountId', ${accountId}::text, 'receivableId', ${receivableId}::text),
+              run_at := ${at.toISOString()}::timestamptz, job_key := ${`settle:${receivableId}`},
+              max_attempts := 25)`.pipe(Effect.orDie, Effect.asVoid),
+        payWithdrawalAt: (accountId, withdrawalId, at) =>
+          sql`select graphile_worker.add_job('pay_withdrawal',
+              json_build_object('accountId', ${accountId}::text, 'withdrawalId', ${withdrawalId}::text),
+              run_at := ${at.toISOString()}::timestamptz, job_key := ${`withdraw:${withdrawalId}`},
+              max_attempts := 25)`.pipe(Effect.orDie, Effect.asVoid),
+        sandboxDisputeAt: (accountId, transactionId, at) =>
+          sql`select graphile_worker.add_job('sandbox_dispute',
+              json_build_object('accountId', ${accountId}::text, 'transactionId', ${transactionId}::text),
+              run_at := ${at.toISOString()}::timestamptz, job_key := ${`dispute:${transactionId}`},
+              max_attempts := 5)`.pipe(Effect.orDie, Effect.asVoid),
         // job_key per delivery: a manual retry replaces a scheduled one instead of doubling it.
         deliverAt: (deliveryId, at) =>
           sql`select graphile_worker.add_job('deliver_webhook', json_build_object('deliveryId', ${deliveryId}::text),

@@ -5,7 +5,7 @@ import { TransactionRecord } from "../../domain/transaction.ts"
 import { TransactionRepo } from "../../ports/TransactionRepo.ts"
 
 const COLUMNS = `id, origin, order_id, customer_id, method, amount, amount_total, amount_interest, buyer, products,
-  metadata, comment, status, refunded_amount, refund_reserved, installments, details, decline_code,
+  metadata, comment, split, fee, status, refunded_amount, refund_reserved, installments, details, decline_code,
   acquirer_reference, paid_at, expires_at, created_at, updated_at`
 
 const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value))
@@ -31,11 +31,11 @@ export const TransactionRepoLive = Layer.effect(
       insert: (accountId, t) =>
         only(sql`
           insert into transactions (id, account_id, origin, order_id, customer_id, method, amount, amount_total,
-                                    amount_interest, buyer, products, metadata, comment, status, installments,
-                                    details, expires_at, card_token, antifraud, decline_code)
+                                    amount_interest, buyer, products, metadata, comment, split, fee, status,
+                                    installments, details, expires_at, card_token, antifraud, decline_code)
           values (${t.id}, ${accountId}, ${t.origin}, ${t.orderId}, ${t.customerId}, ${t.method}, ${t.amount},
                   ${t.amountTotal}, ${t.amountInterest}, ${json(t.buyer)}::jsonb, ${json(t.products)}::jsonb,
-                  ${json(t.metadata)}::jsonb, ${t.comment}, ${t.status}, ${t.installments},
+                  ${json(t.metadata)}::jsonb, ${t.comment}, ${JSON.stringify(t.split)}::jsonb, ${t.fee}, ${t.status}, ${t.installments},
                   ${JSON.stringify(t.details)}::jsonb, ${t.expiresAt}, ${t.cardToken},
                   ${json(t.antifraud)}::jsonb, ${t.declineCode ?? null})
           returning ${columns}`).pipe(Effect.withSpan("TransactionRepo.insert")),

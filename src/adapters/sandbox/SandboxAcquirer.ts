@@ -42,7 +42,8 @@ const authorize = (card: CardData, now: Date): AuthorizationResult | null => {
   return {
     _tag: "Approved",
     authorizationCode: String(randomInt(0, 1_000_000)).padStart(6, "0"),
-    acquirerReference: `sbx_${randomUUID()}`
+    acquirerReference: `sbx_${randomUUID()}`,
+    ...(outcome?._tag === "Approve" && outcome.dispute ? { chargebackExpected: true as const } : {})
   }
 }
 

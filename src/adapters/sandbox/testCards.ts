@@ -5,7 +5,7 @@ import type { DeclineCode } from "../../ports/Acquirer.ts"
 
 /** What the sandbox acquirer does with a listed card, for both charge and (where noted) verify. */
 export type TestCardOutcome =
-  | { readonly _tag: "Approve" }
+  | { readonly _tag: "Approve"; readonly dispute?: true }
   | { readonly _tag: "Decline"; readonly code: DeclineCode; readonly message: string; readonly atVerify: boolean }
   | { readonly _tag: "Fail" }
 
@@ -23,8 +23,8 @@ export const testCardOutcomes: ReadonlyMap<string, TestCardOutcome> = new Map([
   ["4000000000000069", decline("expired_card", "The card has expired.", true)],
   ["4000000000000127", decline("incorrect_cvc", "The card's security code is incorrect.", true)],
   ["4000000000000119", { _tag: "Fail" }],
-  // Approved here; the dispute (chargeback) is driven by the sandbox endpoints, not by the acquirer.
-  ["4000000000000259", { _tag: "Approve" }]
+  // Approved, then disputed by itself: the acquirer announces a chargeback (CONTRACT-v1 §10).
+  ["4000000000000259", { _tag: "Approve", dispute: true }]
 ])
 
 /** The card the sandbox antifraud blocks, as the antifraud sees it (it never gets the full PAN). */

@@ -1,0 +1,399 @@
+import type { AccountId, RefundId, TransactionId } from "../domain/ids.ts"
+import { Clock, Context, Effect, Layer, Option } from "effect"
+import { AppConfig } from "../config/AppConfig.ts"
+import { Conflict } from "../domain/errors.ts"
+import type { Trigger } from "../domain/lifecycle.ts"
+import {
+  bookOf,
+  counterparty,
+  disputeShares,
+  entry,
+  MERCHANT,
+  type Party,
+  type Posting,
+  planSale,
+  refundShares,
+  type Share,
+  type Source,
+  SYSTEM,
+  take
+} from "../domain/ledger.ts"
+import type { TransactionRecord } from "../domain/transaction.ts"
+import { JobScheduler } from "../ports/JobScheduler.ts"
+import { Ledger } from "../ports/Ledger.ts"
+import { Metrics } from "../ports/Metrics.ts"
+import { type NewHold, type Receivable, Receivables } from "../ports/Receivables.ts"
+
+/** A status change that may move money, as the lifecycle hands it to the books. */
+export interface Movement {
+  readonly trigger: Trigger
+  readonly before: TransactionRecord
+  readonly after: TransactionRecord
+}
+
+/**
+ * The books (CONTRACT-v1 §7–8, README "Money"). Every method runs inside the database transaction of
+ * the change that causes the movement, so postings commit or roll back with it. The rules are in
+ * src/domain/ledger.ts; this service reads and locks what they need and writes what they say.
+ */
+export class Books extends Context.Tag("Books")<
+  Books,
+  {
+    /** Called by the lifecycle on every status change: a sale, a dispute opened, lost or won. */
+    readonly record: (accountId: AccountId, movement: Movement) => Effect.Effect<void>
+    /**
+     * Takes a refund from the parties of a paid transaction (the caller holds its row lock) before
+     * the provider is asked; 409 `insufficient_balance` and nothing moves if any party cannot pay.
+     */
+    readonly takeRefund: (
+      accountId: AccountId,
+      t: TransactionRecord,
+      refundId: RefundId,
+      amount: number
+    ) => Effect.Effect<void, Conflict>
+    /** The provider refunded: the refund's holds are closed. */
+    readonly confirmRefund: (accountId: AccountId, t: TransactionRecord, refundId: RefundId) => Effect.Effect<void>
+    /** The provider could not refund: the money goes back exactly where it was taken from. */
+    readonly returnRefund: (accountId: AccountId, t: TransactionRecord, refundId: RefundId) => Effect.Effect<void>
+    /** Makes a receivable available (its job, at available_at); posts once however often it runs. */
+    readonly settle: (accountId: AccountId, receivableId: string) => Effect.Effect<void>
+    /** Makes a transaction's pending receivables available now (the sandbox's settle; not its reserve). */
+    readonly settleTransaction: (accountId: AccountId, transactionId: TransactionId) => Effect.Effect<void>
+  }
+>() {
+  /** No books: every movement is accepted and nothing is posted (unit tests of the lifecycle). */
+  static readonly None = Layer.succeed(
+    Books,
+    Books.of({
+      record: () => Effect.void,
+      takeRefund: () => Effect.void,
+      confirmRefund: () => Effect.void,
+      returnRefund: () => Effect.void,
+      settle: () => Effect.void,
+      settleTransaction: () => Effect.void
+    })
+  )
+}
+
+const sharesOf = (t: TransactionRecord): ReadonlyArray<Share> =>
+  t.split.map((s) => ({ party: s.subaccountId, amount: s.share }))
+
+const insufficient = () =>
+  new Conflict({
+    code: "insufficient_balance",
+    message: "the balance cannot cover this movement (CONTRACT-v1 §7); nothing was moved"
+  })
+
+export const BooksLive = Layer.effect(
+  Books,
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const ledger = yield* Ledger
+    const receivables = yield* Receivables
+    const scheduler = yield* JobScheduler
+    const metrics = yield* Metrics
+    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+    const post = (accountId: AccountId, e: ReturnType<typeof entry>) =>
+      Effect.tap(e.postings.length === 0 ? Effect.succeed(true) : ledger.post(accountId, e), (posted) =>
+        Effect.sync(() => {
+          if (posted) for (const p of e.postings) if (p.party !== SYSTEM) metrics.ledgerPostings.inc({ type: p.type })
+        })
+      )
+
+    const settleOne = Effect.fn("Books.settleOne")(function* (accountId: AccountId, r: Receivable) {
+      if (r.settledAt !== null) return
+      const type = r.balance === "pending" ? "settlement" : "reserve_release"
+      yield* post(
+        accountId,
+        entry(`settle:${r.id}`, { transactionId: r.transactionId }, [
+          { party: r.party, book: r.balance, type, amount: -r.amount, description: type.replace("_", " ") },
+          { party: r.party, book: "available", type, amount: r.amount, description: type.replace("_", " ") }
+        ])
+      )
+      yield* receivables.markSettled(accountId, r.id, yield* now)
+    })
+
+    /** A paid sale: its postings, its receivables, and each receivable's settlement (now or a job). */
+    const sale = Effect.fn("Books.sale")(function* (accountId: AccountId, t: TransactionRecord) {
+      const paidAt = t.paidAt ?? (yield* now)
+      const plan = planSale({
+        method: t.method,
+        amountTotal: t.amountTotal,
+        installments: t.installments ?? 1,
+        paidAt,
+        fee: t.fee,
+        shares: sharesOf(t),
+        schedule: config.money.schedule
+      })
+      if (!(yield* post(accountId, entry(`sale:${t.id}`, { transactionId: t.id }, plan.postings)))) return
+      const created = yield* receivables.insert(accountId, t.id, plan.receivables)
+      const at = yield* now
+      for (const r of created) {
+        if (r.availableAt.getTime() <= at.getTime()) yield* settleOne(accountId, r)
+        else yield* scheduler.settleAt(accountId, r.id, r.availableAt)
+      }
+    })
+
+    /** Where a party's money of transaction `t` is taken from: its receivables, its reserve, then available. */
+    const sourcesOf = (party: Party, open: ReadonlyArray<Receivable>, available: number): ReadonlyArray<Source> => [
+      ...open
+        .filter((r) => r.party === party && r.balance === "pending")
+        .map((r) => ({ kind: "receivable" as const, id: r.id, balance: r.balance, amount: r.amount })),
+      ...open
+        .filter((r) => r.party === party && r.balance === "reserved")
+        .map((r) => ({ kind: "receivable" as const, id: r.id, balance: r.balance, amount: r.amount })),
+      { kind: "available" as const, amount: available }
+    ]
+
+    /** Applies what `take` decided: lower the receivables it drew on and note the holds. */
+    const draw = Effect.fn("Books.draw")(function* (
+      accountId: AccountId,
+      open: ReadonlyArray<Receivable>,
+      party: Party,
+      parts: ReturnType<typeof take>["parts"],
+      holds: Array<NewHold>
+    ) {
+      for (const part of parts) {
+        if (part.source.kind === "receivable") {
+          const id = part.source.id
+          const r = open.find((x) => x.id === id)!
+          const left = r.amount - part.amount
+          ;(r as { amount: number }).amount = left
+          yield* receivables.setAmount(accountId, id, left)
+        }
+        holds.push({
+          party,
+          source: part.source.kind,
+          receivableId: part.source.kind === "receivable" ? part.source.id : null,
+          amount: part.amount
+        })
+      }
+    })
+
+    const takeRefund = Effect.fn("Books.takeRefund")(function* (
+      accountId: AccountId,
+      t: TransactionRecord,
+      refundId: RefundId,
+      amount: number
+    ) {
+      // A sale paid before the books existed has nothing to take from.
+      if (!(yield* ledger.posted(accountId, `sale:${t.id}`))) return
+      const shares = refundShares(
+        { amountTotal: t.amountTotal, fee: t.fee, shares: sharesOf(t) },
+        t.refundedAmount + t.refundReserved,
+        amount
+      )
+      const open = yield* receivables.openForUpdate(accountId, t.id)
+      const balances = yield* ledger.lock(accountId, [MERCHANT, ...shares.recipients.map((r) => r.party)])
+      const postings: Array<Posting> = []
+      const holds: Array<NewHold> = []
+      const refund = (party: Party, book: Posting["book"], value: number): Posting => ({
+        party,
+        book,
+        type: "refund",
+        amount: -value,
+        description: "refund"
+      })
+      for (const r of shares.recipients) {
+        const { parts, shortfall } = take(r.amount, sourcesOf(r.party, open, balances.get(r.party)!.available), false)
+        if (shortfall > 0) return yield* insufficient()
+        yield* draw(accountId, open, r.party, parts, holds)
+        for (const part of parts) postings.push(refund(r.party, bookOf(part.source), part.amount))
+      }
+      // The merchant pays its part less the fee returned (CONTRACT-v1 §7).
+      const need = shares.merchant - shares.feeDelta
+      const { parts, shortfall } =
+        need > 0
+          ? take(need, sourcesOf(MERCHANT, open, balances.get(MERCHANT)!.available), false)
+          : { parts: [], shortfall: 0 }
+      if (shortfall > 0) return yield* insufficient()
+      yield* draw(accountId, open, MERCHANT, parts, holds)
+      const first = parts[0] === undefined ? "available" : bookOf(parts[0].source)
+      for (const part of parts) postings.push(refund(MERCHANT, bookOf(part.source), part.amount))
+      postings.push(refund(MERCHANT, first, need > 0 ? shares.feeDelta : shares.merchant))
+      postings.push(
+        { party: MERCHANT, book: first, type: "fee", amount: shares.feeDelta, description: "fee returned" },
+        { party: SYSTEM, book: "fees", type: "fee", amount: -shares.feeDelta, description: "fee returned" },
+        { party: SYSTEM, book: counterparty(t.method), type: "refund", amount: amount, description: "refund" }
+      )
+      yield* post(accountId, entry(`refund:${refundId}`, { transactionId: t.id }, postings))
+      yield* receivables.hold(accountId, t.id, `refund:${refundId}`, holds)
+    })
+
+    /** Puts held money back: into its receivable while open, else straight to available. */
+    const restore = Effect.fn("Books.restore")(function* (
+      accountId: AccountId,
+      transactionId: TransactionId,
+      key: string,
+      holds: ReadonlyArray<NewHold>,
+      type: Posting["type"],
+      from: "reserved" | null
+    ) {
+      const postings: Array<Posting> = []
+      for (const hold of holds) {
+        const r =
+          hold.receivableId === null ? Option.none() : yield* receivables.findForUpdate(accountId, hold.receivableId)
+        const reopened = Option.isSome(r) && r.value.settledAt === null
+        if (Option.isSome(r) && reopened)
+          yield* receivables.setAmount(accountId, r.value.id, r.value.amount + hold.amount)
+        const to = Option.isSome(r) && reopened ? r.value.balance : "available"
+        // Taken by a refund, the money left its book; taken by a dispute, it sits in reserved.
+        const fromBook = from ?? to
+        if (from === null) {
+          // The refund's own postings are reversed separately; only a receivable settled meanwhile needs moving.
+          if (Option.isSome(r) && !reopened) {
+            postings.push(
+              { party: hold.party, book: r.value.balance, type, amount: -hold.amount, description: "returned" },
+              { party: hold.party, book: "available", type, amount: hold.amount, description: "returned" }
+            )
+          }
+        } else if (fromBook !== to) {
+          postings.push(
+            { party: hold.party, book: fromBook, type, amount: -hold.amount, description: "dispute won" },
+            { party: hold.party, book: to, type, amount: hold.amount, description: "dispute won" }
+          )
+        }
+      }
+      yield* post(accountId, entry(key, { transactionId }, postings))
+    })
+
+    const returnRefund = Effect.fn("Books.returnRefund")(function* (
+      accountId: AccountId,
+      t: TransactionRecord,
+      refundId: RefundId
+    ) {
+      const original = yield* ledger.entryPostings(accountId, `refund:${refundId}`)
+      if (original.length === 0) return
+      yield* ledger.lock(
+        accountId,
+        original.filter((p) => p.party !== SYSTEM).map((p) => p.party)
+      )
+      // The exact negation of the refund's entry, then any receivable settled meanwhile moved on.
+      yield* post(
+        accountId,
+        entry(
+          `refund_reversal:${refundId}`,
+          { transactionId: t.id },
+          original.map((p) => ({ ...p, amount: -p.amount, description: "refund failed: returned" }))
+        )
+      )
+      const holds = yield* receivables.release(accountId, t.id, `refund:${refundId}`)
+      yield* restore(accountId, t.id, `refund_reversal_settled:${refundId}`, holds, "refund", null)
+    })
+
+    const disputeType = (trigger: Trigger) => (trigger.startsWith("med") ? ("med" as const) : ("chargeback" as const))
+
+    const openDispute = Effect.fn("Books.openDispute")(function* (
+      accountId: AccountId,
+      t: TransactionRecord,
+      trigger: Trigger
+    ) {
+      if (!(yield* ledger.posted(accountId, `sale:${t.id}`))) return
+      const type = disputeType(trigger)
+      const n = yield* receivables.countTags(accountId, t.id, "dispute:")
+      const disputed = t.amountTotal - t.refundedAmount - t.refundReserved
+      const shares = disputeShares(
+        { amountTotal: t.amountTotal, shares: sharesOf(t) },
+        t.refundedAmount + t.refundReserved,
+        disputed
+      )
+      const open = yield* receivables.openForUpdate(accountId, t.id)
+      const balances = yield* ledger.lock(
+        accountId,
+        shares.map((s) => s.party)
+      )
+      const postings: Array<Posting> = []
+      const holds: Array<NewHold> = []
+      for (const share of shares) {
+        // A dispute is not optional: what the party lacks is taken from available, which may go negative.
+        const { parts } = take(share.amount, sourcesOf(share.party, open, balances.get(share.party)!.available), true)
+        yield* draw(accountId, open, share.party, parts, holds)
+        for (const part of parts) {
+          const book = bookOf(part.source)
+          if (book === "reserved") continue
+          postings.push(
+            { party: share.party, book, type, amount: -part.amount, description: `${type} opened` },
+            { party: share.party, book: "reserved", type, amount: part.amount, description: `${type} opened` }
+          )
+        }
+      }
+      yield* post(accountId, entry(`dispute:${t.id}:${n}:open`, { transactionId: t.id }, postings))
+      yield* receivables.hold(accountId, t.id, `dispute:${n}`, holds)
+      metrics.disputes.inc({ kind: type, outcome: "opened" })
+    })
+
+    const closeDispute = Effect.fn("Books.closeDispute")(function* (
+      accountId: AccountId,
+      t: TransactionRecord,
+      trigger: Trigger,
+      won: boolean
+    ) {
+      const type = disputeType(trigger)
+      const n = (yield* receivables.countTags(accountId, t.id, "dispute:")) - 1
+      if (n < 0) return
+      const holds = yield* receivables.release(accountId, t.id, `dispute:${n}`)
+      yield* ledger.lock(
+        accountId,
+        holds.map((h) => h.party)
+      )
+      const key = `dispute:${t.id}:${n}:${won ? "won" : "lost"}`
+      metrics.disputes.inc({ kind: type, outcome: won ? "won" : "lost" })
+      if (won) return yield* restore(accountId, t.id, key, holds, type, "reserved")
+      const total = holds.reduce((s, h) => s + h.amount, 0)
+      yield* post(
+        accountId,
+        entry(key, { transactionId: t.id }, [
+          ...holds.map((h): Posting => ({
+            party: h.party,
+            book: "reserved",
+            type,
+            amount: -h.amount,
+            description: `${type} lost`
+          })),
+          { party: SYSTEM, book: counterparty(t.method), type, amount: total, description: `${type} lost` }
+        ])
+      )
+    })
+
+    return Books.of({
+      record: (accountId, { after, before, trigger }) => {
+        switch (trigger) {
+          case "capture":
+          case "pay":
+            return sale(accountId, after)
+          case "chargeback_open":
+          case "med_open":
+            return openDispute(accountId, before, trigger)
+          case "chargeback_lost":
+          case "med_lost":
+            return closeDispute(accountId, before, trigger, false)
+          case "chargeback_won":
+          case "med_won":
+            return closeDispute(accountId, before, trigger, true)
+          default:
+            // Refunds post when they are taken (takeRefund), before the provider is asked.
+            return Effect.void
+        }
+      },
+      takeRefund,
+      confirmRefund: (accountId, t, refundId) =>
+        Effect.asVoid(receivables.release(accountId, t.id, `refund:${refundId}`)).pipe(
+          Effect.withSpan("Books.confirmRefund")
+        ),
+      returnRefund,
+      settle: (accountId, receivableId) =>
+        Effect.flatMap(receivables.findForUpdate(accountId, receivableId), (found) =>
+          Option.isNone(found) ? Effect.void : settleOne(accountId, found.value)
+        ).pipe(Effect.withSpan("Books.settle")),
+      settleTransaction: (accountId, transactionId) =>
+        Effect.flatMap(receivables.openForUpdate(accountId, transactionId), (open) =>
+          Effect.forEach(
+            open.filter((r) => r.balance === "pending"),
+            (r) => settleOne(accountId, r),
+            { discard: true }
+          )
+        ).pipe(Effect.withSpan("Books.settleTransaction"))
+    })
+  })
+)

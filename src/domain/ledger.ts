@@ -1,0 +1,310 @@
+import { addDaysInSaoPaulo, startOfDayInSaoPaulo } from "./time.ts"
+
+/**
+ * The books of CONTRACT-v1 §7, as pure rules: which postings each movement makes and how much money
+ * is taken from where. Amounts are integer centavos; shares and fees are computed with BigInt
+ * rationals so that no rounding depends on floating point. Storage lives behind the Journal and
+ * Receivables ports; the programs that apply these rules live in src/app/Books.ts.
+ */
+
+/** A merchant's or subaccount's balances. */
+export type Balance = "available" | "pending" | "reserved"
+export const BALANCES: ReadonlyArray<Balance> = ["available", "pending", "reserved"]
+
+/** The gateway's side of every entry (CONTRACT-v1 §7 "system accounts"). */
+export type SystemBook = "acquirer" | "payers" | "fees" | "payouts"
+
+export const POSTING_TYPES = [
+  "sale",
+  "fee",
+  "settlement",
+  "reserve",
+  "reserve_release",
+  "refund",
+  "chargeback",
+  "med",
+  "split",
+  "withdraw",
+  "withdraw_reversal"
+] as const
+export type PostingType = (typeof POSTING_TYPES)[number]
+
+/** Who a posting belongs to: the merchant, one of its subaccounts (its id), or the gateway. */
+export const MERCHANT = "merchant"
+export const SYSTEM = "system"
+export type Party = string
+
+export interface Posting {
+  readonly party: Party
+  /** A Balance for the merchant and subaccounts, a SystemBook for the gateway. */
+  readonly book: Balance | SystemBook
+  readonly type: PostingType
+  /** Signed centavos, never zero. */
+  readonly amount: number
+  readonly description: string
+}
+
+/** One journal entry: postings that sum to zero, written once under `key`. */
+export interface Entry {
+  readonly key: string
+  readonly transactionId: string | null
+  readonly withdrawalId: string | null
+  readonly postings: ReadonlyArray<Posting>
+}
+
+export const sum = (amounts: ReadonlyArray<number>) => amounts.reduce((s, a) => s + a, 0)
+
+export const isBalanced = (postings: ReadonlyArray<Posting>) =>
+  postings.reduce((s, p) => s + BigInt(p.amount), 0n) === 0n
+
+/** Drops zero postings (the journal refuses them) and orders postings the way rows are locked. */
+export const entry = (
+  key: string,
+  refs: { readonly transactionId?: string | null; readonly withdrawalId?: string | null },
+  postings: ReadonlyArray<Posting>
+): Entry => ({
+  key,
+  transactionId: refs.transactionId ?? null,
+  withdrawalId: refs.withdrawalId ?? null,
+  postings: postings.filter((p) => p.amount !== 0)
+})
+
+// ---------------------------------------------------------------------------------------------------
+// Fees, shares, rounding
+
+/** round_half_up(num / den) for non-negative integers. */
+export const roundHalfUp = (num: bigint, den: bigint) => (2n * num + den) / (2n * den)
+
+/** A fee as configured: `P%`, `C` (centavos) or `P%+C` (CONTRACT-v1 §7). */
+export interface Fee {
+  /** The percentage as the fraction a/b of the amount. */
+  readonly rate: { readonly a: bigint; readonly b: bigint }
+  readonly fixed: number
+}
+
+/** "3.99%" | "349" | "2.5%+39" → Fee; null when malformed or above 100 %. */
+export const parseFee = (raw: string): Fee | null => {
+  const match = /^(?:(\d{1,3})(?:\.(\d{1,6}))?%)?(\+)?(\d{1,9})?$/.exec(raw.replace(/\s+/g, ""))
+  if (!match) return null
+  const [, whole, decimals = "", plus, fixed] = match
+  // One of the two parts at least; "+" only between them.
+  if (
+    (whole === undefined && fixed === undefined) ||
+    (plus !== undefined) !== (whole !== undefined && fixed !== undefined)
+  )
+    return null
+  const b = 100n * 10n ** BigInt(decimals.length)
+  const a = whole === undefined ? 0n : BigInt(whole + decimals)
+  return a > b ? null : { rate: { a, b }, fixed: fixed === undefined ? 0 : Number(fixed) }
+}
+
+/**
+ * The fee of a sale of `amountTotal`, rounded half up, never more than the sale itself: a fixed fee
+ * above a tiny sale would otherwise leave the merchant owing money for being paid.
+ */
+export const feeOf = (fee: Fee, amountTotal: number) =>
+  Math.min(amountTotal, Number(roundHalfUp(BigInt(amountTotal) * fee.rate.a, fee.rate.b)) + fee.fixed)
+
+/** The fee returned once `refunded` of `amountTotal` went back: round_half_up(fee · refunded / total). */
+export const feeReturned = (fee: number, refunded: number, amountTotal: number) =>
+  amountTotal === 0 ? 0 : Number(roundHalfUp(BigInt(fee) * BigInt(refunded), BigInt(amountTotal)))
+
+/** floor(part · share / total): a recipient's part of `part` of a sale (CONTRACT-v1 §8). */
+export const proportional = (part: number, share: number, amountTotal: number) =>
+  amountTotal === 0 ? 0 : Number((BigInt(part) * BigInt(share)) / BigInt(amountTotal))
+
+/** "12.5" → the share of amountTotal it names, rounded down; null when not a percentage 0–100. */
+export const percentageShare = (percentage: number, amountTotal: number): number | null => {
+  const match = /^(\d{1,3})(?:\.(\d{1,6}))?$/.exec(String(percentage))
+  if (!match) return null
+  const decimals = match[2] ?? ""
+  const a = BigInt(match[1]! + decimals)
+  const b = 100n * 10n ** BigInt(decimals.length)
+  if (a > b) return null
+  return Number((BigInt(amountTotal) * a) / b)
+}
+
+/** `amount` cut into `n` parts like installments: floor, the remainder on the first. */
+export const cut = (amount: number, n: number): ReadonlyArray<number> => {
+  const each = Math.floor(amount / n)
+  return Array.from({ length: n }, (_, i) => (i === 0 ? amount - each * (n - 1) : each))
+}
+
+/** 00:00 in São Paulo of the day `days` after `paidAt`'s; `days` = 0 means at once (CONTRACT-v1 §7). */
+export const availableAt = (paidAt: Date, days: number): Date =>
+  days === 0 ? paidAt : startOfDayInSaoPaulo(addDaysInSaoPaulo(paidAt, days).date)
+
+// ---------------------------------------------------------------------------------------------------
+// Sale
+
+export interface Schedule {
+  readonly pixDays: number
+  readonly billetDays: number
+  readonly cardDays: number
+  readonly reserveDays: number
+  /** RESERVE_PERCENT as a/b. */
+  readonly reserve: { readonly a: bigint; readonly b: bigint }
+}
+
+export interface Share {
+  readonly party: Party
+  readonly amount: number
+}
+
+export interface NewReceivable {
+  readonly party: Party
+  /** pending: a receivable of the sale; reserved: the rolling reserve. */
+  readonly balance: "pending" | "reserved"
+  readonly installment: number
+  readonly amount: number
+  readonly availableAt: Date
+}
+
+export interface SaleInput {
+  readonly method: "PIX" | "BOLETO" | "CARD"
+  readonly amountTotal: number
+  readonly installments: number
+  readonly paidAt: Date
+  readonly fee: number
+  readonly shares: ReadonlyArray<Share>
+  readonly schedule: Schedule
+}
+
+export const counterparty = (method: "PIX" | "BOLETO" | "CARD"): SystemBook =>
+  method === "CARD" ? "acquirer" : "payers"
+
+/**
+ * A paid sale (CONTRACT-v1 §7, §8): the merchant's pending gets the whole amount_total (`sale`), less
+ * the fee (`fee`), less each recipient's share (`split`), less the reserve on card sales (`reserve`);
+ * the receivables say when each part becomes available.
+ */
+export const planSale = (input: SaleInput): { readonly postings: Posting[]; readonly receivables: NewReceivable[] } => {
+  const { amountTotal, fee, shares, schedule } = input
+  const shared = sum(shares.map((s) => s.amount))
+  const net = amountTotal - fee - shared
+  const reserve =
+    input.method === "CARD" ? Number((BigInt(Math.max(0, net)) * schedule.reserve.a) / schedule.reserve.b) : 0
+  const n = input.method === "CARD" ? Math.max(1, input.installments) : 1
+  const days =
+    input.method === "CARD" ? schedule.cardDays : input.method === "PIX" ? schedule.pixDays : schedule.billetDays
+  const at = (k: number) => availableAt(input.paidAt, days * k)
+  const other = counterparty(input.method)
+  const postings: Posting[] = [
+    { party: MERCHANT, book: "pending", type: "sale", amount: amountTotal, description: "sale" },
+    { party: SYSTEM, book: other, type: "sale", amount: -amountTotal, description: "sale" },
+    { party: MERCHANT, book: "pending", type: "fee", amount: -fee, description: "fee" },
+    { party: SYSTEM, book: "fees", type: "fee", amount: fee, description: "fee" }
+  ]
+  const receivables: NewReceivable[] = []
+  for (const share of shares) {
+    postings.push(
+      { party: MERCHANT, book: "pending", type: "split", amount: -share.amount, description: "split to subaccount" },
+      { party: share.party, book: "pending", type: "split", amount: share.amount, description: "split" }
+    )
+    cut(share.amount, n).forEach((amount, i) =>
+      receivables.push({ party: share.party, balance: "pending", installment: i + 1, amount, availableAt: at(i + 1) })
+    )
+  }
+  if (reserve > 0) {
+    postings.push(
+      { party: MERCHANT, book: "pending", type: "reserve", amount: -reserve, description: "rolling reserve" },
+      { party: MERCHANT, book: "reserved", type: "reserve", amount: reserve, description: "rolling reserve" }
+    )
+    receivables.push({
+      party: MERCHANT,
+      balance: "reserved",
+      installment: 0,
+      amount: reserve,
+      availableAt: availableAt(input.paidAt, schedule.reserveDays)
+    })
+  }
+  cut(net - reserve, n).forEach((amount, i) =>
+    receivables.push({ party: MERCHANT, balance: "pending", installment: i + 1, amount, availableAt: at(i + 1) })
+  )
+  return { postings, receivables: receivables.filter((r) => r.amount !== 0) }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Taking money back (refunds, disputes)
+
+/** Where money of a party can be taken from, in the order it is taken. */
+export type Source =
+  | {
+      readonly kind: "receivable"
+      readonly id: string
+      readonly balance: "pending" | "reserved"
+      readonly amount: number
+    }
+  | { readonly kind: "available"; readonly amount: number }
+
+export interface Part {
+  readonly source: Source
+  readonly amount: number
+}
+
+/**
+ * Takes `need` from the sources in order (the transaction's own pending receivables, then its
+ * reserve, then available). Without `allowNegative` a shortfall is reported; with it (disputes) the
+ * rest is taken from available, which may go negative.
+ */
+export const take = (
+  need: number,
+  sources: ReadonlyArray<Source>,
+  allowNegative: boolean
+): { readonly parts: ReadonlyArray<Part>; readonly shortfall: number } => {
+  const parts: Part[] = []
+  let left = need
+  for (const source of sources) {
+    if (left <= 0) break
+    const amount = Math.min(left, Math.max(0, source.amount))
+    if (amount > 0) parts.push({ source, amount })
+    left -= amount
+  }
+  if (left > 0 && allowNegative) {
+    const available = sources.find((s) => s.kind === "available") ?? { kind: "available" as const, amount: 0 }
+    const existing = parts.findIndex((p) => p.source.kind === "available")
+    if (existing >= 0) parts[existing] = { source: available, amount: parts[existing]!.amount + left }
+    else parts.push({ source: available, amount: left })
+    left = 0
+  }
+  return { parts, shortfall: Math.max(0, left) }
+}
+
+export const bookOf = (source: Source): Balance => (source.kind === "available" ? "available" : source.balance)
+
+export interface RefundShares {
+  /** What each recipient gives back, and the merchant's part of the refund before the fee returned. */
+  readonly recipients: ReadonlyArray<Share>
+  readonly merchant: number
+  /** The fee returned by this refund. */
+  readonly feeDelta: number
+}
+
+/**
+ * Who pays a refund of `amount` after `before` was already refunded (CONTRACT-v1 §7, §8). Computed on
+ * cumulative totals so that a sale refunded in pieces unwinds exactly as one refunded at once.
+ */
+export const refundShares = (
+  input: { readonly amountTotal: number; readonly fee: number; readonly shares: ReadonlyArray<Share> },
+  before: number,
+  amount: number
+): RefundShares => {
+  const after = before + amount
+  const recipients = input.shares.map((s) => ({
+    party: s.party,
+    amount: proportional(after, s.amount, input.amountTotal) - proportional(before, s.amount, input.amountTotal)
+  }))
+  const merchant = amount - sum(recipients.map((r) => r.amount))
+  const feeDelta = feeReturned(input.fee, after, input.amountTotal) - feeReturned(input.fee, before, input.amountTotal)
+  return { recipients, merchant, feeDelta }
+}
+
+/** What each party holds of a disputed `amount` after `refunded` went back (same proportions as a refund). */
+export const disputeShares = (
+  input: { readonly amountTotal: number; readonly shares: ReadonlyArray<Share> },
+  refunded: number,
+  amount: number
+): ReadonlyArray<Share> => {
+  const { recipients, merchant } = refundShares({ ...input, fee: 0 }, refunded, amount)
+  return [{ party: MERCHANT, amount: merchant }, ...recipients]
+}
