@@ -16,6 +16,7 @@ import { OutboxLive } from "./adapters/postgres/OutboxLive.ts"
 import { PublicDocumentsLive } from "./adapters/postgres/PublicDocumentsLive.ts"
 import { RateLimiterLive } from "./adapters/postgres/RateLimiterLive.ts"
 import { RefundRepoLive } from "./adapters/postgres/RefundRepoLive.ts"
+import { SubaccountRepoLive } from "./adapters/postgres/SubaccountRepoLive.ts"
 import { TransactionalLive } from "./adapters/postgres/TransactionalLive.ts"
 import { TransactionRepoLive } from "./adapters/postgres/TransactionRepoLive.ts"
 import { WebhookRepoLive } from "./adapters/postgres/WebhookRepoLive.ts"
@@ -88,6 +89,7 @@ export const AdaptersLive = Layer.mergeAll(
   OrderRepoLive,
   TransactionRepoLive,
   RefundRepoLive,
+  SubaccountRepoLive,
   PublicDocumentsLive,
   IdempotencyStoreLive,
   RateLimiterLive,
