@@ -46,6 +46,7 @@ import { Payments } from "./app/Payments.ts"
 import { Refunds } from "./app/Refunds.ts"
 import { Sandbox } from "./app/Sandbox.ts"
 import { Settlement } from "./app/Settlement.ts"
+import { Subaccounts } from "./app/Subaccounts.ts"
 import { Transactions } from "./app/Transactions.ts"
 import { Webhooks } from "./app/Webhooks.ts"
 
@@ -114,6 +115,7 @@ export const AppLive = Layer.mergeAll(
   Customers.Default,
   Orders.Default,
   Transactions.Default,
+  Subaccounts.Default,
   Payments.Default,
   Refunds.Default,
   Cards.Default,
