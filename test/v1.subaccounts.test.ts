@@ -35,7 +35,9 @@ let serial = 0
 /** A fresh CNPJ, numeric or alphanumeric (12 characters [0-9A-Z] and 2 numeric check digits). */
 const freshCnpj = (alphanumeric = false) => {
   serial += 1
-  const base = `${alphanumeric ? "AB" : "12"}${String(process.pid % 1000).padStart(3, "0")}${String(Date.now() % 1000).padStart(3, "0")}${String(serial).padStart(4, "0")}`
+  const pid = String(process.pid % 1000).padStart(3, "0")
+  const clock = String(Date.now() % 1000).padStart(3, "0")
+  const base = `${alphanumeric ? "AB" : "12"}${pid}${clock}${String(serial).padStart(4, "0")}`
   return base + cnpjCheckDigits(base)
 }
 
