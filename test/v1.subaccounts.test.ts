@@ -208,6 +208,22 @@ describe("POST /public/v1/subaccounts", () => {
   })
 })
 
+describe("restricted keys (scope resource `subaccounts`)", () => {
+  it("subaccounts:read lists and reads but may not create; another resource's scope gets 403", async () => {
+    const { key: restricted } = await signup(api)
+    const made = (await create(body(), bearer(restricted))).body.data
+    const prefix = restricted.slice(0, 16)
+    await server.db.query("update api_keys set scopes = $1 where key_prefix = $2", [["subaccounts:read"], prefix])
+    expect((await api.get(`${V1}/subaccounts`, bearer(restricted))).status).toBe(200)
+    expect((await api.get(`${V1}/subaccounts/${made.id}`, bearer(restricted))).status).toBe(200)
+    const write = await create(body(), bearer(restricted))
+    expect(write.status).toBe(403)
+    expect(write.body).toMatchObject({ success: false, code: "insufficient_permissions" })
+    await server.db.query("update api_keys set scopes = $1 where key_prefix = $2", [["transactions:*"], prefix])
+    expect((await api.get(`${V1}/subaccounts`, bearer(restricted))).status).toBe(403)
+  })
+})
+
 describe("GET /public/v1/subaccounts/{id}", () => {
   it("404 for another account's, an unknown and a malformed id", async () => {
     const mine = (await create(body())).body.data
