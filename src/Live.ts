@@ -16,6 +16,7 @@ import { OutboxLive } from "./adapters/postgres/OutboxLive.ts"
 import { PublicDocumentsLive } from "./adapters/postgres/PublicDocumentsLive.ts"
 import { RateLimiterLive } from "./adapters/postgres/RateLimiterLive.ts"
 import { RefundRepoLive } from "./adapters/postgres/RefundRepoLive.ts"
+import { SubaccountRepoLive } from "./adapters/postgres/SubaccountRepoLive.ts"
 import { TransactionalLive } from "./adapters/postgres/TransactionalLive.ts"
 import { TransactionRepoLive } from "./adapters/postgres/TransactionRepoLive.ts"
 import { WebhookRepoLive } from "./adapters/postgres/WebhookRepoLive.ts"
@@ -47,6 +48,7 @@ import { Payments } from "./app/Payments.ts"
 import { Refunds } from "./app/Refunds.ts"
 import { Sandbox } from "./app/Sandbox.ts"
 import { Settlement } from "./app/Settlement.ts"
+import { Subaccounts } from "./app/Subaccounts.ts"
 import { Transactions } from "./app/Transactions.ts"
 import { Webhooks } from "./app/Webhooks.ts"
 
@@ -90,6 +92,7 @@ export const AdaptersLive = Layer.mergeAll(
   OrderRepoLive,
   TransactionRepoLive,
   RefundRepoLive,
+  SubaccountRepoLive,
   PublicDocumentsLive,
   IdempotencyStoreLive,
   RateLimiterLive,
@@ -115,6 +118,7 @@ export const AppLive = Layer.mergeAll(
   Customers.Default,
   Orders.Default,
   Transactions.Default,
+  Subaccounts.Default,
   Payments.Default,
   Refunds.Default,
   Cards.Default,

@@ -490,6 +490,44 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  "/public/v1/subaccounts": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** @description Newest first. `page` from 1, `per_page` 1–100 (default 20); filters `document`, `status` (`active`), `created_from`, `created_to` (YYYY-MM-DD, São Paulo, inclusive). An unknown value names its parameter (400). */
+    get: operations["v1Subaccounts.list"]
+    put?: never
+    /**
+     * Create a subaccount (a recipient of split payments)
+     * @description 201 with the active subaccount. 400 names every broken field by its path (`document`, `phone`, `bank_account.agency`): document a CPF or CNPJ (numeric or alphanumeric) with valid check digits, email, phone 10–11 digits after removing ()- and +55, bank_code 3 digits, agency 1–5 digits, agency_digit 0–1 character, account 1–12 digits, account_digit 1 character, type checking or savings (bank fields are strings: leading zeros count). 409 `subaccount_exists` when the account already has a subaccount with this document. Idempotency-Key as for transactions.
+     */
+    post: operations["v1Subaccounts.create"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/public/v1/subaccounts/{id}": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** @description The subaccount; 404 when unknown, malformed or of another account. */
+    get: operations["v1Subaccounts.get"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   "/public/v1/transactions": {
     parameters: {
       query?: never
@@ -800,6 +838,52 @@ export interface components {
      * @description a Universally Unique Identifier
      */
     UUID: string
+    /**
+     * @example {
+     *       "id": "0b6c3f6e-8f6a-4d5e-9a51-3c1f3f0f6a10",
+     *       "name": "Loja Parceira Ltda",
+     *       "document": "12ABC34501DE35",
+     *       "document_type": "cnpj",
+     *       "email": "financeiro@parceira.example",
+     *       "phone": "1131234567",
+     *       "bank_account": {
+     *         "bank_code": "341",
+     *         "agency": "0001",
+     *         "agency_digit": null,
+     *         "account": "123456",
+     *         "account_digit": "7",
+     *         "type": "checking"
+     *       },
+     *       "status": "active",
+     *       "created_at": "2026-11-22T09:15:00-03:00",
+     *       "updated_at": "2026-11-22T09:15:00-03:00"
+     *     }
+     */
+    V1Subaccount: {
+      bank_account: {
+        account: string
+        account_digit: string
+        agency: string
+        /** @description null when the branch has none */
+        agency_digit: string | null
+        bank_code: string
+        /** @enum {string} */
+        type: "checking" | "savings"
+      }
+      created_at: string
+      /** @description without punctuation, letters of a CNPJ in upper case */
+      document: string
+      /** @enum {string} */
+      document_type: "cpf" | "cnpj"
+      email: string
+      id: string
+      name: string
+      /** @description 10 or 11 digits, without +55 */
+      phone: string
+      /** @enum {string} */
+      status: "active"
+      updated_at: string
+    }
     /**
      * @example {
      *       "hash": "7d9f0335-8dcc-4054-9bf9-0dbd61d36906",
@@ -3372,6 +3456,342 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description `Accept` excludes application/json */
+      406: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotAcceptable"]
+        }
+      }
+      /** @description The body is not `Content-Type: application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "v1Subaccounts.list": {
+    parameters: {
+      query?: {
+        /** @description YYYY-MM-DD (São Paulo), inclusive */
+        created_from?: string
+        /** @description YYYY-MM-DD (São Paulo), inclusive */
+        created_to?: string
+        /** @description CPF or CNPJ, punctuation allowed */
+        document?: string
+        page?: string
+        per_page?: string
+        /** @description active */
+        status?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            data: components["schemas"]["V1Subaccount"][]
+            pagination: {
+              page: components["schemas"]["Int"]
+              per_page: components["schemas"]["Int"]
+              total: components["schemas"]["Int"]
+              total_pages: components["schemas"]["Int"]
+            }
+            /** @enum {boolean} */
+            success: true
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description `Accept` excludes application/json */
+      406: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotAcceptable"]
+        }
+      }
+      /** @description The body is not `Content-Type: application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "v1Subaccounts.create": {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description 1–255 printable characters; recommended (CONTRACT §6) */
+        "idempotency-key"?: string
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        "application/json": {
+          bank_account: {
+            /** @description account number, 1 to 12 digits */
+            account: string
+            /** @description account check digit, 1 character (digit or letter) */
+            account_digit: string
+            /** @description branch, 1 to 5 digits */
+            agency: string
+            /** @description branch check digit, 0 or 1 character (digit or letter) */
+            agency_digit?: string
+            /** @description COMPE bank code, 3 digits, e.g. 001 */
+            bank_code: string
+            /** @enum {string} */
+            type: "checking" | "savings"
+          }
+          /** @description CPF or CNPJ (numeric or alphanumeric) with valid check digits; punctuation allowed, stored without */
+          document: string
+          email: string
+          /** @description 1 to 255 characters */
+          name: string
+          /** @description 10 or 11 digits after removing ()- and +55 */
+          phone: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            data: components["schemas"]["V1Subaccount"]
+            /** @enum {boolean} */
+            success: true
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description `Accept` excludes application/json */
+      406: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotAcceptable"]
+        }
+      }
+      /** @description The resource's state forbids the operation */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Conflict"]
+        }
+      }
+      /** @description The body is not `Content-Type: application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
+      /** @description Refused on its merits: card declined, card data rejected, idempotency key reused */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnprocessableEntity"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "v1Subaccounts.get": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            data: components["schemas"]["V1Subaccount"]
+            /** @enum {boolean} */
+            success: true
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
         }
       }
       /** @description `Accept` excludes application/json */

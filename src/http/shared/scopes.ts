@@ -4,7 +4,17 @@
  * scope and `<resource>:*` both of a resource. The resource of a route is its ScopeResource annotation.
  */
 /** The resources of restricted keys; each route names its own with the ScopeResource annotation. */
-const RESOURCES = ["customers", "orders", "transactions", "payments", "refunds", "cards", "webhooks", "sandbox"]
+const RESOURCES = [
+  "customers",
+  "orders",
+  "transactions",
+  "payments",
+  "refunds",
+  "cards",
+  "webhooks",
+  "sandbox",
+  "subaccounts"
+]
 
 export const KNOWN_SCOPES: ReadonlyArray<string> = RESOURCES.flatMap((r) => [`${r}:read`, `${r}:write`])
 

@@ -1,0 +1,33 @@
+import type { AccountId, SubaccountId } from "../domain/ids.ts"
+import { Effect, Option } from "effect"
+import { NotFound } from "../domain/errors.ts"
+import { type NewSubaccount, type SubaccountFilter, SubaccountRepo } from "../ports/SubaccountRepo.ts"
+
+/** The account's subaccounts, the recipients of split payments (CONTRACT-v1 §8). */
+export class Subaccounts extends Effect.Service<Subaccounts>()("Subaccounts", {
+  effect: Effect.gen(function* () {
+    const repo = yield* SubaccountRepo
+
+    return {
+      /** A valid new subaccount (the interface checked the fields); a reused document → `subaccount_exists`. */
+      create: Effect.fn("Subaccounts.create")(function* (accountId: AccountId, subaccount: NewSubaccount) {
+        return yield* repo.insert(accountId, subaccount)
+      }),
+      get: Effect.fn("Subaccounts.get")(function* (accountId: AccountId, id: SubaccountId) {
+        return yield* Option.match(yield* repo.find(accountId, id), {
+          onNone: () => Effect.fail(new NotFound({ message: "subaccount not found" })),
+          onSome: Effect.succeed
+        })
+      }),
+      /** Page `page` (from 1) of `perPage`, newest first, with the total of matching subaccounts. */
+      page: Effect.fn("Subaccounts.page")(function* (
+        accountId: AccountId,
+        filter: SubaccountFilter,
+        page: number,
+        perPage: number
+      ) {
+        return yield* repo.page(accountId, filter, (page - 1) * perPage, perPage)
+      })
+    }
+  })
+}) {}

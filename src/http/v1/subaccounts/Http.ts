@@ -1,0 +1,78 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect, Either, Schema } from "effect"
+import { Subaccounts } from "../../../app/Subaccounts.ts"
+import { normalizeDocument } from "../../../domain/document.ts"
+import { NotFound, ValidationFailed } from "../../../domain/errors.ts"
+import { SubaccountId } from "../../../domain/ids.ts"
+import { SUBACCOUNT_STATUSES, type SubaccountRecord, type SubaccountStatus } from "../../../domain/subaccount.ts"
+import { isUuid } from "../../../domain/uuid.ts"
+import { GatewayApi } from "../../Api.ts"
+import { idempotentPost } from "../../shared/idempotency.ts"
+import { CurrentPrincipal } from "../../shared/security.ts"
+import { listWindow, paginationOf } from "../listParams.ts"
+import { renderedV1 } from "../render.ts"
+import { V1Subaccount } from "./Api.ts"
+import { decodeSubaccount } from "./command.ts"
+import { v1Subaccount } from "./present.ts"
+
+/** An id that is not a UUID names no subaccount: 404, as for another account's (CONTRACT-v1 §1). */
+const knownId = (id: string) =>
+  isUuid(id) ? Effect.succeed(SubaccountId.make(id)) : Effect.fail(new NotFound({ message: "subaccount not found" }))
+
+const isStatus = (s: string): s is SubaccountStatus => (SUBACCOUNT_STATUSES as ReadonlyArray<string>).includes(s)
+
+const present = (s: SubaccountRecord) => Schema.encode(V1Subaccount)(v1Subaccount(s)).pipe(Effect.orDie)
+
+export const V1SubaccountsHttp = HttpApiBuilder.group(GatewayApi, "v1Subaccounts", (handlers) =>
+  Effect.gen(function* () {
+    const subaccounts = yield* Subaccounts
+
+    return handlers
+      .handle("create", ({ headers, payload }) =>
+        idempotentPost(headers["idempotency-key"], (accountId, id) =>
+          Effect.gen(function* () {
+            const command = yield* Either.match(decodeSubaccount(payload, SubaccountId.make(id)), {
+              onLeft: (errors) => Effect.fail(new ValidationFailed({ errors })),
+              onRight: Effect.succeed
+            })
+            const created = yield* subaccounts.create(accountId, command)
+            return { status: 201, body: { success: true, data: yield* present(created) } }
+          }).pipe(renderedV1)
+        )
+      )
+      .handle("get", ({ path }) =>
+        Effect.gen(function* () {
+          const { accountId } = yield* CurrentPrincipal
+          const id = yield* knownId(path.id)
+          return { success: true as const, data: yield* present(yield* subaccounts.get(accountId, id)) }
+        }).pipe(renderedV1)
+      )
+      .handle("list", ({ urlParams: q }) =>
+        Effect.gen(function* () {
+          const { accountId } = yield* CurrentPrincipal
+          const window = listWindow(q)
+          const errors = Either.isLeft(window) ? [...window.left] : []
+          if (q.status !== undefined && !isStatus(q.status)) {
+            errors.push({ field: "status", message: `status must be one of ${SUBACCOUNT_STATUSES.join(", ")}` })
+          }
+          if (errors.length > 0 || Either.isLeft(window)) return yield* new ValidationFailed({ errors })
+          const { rows, total } = yield* subaccounts.page(
+            accountId,
+            {
+              document: q.document === undefined ? undefined : normalizeDocument(q.document),
+              status: q.status as SubaccountStatus | undefined,
+              createdFrom: window.right.createdFrom,
+              createdBefore: window.right.createdBefore
+            },
+            window.right.page,
+            window.right.perPage
+          )
+          return {
+            success: true as const,
+            data: yield* Effect.forEach(rows, present),
+            pagination: paginationOf(window.right, total)
+          }
+        }).pipe(renderedV1)
+      )
+  })
+)
