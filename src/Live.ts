@@ -39,6 +39,12 @@ import { EventPayloadsLive } from "./http/shared/EventPayloadsLive.ts"
 import { LedgerLive } from "./adapters/postgres/LedgerLive.ts"
 import { ReceivablesLive } from "./adapters/postgres/ReceivablesLive.ts"
 import { BooksLive } from "./app/Books.ts"
+import { WithdrawalRepoLive } from "./adapters/postgres/WithdrawalRepoLive.ts"
+import { SandboxPayoutsLive } from "./adapters/sandbox/SandboxPayouts.ts"
+import { Audit } from "./app/Audit.ts"
+import { Disputes } from "./app/Disputes.ts"
+import { Withdrawals } from "./app/Withdrawals.ts"
+import { Balances } from "./app/Balances.ts"
 import { Housekeeping } from "./app/Housekeeping.ts"
 import { Cards } from "./app/Cards.ts"
 import { Customers } from "./app/Customers.ts"
@@ -75,7 +81,8 @@ export const RailsLive = Layer.mergeAll(
   TimedAcquirer.pipe(Layer.provide(chosen("ACQUIRER", { sandbox: SandboxAcquirerLive }))),
   chosen("ANTIFRAUD", { sandbox: SandboxAntifraudLive }),
   chosen("PIX_PROVIDER", { sandbox: SandboxPixProviderLive }),
-  chosen("BOLETO_PROVIDER", { sandbox: SandboxBoletoLive })
+  chosen("BOLETO_PROVIDER", { sandbox: SandboxBoletoLive }),
+  chosen("PAYOUTS_PROVIDER", { sandbox: SandboxPayoutsLive })
 )
 
 const WebhookSenderFromConfig = Layer.unwrapEffect(
@@ -109,7 +116,8 @@ export const AdaptersLive = Layer.mergeAll(
   DocumentRendererLive,
   EventPayloadsLive,
   LedgerLive,
-  ReceivablesLive
+  ReceivablesLive,
+  WithdrawalRepoLive
 ).pipe(Layer.provideMerge(PrometheusMetrics), Layer.provideMerge(Ids.Live))
 
 /** The application services over the adapters. */
@@ -130,9 +138,13 @@ export const AppLive = Layer.mergeAll(
   KeyUsage.Default,
   Reconciliation.Default,
   Checkout.Default,
+  Withdrawals.Default,
+  Balances.Default,
+  Audit.Default,
   Draining.Default,
   JobStats.Default
 ).pipe(
+  Layer.provideMerge(Disputes.Default),
   Layer.provideMerge(Settlement.Default),
   Layer.provideMerge(Lifecycle.Default),
   Layer.provideMerge(BooksLive),

@@ -117,7 +117,6 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
         yield* transactions.update(accountId, t.id, { refundReserved: t.refundReserved - amount })
         // Committed as failed, money returned: the caller answers after the commit.
         return null
-
       }
       yield* books.confirmRefund(accountId, t, refundId)
       const refunded = t.refundedAmount + amount

@@ -8,6 +8,7 @@ import { SandboxBank } from "../ports/BoletoProvider.ts"
 import { JobScheduler } from "../ports/JobScheduler.ts"
 import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Transactional } from "../ports/Transactional.ts"
+import { type ChargebackStage, Disputes, type MedStage } from "./Disputes.ts"
 import { Settlement } from "./Settlement.ts"
 
 /**
@@ -22,6 +23,7 @@ export class Sandbox extends Effect.Service<Sandbox>()("Sandbox", {
     const bank = yield* SandboxBank
     const scheduler = yield* JobScheduler
     const tx = yield* Transactional
+    const disputes = yield* Disputes
 
     const enabled = config.sandboxEnabled ? Effect.void : Effect.fail(new Disabled())
     const find = (accountId: AccountId, id: TransactionId) =>
@@ -43,6 +45,27 @@ export class Sandbox extends Effect.Service<Sandbox>()("Sandbox", {
           return { settled: true, transaction: yield* settlement.markPaid(accountId, id, new Date()) }
         yield* tx.run(Effect.zipRight(bank.pay(t.id, t.amount), scheduler.confirmBoletosSoon))
         return { settled: false, transaction: t }
+      }),
+      /** CONTRACT-v1 §10: the acquirer's chargeback notification, stage by stage. */
+      chargeback: Effect.fn("Sandbox.chargeback")(function* (
+        accountId: AccountId,
+        id: TransactionId,
+        stage: ChargebackStage
+      ) {
+        yield* enabled
+        return yield* disputes.chargeback(accountId, id, stage)
+      }),
+      /** CONTRACT-v1 §10: the PSP's MED (Mecanismo Especial de Devolução) notification, stage by stage. */
+      med: Effect.fn("Sandbox.med")(function* (accountId: AccountId, id: TransactionId, stage: MedStage) {
+        yield* enabled
+        return yield* disputes.med(accountId, id, stage)
+      }),
+      /** Makes the transaction's pending receivables available now (not its reserve). */
+      settle: Effect.fn("Sandbox.settle")(function* (accountId: AccountId, id: TransactionId) {
+        yield* enabled
+        yield* find(accountId, id)
+        yield* settlement.settleTransaction(accountId, id)
+        return yield* find(accountId, id)
       }),
       expire: Effect.fn("Sandbox.expire")(function* (accountId: AccountId, id: TransactionId) {
         yield* enabled

@@ -15,6 +15,8 @@ import { TransactionsApi } from "./v2/transactions/Api.ts"
 import { WebhooksApi } from "./v2/webhooks/Api.ts"
 import { V1InstallmentsApi } from "./v1/installments/Api.ts"
 import { V1TransactionsApi } from "./v1/transactions/Api.ts"
+import { V1BalanceApi } from "./v1/balance/Api.ts"
+import { V1WithdrawalsApi } from "./v1/withdrawals/Api.ts"
 import { V1SubaccountsApi } from "./v1/subaccounts/Api.ts"
 
 /** Interface v2, served under /api. */
@@ -34,6 +36,8 @@ export class V2Api extends HttpApi.make("v2")
 export class V1Api extends HttpApi.make("v1")
   .add(V1TransactionsApi)
   .add(V1InstallmentsApi)
+  .add(V1BalanceApi)
+  .add(V1WithdrawalsApi)
   .add(V1SubaccountsApi)
   .prefix("/public/v1")
   .annotate(ErrorBody, "successFlag") {}

@@ -19,6 +19,8 @@ import { ApiTokenAuthLive } from "./v1/securityLive.ts"
 import { V1InstallmentsHttp } from "./v1/installments/Http.ts"
 import { V1TransactionsHttp } from "./v1/transactions/Http.ts"
 import { V1SubaccountsHttp } from "./v1/subaccounts/Http.ts"
+import { V1BalanceHttp } from "./v1/balance/Http.ts"
+import { V1WithdrawalsHttp } from "./v1/withdrawals/Http.ts"
 import { TransactionsHttp } from "./v2/transactions/Http.ts"
 import { WebhooksHttp } from "./v2/webhooks/Http.ts"
 
@@ -38,6 +40,8 @@ export const ApiLive = HttpApiBuilder.api(GatewayApi).pipe(
     V1TransactionsHttp,
     V1InstallmentsHttp,
     V1SubaccountsHttp,
+    V1BalanceHttp,
+    V1WithdrawalsHttp,
     SandboxHttp
   ]),
   Layer.provide([ApiKeyAuthLive, ApiTokenAuthLive, SessionAuthLive, SignupGateLive]),

@@ -12,15 +12,7 @@ import { Withdrawals } from "../app/Withdrawals.ts"
 import { Audit } from "../app/Audit.ts"
 
 export type TaskServices =
-  | Deliveries
-  | Settlement
-  | Boletos
-  | Housekeeping
-  | Reconciliation
-  | Metrics
-  | Disputes
-  | Withdrawals
-  | Audit
+  Deliveries | Settlement | Boletos | Housekeeping | Reconciliation | Metrics | Disputes | Withdrawals | Audit
 
 /**
  * graphile-worker tasks: each decodes its payload and makes one call into the core. A thrown

@@ -12,5 +12,7 @@ export class Outbox extends Context.Tag("Outbox")<
   Outbox,
   {
     readonly emit: (accountId: AccountId, kind: EventKind, transaction: TransactionRecord) => Effect.Effect<void>
+    /** An event whose body is fixed when it happens (withdrawals, which only /public/v1 has). */
+    readonly emitFrozen: (accountId: AccountId, name: string, body: unknown) => Effect.Effect<void>
   }
 >() {}

@@ -69,7 +69,10 @@ export const makeFakePorts = () => {
     ),
     Layer.succeed(
       Outbox,
-      Outbox.of({ emit: (_, kind, transaction) => Effect.sync(() => void events.push({ kind, transaction })) })
+      Outbox.of({
+        emit: (_, kind, transaction) => Effect.sync(() => void events.push({ kind, transaction })),
+        emitFrozen: () => Effect.void
+      })
     ),
     Layer.succeed(
       Books,

@@ -71,8 +71,9 @@ export const LedgerLive = Layer.effect(
                                              withdrawal_id, description)
                 select e.id, ${accountId}, x.party, x.book, x.type, x.amount, ${entry.transactionId}::uuid,
                        ${entry.withdrawalId}::uuid, x.description
-                from e, jsonb_to_recordset(${JSON.stringify(postings)}::jsonb) with ordinality
-                  as x(party text, book text, type text, amount bigint, description text, n bigint)
+                from e, rows from (jsonb_to_recordset(${JSON.stringify(postings)}::jsonb)
+                  as (party text, book text, type text, amount bigint, description text))
+                  with ordinality as x(party, book, type, amount, description, n)
                 order by x.n
                 returning 1
               )

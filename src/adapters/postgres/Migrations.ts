@@ -8,6 +8,7 @@ import events from "./migrations/0003_events.ts"
 import lifecycle from "./migrations/0004_lifecycle.ts"
 import publicV1 from "./migrations/0005_public_v1.ts"
 import subaccounts from "./migrations/0006_subaccounts.ts"
+import ledger from "./migrations/0008_ledger.ts"
 
 export const MIGRATIONS = {
   "0001_foundation": foundation,
@@ -15,7 +16,8 @@ export const MIGRATIONS = {
   "0003_events": events,
   "0004_lifecycle": lifecycle,
   "0005_public_v1": publicV1,
-  "0006_subaccounts": subaccounts
+  "0006_subaccounts": subaccounts,
+  "0008_ledger": ledger
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)

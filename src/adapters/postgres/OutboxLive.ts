@@ -29,7 +29,31 @@ export const OutboxLive = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const ids = yield* Ids
+    const traceparentNow = Effect.map(Effect.option(Effect.currentSpan), (span) =>
+      Option.match(span, { onNone: () => null, onSome: (s) => `00-${s.traceId}-${s.spanId}-01` })
+    )
     return Outbox.of({
+      emitFrozen: (accountId, name, body) =>
+        Effect.gen(function* () {
+          const traceparent = yield* traceparentNow
+          const eventId = yield* ids.next
+          const deliveryId = yield* ids.next
+          yield* sql`
+            with event as (
+              insert into events (id, account_id, type, payload)
+              values (${eventId}, ${accountId}, ${name}, ${JSON.stringify(body)}::jsonb)
+            ), delivery as (
+              insert into webhook_deliveries (id, account_id, event_id, event, url, status)
+              select ${deliveryId}, w.account_id, ${eventId}, ${name}, w.url, 'PENDING'
+              from webhooks w where w.account_id = ${accountId}
+              returning id
+            )
+            select graphile_worker.add_job('deliver_webhook',
+                                           json_build_object('deliveryId', delivery.id,
+                                                             'traceparent', ${traceparent}::text),
+                                           job_key := delivery.id::text, max_attempts := 25)
+            from delivery`
+        }).pipe(Effect.orDie, Effect.withSpan("Outbox.emitFrozen", { attributes: { name } })),
       emit: (accountId, kind, transaction) =>
         Effect.gen(function* () {
           const name = eventName(transaction.origin, kind)

@@ -13,7 +13,9 @@ const RESOURCES = [
   "cards",
   "webhooks",
   "sandbox",
-  "subaccounts"
+  "subaccounts",
+  "balance",
+  "withdrawals"
 ]
 
 export const KNOWN_SCOPES: ReadonlyArray<string> = RESOURCES.flatMap((r) => [`${r}:read`, `${r}:write`])

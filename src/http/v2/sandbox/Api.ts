@@ -1,6 +1,8 @@
 import { TransactionId } from "../../../domain/ids.ts"
 import { ScopeResource } from "../../shared/annotations.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { payload } from "../../shared/payload.ts"
 import { Transaction } from "../../../domain/transaction.ts"
 import { BadRequest, Conflict, NotFound } from "../../shared/errors.ts"
 import { ApiKeyAuth } from "../../shared/security.ts"
@@ -36,6 +38,39 @@ export class SandboxApi extends HttpApiGroup.make("sandbox")
       .addError(NotFound)
       .addError(Conflict)
       .annotate(OpenApi.Description, "PENDING → FAILED now; the order becomes EXPIRED.")
+  )
+  .add(
+    HttpApiEndpoint.post("chargeback")`/transactions/${id}/chargeback`
+      .setPayload(payload(Schema.Struct({ stage: Schema.Literal("open", "lost", "won") })))
+      .addSuccess(Transaction)
+      .addError(BadRequest)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(
+        OpenApi.Description,
+        "CONTRACT-v1 §10, a paid card transaction: open → PRE_CHARGEBACK (the disputed amount moves to reserved); " +
+          "lost → CHARGEBACK (debited); won → PAID (money back where it came from). 409 in any other state."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("med")`/transactions/${id}/med`
+      .setPayload(payload(Schema.Struct({ stage: Schema.Literal("open", "analysis", "lost", "won") })))
+      .addSuccess(Transaction)
+      .addError(BadRequest)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(
+        OpenApi.Description,
+        "CONTRACT-v1 §10, a paid PIX: open → MED_RECEIVED (amount to reserved); analysis → MED_ANALYSIS; lost → " +
+          "MED_REPROVED (the amount goes back to the payer); won → PAID. lost/won also from MED_RECEIVED."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("settle")`/transactions/${id}/settle`
+      .addSuccess(Transaction)
+      .addError(BadRequest)
+      .addError(NotFound)
+      .annotate(OpenApi.Description, "Makes the transaction's pending receivables available now (not its reserve).")
   )
   .middleware(ApiKeyAuth)
   .prefix("/sandbox")

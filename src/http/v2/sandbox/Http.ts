@@ -23,6 +23,24 @@ export const SandboxHttp = HttpApiBuilder.group(GatewayApi, "sandbox", (handlers
           )
         }).pipe(rendered)
       )
+      .handle("chargeback", ({ path, payload }) =>
+        Effect.flatMap(CurrentPrincipal, ({ accountId }) => sandbox.chargeback(accountId, path.id, payload.stage)).pipe(
+          Effect.map(toTransaction),
+          rendered
+        )
+      )
+      .handle("med", ({ path, payload }) =>
+        Effect.flatMap(CurrentPrincipal, ({ accountId }) => sandbox.med(accountId, path.id, payload.stage)).pipe(
+          Effect.map(toTransaction),
+          rendered
+        )
+      )
+      .handle("settle", ({ path }) =>
+        Effect.flatMap(CurrentPrincipal, ({ accountId }) => sandbox.settle(accountId, path.id)).pipe(
+          Effect.map(toTransaction),
+          rendered
+        )
+      )
       .handle("expire", ({ path }) =>
         Effect.flatMap(CurrentPrincipal, ({ accountId }) => sandbox.expire(accountId, path.id)).pipe(
           Effect.map(toTransaction),

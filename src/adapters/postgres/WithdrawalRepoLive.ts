@@ -1,0 +1,66 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Option, Schema } from "effect"
+import { WithdrawalRecord } from "../../domain/withdrawal.ts"
+import { WithdrawalRepo } from "../../ports/WithdrawalRepo.ts"
+import { traced } from "./traced.ts"
+
+const COLUMNS =
+  "id, account_id, subaccount_id, amount, status, bank_account, failure_reason, paid_at, created_at, updated_at"
+const decodeRows = Schema.decodeUnknown(Schema.Array(WithdrawalRecord))
+
+export const WithdrawalRepoLive = Layer.effect(
+  WithdrawalRepo,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const columns = sql.literal(COLUMNS)
+    const rows = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
+      query.pipe(Effect.flatMap(decodeRows), Effect.orDie)
+    const first = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
+      Effect.map(rows(query), (found) => Option.fromNullable(found[0]))
+    return WithdrawalRepo.of(
+      traced("WithdrawalRepo", {
+        insert: (accountId, w) =>
+          Effect.map(
+            rows(sql`
+              insert into withdrawals (id, account_id, subaccount_id, amount, status, bank_account)
+              values (${w.id}, ${accountId}, ${w.subaccountId}, ${w.amount}, 'pending',
+                      ${JSON.stringify(w.bankAccount)}::jsonb)
+              returning ${columns}`),
+            (r) => r[0]!
+          ),
+        find: (accountId, id) =>
+          first(sql`select ${columns} from withdrawals where account_id = ${accountId} and id = ${id}`),
+        findForUpdate: (accountId, id) =>
+          first(sql`select ${columns} from withdrawals where account_id = ${accountId} and id = ${id} for update`),
+        finish: (accountId, id, status, at, failureReason) =>
+          Effect.map(
+            rows(sql`
+              update withdrawals set status = ${status}, failure_reason = ${failureReason},
+                paid_at = ${status === "paid" ? at : null}, updated_at = ${at}
+              where account_id = ${accountId} and id = ${id}
+              returning ${columns}`),
+            (r) => r[0]!
+          ),
+        page: (accountId, filter, offset, limit) => {
+          const where = sql.and([
+            sql`account_id = ${accountId}`,
+            ...(filter.subaccountId === undefined
+              ? []
+              : filter.subaccountId === null
+                ? [sql`subaccount_id is null`]
+                : [sql`subaccount_id = ${filter.subaccountId}`])
+          ])
+          return Effect.all({
+            rows: rows(sql`
+              select ${columns} from withdrawals where ${where}
+              order by created_at, id limit ${limit} offset ${offset}`),
+            total: sql<{ n: number }>`select count(*)::int as n from withdrawals where ${where}`.pipe(
+              Effect.map((r) => r[0]?.n ?? 0),
+              Effect.orDie
+            )
+          })
+        }
+      })
+    )
+  })
+)

@@ -1,0 +1,149 @@
+import type { AccountId, SubaccountId, WithdrawalId } from "../domain/ids.ts"
+import { Clock, Effect, Option } from "effect"
+import { AppConfig } from "../config/AppConfig.ts"
+import { Conflict, NotFound, ValidationFailed } from "../domain/errors.ts"
+import { entry, MERCHANT, SYSTEM } from "../domain/ledger.ts"
+import type { BankAccount } from "../domain/subaccount.ts"
+import { withdrawalEventBody, type WithdrawalRecord } from "../domain/withdrawal.ts"
+import { JobScheduler } from "../ports/JobScheduler.ts"
+import { Ledger } from "../ports/Ledger.ts"
+import { Metrics } from "../ports/Metrics.ts"
+import { Outbox } from "../ports/Outbox.ts"
+import { Payouts } from "../ports/Payouts.ts"
+import { SubaccountRepo } from "../ports/SubaccountRepo.ts"
+import { Transactional } from "../ports/Transactional.ts"
+import { WithdrawalRepo } from "../ports/WithdrawalRepo.ts"
+
+export interface WithdrawalCommand {
+  readonly amount: number
+  readonly subaccountId: SubaccountId | null
+  /** Required for the main account; a subaccount is paid to its registered account. */
+  readonly bankAccount: BankAccount | null
+}
+
+/**
+ * Withdrawals (CONTRACT-v1 §7): the amount leaves `available` at once, under the balance's row lock
+ * (so concurrent withdrawals never take more than there is), and a job asks the bank to pay it.
+ * A failed transfer puts the money back (`withdraw_reversal`).
+ */
+export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
+  effect: Effect.gen(function* () {
+    const config = yield* AppConfig
+    const repo = yield* WithdrawalRepo
+    const subaccounts = yield* SubaccountRepo
+    const ledger = yield* Ledger
+    const payouts = yield* Payouts
+    const outbox = yield* Outbox
+    const scheduler = yield* JobScheduler
+    const metrics = yield* Metrics
+    const tx = yield* Transactional
+    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+    const found = <A>(value: Option.Option<A>) =>
+      Option.match(value, {
+        onNone: () => Effect.fail(new NotFound({ message: "withdrawal not found" })),
+        onSome: Effect.succeed
+      })
+
+    const create = Effect.fn("Withdrawals.create")(function* (
+      accountId: AccountId,
+      command: WithdrawalCommand,
+      id: WithdrawalId
+    ) {
+      let bankAccount = command.bankAccount
+      if (command.subaccountId !== null) {
+        const sub = yield* subaccounts.find(accountId, command.subaccountId)
+        if (Option.isNone(sub)) return yield* ValidationFailed.one("subaccount_id", "subaccount_id not found")
+        bankAccount = sub.value.bankAccount
+      }
+      if (bankAccount === null) {
+        return yield* ValidationFailed.one("bank_account", "bank_account is required for the main account")
+      }
+      const party = command.subaccountId ?? MERCHANT
+      const at = yield* now
+      const created = yield* tx.run(
+        Effect.gen(function* () {
+          const balances = yield* ledger.lock(accountId, [party])
+          const available = balances.get(party)!.available
+          if (command.amount > available) {
+            return yield* new Conflict({
+              code: "insufficient_balance",
+              message: `the available balance (${available}) cannot cover this withdrawal`
+            })
+          }
+          const w = yield* repo.insert(accountId, {
+            id,
+            subaccountId: command.subaccountId,
+            amount: command.amount,
+            bankAccount
+          })
+          yield* ledger.post(
+            accountId,
+            entry(`withdraw:${id}`, { withdrawalId: id }, [
+              { party, book: "available", type: "withdraw", amount: -command.amount, description: "withdrawal" },
+              { party: SYSTEM, book: "payouts", type: "withdraw", amount: command.amount, description: "withdrawal" }
+            ])
+          )
+          yield* scheduler.payWithdrawalAt(
+            accountId,
+            id,
+            new Date(at.getTime() + config.money.withdrawalDelaySeconds * 1000)
+          )
+          return w
+        })
+      )
+      metrics.withdrawals.inc({ outcome: "requested" })
+      return created
+    })
+
+    /** The payout job: asks the bank once per withdrawal id, then records the outcome once. */
+    const pay = Effect.fn("Withdrawals.pay")(function* (accountId: AccountId, id: WithdrawalId) {
+      const current = yield* repo.find(accountId, id)
+      if (Option.isNone(current) || current.value.status !== "pending") return
+      const result = yield* payouts
+        .pay({ withdrawalId: id, amount: current.value.amount, bankAccount: current.value.bankAccount })
+        .pipe(Effect.orDie)
+      yield* tx.run(
+        Effect.gen(function* () {
+          const locked = yield* repo.findForUpdate(accountId, id)
+          if (Option.isNone(locked) || locked.value.status !== "pending") return
+          const w = locked.value
+          const at = yield* now
+          const party = w.subaccountId ?? MERCHANT
+          let done: WithdrawalRecord
+          if (result._tag === "Paid") {
+            done = yield* repo.finish(accountId, id, "paid", at, null)
+          } else {
+            done = yield* repo.finish(accountId, id, "failed", at, result.reason)
+            yield* ledger.lock(accountId, [party])
+            yield* ledger.post(
+              accountId,
+              entry(`withdraw_reversal:${id}`, { withdrawalId: id }, [
+                { party, book: "available", type: "withdraw_reversal", amount: w.amount, description: result.reason },
+                {
+                  party: SYSTEM,
+                  book: "payouts",
+                  type: "withdraw_reversal",
+                  amount: -w.amount,
+                  description: result.reason
+                }
+              ])
+            )
+          }
+          const name = done.status === "paid" ? "withdraw.paid" : "withdraw.failed"
+          yield* outbox.emitFrozen(accountId, name, withdrawalEventBody(name, done, at))
+          metrics.withdrawals.inc({ outcome: done.status })
+        })
+      )
+    })
+
+    return {
+      create,
+      pay,
+      get: (accountId: AccountId, id: WithdrawalId) =>
+        Effect.flatMap(repo.find(accountId, id), found).pipe(Effect.withSpan("Withdrawals.get")),
+      page: (accountId: AccountId, subaccountId: SubaccountId | null | undefined, page: number, perPage: number) =>
+        repo.page(accountId, { subaccountId }, (page - 1) * perPage, perPage).pipe(Effect.withSpan("Withdrawals.page"))
+    }
+  })
+}) {}

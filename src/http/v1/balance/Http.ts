@@ -1,0 +1,94 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect, Either } from "effect"
+import { Balances } from "../../../app/Balances.ts"
+import { NotFound, ValidationFailed, type FieldError } from "../../../domain/errors.ts"
+import { SubaccountId } from "../../../domain/ids.ts"
+import { MERCHANT, POSTING_TYPES, type PostingType } from "../../../domain/ledger.ts"
+import { isoInSaoPaulo, startOfDayInSaoPaulo } from "../../../domain/time.ts"
+import { isUuid } from "../../../domain/uuid.ts"
+import { GatewayApi } from "../../Api.ts"
+import { CurrentPrincipal } from "../../shared/security.ts"
+import { listWindow, paginationOf } from "../listParams.ts"
+import { renderedV1 } from "../render.ts"
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/
+const isDate = (s: string) => DATE.test(s) && new Date(`${s}T12:00:00Z`).toISOString().startsWith(s)
+const DAY = 86_400_000
+
+/** A subaccount_id that is not a UUID names no subaccount: 404 (CONTRACT-v1 §1). */
+const partyOf = (raw: string | undefined) =>
+  raw === undefined
+    ? Effect.succeed(null)
+    : isUuid(raw)
+      ? Effect.succeed(SubaccountId.make(raw))
+      : Effect.fail(new NotFound({ message: "subaccount not found" }))
+
+export const V1BalanceHttp = HttpApiBuilder.group(GatewayApi, "v1Balance", (handlers) =>
+  Effect.gen(function* () {
+    const balances = yield* Balances
+    return handlers
+      .handle("balance", ({ urlParams }) =>
+        Effect.gen(function* () {
+          const { accountId } = yield* CurrentPrincipal
+          const b = yield* balances.balance(accountId, yield* partyOf(urlParams.subaccount_id))
+          return {
+            success: true as const,
+            data: {
+              available: b.available,
+              pending: b.pending,
+              reserved: b.reserved,
+              currency: "BRL" as const,
+              updated_at: isoInSaoPaulo(b.updatedAt)
+            }
+          }
+        }).pipe(renderedV1)
+      )
+      .handle("financials", ({ urlParams: q }) =>
+        Effect.gen(function* () {
+          const { accountId } = yield* CurrentPrincipal
+          const errors: Array<FieldError> = []
+          const window = listWindow({ page: q.page, per_page: q.per_page })
+          if (Either.isLeft(window)) errors.push(...window.left)
+          for (const name of ["start_at", "end_at"] as const) {
+            const value = q[name]
+            if (value === undefined) errors.push({ field: name, message: `${name} is required (YYYY-MM-DD)` })
+            else if (!isDate(value)) errors.push({ field: name, message: `${name} must be a date YYYY-MM-DD` })
+          }
+          if (q.type !== undefined && !(POSTING_TYPES as ReadonlyArray<string>).includes(q.type)) {
+            errors.push({ field: "type", message: `type must be one of ${POSTING_TYPES.join(", ")}` })
+          }
+          if (errors.length === 0 && q.start_at! > q.end_at!) {
+            errors.push({ field: "start_at", message: "start_at must not be after end_at" })
+          }
+          const from = errors.length === 0 ? startOfDayInSaoPaulo(q.start_at!) : new Date(0)
+          const before = errors.length === 0 ? new Date(startOfDayInSaoPaulo(q.end_at!).getTime() + DAY) : new Date(0)
+          if (errors.length === 0 && Math.round((before.getTime() - from.getTime()) / DAY) > 366) {
+            errors.push({ field: "end_at", message: "the range from start_at to end_at must be at most 366 days" })
+          }
+          if (errors.length > 0 || Either.isLeft(window)) return yield* new ValidationFailed({ errors })
+          const subaccount = yield* partyOf(q.subaccount_id)
+          const { rows, total } = yield* balances.financials(
+            accountId,
+            subaccount,
+            { party: subaccount ?? MERCHANT, from, before, type: q.type as PostingType | undefined },
+            window.right.page,
+            window.right.perPage
+          )
+          return {
+            success: true as const,
+            data: rows.map((p) => ({
+              id: p.id,
+              type: p.type,
+              amount: p.amount,
+              balance: p.book,
+              transaction_hash: p.transactionId,
+              withdrawal_id: p.withdrawalId,
+              description: p.description,
+              created_at: isoInSaoPaulo(p.createdAt)
+            })),
+            pagination: paginationOf(window.right, total)
+          }
+        }).pipe(renderedV1)
+      )
+  })
+)
