@@ -340,6 +340,137 @@ describe("withdrawals (CONTRACT-v1 §7)", () => {
   })
 })
 
+const subaccount = async (key: string) => {
+  const reply = await api.post(
+    `${V1}/subaccounts`,
+    { name: "Parceira", document: freshCpf(), email: "p@example.com", phone: "11912345678", bank_account: BANK },
+    { token: key }
+  )
+  expect(reply.status, reply.text).toBe(201)
+  return reply.body.data.id as string
+}
+
+describe("split (CONTRACT-v1 §8)", () => {
+  it("each recipient's share lands on its own balance; the merchant bears the fee and the reserve", async () => {
+    const key = await merchant()
+    const sub = await subaccount(key)
+    const pix = await api.post(
+      `${V1}/transactions`,
+      { method: "pix", amount: 10_000, customer: customer(), split: [{ subaccount_id: sub, amount: 3_000 }] },
+      { token: key }
+    )
+    expect(pix.status, pix.text).toBe(201)
+    expect(pix.body.data.split).toEqual([{ subaccount_id: sub, amount: 3_000 }])
+    await sandbox(key, pix.body.data.hash, "pay")
+    expect(await balance(key)).toEqual({ available: 10_000 - pixFee(10_000) - 3_000, pending: 0, reserved: 0 })
+    expect(await balance(key, `?subaccount_id=${sub}`)).toEqual({ available: 3_000, pending: 0, reserved: 0 })
+
+    const cardSale = await api.post(
+      `${V1}/transactions`,
+      {
+        method: "credit_card",
+        amount: 10_000,
+        installments: 1,
+        customer: customer(),
+        card: card(),
+        split: [{ subaccount_id: sub, percentage: 12.5 }]
+      },
+      { token: key }
+    )
+    expect(cardSale.status, cardSale.text).toBe(201)
+    const share = Math.floor((10_000 * 125) / 1000)
+    const net = 10_000 - cardFee(10_000) - share
+    const reserve = Math.floor((net * RESERVE_PERCENT) / 100)
+    expect(await balance(key)).toEqual({
+      available: 10_000 - pixFee(10_000) - 3_000,
+      pending: net - reserve,
+      reserved: reserve
+    })
+    expect(await balance(key, `?subaccount_id=${sub}`)).toEqual({ available: 3_000, pending: share, reserved: 0 })
+  })
+
+  it("a refund takes each recipient's part in proportion, all or nothing", async () => {
+    const key = await merchant()
+    const sub = await subaccount(key)
+    const created = await api.post(
+      `${V1}/transactions`,
+      { method: "pix", amount: 10_000, customer: customer(), split: [{ subaccount_id: sub, amount: 3_000 }] },
+      { token: key }
+    )
+    const hash = created.body.data.hash
+    await sandbox(key, hash, "pay")
+    const fee = pixFee(10_000)
+    expect((await refund(key, hash, 4_000)).status).toBe(200)
+    const subPart = Math.floor((4_000 * 3_000) / 10_000)
+    const merchantPays = 4_000 - subPart - returned(fee, 4_000, 10_000)
+    expect(await balance(key)).toEqual({ available: 10_000 - fee - 3_000 - merchantPays, pending: 0, reserved: 0 })
+    expect(await balance(key, `?subaccount_id=${sub}`)).toEqual({ available: 3_000 - subPart, pending: 0, reserved: 0 })
+    // The recipient withdraws its money: the rest of the refund cannot take its part, so nothing moves.
+    const w = await api.post(`${V1}/withdrawals`, { amount: 3_000 - subPart, subaccount_id: sub }, { token: key })
+    expect(w.status, w.text).toBe(201)
+    expect(w.body.data.bank_account).toMatchObject({ bank_code: "341", account: "123456" })
+    const before = await balance(key)
+    const refused = await refund(key, hash)
+    expect(refused.status, refused.text).toBe(409)
+    expect(refused.body.code).toBe("insufficient_balance")
+    expect(await balance(key)).toEqual(before)
+    expect(await balance(key, `?subaccount_id=${sub}`)).toEqual({ available: 0, pending: 0, reserved: 0 })
+  })
+
+  it("400 naming the rule: unknown recipient, both or neither of amount and percentage, shares above the net", async () => {
+    const key = await merchant()
+    const sub = await subaccount(key)
+    const other = await subaccount(await merchant())
+    const cases: ReadonlyArray<readonly [unknown, string]> = [
+      [[{ subaccount_id: other, amount: 100 }], "split[0].subaccount_id"],
+      [[{ subaccount_id: sub, amount: 100, percentage: 5 }], "split[0]"],
+      [[{ subaccount_id: sub }], "split[0]"],
+      [[{ subaccount_id: sub, percentage: 101 }], "split[0].percentage"],
+      [[{ subaccount_id: sub, amount: 10_000 - pixFee(10_000) + 1 }], "split"],
+      [[{ subaccount_id: "nope", amount: 1 }], "split[0].subaccount_id"]
+    ]
+    for (const [split, field] of cases) {
+      const reply = await api.post(
+        `${V1}/transactions`,
+        { method: "pix", amount: 10_000, customer: customer(), split },
+        { token: key }
+      )
+      expect(reply.status, reply.text).toBe(400)
+      expect(reply.body.errors.map((e: any) => e.field)).toContain(field)
+    }
+    const ok = await api.post(
+      `${V1}/transactions`,
+      {
+        method: "pix",
+        amount: 10_000,
+        customer: customer(),
+        split: [{ subaccount_id: sub, amount: 10_000 - pixFee(10_000) }]
+      },
+      { token: key }
+    )
+    expect(ok.status, ok.text).toBe(201)
+    expect((await api.get(`${V1}/balance?subaccount_id=${other}`, { token: key })).status).toBe(404)
+  })
+
+  it("a lost MED takes each party's part from its reserved hold", async () => {
+    const key = await merchant()
+    const sub = await subaccount(key)
+    const created = await api.post(
+      `${V1}/transactions`,
+      { method: "pix", amount: 10_000, customer: customer(), split: [{ subaccount_id: sub, percentage: 30 }] },
+      { token: key }
+    )
+    const hash = created.body.data.hash
+    await sandbox(key, hash, "pay")
+    await sandbox(key, hash, "med", { stage: "open" })
+    expect(await balance(key, `?subaccount_id=${sub}`)).toEqual({ available: 0, pending: 0, reserved: 3_000 })
+    expect(await balance(key)).toEqual({ available: -pixFee(10_000), pending: 0, reserved: 7_000 })
+    await sandbox(key, hash, "med", { stage: "lost" })
+    expect(await balance(key, `?subaccount_id=${sub}`)).toEqual({ available: 0, pending: 0, reserved: 0 })
+    expect(await balance(key)).toEqual({ available: -pixFee(10_000), pending: 0, reserved: 0 })
+  })
+})
+
 describe("concurrency", () => {
   it("20 concurrent refunds and 20 concurrent withdrawals never overdraw the merchant", async () => {
     const key = await merchant()

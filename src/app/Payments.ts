@@ -6,7 +6,8 @@ import { Conflict, NotFound, ValidationFailed } from "../domain/errors.ts"
 import { isPayable } from "../domain/order.ts"
 import type { PaymentCommand } from "../domain/payment.ts"
 import { installmentOption } from "../domain/installments.ts"
-import { feeOf } from "../domain/ledger.ts"
+import { feeOf, percentageShare } from "../domain/ledger.ts"
+import { SubaccountRepo } from "../ports/SubaccountRepo.ts"
 import { addDaysInSaoPaulo, endOfDayInSaoPaulo, saoPauloDate } from "../domain/time.ts"
 import type { SplitRecord, TransactionRecord } from "../domain/transaction.ts"
 import { AccountRepo } from "../ports/AccountRepo.ts"
@@ -55,6 +56,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
     const vault = yield* CardVault
     const metrics = yield* Metrics
     const lifecycle = yield* Lifecycle
+    const subaccounts = yield* SubaccountRepo
 
     /**
      * The order exists in the account, is still payable, its customer is live and the amount matches.
@@ -120,6 +122,40 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         })
       )
 
+    /** What the buyer is charged: v1 cards pay option n of the installment table (CONTRACT-v1 §4). */
+    const totalOf = (command: PaymentCommand) =>
+      command.method === "CARD" && command.origin === "v1"
+        ? installmentOption(command.amount, command.installments, config.installments).total
+        : command.amount
+
+    /**
+     * The sale's fee and its split (CONTRACT-v1 §7, §8), fixed now: each recipient must be a subaccount
+     * of the account, and the shares may not exceed what is left after the fee.
+     */
+    const moneyOf = Effect.fn("Payments.moneyOf")(function* (accountId: AccountId, command: PaymentCommand) {
+      const total = totalOf(command)
+      const fee = feeOf(config.money.fees[command.method], total)
+      const split: Array<SplitRecord> = []
+      for (const [i, rule] of command.split.entries()) {
+        if (Option.isNone(yield* subaccounts.find(accountId, rule.subaccountId))) {
+          return yield* ValidationFailed.one(
+            `split[${i}].subaccount_id`,
+            `split[${i}].subaccount_id is not a subaccount of this account`
+          )
+        }
+        const share = rule.amount ?? percentageShare(rule.percentage ?? 0, total) ?? 0
+        split.push({ subaccountId: rule.subaccountId, amount: rule.amount, percentage: rule.percentage, share })
+      }
+      const shared = split.reduce((sum, s) => sum + s.share, 0)
+      if (shared > total - fee) {
+        return yield* ValidationFailed.one(
+          "split",
+          `split shares (${shared}) exceed amount_total minus the fee (${total - fee})`
+        )
+      }
+      return { fee, split }
+    })
+
     const base = (command: PaymentCommand, transactionId: TransactionId, customerId: CustomerId | null) => ({
       id: transactionId,
       origin: command.origin,
@@ -134,7 +170,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       metadata: command.metadata,
       comment: command.comment,
       split: [] as ReadonlyArray<SplitRecord>,
-      fee: feeOf(config.money.fees[command.method], command.amount)
+      fee: 0
     })
 
     const chargePix = Effect.fn("Payments.chargePix")(function* (
@@ -143,6 +179,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       transactionId: TransactionId,
       customerId: CustomerId | null
     ) {
+      const money = yield* moneyOf(accountId, command)
       const account = yield* Effect.flatten(accounts.findById(accountId)).pipe(Effect.orDie)
       const now = new Date(yield* Clock.currentTimeMillis)
       const expiresAt = command.expiresAt ?? new Date(now.getTime() + config.pixExpiresInSeconds * 1000)
@@ -159,6 +196,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         command,
         {
           ...base(command, transactionId, customerId),
+          ...money,
           status: "PENDING",
           installments: null,
           expiresAt,
@@ -183,6 +221,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       transactionId: TransactionId,
       customerId: CustomerId | null
     ) {
+      const money = yield* moneyOf(accountId, command)
       const customer =
         customerId === null
           ? undefined
@@ -207,6 +246,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         command,
         {
           ...base(command, transactionId, customerId),
+          ...money,
           status: "PENDING",
           installments: null,
           expiresAt: due.endOfDay,
@@ -327,9 +367,9 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
           : command.amount
       const insert: NewTransaction = {
         ...base(command, transactionId, customerId),
+        ...(yield* moneyOf(accountId, command)),
         amountTotal: total,
         amountInterest: total - command.amount,
-        fee: feeOf(config.money.fees.CARD, total),
         status: "PROCESSING",
         installments: command.installments,
         expiresAt: null,

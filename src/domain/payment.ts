@@ -1,4 +1,4 @@
-import type { OrderId } from "./ids.ts"
+import type { OrderId, SubaccountId } from "./ids.ts"
 import { Either } from "effect"
 import { cardExpired, type CardBrand, detectBrand, isValidPanFormat, luhnValid, parseExpiry } from "./card.ts"
 import type { FieldError } from "./errors.ts"
@@ -66,6 +66,13 @@ export interface Product {
   readonly link: string | null
 }
 
+/** A split rule as sent (CONTRACT-v1 §8): exactly one of a fixed amount or a percentage of amount_total. */
+export interface SplitRule {
+  readonly subaccountId: SubaccountId
+  readonly amount: number | null
+  readonly percentage: number | null
+}
+
 interface Common {
   /** The interface that asked: the transaction's events speak its words. */
   readonly origin: Origin
@@ -77,6 +84,8 @@ interface Common {
   readonly products: ReadonlyArray<Product>
   readonly metadata: Readonly<Record<string, unknown>> | null
   readonly comment: string | null
+  /** Recipients of part of the sale (v1); empty for v2. */
+  readonly split: ReadonlyArray<SplitRule>
   /** The payment deadline asked for (PIX QR, boleto due date); null: the configured default. */
   readonly expiresAt: Date | null
 }

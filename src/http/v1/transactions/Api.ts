@@ -63,7 +63,13 @@ export const V1Transaction = Schema.Struct({
     })
   ),
   card: Schema.optional(Schema.Struct({ brand: Schema.String, last4: Schema.String, holder_name: Schema.String })),
-  split: Schema.Array(Schema.Unknown),
+  split: Schema.Array(
+    Schema.Struct({
+      subaccount_id: Schema.String,
+      amount: Schema.optional(Schema.Int),
+      percentage: Schema.optional(Schema.Number)
+    })
+  ).annotations({ description: "the split rules as sent (CONTRACT-v1 §8); [] when none" }),
   refusal_reason: Nullable(Schema.String),
   checkout_url: Nullable(Schema.String),
   expires_at: Nullable(Schema.String),

@@ -6,7 +6,9 @@ import { documentType, normalizeDocument } from "../../../domain/document.ts"
 import type { FieldError } from "../../../domain/errors.ts"
 import { installmentOption, type InstallmentRules, offered } from "../../../domain/installments.ts"
 import { MAX_AMOUNT } from "../../../domain/order.ts"
-import type { Buyer, PaymentCommand, Product } from "../../../domain/payment.ts"
+import { SubaccountId } from "../../../domain/ids.ts"
+import type { Buyer, PaymentCommand, Product, SplitRule } from "../../../domain/payment.ts"
+import { isUuid } from "../../../domain/uuid.ts"
 import { saoPauloDate } from "../../../domain/time.ts"
 
 const opt = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exact: true })
@@ -63,6 +65,26 @@ export const CreateTransactionWire = Schema.Struct({
       description: "any JSON object up to 8,192 bytes (UTF-8), echoed in reads and events"
     })
   ),
+  split: opt(
+    Schema.Array(Schema.Unknown).annotations({
+      jsonSchema: {
+        type: "array",
+        maxItems: 20,
+        description:
+          "CONTRACT-v1 §8: [{subaccount_id, amount | percentage}], exactly one of the two; percentages of " +
+          "amount_total, rounded down; the shares may not exceed amount_total minus the fee",
+        items: {
+          type: "object",
+          required: ["subaccount_id"],
+          properties: {
+            subaccount_id: { type: "string", format: "uuid" },
+            amount: { type: "integer", minimum: 1 },
+            percentage: { type: "number", exclusiveMinimum: 0, maximum: 100 }
+          }
+        }
+      }
+    })
+  ),
   card: opt(WireCard),
   card_token: opt(Schema.String.annotations({ description: "from POST /api/payment-gateway/tokenize-card" }))
 })
@@ -84,6 +106,47 @@ const isHttpUrl = (s: string) => {
   } catch {
     return false
   }
+}
+
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** The split rules' shape (CONTRACT-v1 §8); recipients and totals are checked by the core. */
+const decodeSplit = (
+  raw: ReadonlyArray<unknown> | undefined,
+  fail: (field: string, message: string) => void
+): ReadonlyArray<SplitRule> => {
+  if (raw === undefined) return []
+  if (raw.length > 20) fail("split", "must have at most 20 recipients")
+  const rules: Array<SplitRule> = []
+  const seen = new Set<string>()
+  raw.forEach((rule, i) => {
+    const at = `split[${i}]`
+    if (!isRecord(rule)) return fail(at, "must be an object {subaccount_id, amount | percentage}")
+    const id = rule["subaccount_id"]
+    if (typeof id !== "string" || !isUuid(id)) fail(`${at}.subaccount_id`, "must be a subaccount's id (UUID)")
+    else if (seen.has(id)) fail(`${at}.subaccount_id`, "appears twice")
+    else seen.add(id)
+    const amount = rule["amount"] ?? null
+    const percentage = rule["percentage"] ?? null
+    if ((amount === null) === (percentage === null)) return fail(at, "must have exactly one of amount or percentage")
+    if (amount !== null && (typeof amount !== "number" || !Number.isInteger(amount) || amount < 1))
+      return fail(`${at}.amount`, "must be a positive integer number of centavos")
+    if (
+      percentage !== null &&
+      (typeof percentage !== "number" ||
+        !(percentage > 0 && percentage <= 100) ||
+        !/^\d+(\.\d{1,6})?$/.test(String(percentage)))
+    )
+      return fail(`${at}.percentage`, "must be a number above 0 and at most 100, with at most 6 decimals")
+    if (typeof id === "string" && isUuid(id))
+      rules.push({
+        subaccountId: SubaccountId.make(id),
+        amount: amount as number | null,
+        percentage: percentage as number | null
+      })
+  })
+  return rules
 }
 
 /**
@@ -207,6 +270,7 @@ export const decodeCreate = (
       }
     }
   }
+  const split = decodeSplit(w.split, fail)
   if (errors.length > 0 || kind === null) return Either.left(errors)
 
   const buyer: Buyer = {
@@ -240,6 +304,7 @@ export const decodeCreate = (
     })),
     metadata: w.metadata ?? null,
     comment: w.comment ?? null,
+    split,
     expiresAt
   }
   if (method === "CARD") {

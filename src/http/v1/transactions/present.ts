@@ -83,7 +83,11 @@ export const v1Transaction = (baseUrl: string, view: TransactionView) => {
     metadata: t.metadata ?? (t.orderId === null ? {} : { order_id: t.orderId }),
     comment: t.comment,
     ...methodDetails(baseUrl, t),
-    split: [],
+    split: t.split.map((s) =>
+      s.amount !== null
+        ? { subaccount_id: s.subaccountId, amount: s.amount }
+        : { subaccount_id: s.subaccountId, percentage: s.percentage ?? 0 }
+    ),
     refusal_reason: refusalReason(t.status, t.declineCode),
     checkout_url: t.details.checkoutToken ? `${baseUrl}/checkout/${t.details.checkoutToken}` : null,
     expires_at: at(t.expiresAt),

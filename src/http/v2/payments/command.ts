@@ -98,6 +98,7 @@ export const decodeProcess = (
     products: [],
     metadata: null,
     comment: null,
+    split: [],
     expiresAt: null,
     amount: request.amount,
     payer: {
