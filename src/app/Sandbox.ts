@@ -8,6 +8,7 @@ import { SandboxBank } from "../ports/BoletoProvider.ts"
 import { JobScheduler } from "../ports/JobScheduler.ts"
 import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Transactional } from "../ports/Transactional.ts"
+import { Payments } from "./Payments.ts"
 import { Settlement } from "./Settlement.ts"
 
 /**
@@ -22,6 +23,7 @@ export class Sandbox extends Effect.Service<Sandbox>()("Sandbox", {
     const bank = yield* SandboxBank
     const scheduler = yield* JobScheduler
     const tx = yield* Transactional
+    const payments = yield* Payments
 
     const enabled = config.sandboxEnabled ? Effect.void : Effect.fail(new Disabled())
     const find = (accountId: AccountId, id: TransactionId) =>
@@ -48,6 +50,15 @@ export class Sandbox extends Effect.Service<Sandbox>()("Sandbox", {
         yield* enabled
         yield* find(accountId, id)
         return yield* settlement.expire(accountId, id)
+      }),
+      /** CONTRACT-v1 §9: decide a charge in review as the antifraud's analyst would. */
+      antifraud: Effect.fn("Sandbox.antifraud")(function* (
+        accountId: AccountId,
+        id: TransactionId,
+        decision: "approve" | "reject"
+      ) {
+        yield* enabled
+        return yield* payments.decideReview(accountId, id, decision)
       })
     }
   })

@@ -14,7 +14,8 @@ import {
   parseIpv6,
   parseWeights,
   RULES,
-  type Signals
+  type Signals,
+  type Weights
 } from "./antifraud.ts"
 
 const quiet: Signals = {
@@ -123,7 +124,7 @@ describe("assess: each rule on its own", () => {
     const weights = fc.record(Object.fromEntries(RULES.map((r) => [r, fc.integer({ min: 0, max: 100 })])) as never)
     fc.assert(
       fc.property(signals, weights, fc.integer({ min: 0, max: 100 }), (s, w, reviewAt) => {
-        const settings = { ...DEFAULT_SETTINGS, weights: w, reviewAt, rejectAt: Math.max(reviewAt, 80) }
+        const settings = { ...DEFAULT_SETTINGS, weights: w as Weights, reviewAt, rejectAt: Math.max(reviewAt, 80) }
         const result = assess(s as Signals, settings)
         const fired = result.reason === null ? [] : result.reason.split(", ")
         const sum = fired.reduce((t, r) => t + (w as Record<string, number>)[r]!, 0)

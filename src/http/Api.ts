@@ -15,6 +15,7 @@ import { TransactionsApi } from "./v2/transactions/Api.ts"
 import { WebhooksApi } from "./v2/webhooks/Api.ts"
 import { V1InstallmentsApi } from "./v1/installments/Api.ts"
 import { V1TransactionsApi } from "./v1/transactions/Api.ts"
+import { V1AntifraudApi } from "./v1/antifraud/Api.ts"
 
 /** Interface v2, served under /api. */
 export class V2Api extends HttpApi.make("v2")
@@ -33,6 +34,7 @@ export class V2Api extends HttpApi.make("v2")
 export class V1Api extends HttpApi.make("v1")
   .add(V1TransactionsApi)
   .add(V1InstallmentsApi)
+  .add(V1AntifraudApi)
   .prefix("/public/v1")
   .annotate(ErrorBody, "successFlag") {}
 

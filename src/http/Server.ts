@@ -18,6 +18,7 @@ import { ApiKeyAuthLive, KeyAuthenticationLive, SessionAuthLive, SignupGateLive 
 import { ApiTokenAuthLive } from "./v1/securityLive.ts"
 import { V1InstallmentsHttp } from "./v1/installments/Http.ts"
 import { V1TransactionsHttp } from "./v1/transactions/Http.ts"
+import { V1AntifraudHttp } from "./v1/antifraud/Http.ts"
 import { TransactionsHttp } from "./v2/transactions/Http.ts"
 import { WebhooksHttp } from "./v2/webhooks/Http.ts"
 
@@ -36,6 +37,7 @@ export const ApiLive = HttpApiBuilder.api(GatewayApi).pipe(
     WebhooksHttp,
     V1TransactionsHttp,
     V1InstallmentsHttp,
+    V1AntifraudHttp,
     SandboxHttp
   ]),
   Layer.provide([ApiKeyAuthLive, ApiTokenAuthLive, SessionAuthLive, SignupGateLive]),

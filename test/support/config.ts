@@ -5,6 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Option, Redacted } from "effect"
 import type { AppConfigShape } from "../../src/config/AppConfig.ts"
+import { DEFAULT_SETTINGS } from "../../src/domain/antifraud.ts"
 
 /** Test and benchmark configuration, free of vitest so that plain scripts can use it. */
 export const freePort = () =>
@@ -44,6 +45,7 @@ export const testConfig = async (
     webhookRetrySchedule: [1, 2, 3],
     workerConcurrency: 4,
     installments: { max: 12, withoutInterest: 1, monthlyInterestPercent: "2.99", minAmount: 500 },
+    antifraud: DEFAULT_SETTINGS,
     http: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_024 },
     logLevel: "warning",
     ...overrides

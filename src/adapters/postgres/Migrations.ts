@@ -7,13 +7,15 @@ import payments from "./migrations/0002_payments.ts"
 import events from "./migrations/0003_events.ts"
 import lifecycle from "./migrations/0004_lifecycle.ts"
 import publicV1 from "./migrations/0005_public_v1.ts"
+import antifraud from "./migrations/0007_antifraud.ts"
 
 export const MIGRATIONS = {
   "0001_foundation": foundation,
   "0002_payments": payments,
   "0003_events": events,
   "0004_lifecycle": lifecycle,
-  "0005_public_v1": publicV1
+  "0005_public_v1": publicV1,
+  "0007_antifraud": antifraud
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)
