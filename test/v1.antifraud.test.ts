@@ -245,7 +245,7 @@ describe("manual review (POST /api/sandbox/transactions/{id}/antifraud)", () => 
       20_000
     )
 
-  it("review → approve: the held card is charged, paid, transaction.paid; the analysis is completed approve", async () => {
+  it("review → approve: the held card is charged, paid, transaction.paid; analysis completed approve", async () => {
     const { transaction } = await charged({ card: card(REVIEW_CARD) })
     const row = await server.db.query("select card_token from transactions where id = $1", [transaction.hash])
     const token = row.rows[0].card_token as string
