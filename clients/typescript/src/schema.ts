@@ -205,6 +205,23 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  "/api/sandbox/transactions/{id}/antifraud": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** @description CONTRACT-v1 §9: decide a card charge in manual review (ANTIFRAUD). approve → PROCESSING, then the acquirer's answer (CAPTURED, DECLINED or FAILED); reject → DECLINED with fraud_suspected. The analysis becomes completed with the decision. 409 in any other state; 400 naming `decision`. */
+    post: operations["sandbox.antifraud"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   "/api/sandbox/transactions/{id}/expire": {
     parameters: {
       query?: never
@@ -465,6 +482,26 @@ export interface paths {
     }
     /** Prometheus metrics (text exposition format) */
     get: operations["ops.metrics"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/public/v1/antifraud/{transaction_hash}": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The antifraud analysis of a card transaction
+     * @description Every card charge is scored by weighted rules (docs/antifraud.md). 404 for a PIX or billet transaction, an unknown hash, or another account's.
+     */
+    get: operations["v1Antifraud.get"]
     put?: never
     post?: never
     delete?: never
@@ -800,6 +837,35 @@ export interface components {
      * @description a Universally Unique Identifier
      */
     UUID: string
+    /**
+     * @example {
+     *       "transaction_hash": "0c5e8f0a-6a41-4f4e-9a55-1f1b1d0c9a10",
+     *       "status": "in_review",
+     *       "score": 70,
+     *       "decision": "review",
+     *       "reason": "card_velocity, disposable_email"
+     *     }
+     */
+    V1Antifraud: {
+      /**
+       * @description approve (< ANTIFRAUD_REVIEW_AT, 60), review (up to ANTIFRAUD_REJECT_AT, 80), reject; after a manual review, the decision taken
+       * @enum {string}
+       */
+      decision: "approve" | "review" | "reject"
+      /** @description the rules that fired, comma-separated (card_velocity, document_velocity, amount_above_usual, holder_name_mismatch, disposable_email, private_ip, sandbox_fraud_card, sandbox_review_card); null when none */
+      reason: string | null
+      /**
+       * int
+       * @description 0 (safe) to 100 (fraud): the sum of the fired rules' weights
+       */
+      score: number
+      /**
+       * @description in_review while a card charge waits for a manual decision (transaction status `antifraud`)
+       * @enum {string}
+       */
+      status: "completed" | "in_review"
+      transaction_hash: string
+    }
     /**
      * @example {
      *       "hash": "7d9f0335-8dcc-4054-9bf9-0dbd61d36906",
@@ -2318,6 +2384,101 @@ export interface operations {
       }
     }
   }
+  "sandbox.antifraud": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * @description approve: the acquirer is asked now; reject: declined fraud_suspected
+           * @enum {string}
+           */
+          decision: "approve" | "reject"
+        }
+      }
+    }
+    responses: {
+      /** @description Transaction */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Transaction"]
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description The resource's state forbids the operation */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Conflict"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
   "sandbox.expire": {
     parameters: {
       query?: never
@@ -3300,6 +3461,104 @@ export interface operations {
         }
         content: {
           "text/plain; version=0.0.4; charset=utf-8": string
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "v1Antifraud.get": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        transaction_hash: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            data: components["schemas"]["V1Antifraud"]
+            /** @enum {boolean} */
+            success: true
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description `Accept` excludes application/json */
+      406: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotAcceptable"]
+        }
+      }
+      /** @description The body is not `Content-Type: application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
