@@ -107,6 +107,7 @@ export const AdaptersLive = Layer.mergeAll(
   CardVaultLive,
   OutboxLive,
   WebhookRepoLive,
+  AntifraudSignalsLive,
   WebhookSenderFromConfig,
   RailsLive,
   Argon2PasswordHasher,

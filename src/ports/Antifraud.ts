@@ -50,8 +50,10 @@ export class AntifraudSignals extends Context.Tag("AntifraudSignals")<
       accountId: AccountId,
       kind: "card" | "document",
       key: string,
-      bucket: number
+      window: { readonly bucket: number; readonly endsAt: Date }
     ) => Effect.Effect<number>
+    /** Deletes the counters of windows that ended before `before`; how many. */
+    readonly deleteExpired: (before: Date) => Effect.Effect<number>
     /** The account's most recent paid card charges (at most 100): how many, and their average amount. */
     readonly usualCardAmount: (
       accountId: AccountId

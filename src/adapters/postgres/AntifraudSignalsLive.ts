@@ -18,15 +18,20 @@ export const AntifraudSignalsLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     return AntifraudSignals.of(
       traced("AntifraudSignals", {
-        bump: (accountId, kind, key, bucket) =>
+        bump: (accountId, kind, key, window) =>
           sql`
-            insert into antifraud_counters as c (account_id, kind, key, bucket, count)
-            values (${accountId}, ${kind}, ${key}, ${bucket}, 1)
+            insert into antifraud_counters as c (account_id, kind, key, bucket, count, expires_at)
+            values (${accountId}, ${kind}, ${key}, ${window.bucket}, 1, ${window.endsAt})
             on conflict (account_id, kind, key, bucket) do update set count = c.count + 1
             returning c.count`.pipe(
             Effect.flatMap(Schema.decodeUnknown(Count)),
             Effect.orDie,
             Effect.map((rows) => rows[0]!.count)
+          ),
+        deleteExpired: (before) =>
+          sql`delete from antifraud_counters where expires_at < ${before} returning 1`.pipe(
+            Effect.orDie,
+            Effect.map((rows) => rows.length)
           ),
         usualCardAmount: (accountId) =>
           sql`

@@ -41,7 +41,10 @@ export const RulesAntifraudLive = Layer.effect(
     return Antifraud.of({
       assess: Effect.fn("RulesAntifraud.assess")(function* (request: AntifraudRequest) {
         const now = yield* Clock.currentTimeMillis
-        const bucketOf = (windowSeconds: number) => Math.floor(now / 1000 / windowSeconds)
+        const bucketOf = (windowSeconds: number) => {
+          const bucket = Math.floor(now / 1000 / windowSeconds)
+          return { bucket, endsAt: new Date((bucket + 1) * windowSeconds * 1000) }
+        }
         const [cardCount, documentCount, history] = yield* Effect.all(
           [
             signals.bump(

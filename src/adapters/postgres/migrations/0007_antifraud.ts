@@ -15,8 +15,11 @@ create table antifraud_counters (
   key text not null,
   bucket bigint not null,
   count integer not null default 1 check (count > 0),
+  -- When the bucket's window ends: the cleanup job deletes rows past it.
+  expires_at timestamptz not null,
   primary key (account_id, kind, key, bucket)
 );
+create index antifraud_counters_expires on antifraud_counters (expires_at);
 
 alter table cards alter column customer_id drop not null;
 `)
