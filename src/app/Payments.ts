@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto"
 import { Clock, Effect, Either, Option } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
 import { Conflict, NotFound, ValidationFailed } from "../domain/errors.ts"
-import { transition } from "../domain/lifecycle.ts"
+import { IllegalTransition } from "../domain/lifecycle.ts"
 import { isPayable } from "../domain/order.ts"
 import type { PaymentCommand } from "../domain/payment.ts"
 import { installmentOption } from "../domain/installments.ts"
@@ -407,8 +407,10 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
           if (Option.isNone(found)) return yield* new NotFound({ message: "transaction not found" })
           const t = found.value
           const trigger = decision === "approve" ? "approve" : "decline"
-          // The move must be legal before anything else is looked at: 409 outside ANTIFRAUD.
-          yield* transition(t.status, t.method, trigger)
+          // Only a charge in review is decided (409 otherwise): `decline` alone would also accept PROCESSING.
+          if (t.status !== "ANTIFRAUD") {
+            return yield* new IllegalTransition({ trigger, from: t.status, method: t.method })
+          }
           const antifraud = {
             ...(t.antifraud ?? { score: 0, reason: null }),
             decision,
