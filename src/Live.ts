@@ -22,6 +22,8 @@ import { TransactionRepoLive } from "./adapters/postgres/TransactionRepoLive.ts"
 import { WebhookRepoLive } from "./adapters/postgres/WebhookRepoLive.ts"
 import { SandboxAcquirerLive } from "./adapters/sandbox/SandboxAcquirer.ts"
 import { SandboxAntifraudLive } from "./adapters/sandbox/SandboxAntifraud.ts"
+import { AntifraudSignalsLive } from "./adapters/postgres/AntifraudSignalsLive.ts"
+import { RulesAntifraudLive } from "./adapters/rules/RulesAntifraud.ts"
 import { SandboxBoletoLive } from "./adapters/sandbox/SandboxBoleto.ts"
 import { SandboxPixProviderLive } from "./adapters/sandbox/SandboxPixProvider.ts"
 import { JobStats } from "./jobs/JobStats.ts"
@@ -63,11 +65,15 @@ import { Webhooks } from "./app/Webhooks.ts"
  * or bank replaces one of these layers and nothing else.
  */
 /** The adapter a variable names (default `sandbox`); an unknown name stops start-up naming the variable. */
-const chosen = <A, R>(variable: string, options: Readonly<Record<string, Layer.Layer<A, never, R>>>) =>
+const chosen = <A, R>(
+  variable: string,
+  options: Readonly<Record<string, Layer.Layer<A, never, R>>>,
+  fallback = "sandbox"
+) =>
   Layer.unwrapEffect(
     Effect.map(
       Config.string(variable).pipe(
-        Config.withDefault("sandbox"),
+        Config.withDefault(fallback),
         Config.validate({
           message: `must be one of ${Object.keys(options).join(", ")}`,
           validation: (name) => Object.hasOwn(options, name)
@@ -79,7 +85,12 @@ const chosen = <A, R>(variable: string, options: Readonly<Record<string, Layer.L
 
 export const RailsLive = Layer.mergeAll(
   TimedAcquirer.pipe(Layer.provide(chosen("ACQUIRER", { sandbox: SandboxAcquirerLive }))),
-  chosen("ANTIFRAUD", { sandbox: SandboxAntifraudLive }),
+  // CONTRACT-v1 §9: the rules engine by default; the sandbox's fixed answers stay selectable.
+  chosen(
+    "ANTIFRAUD",
+    { rules: RulesAntifraudLive.pipe(Layer.provide(AntifraudSignalsLive)), sandbox: SandboxAntifraudLive },
+    "rules"
+  ),
   chosen("PIX_PROVIDER", { sandbox: SandboxPixProviderLive }),
   chosen("BOLETO_PROVIDER", { sandbox: SandboxBoletoLive }),
   chosen("PAYOUTS_PROVIDER", { sandbox: SandboxPayoutsLive })
@@ -108,6 +119,7 @@ export const AdaptersLive = Layer.mergeAll(
   CardVaultLive,
   OutboxLive,
   WebhookRepoLive,
+  AntifraudSignalsLive,
   WebhookSenderFromConfig,
   RailsLive,
   Argon2PasswordHasher,
@@ -127,7 +139,6 @@ export const AppLive = Layer.mergeAll(
   Orders.Default,
   Transactions.Default,
   Subaccounts.Default,
-  Payments.Default,
   Refunds.Default,
   Cards.Default,
   Sandbox.Default,
@@ -145,6 +156,8 @@ export const AppLive = Layer.mergeAll(
   JobStats.Default
 ).pipe(
   Layer.provideMerge(Disputes.Default),
+  // Sandbox decides reviews through Payments (CONTRACT-v1 §9), so Payments is provided beneath the services.
+  Layer.provideMerge(Payments.Default),
   Layer.provideMerge(Settlement.Default),
   Layer.provideMerge(Lifecycle.Default),
   Layer.provideMerge(BooksLive),

@@ -21,7 +21,8 @@ const eventually = async (check: () => Promise<boolean>, timeoutMs = 15_000) => 
 
 describe("the cleanup job", () => {
   it(
-    "deletes idempotency records older than 24 hours and delivery history " + "older than 30 days, and nothing younger",
+    "deletes idempotency records older than 24 hours, delivery history older than 30 days and ended " +
+      "antifraud counters, and nothing younger",
     async () => {
       const api = client(server.baseUrl)
       const { accountId } = await signup(api)
@@ -47,14 +48,23 @@ describe("the cleanup job", () => {
         )
         return rows[0]!.id
       }
+      const counter = (key: string, endsIn: string) =>
+        db.query(
+          `insert into antifraud_counters (account_id, kind, key, bucket, count, expires_at)
+         values ($1, 'card', $2, 1, 3, now() + $3::interval)`,
+          [accountId, key, endsIn]
+        )
+      await counter("ended", "-1 minute")
+      await counter("running", "10 minutes")
       const oldDone = await event("31 days", "SUCCESS")
       const oldPending = await event("31 days", "PENDING")
       const recent = await event("29 days", "FAILED")
 
       await db.query(`select graphile_worker.add_job('cleanup', '{}'::json)`)
+      // The counters go last in the job: once they are gone, the job is done.
       await eventually(
         async () =>
-          (await db.query(`select 1 from idempotency_keys where account_id = $1 and key = 'old'`, [accountId]))
+          (await db.query(`select 1 from antifraud_counters where account_id = $1 and key = 'ended'`, [accountId]))
             .rowCount === 0
       )
 
@@ -66,6 +76,11 @@ describe("the cleanup job", () => {
       // A delivery still PENDING keeps its event, however old; finished old history goes.
       expect(events.rows.map((r) => r.id).sort()).toEqual([oldPending, recent].sort())
       expect(events.rows.map((r) => r.id)).not.toContain(oldDone)
+      // Velocity counters of a window that has ended go; the current window's stay (CONTRACT-v1 §9).
+      const counters = await db.query<{ key: string }>(`select key from antifraud_counters where account_id = $1`, [
+        accountId
+      ])
+      expect(counters.rows.map((r) => r.key)).toEqual(["running"])
     }
   )
 

@@ -133,7 +133,8 @@ describe("sales and settlement (CONTRACT-v1 §7)", () => {
     }
     await eventually(async () => {
       const left = await server.db.query(
-        "select count(*)::int as n from graphile_worker.jobs where task_identifier = 'settle_receivable' and key like $1",
+        `select count(*)::int as n from graphile_worker.jobs
+         where task_identifier = 'settle_receivable' and key like $1`,
         [`test-%-${r.id}`]
       )
       return left.rows[0].n === 0 ? true : undefined
@@ -179,7 +180,7 @@ describe("sales and settlement (CONTRACT-v1 §7)", () => {
 })
 
 describe("refunds (CONTRACT-v1 §7)", () => {
-  it("return the fee in proportion; a sale refunded in pieces leaves the merchant as if it never happened", async () => {
+  it("return the fee in proportion; refunded in pieces, the sale leaves the merchant as if it never was", async () => {
     const key = await merchant()
     const hash = await paidPix(key, 10_000)
     const fee = pixFee(10_000)
@@ -417,7 +418,7 @@ describe("split (CONTRACT-v1 §8)", () => {
     expect(await balance(key, `?subaccount_id=${sub}`)).toEqual({ available: 0, pending: 0, reserved: 0 })
   })
 
-  it("400 naming the rule: unknown recipient, both or neither of amount and percentage, shares above the net", async () => {
+  it("400 naming the rule: an unknown recipient, not one of amount or percentage, shares over the net", async () => {
     const key = await merchant()
     const sub = await subaccount(key)
     const other = await subaccount(await merchant())

@@ -33,7 +33,8 @@ describe("configuration errors stop start-up and name the variable", () => {
     ["SANDBOX_ENABLED", { SANDBOX_ENABLED: "maybe" }],
     ["JWT_SECRET", { NODE_ENV: "production", CARD_VAULT_KEY: Buffer.alloc(32, 1).toString("base64") }],
     ["CARD_VAULT_KEY", { NODE_ENV: "production", JWT_SECRET: "x".repeat(40) }],
-    ["CARD_VAULT_KEY", { CARD_VAULT_KEY: "too-short" }]
+    ["CARD_VAULT_KEY", { CARD_VAULT_KEY: "too-short" }],
+    ["ANTIFRAUD_WEIGHTS", { ANTIFRAUD_WEIGHTS: "card_velocity=lots" }]
   ])(
     "%s",
     async (variable, env) => {

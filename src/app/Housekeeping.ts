@@ -1,4 +1,5 @@
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
+import { AntifraudSignals } from "../ports/Antifraud.ts"
 import { IdempotencyStore } from "../ports/IdempotencyStore.ts"
 import { WebhookRepo } from "../ports/WebhookRepo.ts"
 
@@ -10,11 +11,16 @@ export class Housekeeping extends Effect.Service<Housekeeping>()("Housekeeping",
   effect: Effect.gen(function* () {
     const idempotency = yield* IdempotencyStore
     const webhooks = yield* WebhookRepo
+    const antifraud = yield* AntifraudSignals
     return {
       cleanup: Effect.fn("Housekeeping.cleanup")(function* () {
         const keys = yield* idempotency.deleteOlderThan(IDEMPOTENCY_HOURS)
         const deliveries = yield* webhooks.deleteHistoryOlderThan(DELIVERY_HISTORY_DAYS)
-        yield* Effect.logInfo(`cleanup: ${keys} idempotency records, ${deliveries} deliveries removed`)
+        // Velocity counters of windows that have ended count nothing any more (CONTRACT-v1 §9).
+        const counters = yield* antifraud.deleteExpired(new Date(yield* Clock.currentTimeMillis))
+        yield* Effect.logInfo(
+          `cleanup: ${keys} idempotency records, ${deliveries} deliveries, ${counters} antifraud counters removed`
+        )
       })
     }
   })

@@ -32,6 +32,8 @@ const seed = (status: TransactionStatus, method: PaymentMethod, origin: "v2" | "
   details: {},
   declineCode: null,
   acquirerReference: null,
+  cardToken: null,
+  antifraud: null,
   paidAt: null,
   expiresAt: null,
   createdAt: new Date(0),

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto"
 import { Clock, Effect, Either, Option } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
 import { Conflict, NotFound, ValidationFailed } from "../domain/errors.ts"
+import { IllegalTransition } from "../domain/lifecycle.ts"
 import { isPayable } from "../domain/order.ts"
 import type { PaymentCommand } from "../domain/payment.ts"
 import { installmentOption } from "../domain/installments.ts"
@@ -290,7 +291,10 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         return { card: { ...card, cvv } satisfies CardData, token: null }
       }
       const stored = yield* vault.reveal(accountId, command.card.token)
-      if (Option.isNone(stored)) return yield* new NotFound({ message: "cardToken not found" })
+      // A card held for a review (no customer) is not a saved card: its token charges nothing else.
+      if (Option.isNone(stored) || stored.value.customerId === null) {
+        return yield* new NotFound({ message: "cardToken not found" })
+      }
       if (customerId !== null && stored.value.customerId !== customerId) {
         return yield* ValidationFailed.one("cardToken", "cardToken belongs to another customer than the order's")
       }
@@ -309,11 +313,11 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
     const authorize = Effect.fn("Payments.authorize")(function* (
       accountId: AccountId,
       current: TransactionRecord,
-      command: CardCommand,
       card: CardData
     ) {
+      const installments = current.installments ?? 1
       const result = yield* acquirer
-        .charge({ idempotencyKey: current.id, amount: current.amountTotal, installments: command.installments, card })
+        .charge({ idempotencyKey: current.id, amount: current.amountTotal, installments, card })
         .pipe(Effect.either)
       const cardDetails = current.details.card
       if (Either.isLeft(result))
@@ -349,17 +353,20 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       if (Option.isSome(existing)) {
         // A retry of a request that died mid-charge: resume it with the same acquirer idempotency key.
         if (existing.value.status !== "PROCESSING") return existing.value
-        return yield* authorize(accountId, existing.value, command, card)
+        return yield* authorize(accountId, existing.value, card)
       }
       const analysis = yield* antifraud.assess({
+        accountId,
         transactionId,
         amount: command.amount,
+        pan: card.pan,
         bin: card.pan.slice(0, 6),
         last4: card.pan.slice(-4),
         brand: card.brand,
-        buyerDocument: command.payer.document,
-        buyerBirthdate: command.payer.birthdate
+        holderName: card.holderName,
+        buyer: yield* buyerOf(accountId, command, customerId)
       })
+      metrics.antifraudDecisions.inc({ decision: analysis.decision })
       // v1 charges option n of the installment table (CONTRACT-v1 §4); v2 charges the order's amount.
       const total =
         command.origin === "v1"
@@ -380,7 +387,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
           checkoutToken: documentToken()
         }
       }
-      if (analysis.decision === "deny") {
+      if (analysis.decision === "reject") {
         // Refused before the acquirer sees it: created and declined in one database transaction.
         return yield* tx.run(
           Effect.gen(function* () {
@@ -393,11 +400,104 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         )
       }
       if (analysis.decision === "review") {
-        // Not captured until a person decides (CONTRACT-v1 §9): the acquirer is not asked yet.
-        return yield* record(accountId, command, { ...insert, status: "ANTIFRAUD" })
+        // Not captured until a person decides (CONTRACT-v1 §9): the acquirer is not asked yet. A raw
+        // card is held in the vault (without its CVV, under no customer) so that an approval can charge
+        // it; it is vaulted in the same database transaction as the charge that refers to it.
+        return yield* tx.run(
+          Effect.gen(function* () {
+            yield* payableOrder(accountId, command, true)
+            const held =
+              token ??
+              (yield* vault.store(accountId, null, card.brand, {
+                pan: card.pan,
+                expMonth: card.expMonth,
+                expYear: card.expYear,
+                holderName: card.holderName
+              })).token
+            const created = yield* lifecycle.create(accountId, { ...insert, status: "ANTIFRAUD", cardToken: held })
+            yield* documents.create(insert.details.checkoutToken!, created.id, "checkout")
+            return created
+          })
+        )
       }
       const current = yield* record(accountId, command, insert)
-      return yield* authorize(accountId, current, command, card)
+      return yield* authorize(accountId, current, card)
+    })
+
+    /** Who pays, as the antifraud sees it: the v1 buyer, or the v2 order's customer (no IP on /api). */
+    const buyerOf = Effect.fn("Payments.buyerOf")(function* (
+      accountId: AccountId,
+      command: CardCommand,
+      customerId: CustomerId | null
+    ) {
+      const birthdate = command.payer.birthdate ?? null
+      if (command.buyer !== null) {
+        const { document, email, ip, name } = command.buyer
+        return { name, email, document, ip, birthdate }
+      }
+      const customer = customerId === null ? Option.none() : yield* customers.find(accountId, customerId)
+      return Option.match(customer, {
+        onNone: () => ({ name: null, email: null, document: command.payer.document ?? null, ip: null, birthdate }),
+        onSome: (c) => ({ name: c.name, email: c.email, document: c.document, ip: null, birthdate })
+      })
+    })
+
+    /**
+     * A person's decision on a charge in review (CONTRACT-v1 §9), whoever reports it (the sandbox
+     * endpoint today, a real antifraud's notification later). Approve: the `approve` move, then the
+     * acquirer is asked for the held card and the charge ends captured, declined or failed. Reject:
+     * declined `fraud_suspected`. Either way the stored analysis becomes `completed` with the decision.
+     */
+    const decideReview = Effect.fn("Payments.decideReview")(function* (
+      accountId: AccountId,
+      id: TransactionId,
+      decision: "approve" | "reject"
+    ) {
+      const moved = yield* tx.run(
+        Effect.gen(function* () {
+          const found = yield* transactions.findForUpdate(accountId, id)
+          if (Option.isNone(found)) return yield* new NotFound({ message: "transaction not found" })
+          const t = found.value
+          const trigger = decision === "approve" ? "approve" : "decline"
+          // Only a charge in review is decided (409 otherwise): `decline` alone would also accept PROCESSING.
+          if (t.status !== "ANTIFRAUD") {
+            return yield* new IllegalTransition({ trigger, from: t.status, method: t.method })
+          }
+          const antifraud = {
+            ...(t.antifraud ?? { score: 0, reason: null }),
+            decision,
+            status: "completed" as const
+          }
+          if (decision === "reject") {
+            return yield* lifecycle.apply(accountId, t, "decline", { declineCode: "fraud_suspected", antifraud })
+          }
+          if (t.orderId !== null) {
+            // The order may have been paid meanwhile by another charge; one capture per order, as in `record`.
+            const order = yield* orders.findForUpdate(accountId, t.orderId)
+            if (Option.isSome(order) && !isPayable(order.value.status)) {
+              return yield* new Conflict({
+                code: "order_not_payable",
+                message: `order is ${order.value.status}; reject this review instead`
+              })
+            }
+            if (yield* transactions.hasProcessing(accountId, t.orderId)) {
+              return yield* new Conflict({
+                code: "payment_in_progress",
+                message: "a card charge of this order is in progress; retry later"
+              })
+            }
+          }
+          return yield* lifecycle.apply(accountId, t, "approve", { antifraud })
+        })
+      )
+      if (decision === "reject") return moved
+      const held = moved.cardToken === null ? Option.none() : yield* vault.reveal(accountId, moved.cardToken)
+      if (Option.isNone(held)) {
+        // Nothing to charge (the card left the vault): the charge cannot be made.
+        return yield* lifecycle.move(accountId, moved.id, "fail", { declineCode: "processing_error" })
+      }
+      const { brand, expMonth, expYear, holderName, pan } = held.value
+      return yield* authorize(accountId, moved, { pan, brand, expMonth, expYear, holderName })
     })
 
     return {
@@ -424,7 +524,8 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
               })
         metrics.charges.inc({ method: command.method, outcome: result.status.toLowerCase() })
         return result
-      })
+      }),
+      decideReview
     }
   })
 }) {}

@@ -9,6 +9,7 @@ import { JobScheduler } from "../ports/JobScheduler.ts"
 import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Transactional } from "../ports/Transactional.ts"
 import { type ChargebackStage, Disputes, type MedStage } from "./Disputes.ts"
+import { Payments } from "./Payments.ts"
 import { Settlement } from "./Settlement.ts"
 
 /**
@@ -24,6 +25,7 @@ export class Sandbox extends Effect.Service<Sandbox>()("Sandbox", {
     const scheduler = yield* JobScheduler
     const tx = yield* Transactional
     const disputes = yield* Disputes
+    const payments = yield* Payments
 
     const enabled = config.sandboxEnabled ? Effect.void : Effect.fail(new Disabled())
     const find = (accountId: AccountId, id: TransactionId) =>
@@ -71,6 +73,15 @@ export class Sandbox extends Effect.Service<Sandbox>()("Sandbox", {
         yield* enabled
         yield* find(accountId, id)
         return yield* settlement.expire(accountId, id)
+      }),
+      /** CONTRACT-v1 §9: decide a charge in review as the antifraud's analyst would. */
+      antifraud: Effect.fn("Sandbox.antifraud")(function* (
+        accountId: AccountId,
+        id: TransactionId,
+        decision: "approve" | "reject"
+      ) {
+        yield* enabled
+        return yield* payments.decideReview(accountId, id, decision)
       })
     }
   })

@@ -1,4 +1,5 @@
 import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted } from "effect"
+import { type AntifraudSettings, DEFAULT_SETTINGS, parseWeights } from "../domain/antifraud.ts"
 import { type InstallmentRules, rateOf } from "../domain/installments.ts"
 import { type Fee, parseFee, type Schedule } from "../domain/ledger.ts"
 import { loadDevelopmentSecrets } from "./secrets.ts"
@@ -31,6 +32,12 @@ export interface AppConfigShape {
   readonly installments: InstallmentRules
   /** CONTRACT-v1 §7 and README "Money": fees, settlement schedule, reserve, sandbox timings. */
   readonly money: MoneyConfig
+  /**
+   * CONTRACT-v1 §9 (docs/antifraud.md): ANTIFRAUD_WEIGHTS, ANTIFRAUD_REVIEW_AT, ANTIFRAUD_REJECT_AT,
+   * ANTIFRAUD_CARD_VELOCITY_MAX, ANTIFRAUD_CARD_VELOCITY_WINDOW_SECONDS, ANTIFRAUD_DOCUMENT_VELOCITY_MAX,
+   * ANTIFRAUD_DOCUMENT_VELOCITY_WINDOW_SECONDS, ANTIFRAUD_AMOUNT_FACTOR, ANTIFRAUD_AMOUNT_MIN_HISTORY.
+   */
+  readonly antifraud: AntifraudSettings
   /** HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, HTTP_MAX_CONNECTIONS (README "Operations"). */
   readonly http: {
     readonly headersTimeoutMs: number
@@ -89,6 +96,45 @@ const installments = Config.all({
     Config.validate({ message: "INSTALLMENT_MIN_AMOUNT must be ≥ 0", validation: (n) => n >= 0 })
   )
 })
+
+const score = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.withDefault(fallback),
+    Config.validate({ message: `${name} must be an integer from 0 to 100`, validation: (n) => n >= 0 && n <= 100 })
+  )
+
+const antifraud = Config.all({
+  weights: Config.string("ANTIFRAUD_WEIGHTS").pipe(
+    Config.withDefault(""),
+    Config.mapOrFail((raw) =>
+      Either.mapLeft(parseWeights(raw), (why) =>
+        ConfigError.InvalidData([], `ANTIFRAUD_WEIGHTS: ${why}; expected e.g. card_velocity=40,private_ip=10`)
+      )
+    )
+  ),
+  reviewAt: score("ANTIFRAUD_REVIEW_AT", DEFAULT_SETTINGS.reviewAt),
+  rejectAt: score("ANTIFRAUD_REJECT_AT", DEFAULT_SETTINGS.rejectAt),
+  cardVelocity: Config.all({
+    max: positiveInt("ANTIFRAUD_CARD_VELOCITY_MAX", DEFAULT_SETTINGS.cardVelocity.max),
+    windowSeconds: positiveInt("ANTIFRAUD_CARD_VELOCITY_WINDOW_SECONDS", DEFAULT_SETTINGS.cardVelocity.windowSeconds)
+  }),
+  documentVelocity: Config.all({
+    max: positiveInt("ANTIFRAUD_DOCUMENT_VELOCITY_MAX", DEFAULT_SETTINGS.documentVelocity.max),
+    windowSeconds: positiveInt(
+      "ANTIFRAUD_DOCUMENT_VELOCITY_WINDOW_SECONDS",
+      DEFAULT_SETTINGS.documentVelocity.windowSeconds
+    )
+  }),
+  amount: Config.all({
+    factor: positiveInt("ANTIFRAUD_AMOUNT_FACTOR", DEFAULT_SETTINGS.amount.factor),
+    minHistory: positiveInt("ANTIFRAUD_AMOUNT_MIN_HISTORY", DEFAULT_SETTINGS.amount.minHistory)
+  })
+}).pipe(
+  Config.validate({
+    message: "ANTIFRAUD_REVIEW_AT must not be above ANTIFRAUD_REJECT_AT",
+    validation: (s) => s.reviewAt <= s.rejectAt
+  })
+)
 
 const logLevels = ["all", "trace", "debug", "info", "warning", "error", "fatal", "none"] as const
 
@@ -178,6 +224,7 @@ const fields = Config.all({
   logLevel: Config.literal(...logLevels)("LOG_LEVEL").pipe(Config.withDefault("info" as const)),
   installments,
   money,
+  antifraud,
   http: Config.all({
     headersTimeoutMs: positiveInt("HTTP_HEADERS_TIMEOUT_MS", 10_000),
     requestTimeoutMs: positiveInt("HTTP_REQUEST_TIMEOUT_MS", 30_000),

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { AntifraudAnalysis } from "./antifraud.ts"
 import { CustomerId, OrderId, TransactionId } from "./ids.ts"
 
 /** The core's words: a superset of both interfaces' words (CONTRACT §9). */
@@ -141,6 +142,10 @@ export const TransactionRecord = Schema.Struct({
   details: TransactionDetails,
   declineCode: Schema.NullOr(Schema.String),
   acquirerReference: Schema.NullOr(Schema.String),
+  /** A card charge's vaulted card: the token charged, or the card held while a review decides. */
+  cardToken: Schema.NullOr(Schema.String),
+  /** A card charge's antifraud analysis (CONTRACT-v1 §9); null for PIX and boleto. */
+  antifraud: Schema.NullOr(AntifraudAnalysis),
   paidAt: Schema.NullOr(Schema.DateFromSelf),
   expiresAt: Schema.NullOr(Schema.DateFromSelf),
   createdAt: Schema.DateFromSelf,

@@ -18,6 +18,7 @@ import { V1TransactionsApi } from "./v1/transactions/Api.ts"
 import { V1BalanceApi } from "./v1/balance/Api.ts"
 import { V1WithdrawalsApi } from "./v1/withdrawals/Api.ts"
 import { V1SubaccountsApi } from "./v1/subaccounts/Api.ts"
+import { V1AntifraudApi } from "./v1/antifraud/Api.ts"
 
 /** Interface v2, served under /api. */
 export class V2Api extends HttpApi.make("v2")
@@ -39,6 +40,7 @@ export class V1Api extends HttpApi.make("v1")
   .add(V1BalanceApi)
   .add(V1WithdrawalsApi)
   .add(V1SubaccountsApi)
+  .add(V1AntifraudApi)
   .prefix("/public/v1")
   .annotate(ErrorBody, "successFlag") {}
 

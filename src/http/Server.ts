@@ -21,6 +21,7 @@ import { V1TransactionsHttp } from "./v1/transactions/Http.ts"
 import { V1SubaccountsHttp } from "./v1/subaccounts/Http.ts"
 import { V1BalanceHttp } from "./v1/balance/Http.ts"
 import { V1WithdrawalsHttp } from "./v1/withdrawals/Http.ts"
+import { V1AntifraudHttp } from "./v1/antifraud/Http.ts"
 import { TransactionsHttp } from "./v2/transactions/Http.ts"
 import { WebhooksHttp } from "./v2/webhooks/Http.ts"
 
@@ -42,6 +43,7 @@ export const ApiLive = HttpApiBuilder.api(GatewayApi).pipe(
     V1SubaccountsHttp,
     V1BalanceHttp,
     V1WithdrawalsHttp,
+    V1AntifraudHttp,
     SandboxHttp
   ]),
   Layer.provide([ApiKeyAuthLive, ApiTokenAuthLive, SessionAuthLive, SignupGateLive]),

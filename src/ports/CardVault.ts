@@ -11,7 +11,8 @@ export interface VaultCard {
 
 export interface StoredCard {
   readonly token: string
-  readonly customerId: CustomerId
+  /** Null for a card held only while a manual review decides its charge (CONTRACT-v1 §9). */
+  readonly customerId: CustomerId | null
   readonly brand: CardBrand
   readonly last4: string
   readonly expMonth: number
@@ -28,7 +29,7 @@ export class CardVault extends Context.Tag("CardVault")<
   {
     readonly store: (
       accountId: AccountId,
-      customerId: CustomerId,
+      customerId: CustomerId | null,
       brand: CardBrand,
       card: VaultCard
     ) => Effect.Effect<StoredCard>

@@ -21,6 +21,8 @@ export class Metrics extends Context.Tag("Metrics")<
     readonly rateLimitDecisions: CounterOf<"outcome">
     readonly idempotency: CounterOf<"outcome">
     readonly charges: CounterOf<"method" | "outcome">
+    /** The antifraud's decision on each card charge it assessed (approve, review, reject). */
+    readonly antifraudDecisions: CounterOf<"decision">
     readonly refunds: CounterOf<"method" | "kind">
     readonly acquirerDuration: HistogramOf<"operation" | "outcome">
     readonly webhookDeliveries: CounterOf<"event" | "outcome">

@@ -1,5 +1,6 @@
 import type { AccountId, CustomerId, OrderId, TransactionId } from "../domain/ids.ts"
 import { Context, type Effect, type Option } from "effect"
+import type { AntifraudAnalysis } from "../domain/antifraud.ts"
 import type { Buyer, Product } from "../domain/payment.ts"
 import type {
   Origin,
@@ -32,7 +33,7 @@ export interface NewTransaction {
   readonly details: TransactionDetails
   readonly expiresAt: Date | null
   readonly cardToken: string | null
-  readonly antifraud: unknown
+  readonly antifraud: AntifraudAnalysis | null
 }
 
 export interface TransactionChanges {
@@ -43,6 +44,8 @@ export interface TransactionChanges {
   readonly declineCode?: string
   readonly acquirerReference?: string
   readonly details?: TransactionDetails
+  /** The analysis after a review's decision (CONTRACT-v1 §9). */
+  readonly antifraud?: AntifraudAnalysis
 }
 
 export interface TransactionFilter {

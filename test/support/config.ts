@@ -5,6 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Option, Redacted } from "effect"
 import type { AppConfigShape, MoneyConfig } from "../../src/config/AppConfig.ts"
+import { DEFAULT_SETTINGS } from "../../src/domain/antifraud.ts"
 import { parseFee } from "../../src/domain/ledger.ts"
 
 /** CONTRACT-v1 §7's defaults. */
@@ -54,6 +55,7 @@ export const testConfig = async (
     workerConcurrency: 4,
     installments: { max: 12, withoutInterest: 1, monthlyInterestPercent: "2.99", minAmount: 500 },
     money: defaultMoney,
+    antifraud: DEFAULT_SETTINGS,
     http: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_024 },
     logLevel: "warning",
     ...overrides

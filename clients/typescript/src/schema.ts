@@ -205,6 +205,40 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  "/api/sandbox/transactions/{id}/antifraud": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** @description CONTRACT-v1 §9: decide a card charge in manual review (ANTIFRAUD). approve → PROCESSING, then the acquirer's answer (CAPTURED, DECLINED or FAILED); reject → DECLINED with fraud_suspected. The analysis becomes completed with the decision. 409 in any other state; 400 naming `decision`. */
+    post: operations["sandbox.antifraud"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/sandbox/transactions/{id}/chargeback": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** @description CONTRACT-v1 §10, a paid card transaction: open → PRE_CHARGEBACK (the disputed amount moves to reserved); lost → CHARGEBACK (debited); won → PAID (money back where it came from). 409 in any other state. */
+    post: operations["sandbox.chargeback"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   "/api/sandbox/transactions/{id}/expire": {
     parameters: {
       query?: never
@@ -222,6 +256,23 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  "/api/sandbox/transactions/{id}/med": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** @description CONTRACT-v1 §10, a paid PIX: open → MED_RECEIVED (amount to reserved); analysis → MED_ANALYSIS; lost → MED_REPROVED (the amount goes back to the payer); won → PAID. lost/won also from MED_RECEIVED. */
+    post: operations["sandbox.med"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   "/api/sandbox/transactions/{id}/pay": {
     parameters: {
       query?: never
@@ -233,6 +284,23 @@ export interface paths {
     put?: never
     /** @description PIX: PENDING → PAID now (200). BOLETO: 202, still PENDING until the confirmation job settles it. 409 in any other state. */
     post: operations["sandbox.pay"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/sandbox/transactions/{id}/settle": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** @description Makes the transaction's pending receivables available now (not its reserve). */
+    post: operations["sandbox.settle"]
     delete?: never
     options?: never
     head?: never
@@ -473,6 +541,60 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  "/public/v1/antifraud/{transaction_hash}": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The antifraud analysis of a card transaction
+     * @description Every card charge is scored by weighted rules (docs/antifraud.md). 404 for a PIX or billet transaction, an unknown hash, or another account's.
+     */
+    get: operations["v1Antifraud.get"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/public/v1/balance": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** @description The merchant's (or a subaccount's) balances in centavos: `available` (can be withdrawn), `pending` (sales not yet settled), `reserved` (rolling reserve and disputed money). `updated_at` is the time of the latest posting. 404 for an unknown subaccount_id. */
+    get: operations["v1Balance.balance"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/public/v1/financials": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** @description The postings on the balances whose date falls in [start_at, end_at] (São Paulo days, inclusive), oldest first. 400 naming the parameter for a missing or malformed date, start_at after end_at, a range over 366 days or an unknown type. */
+    get: operations["v1Balance.financials"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   "/public/v1/installments": {
     parameters: {
       query?: never
@@ -540,7 +662,7 @@ export interface paths {
     put?: never
     /**
      * Create a transaction (credit_card, pix or billet)
-     * @description 201 for every outcome once the body is valid: pix and billet `pending` with their codes; an approved card `paid`; a card refused by the acquirer or the antifraud `refused` with `refusal_reason`; an acquirer failure `failed`; test card 4000000000000101 `antifraud` (manual review). 400 names every broken field by its path (`customer.document`, `products[0].unit_price`, `card.number`). 404 `card_token not found`. Idempotency-Key as on /api: replays are byte for byte with `Idempotent-Replayed: true`, 409 while the first runs, 422 for another body.
+     * @description 201 for every outcome once the body is valid: pix and billet `pending` with their codes; an approved card `paid`; a card refused by the acquirer or the antifraud `refused` with `refusal_reason`; an acquirer failure `failed`; a card the antifraud sends to manual review (test card 4000000000000101) `antifraud`, see GET /antifraud/{transaction_hash} (CONTRACT-v1 §9). 400 names every broken field by its path (`customer.document`, `products[0].unit_price`, `card.number`). 404 `card_token not found`. Idempotency-Key as on /api: replays are byte for byte with `Idempotent-Replayed: true`, 409 while the first runs, 422 for another body.
      */
     post: operations["v1Transactions.create"]
     delete?: never
@@ -577,6 +699,41 @@ export interface paths {
     put?: never
     /** @description Full refund without `amount`, partial with it (billet: full only). Refundable: `paid`, or `refunded` with a balance left; otherwise 409 `not_refundable`. An amount above the refundable balance (amount_total − refunded_amount) is 400 naming `amount`. Concurrent refunds never exceed the balance. */
     post: operations["v1Transactions.refund"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/public/v1/withdrawals": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** @description Oldest first; `subaccount_id` lists one subaccount's withdrawals. */
+    get: operations["v1Withdrawals.list"]
+    put?: never
+    /** @description Withdraws `amount` centavos of the available balance (the main account's, or a subaccount's to its registered bank account). The money leaves `available` at once; the bank pays it after WITHDRAWAL_DELAY_SECONDS (`withdraw.paid`), or refuses it (`withdraw.failed`, the money comes back as `withdraw_reversal`). 409 `insufficient_balance` when available cannot cover it. */
+    post: operations["v1Withdrawals.create"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/public/v1/withdrawals/{id}": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** @description The withdrawal; 404 when unknown, malformed or of another account. */
+    get: operations["v1Withdrawals.get"]
+    put?: never
+    post?: never
     delete?: never
     options?: never
     head?: never
@@ -840,6 +997,79 @@ export interface components {
     UUID: string
     /**
      * @example {
+     *       "transaction_hash": "0c5e8f0a-6a41-4f4e-9a55-1f1b1d0c9a10",
+     *       "status": "in_review",
+     *       "score": 70,
+     *       "decision": "review",
+     *       "reason": "card_velocity, disposable_email"
+     *     }
+     */
+    V1Antifraud: {
+      /**
+       * @description approve (< ANTIFRAUD_REVIEW_AT, 60), review (up to ANTIFRAUD_REJECT_AT, 80), reject; after a manual review, the decision taken
+       * @enum {string}
+       */
+      decision: "approve" | "review" | "reject"
+      /** @description the rules that fired, comma-separated (card_velocity, document_velocity, amount_above_usual, holder_name_mismatch, disposable_email, private_ip, sandbox_fraud_card, sandbox_review_card); null when none */
+      reason: string | null
+      /**
+       * int
+       * @description 0 (safe) to 100 (fraud): the sum of the fired rules' weights
+       */
+      score: number
+      /**
+       * @description in_review while a card charge waits for a manual decision (transaction status `antifraud`)
+       * @enum {string}
+       */
+      status: "completed" | "in_review"
+      transaction_hash: string
+    }
+    /**
+     * @example {
+     *       "available": 98010,
+     *       "pending": 287450,
+     *       "reserved": 0,
+     *       "currency": "BRL",
+     *       "updated_at": "2026-11-22T09:15:00-03:00"
+     *     }
+     */
+    V1Balance: {
+      available: components["schemas"]["Int"]
+      /** @enum {string} */
+      currency: "BRL"
+      pending: components["schemas"]["Int"]
+      reserved: components["schemas"]["Int"]
+      updated_at: string
+    }
+    V1Movement: {
+      /**
+       * int
+       * @description signed centavos
+       */
+      amount: number
+      /** @enum {string} */
+      balance: "available" | "pending" | "reserved"
+      created_at: string
+      description: string
+      id: string
+      transaction_hash: string | null
+      /** @enum {string} */
+      type:
+        | "sale"
+        | "fee"
+        | "settlement"
+        | "reserve"
+        | "reserve_release"
+        | "refund"
+        | "chargeback"
+        | "med"
+        | "split"
+        | "withdraw"
+        | "withdraw_reversal"
+      withdrawal_id: string | null
+    }
+    /**
+     * @example {
      *       "id": "0b6c3f6e-8f6a-4d5e-9a51-3c1f3f0f6a10",
      *       "name": "Loja Parceira Ltda",
      *       "document": "12ABC34501DE35",
@@ -991,10 +1221,34 @@ export interface components {
       }[]
       refunded_amount: components["schemas"]["Int"]
       refusal_reason: string | null
-      split: unknown[]
+      /** @description the split rules as sent (CONTRACT-v1 §8); [] when none */
+      split: {
+        amount?: components["schemas"]["Int"]
+        percentage?: number
+        subaccount_id: string
+      }[]
       /** @description pending, processing, antifraud, paid, refused, failed, cancelled, refunded (total or partial: see refunded_amount), pre_chargeback, chargeback, med_received, med_analysis, med_reproved */
       status: string
       updated_at: string | null
+    }
+    V1Withdrawal: {
+      amount: components["schemas"]["Int"]
+      bank_account: {
+        account: string
+        account_digit: string
+        agency: string
+        /** @description null when the branch has none */
+        agency_digit: string | null
+        bank_code: string
+        /** @enum {string} */
+        type: "checking" | "savings"
+      }
+      created_at: string
+      id: string
+      paid_at: string | null
+      /** @enum {string} */
+      status: "pending" | "paid" | "failed"
+      subaccount_id: string | null
     }
     Webhook: {
       createdAt: components["schemas"]["Date"]
@@ -2402,6 +2656,193 @@ export interface operations {
       }
     }
   }
+  "sandbox.antifraud": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * @description approve: the acquirer is asked now; reject: declined fraud_suspected
+           * @enum {string}
+           */
+          decision: "approve" | "reject"
+        }
+      }
+    }
+    responses: {
+      /** @description Transaction */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Transaction"]
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description The resource's state forbids the operation */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Conflict"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "sandbox.chargeback": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @enum {string} */
+          stage: "open" | "lost" | "won"
+        }
+      }
+    }
+    responses: {
+      /** @description Transaction */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Transaction"]
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description The resource's state forbids the operation */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Conflict"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
   "sandbox.expire": {
     parameters: {
       query?: never
@@ -2412,6 +2853,98 @@ export interface operations {
       cookie?: never
     }
     requestBody?: never
+    responses: {
+      /** @description Transaction */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Transaction"]
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description The resource's state forbids the operation */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Conflict"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "sandbox.med": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @enum {string} */
+          stage: "open" | "analysis" | "lost" | "won"
+        }
+      }
+    }
     responses: {
       /** @description Transaction */
       200: {
@@ -2559,6 +3092,82 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["Conflict"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "sandbox.settle": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Transaction */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Transaction"]
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -3397,6 +4006,315 @@ export interface operations {
       }
     }
   }
+  "v1Antifraud.get": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        transaction_hash: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            data: components["schemas"]["V1Antifraud"]
+            /** @enum {boolean} */
+            success: true
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description `Accept` excludes application/json */
+      406: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotAcceptable"]
+        }
+      }
+      /** @description The body is not `Content-Type: application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "v1Balance.balance": {
+    parameters: {
+      query?: {
+        /** @description a subaccount's balance instead */
+        subaccount_id?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            data: components["schemas"]["V1Balance"]
+            /** @enum {boolean} */
+            success: true
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description `Accept` excludes application/json */
+      406: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotAcceptable"]
+        }
+      }
+      /** @description The body is not `Content-Type: application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "v1Balance.financials": {
+    parameters: {
+      query?: {
+        /** @description YYYY-MM-DD (São Paulo), inclusive, required */
+        end_at?: string
+        page?: string
+        per_page?: string
+        /** @description YYYY-MM-DD (São Paulo), required */
+        start_at?: string
+        subaccount_id?: string
+        /** @description sale, fee, settlement, reserve, reserve_release, refund, chargeback, med, split, withdraw, withdraw_reversal */
+        type?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            data: components["schemas"]["V1Movement"][]
+            pagination: {
+              page: components["schemas"]["Int"]
+              per_page: components["schemas"]["Int"]
+              total: components["schemas"]["Int"]
+              total_pages: components["schemas"]["Int"]
+            }
+            /** @enum {boolean} */
+            success: true
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description `Accept` excludes application/json */
+      406: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotAcceptable"]
+        }
+      }
+      /** @description The body is not `Content-Type: application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
   "v1Installments.simulate": {
     parameters: {
       query?: {
@@ -4005,6 +4923,13 @@ export interface operations {
             /** @description centavos */
             unit_price: number
           }[]
+          /** @description CONTRACT-v1 §8: [{subaccount_id, amount | percentage}], exactly one of the two; percentages of amount_total, rounded down; the shares may not exceed amount_total minus the fee */
+          split?: {
+            amount?: number
+            percentage?: number
+            /** Format: uuid */
+            subaccount_id: string
+          }[]
         }
       }
     }
@@ -4354,6 +5279,319 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["ServiceUnavailable"]
+        }
+      }
+    }
+  }
+  "v1Withdrawals.list": {
+    parameters: {
+      query?: {
+        page?: string
+        per_page?: string
+        subaccount_id?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            data: components["schemas"]["V1Withdrawal"][]
+            pagination: {
+              page: components["schemas"]["Int"]
+              per_page: components["schemas"]["Int"]
+              total: components["schemas"]["Int"]
+              total_pages: components["schemas"]["Int"]
+            }
+            /** @enum {boolean} */
+            success: true
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description `Accept` excludes application/json */
+      406: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotAcceptable"]
+        }
+      }
+      /** @description The body is not `Content-Type: application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "v1Withdrawals.create": {
+    parameters: {
+      query?: never
+      header?: {
+        "idempotency-key"?: string
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description centavos */
+          amount: number
+          /** @description as a subaccount's bank_account; required for the main account */
+          bank_account?: Record<string, never>
+          /** Format: uuid */
+          subaccount_id?: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            data: components["schemas"]["V1Withdrawal"]
+            /** @enum {boolean} */
+            success: true
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description `Accept` excludes application/json */
+      406: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotAcceptable"]
+        }
+      }
+      /** @description The resource's state forbids the operation */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Conflict"]
+        }
+      }
+      /** @description The body is not `Content-Type: application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
+      /** @description Refused on its merits: card declined, card data rejected, idempotency key reused */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnprocessableEntity"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "v1Withdrawals.get": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            data: components["schemas"]["V1Withdrawal"]
+            /** @enum {boolean} */
+            success: true
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description `Accept` excludes application/json */
+      406: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotAcceptable"]
+        }
+      }
+      /** @description The body is not `Content-Type: application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
         }
       }
     }

@@ -43,6 +43,12 @@ export const PrometheusMetrics = Layer.sync(Metrics, () => {
       labelNames: ["method", "outcome"] as const,
       registers
     }),
+    antifraudDecisions: new Counter({
+      name: "antifraud_decisions_total",
+      help: "Antifraud decisions on card charges (approve, review, reject), as the analysis decided them",
+      labelNames: ["decision"] as const,
+      registers
+    }),
     refunds: new Counter({
       name: "refunds_total",
       help: "Refunds by method and kind (full, partial)",

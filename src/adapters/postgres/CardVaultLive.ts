@@ -59,7 +59,7 @@ export const CardVaultLive = Layer.effect(
       traced("CardVault", {
         store: Effect.fn("CardVault.store")(function* (
           accountId: string,
-          customerId: CustomerId,
+          customerId: CustomerId | null,
           brand: CardBrand,
           card: VaultCard
         ) {

@@ -9,6 +9,7 @@ import lifecycle from "./migrations/0004_lifecycle.ts"
 import publicV1 from "./migrations/0005_public_v1.ts"
 import subaccounts from "./migrations/0006_subaccounts.ts"
 import ledger from "./migrations/0008_ledger.ts"
+import antifraud from "./migrations/0007_antifraud.ts"
 
 export const MIGRATIONS = {
   "0001_foundation": foundation,
@@ -17,6 +18,7 @@ export const MIGRATIONS = {
   "0004_lifecycle": lifecycle,
   "0005_public_v1": publicV1,
   "0006_subaccounts": subaccounts,
+  "0007_antifraud": antifraud,
   "0008_ledger": ledger
 }
 

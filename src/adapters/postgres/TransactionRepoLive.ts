@@ -1,12 +1,17 @@
 import { AccountId, TransactionId } from "../../domain/ids.ts"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
+import { AntifraudAnalysis } from "../../domain/antifraud.ts"
 import { TransactionRecord } from "../../domain/transaction.ts"
 import { TransactionRepo } from "../../ports/TransactionRepo.ts"
 
 const COLUMNS = `id, origin, order_id, customer_id, method, amount, amount_total, amount_interest, buyer, products,
   metadata, comment, split, fee, status, refunded_amount, refund_reserved, installments, details, decline_code,
-  acquirer_reference, paid_at, expires_at, created_at, updated_at`
+  acquirer_reference, card_token, antifraud, paid_at, expires_at, created_at, updated_at`
+
+const encodeAnalysis = Schema.encodeSync(AntifraudAnalysis)
+const analysis = (value: AntifraudAnalysis | null | undefined) =>
+  value === null || value === undefined ? null : JSON.stringify(encodeAnalysis(value))
 
 const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value))
 
@@ -35,9 +40,10 @@ export const TransactionRepoLive = Layer.effect(
                                     installments, details, expires_at, card_token, antifraud, decline_code)
           values (${t.id}, ${accountId}, ${t.origin}, ${t.orderId}, ${t.customerId}, ${t.method}, ${t.amount},
                   ${t.amountTotal}, ${t.amountInterest}, ${json(t.buyer)}::jsonb, ${json(t.products)}::jsonb,
-                  ${json(t.metadata)}::jsonb, ${t.comment}, ${JSON.stringify(t.split)}::jsonb, ${t.fee}, ${t.status}, ${t.installments},
+                  ${json(t.metadata)}::jsonb, ${t.comment}, ${JSON.stringify(t.split)}::jsonb, ${t.fee}, ${t.status},
+                  ${t.installments},
                   ${JSON.stringify(t.details)}::jsonb, ${t.expiresAt}, ${t.cardToken},
-                  ${json(t.antifraud)}::jsonb, ${t.declineCode ?? null})
+                  ${analysis(t.antifraud)}::jsonb, ${t.declineCode ?? null})
           returning ${columns}`).pipe(Effect.withSpan("TransactionRepo.insert")),
       list: (accountId) =>
         rows(sql`select ${columns} from transactions where account_id = ${accountId} order by created_at, id`).pipe(
@@ -62,6 +68,7 @@ export const TransactionRepoLive = Layer.effect(
             decline_code = coalesce(${c.declineCode ?? null}, decline_code),
             acquirer_reference = coalesce(${c.acquirerReference ?? null}, acquirer_reference),
             details = coalesce(${c.details === undefined ? null : JSON.stringify(c.details)}::jsonb, details),
+            antifraud = coalesce(${analysis(c.antifraud)}::jsonb, antifraud),
             updated_at = now()
           where account_id = ${accountId} and id = ${id}
           returning ${columns}`).pipe(Effect.withSpan("TransactionRepo.update")),

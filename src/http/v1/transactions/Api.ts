@@ -132,7 +132,8 @@ export class V1TransactionsApi extends HttpApiGroup.make("v1Transactions")
         OpenApi.Description,
         "201 for every outcome once the body is valid: pix and billet `pending` with their codes; an approved " +
           "card `paid`; a card refused by the acquirer or the antifraud `refused` with `refusal_reason`; an " +
-          "acquirer failure `failed`; test card 4000000000000101 `antifraud` (manual review). 400 names every " +
+          "acquirer failure `failed`; a card the antifraud sends to manual review (test card 4000000000000101) " +
+          "`antifraud`, see GET /antifraud/{transaction_hash} (CONTRACT-v1 §9). 400 names every " +
           "broken field by its path (`customer.document`, `products[0].unit_price`, `card.number`). 404 " +
           "`card_token not found`. Idempotency-Key as on /api: replays are byte for byte with " +
           "`Idempotent-Replayed: true`, 409 while the first runs, 422 for another body."

@@ -6,13 +6,13 @@ import { Refunds } from "../../../app/Refunds.ts"
 import { Transactions } from "../../../app/Transactions.ts"
 import { AppConfig } from "../../../config/AppConfig.ts"
 import { normalizeDocument } from "../../../domain/document.ts"
-import { NotFound, ValidationFailed } from "../../../domain/errors.ts"
+import { ValidationFailed } from "../../../domain/errors.ts"
 import { startOfDayInSaoPaulo } from "../../../domain/time.ts"
-import { isUuid } from "../../../domain/uuid.ts"
 import type { TransactionFilter } from "../../../ports/TransactionRepo.ts"
 import { GatewayApi } from "../../Api.ts"
 import { idempotentPost } from "../../shared/idempotency.ts"
 import { CurrentPrincipal } from "../../shared/security.ts"
+import { knownHash } from "../hash.ts"
 import { renderedV1 } from "../render.ts"
 import { CORE_METHOD, coreStatuses, V1_STATUSES } from "../words.ts"
 import { V1Transaction } from "./Api.ts"
@@ -21,12 +21,6 @@ import { v1Transaction } from "./present.ts"
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/
 const isDate = (s: string) => DATE.test(s) && !Number.isNaN(new Date(`${s}T12:00:00Z`).getTime())
-
-/** A hash that is not a UUID names no transaction: 404, as for another account's (CONTRACT-v1 §1). */
-const knownHash = (hash: string) =>
-  isUuid(hash)
-    ? Effect.succeed(TransactionId.make(hash))
-    : Effect.fail(new NotFound({ message: "transaction not found" }))
 
 const positive = (name: string, raw: string | undefined, fallback: number, max: number) => {
   if (raw === undefined) return Either.right(fallback)

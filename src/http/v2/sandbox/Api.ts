@@ -40,6 +40,28 @@ export class SandboxApi extends HttpApiGroup.make("sandbox")
       .annotate(OpenApi.Description, "PENDING → FAILED now; the order becomes EXPIRED.")
   )
   .add(
+    HttpApiEndpoint.post("antifraud")`/transactions/${id}/antifraud`
+      .setPayload(
+        payload(
+          Schema.Struct({
+            decision: Schema.Literal("approve", "reject").annotations({
+              description: "approve: the acquirer is asked now; reject: declined fraud_suspected"
+            })
+          })
+        )
+      )
+      .addSuccess(Transaction)
+      .addError(BadRequest)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(
+        OpenApi.Description,
+        "CONTRACT-v1 §9: decide a card charge in manual review (ANTIFRAUD). approve → PROCESSING, then the " +
+          "acquirer's answer (CAPTURED, DECLINED or FAILED); reject → DECLINED with fraud_suspected. The " +
+          "analysis becomes completed with the decision. 409 in any other state; 400 naming `decision`."
+      )
+  )
+  .add(
     HttpApiEndpoint.post("chargeback")`/transactions/${id}/chargeback`
       .setPayload(payload(Schema.Struct({ stage: Schema.Literal("open", "lost", "won") })))
       .addSuccess(Transaction)

@@ -47,5 +47,10 @@ export const SandboxHttp = HttpApiBuilder.group(GatewayApi, "sandbox", (handlers
           rendered
         )
       )
+      .handle("antifraud", ({ path, payload }) =>
+        Effect.flatMap(CurrentPrincipal, ({ accountId }) =>
+          sandbox.antifraud(accountId, path.id, payload.decision)
+        ).pipe(Effect.map(toTransaction), rendered)
+      )
   })
 )
