@@ -2,6 +2,7 @@ import { parseArgs } from "node:util"
 import { NodeContext } from "@effect/platform-node"
 import { Effect, Layer, Logger, LogLevel, Option } from "effect"
 import { Accounts } from "./app/Accounts.ts"
+import { Audit } from "./app/Audit.ts"
 import { AppLive } from "./Live.ts"
 import { AppConfigLive } from "./config/AppConfig.ts"
 import { isKnownScope } from "./http/shared/scopes.ts"
@@ -11,11 +12,13 @@ import { DatabaseLive } from "./Roles.ts"
  * Operator CLI (npm run cli -- …), against DATABASE_URL or the embedded database in DATA_DIR:
  *   accounts create --name N --email E --password P
  *   keys create --account <email|id> --scopes customers:read,orders:write [--label L] [--rate-limit N]
+ *   ledger check   (README "Money": every balance recomputed from its postings; exit 1 on any difference)
  * Prints JSON, like the HTTP API.
  */
 const usage = `usage:
   npm run cli -- accounts create --name NAME --email EMAIL --password PASSWORD
-  npm run cli -- keys create --account EMAIL_OR_ID --scopes SCOPE[,SCOPE…] [--label LABEL] [--rate-limit N]`
+  npm run cli -- keys create --account EMAIL_OR_ID --scopes SCOPE[,SCOPE…] [--label LABEL] [--rate-limit N]
+  npm run cli -- ledger check`
 
 const fail = (message: string) => Effect.fail(new Error(message))
 
@@ -69,6 +72,13 @@ const program = Effect.gen(function* () {
       rateLimit
     )
     return { ...apiKey, fullKey }
+  }
+  if (noun === "ledger" && verb === "check") {
+    const discrepancies = yield* Effect.flatMap(Audit, (audit) => audit.check)
+    if (discrepancies.length > 0) {
+      return yield* fail(`the ledger does not reconcile:\n${JSON.stringify(discrepancies, null, 2)}`)
+    }
+    return { ok: true, discrepancies: [] }
   }
   return yield* fail(usage)
 })

@@ -1,3 +1,5 @@
+import { execFile } from "node:child_process"
+import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client, type Client, signup } from "./support/http.ts"
 import { CARDS, eventually, freshCpf } from "./support/payments.ts"
@@ -526,5 +528,37 @@ describe("the database keeps the books honest", () => {
         on p.account_id = b.account_id and p.party = b.party and p.book = b.book
       group by b.account_id, b.party, b.book, b.amount having b.amount <> coalesce(sum(p.amount), 0)`)
     expect(rows).toEqual([])
+  })
+
+  it("`npm run cli -- ledger check` passes on these books and names a balance that drifts", async () => {
+    const run = (env: Record<string, string>) =>
+      promisify(execFile)("npx", ["tsx", "src/cli.ts", "ledger", "check"], {
+        env: { ...process.env, ...env },
+        timeout: 60_000
+      }).then(
+        ({ stdout }) => ({ code: 0, out: stdout }),
+        (e: { code: number; stderr: string }) => ({ code: e.code, out: e.stderr })
+      )
+    const env = { DATABASE_URL: server.databaseUrl, LOG_LEVEL: "error" }
+    const ok = await run(env)
+    expect(ok.code, ok.out).toBe(0)
+    expect(JSON.parse(ok.out)).toEqual({ ok: true, discrepancies: [] })
+    const { rows } = await server.db.query("select account_id from ledger_balances where party = 'merchant' limit 1")
+    const account = rows[0].account_id
+    await server.db.query(
+      "update ledger_balances set amount = amount + 1 where account_id = $1 and party = 'merchant' and book = 'available'",
+      [account]
+    )
+    try {
+      const bad = await run(env)
+      expect(bad.code).toBe(1)
+      expect(bad.out).toContain("balance merchant/available")
+      expect(bad.out).toContain(account)
+    } finally {
+      await server.db.query(
+        "update ledger_balances set amount = amount - 1 where account_id = $1 and party = 'merchant' and book = 'available'",
+        [account]
+      )
+    }
   })
 })

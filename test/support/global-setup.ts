@@ -5,6 +5,7 @@ import { Effect, Exit, Scope } from "effect"
 import pg from "pg"
 import type { TestProject } from "vitest/node"
 import { startEmbeddedPostgres } from "../../src/adapters/postgres/EmbeddedPostgres.ts"
+import { checkLedgers } from "./ledger-check.ts"
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -21,7 +22,13 @@ export default async function setup(project: TestProject) {
   if (process.env.DATABASE_URL) {
     const url = process.env.DATABASE_URL
     project.provide("adminDatabaseUrl", url)
-    return () => dropTestDatabases(url)
+    return async () => {
+      try {
+        await reconcile(url)
+      } finally {
+        await dropTestDatabases(url)
+      }
+    }
   }
   const dir = await mkdtemp(join(tmpdir(), "gateway-test-"))
   await chmod(dir, 0o755) // PostgreSQL runs as the `postgres` user when we are root
@@ -29,9 +36,26 @@ export default async function setup(project: TestProject) {
   const url = await Effect.runPromise(Scope.extend(startEmbeddedPostgres(dir, "postgres"), scope))
   project.provide("adminDatabaseUrl", url)
   return async () => {
-    await Effect.runPromise(Scope.close(scope, Exit.void))
+    try {
+      await reconcile(url)
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
     await rm(dir, { recursive: true, force: true })
   }
+}
+
+/**
+ * The suite ends with the ledger check (README "Money"): every balance of every test database is
+ * recomputed from its postings; any difference fails the run.
+ */
+const reconcile = async (url: string) => {
+  const discrepancies = await checkLedgers(url)
+  if (discrepancies.length > 0) {
+    process.exitCode = 1
+    throw new Error(`ledger check failed:\n${JSON.stringify(discrepancies, null, 2)}`)
+  }
+  console.log("ledger check: every balance of every test database equals the sum of its postings")
 }
 
 /** An external server keeps nothing of the run: every per-file database is dropped. */
