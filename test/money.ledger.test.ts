@@ -546,7 +546,8 @@ describe("the database keeps the books honest", () => {
     const { rows } = await server.db.query("select account_id from ledger_balances where party = 'merchant' limit 1")
     const account = rows[0].account_id
     await server.db.query(
-      "update ledger_balances set amount = amount + 1 where account_id = $1 and party = 'merchant' and book = 'available'",
+      `update ledger_balances set amount = amount + 1
+       where account_id = $1 and party = 'merchant' and book = 'available'`,
       [account]
     )
     try {
@@ -556,7 +557,8 @@ describe("the database keeps the books honest", () => {
       expect(bad.out).toContain(account)
     } finally {
       await server.db.query(
-        "update ledger_balances set amount = amount - 1 where account_id = $1 and party = 'merchant' and book = 'available'",
+        `update ledger_balances set amount = amount - 1
+         where account_id = $1 and party = 'merchant' and book = 'available'`,
         [account]
       )
     }
