@@ -1,0 +1,194 @@
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import {
+  availableAt,
+  cut,
+  feeOf,
+  feeReturned,
+  isBalanced,
+  MERCHANT,
+  parseFee,
+  percentageShare,
+  planSale,
+  refundShares,
+  take
+} from "./ledger.ts"
+
+const schedule = (reserve = 0) => ({
+  pixDays: 0,
+  billetDays: 1,
+  cardDays: 30,
+  reserveDays: 30,
+  reserve: { a: BigInt(reserve), b: 100n }
+})
+
+describe("fees (CONTRACT-v1 §7)", () => {
+  it("parses P%, C and P%+C, and refuses anything else", () => {
+    expect(parseFee("3.99%")).toEqual({ rate: { a: 399n, b: 10_000n }, fixed: 0 })
+    expect(parseFee("349")).toEqual({ rate: { a: 0n, b: 100n }, fixed: 349 })
+    expect(parseFee("2.5%+39")).toEqual({ rate: { a: 25n, b: 1_000n }, fixed: 39 })
+    expect(parseFee(" 1 % + 10 ")).toEqual({ rate: { a: 1n, b: 100n }, fixed: 10 })
+    for (const bad of ["", "%", "3.99", "abc", "3.99%+", "+39", "101%", "3,99%", "39+2%", "-1%", "1.2.3%"]) {
+      expect(parseFee(bad), bad).toBeNull()
+    }
+    expect(parseFee("3.99")).toEqual(null)
+  })
+
+  it("rounds half up exactly, where floating point would not", () => {
+    // 0.99% of 5,050 is 49.995 (floating point: 49.99499…): half up gives 50.
+    expect(feeOf(parseFee("0.99%")!, 5_050)).toBe(50)
+    expect(feeOf(parseFee("3.99%")!, 10_000)).toBe(399)
+    expect(feeOf(parseFee("3.99%")!, 12_345)).toBe(493) // 492.5655
+    expect(feeOf(parseFee("2.5%+39")!, 1_000)).toBe(64)
+    // A fixed fee never exceeds the sale.
+    expect(feeOf(parseFee("349")!, 100)).toBe(100)
+  })
+
+  it("returns the fee in proportion, cumulatively: the whole fee once all is refunded", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1_000_000 }), fc.integer({ min: 0, max: 100_000 }), (total, rawFee) => {
+        const fee = Math.min(rawFee, total)
+        expect(feeReturned(fee, total, total)).toBe(fee)
+        expect(feeReturned(fee, 0, total)).toBe(0)
+      })
+    )
+    expect(feeReturned(99, 4_000, 10_000)).toBe(40) // 39.6
+    expect(feeReturned(99, 5_000, 10_000)).toBe(50) // 49.5 → half up
+  })
+
+  it("percentages of amount_total are rounded down", () => {
+    expect(percentageShare(12.5, 10_000)).toBe(1_250)
+    expect(percentageShare(33.333, 100)).toBe(33)
+    expect(percentageShare(101, 100)).toBeNull()
+  })
+})
+
+describe("receivables", () => {
+  it("cut like installments: floor, the remainder on the first", () => {
+    expect(cut(10_000, 3)).toEqual([3_334, 3_333, 3_333])
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 10_000_000 }), fc.integer({ min: 1, max: 24 }), (amount, n) => {
+        const parts = cut(amount, n)
+        expect(parts.reduce((s, p) => s + p, 0)).toBe(amount)
+        expect(Math.max(...parts) - Math.min(...parts)).toBeLessThanOrEqual(n)
+      })
+    )
+  })
+
+  it("fall due at 00:00 São Paulo of the paid date + N days; N = 0 is at once", () => {
+    // 23:30 in São Paulo on the 21st is 02:30Z on the 22nd: one day later is the 22nd's midnight there.
+    const paid = new Date("2026-11-22T02:30:00Z")
+    expect(availableAt(paid, 1).toISOString()).toBe("2026-11-22T03:00:00.000Z")
+    expect(availableAt(paid, 0)).toBe(paid)
+  })
+
+  it("a card sale in installments: sale, fee, split and reserve, each installment k·30 days later", () => {
+    const paidAt = new Date("2026-11-22T15:00:00Z")
+    const plan = planSale({
+      method: "CARD",
+      amountTotal: 10_000,
+      installments: 3,
+      paidAt,
+      fee: 399,
+      shares: [{ party: "sub", amount: 1_000 }],
+      schedule: schedule(10)
+    })
+    expect(isBalanced(plan.postings)).toBe(true)
+    const merchant = plan.receivables.filter((r) => r.party === MERCHANT && r.balance === "pending")
+    // net 10,000 − 399 − 1,000 = 8,601; reserve floor(860.1) = 860; 7,741 in three.
+    expect(merchant.map((r) => r.amount)).toEqual([2_581, 2_580, 2_580])
+    expect(merchant.map((r) => r.availableAt.toISOString())).toEqual([
+      "2026-12-22T03:00:00.000Z",
+      "2027-01-21T03:00:00.000Z",
+      "2027-02-20T03:00:00.000Z"
+    ])
+    expect(plan.receivables.filter((r) => r.party === "sub").map((r) => r.amount)).toEqual([334, 333, 333])
+    expect(plan.receivables.find((r) => r.balance === "reserved")?.amount).toBe(860)
+  })
+
+  it("every plan balances and its receivables hold exactly what it credits", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom("PIX" as const, "BOLETO" as const, "CARD" as const),
+        fc.integer({ min: 1, max: 10_000_000 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 0, max: 100 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (method, total, installments, reserve, part) => {
+          const fee = feeOf(parseFee("3.99%")!, total)
+          const share = Math.floor(part * (total - fee))
+          const plan = planSale({
+            method,
+            amountTotal: total,
+            installments,
+            paidAt: new Date(),
+            fee,
+            shares: share > 0 ? [{ party: "sub", amount: share }] : [],
+            schedule: schedule(reserve)
+          })
+          expect(isBalanced(plan.postings)).toBe(true)
+          const credited = plan.postings.filter((p) => p.party !== "system").reduce((s, p) => s + p.amount, 0)
+          expect(plan.receivables.reduce((s, r) => s + r.amount, 0)).toBe(credited)
+          expect(plan.receivables.every((r) => r.amount > 0)).toBe(true)
+        }
+      )
+    )
+  })
+})
+
+describe("taking money back", () => {
+  it("draws on the sources in order and reports a shortfall unless a dispute allows it", () => {
+    const sources = [
+      { kind: "receivable" as const, id: "a", balance: "pending" as const, amount: 300 },
+      { kind: "receivable" as const, id: "r", balance: "reserved" as const, amount: 100 },
+      { kind: "available" as const, amount: 50 }
+    ]
+    expect(take(350, sources, false)).toEqual({
+      parts: [
+        { source: sources[0], amount: 300 },
+        { source: sources[1], amount: 50 }
+      ],
+      shortfall: 0
+    })
+    expect(take(500, sources, false).shortfall).toBe(50)
+    expect(take(500, sources, true)).toEqual({
+      parts: [
+        { source: sources[0], amount: 300 },
+        { source: sources[1], amount: 100 },
+        { source: sources[2], amount: 100 }
+      ],
+      shortfall: 0
+    })
+  })
+
+  it("refunds in pieces take from recipients exactly what one whole refund would", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 1_000_000 }),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 6 }),
+        fc.double({ min: 0, max: 0.9, noNaN: true }),
+        (total, cuts, sharePart) => {
+          const fee = feeOf(parseFee("3.99%")!, total)
+          const shares = [{ party: "sub", amount: Math.floor(sharePart * (total - fee)) }]
+          let before = 0
+          let recipient = 0
+          let merchant = 0
+          let feeBack = 0
+          for (const c of [...cuts, 1]) {
+            const amount = c === 1 ? total - before : Math.floor(c * (total - before))
+            if (amount <= 0) continue
+            const r = refundShares({ amountTotal: total, fee, shares }, before, amount)
+            recipient += r.recipients[0]!.amount
+            merchant += r.merchant
+            feeBack += r.feeDelta
+            before += amount
+          }
+          expect(before).toBe(total)
+          expect(recipient).toBe(shares[0]!.amount)
+          expect(feeBack).toBe(fee)
+          expect(merchant + recipient).toBe(total)
+        }
+      )
+    )
+  })
+})
