@@ -496,6 +496,31 @@ describe("concurrency", () => {
   })
 })
 
+describe("metrics (issue 9)", () => {
+  it("count postings by type, withdrawals by outcome, disputes by kind and outcome; sample the settlement lag", async () => {
+    const text = (await api.get("/metrics")).text
+    const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? Number.NaN)
+    expect(value(/^ledger_postings_total\{type="sale"\} (\d+)/m)).toBeGreaterThan(0)
+    expect(value(/^ledger_postings_total\{type="split"\} (\d+)/m)).toBeGreaterThan(0)
+    expect(value(/^withdrawals_total\{outcome="paid"\} (\d+)/m)).toBeGreaterThan(0)
+    expect(value(/^withdrawals_total\{outcome="failed"\} (\d+)/m)).toBeGreaterThan(0)
+    expect(value(/^disputes_total\{kind="chargeback",outcome="opened"\} (\d+)/m)).toBeGreaterThan(0)
+    expect(value(/^disputes_total\{kind="med",outcome="lost"\} (\d+)/m)).toBeGreaterThan(0)
+    expect(text).toMatch(/^settlement_lag_seconds 0$/m)
+    // A receivable a day overdue shows as a day of lag.
+    const key = await merchant()
+    const hash = await paidCard(key, 1_000)
+    await server.db.query(
+      "update receivables set available_at = now() - interval '1 day' where transaction_id = $1 and balance = 'pending'",
+      [hash]
+    )
+    const lag = Number(/^settlement_lag_seconds (\S+)$/m.exec((await api.get("/metrics")).text)?.[1])
+    expect(lag).toBeGreaterThan(86_000)
+    await sandbox(key, hash, "settle")
+    expect((await api.get("/metrics")).text).toMatch(/^settlement_lag_seconds 0$/m)
+  })
+})
+
 describe("the database keeps the books honest", () => {
   it("postings and entries cannot be changed or deleted; an unbalanced entry cannot commit", async () => {
     await expect(server.db.query("update ledger_postings set amount = amount + 1")).rejects.toThrow(/append-only/)

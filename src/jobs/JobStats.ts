@@ -1,15 +1,17 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { Metrics } from "../ports/Metrics.ts"
+import { Receivables } from "../ports/Receivables.ts"
 
 /**
- * Samples graphile-worker's queue into the job gauges when /metrics is scraped, so every process
+ * Samples graphile-worker's queue into the job gauges, and the settlement lag, when /metrics is scraped, so every process
  * (API or worker) reports the same shared queue.
  */
 export class JobStats extends Effect.Service<JobStats>()("JobStats", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const metrics = yield* Metrics
+    const receivables = yield* Receivables
     return {
       sample: Effect.gen(function* () {
         const rows = yield* sql<{ task: string; state: string; count: number }>`
@@ -25,6 +27,12 @@ export class JobStats extends Effect.Service<JobStats>()("JobStats", {
         metrics.jobs.reset()
         for (const row of rows) metrics.jobs.set({ task: row.task, state: row.state }, row.count)
         metrics.oldestPendingJobAge.set(oldest?.age ?? 0)
+        // Settlement lag (README "Money"): how late the oldest receivable due is to become available.
+        const now = new Date()
+        const due = yield* receivables.oldestDue(now)
+        metrics.settlementLag.set(
+          Option.match(due, { onNone: () => 0, onSome: (at) => (now.getTime() - at.getTime()) / 1000 })
+        )
       }).pipe(Effect.withSpan("JobStats.sample"))
     }
   })
