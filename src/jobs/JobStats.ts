@@ -4,8 +4,8 @@ import { Metrics } from "../ports/Metrics.ts"
 import { Receivables } from "../ports/Receivables.ts"
 
 /**
- * Samples graphile-worker's queue into the job gauges, and the settlement lag, when /metrics is scraped, so every process
- * (API or worker) reports the same shared queue.
+ * Samples graphile-worker's queue into the job gauges, and the settlement lag, when /metrics is
+ * scraped, so every process (API or worker) reports the same shared queue.
  */
 export class JobStats extends Effect.Service<JobStats>()("JobStats", {
   effect: Effect.gen(function* () {
