@@ -37,8 +37,11 @@ afterAll(async () => {
   await db?.end()
 })
 
-const balances = async () =>
-  Object.fromEntries(
+const balances = async () => ({
+  available: 0,
+  pending: 0,
+  reserved: 0,
+  ...Object.fromEntries(
     (
       await db.query<{ book: string; amount: string }>(
         "select book, amount from ledger_balances where account_id = $1 and party = 'merchant'",
@@ -46,6 +49,7 @@ const balances = async () =>
       )
     ).rows.map((r) => [r.book, Number(r.amount)])
   )
+})
 
 describe("a worker killed mid-settlement", () => {
   it("leaves no half-moved money, and a new worker settles the receivable exactly once", async () => {
