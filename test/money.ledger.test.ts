@@ -2,7 +2,7 @@ import { execFile } from "node:child_process"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client, type Client, signup } from "./support/http.ts"
-import { CARDS, eventually, freshCpf } from "./support/payments.ts"
+import { boletoBody, CARDS, eventually, freshCpf, newOrder, pixBody, PROCESS, REFUND } from "./support/payments.ts"
 import { jsonBody, type Receiver, startReceiver } from "./support/receiver.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
 import { parseFee } from "../src/domain/ledger.ts"
@@ -115,6 +115,33 @@ describe("sales and settlement (CONTRACT-v1 §7)", () => {
     // Settling again moves nothing.
     expect((await sandbox(key, hash, "settle")).status).toBe(200)
     expect(await balance(key)).toEqual({ available: net - reserve, pending: 0, reserved: reserve })
+  })
+
+  it("transactions made through /api are on the same books; a boleto is pending until its settlement day", async () => {
+    const key = await merchant()
+    const { orderId } = await newOrder(api, key, 10_000)
+    const pix = await api.post(PROCESS, pixBody(orderId, 10_000), { key })
+    expect(pix.status, pix.text).toBe(201)
+    await sandbox(key, pix.body.transactionId, "pay")
+    const afterPix = 10_000 - pixFee(10_000)
+    expect(await balance(key)).toEqual({ available: afterPix, pending: 0, reserved: 0 })
+    const refunded = await api.post(REFUND, { transactionId: pix.body.transactionId, amount: 5_000 }, { key })
+    expect(refunded.status, refunded.text).toBe(200)
+    const afterRefund = afterPix - (5_000 - returned(pixFee(10_000), 5_000, 10_000))
+    expect(await balance(key)).toEqual({ available: afterRefund, pending: 0, reserved: 0 })
+
+    const second = await newOrder(api, key, 20_000)
+    const boleto = await api.post(PROCESS, boletoBody(second.orderId, 20_000), { key })
+    expect(boleto.status, boleto.text).toBe(201)
+    expect((await sandbox(key, boleto.body.transactionId, "pay")).status).toBe(202)
+    await eventually(async () => ((await balance(key)).pending > 0 ? true : undefined))
+    // FEE_BILLET is 349 centavos; SETTLEMENT_DAYS_BILLET 1: tomorrow at 00:00 in São Paulo.
+    expect(await balance(key)).toEqual({ available: afterRefund, pending: 20_000 - 349, reserved: 0 })
+    const due = await server.db.query("select available_at from receivables where transaction_id = $1", [
+      boleto.body.transactionId
+    ])
+    const tomorrow = new Date(Date.now() + 86_400_000).toLocaleDateString("en-CA", { timeZone: "America/Sao_Paulo" })
+    expect(new Date(due.rows[0].available_at).toISOString()).toBe(new Date(`${tomorrow}T00:00:00-03:00`).toISOString())
   })
 
   it("a settlement job run twice posts once", async () => {

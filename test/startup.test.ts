@@ -34,7 +34,13 @@ describe("configuration errors stop start-up and name the variable", () => {
     ["JWT_SECRET", { NODE_ENV: "production", CARD_VAULT_KEY: Buffer.alloc(32, 1).toString("base64") }],
     ["CARD_VAULT_KEY", { NODE_ENV: "production", JWT_SECRET: "x".repeat(40) }],
     ["CARD_VAULT_KEY", { CARD_VAULT_KEY: "too-short" }],
-    ["ANTIFRAUD_WEIGHTS", { ANTIFRAUD_WEIGHTS: "card_velocity=lots" }]
+    ["ANTIFRAUD_WEIGHTS", { ANTIFRAUD_WEIGHTS: "card_velocity=lots" }],
+    ["FEE_CREDIT_CARD", { FEE_CREDIT_CARD: "3,99%" }],
+    ["FEE_BILLET", { FEE_BILLET: "R$ 3,49" }],
+    ["FEE_PIX", { FEE_PIX: "101%" }],
+    ["SETTLEMENT_DAYS_CREDIT_CARD", { SETTLEMENT_DAYS_CREDIT_CARD: "-1" }],
+    ["RESERVE_PERCENT", { RESERVE_PERCENT: "150" }],
+    ["WITHDRAWAL_DELAY_SECONDS", { WITHDRAWAL_DELAY_SECONDS: "soon" }]
   ])(
     "%s",
     async (variable, env) => {
