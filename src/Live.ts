@@ -14,7 +14,7 @@ import { JobSchedulerLive } from "./adapters/postgres/JobSchedulerLive.ts"
 import { OrderRepoLive } from "./adapters/postgres/OrderRepoLive.ts"
 import { OutboxLive } from "./adapters/postgres/OutboxLive.ts"
 import { PublicDocumentsLive } from "./adapters/postgres/PublicDocumentsLive.ts"
-import { RateLimiterLive } from "./adapters/postgres/RateLimiterLive.ts"
+import { KeyAdmissionLive } from "./adapters/postgres/KeyAdmissionLive.ts"
 import { RefundRepoLive } from "./adapters/postgres/RefundRepoLive.ts"
 import { SubaccountRepoLive } from "./adapters/postgres/SubaccountRepoLive.ts"
 import { TransactionalLive } from "./adapters/postgres/TransactionalLive.ts"
@@ -113,7 +113,7 @@ export const AdaptersLive = Layer.mergeAll(
   SubaccountRepoLive,
   PublicDocumentsLive,
   IdempotencyStoreLive,
-  RateLimiterLive,
+  KeyAdmissionLive,
   TransactionalLive,
   JobSchedulerLive,
   CardVaultLive,

@@ -21,7 +21,7 @@ import { JobScheduler } from "../ports/JobScheduler.ts"
 import { Metrics } from "../ports/Metrics.ts"
 import { OrderRepo } from "../ports/OrderRepo.ts"
 import { PixProvider } from "../ports/PixProvider.ts"
-import { PublicDocuments } from "../ports/PublicDocuments.ts"
+import { type DocumentKind, PublicDocuments } from "../ports/PublicDocuments.ts"
 import type { NewTransaction } from "../ports/TransactionRepo.ts"
 import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Transactional } from "../ports/Transactional.ts"
@@ -70,11 +70,9 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       lock: boolean
     ) {
       if (command.orderId === null) return null
-      const found = yield* lock
-        ? orders.findForUpdate(accountId, command.orderId)
-        : orders.find(accountId, command.orderId)
+      const found = yield* orders.findToCharge(accountId, command.orderId, lock)
       if (Option.isNone(found)) return yield* new NotFound({ message: "orderId not found" })
-      const order = found.value
+      const { customerLive, order } = found.value
       if (!isPayable(order.status)) {
         return yield* new Conflict({
           code: "order_not_payable",
@@ -85,7 +83,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         return yield* ValidationFailed.one("amount", `amount must equal the order amount (${order.amount})`)
       }
       // Spec, Customers rule 2: a deleted customer's id is invalid for new payments.
-      if (Option.isNone(yield* customers.find(accountId, order.customerId))) {
+      if (!customerLive) {
         return yield* new Conflict({
           code: "customer_deleted",
           message: "the order's customer was deleted; it cannot be paid"
@@ -99,7 +97,8 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       accountId: AccountId,
       command: PaymentCommand,
       insert: NewTransaction,
-      afterInsert: (t: TransactionRecord) => Effect.Effect<void> = () => Effect.void
+      afterInsert: (t: TransactionRecord) => Effect.Effect<void> = () => Effect.void,
+      extraDocuments: ReadonlyArray<{ readonly token: string; readonly kind: DocumentKind }> = []
     ) =>
       tx.run(
         Effect.gen(function* () {
@@ -117,11 +116,28 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
             })
           }
           const created = yield* lifecycle.create(accountId, insert)
-          yield* documents.create(insert.details.checkoutToken!, created.id, "checkout")
+          yield* documents.create(created.id, [
+            { token: insert.details.checkoutToken!, kind: "checkout" },
+            ...extraDocuments
+          ])
           yield* afterInsert(created)
           return created
         })
       )
+
+    /**
+     * The merchant name a BR Code carries, read once a minute per account: an account's name has no
+     * endpoint that changes it, and a read per charge would be a round trip for nothing (issue 10).
+     */
+    const names = new Map<AccountId, { readonly name: string; readonly at: number }>()
+    const merchantNameOf = Effect.fn("Payments.merchantNameOf")(function* (accountId: AccountId, now: number) {
+      const known = names.get(accountId)
+      if (known !== undefined && now - known.at < 60_000) return known.name
+      const account = yield* Effect.flatten(accounts.findById(accountId)).pipe(Effect.orDie)
+      if (names.size >= 10_000) names.clear()
+      names.set(accountId, { name: account.name, at: now })
+      return account.name
+    })
 
     /** What the buyer is charged: v1 cards pay option n of the installment table (CONTRACT-v1 §4). */
     const totalOf = (command: PaymentCommand) =>
@@ -181,14 +197,14 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       customerId: CustomerId | null
     ) {
       const money = yield* moneyOf(accountId, command)
-      const account = yield* Effect.flatten(accounts.findById(accountId)).pipe(Effect.orDie)
       const now = new Date(yield* Clock.currentTimeMillis)
+      const merchantName = yield* merchantNameOf(accountId, now.getTime())
       const expiresAt = command.expiresAt ?? new Date(now.getTime() + config.pixExpiresInSeconds * 1000)
       const charge = yield* pix.createCharge({
         transactionId,
         amount: command.amount,
         expiresAt,
-        merchantName: account.name,
+        merchantName,
         merchantCity: PIX_CITY
       })
       const qrToken = documentToken()
@@ -208,11 +224,8 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
             checkoutToken: documentToken()
           }
         },
-        (created) =>
-          Effect.all(
-            [documents.create(qrToken, created.id, "pix_qr"), scheduler.expireAt(accountId, created.id, expiresAt)],
-            { discard: true }
-          )
+        (created) => scheduler.expireAt(accountId, created.id, expiresAt),
+        [{ token: qrToken, kind: "pix_qr" }]
       )
     })
 
@@ -269,14 +282,10 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
           }
         },
         (created) =>
-          Effect.all(
-            [
-              documents.create(pdfToken, created.id, "boleto_pdf"),
-              scheduler.expireAt(accountId, created.id, due.endOfDay),
-              scheduler.confirmBoletosSoon
-            ],
-            { discard: true }
-          )
+          Effect.all([scheduler.expireAt(accountId, created.id, due.endOfDay), scheduler.confirmBoletosSoon], {
+            discard: true
+          }),
+        [{ token: pdfToken, kind: "boleto_pdf" }]
       )
     })
 
@@ -394,7 +403,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
             yield* payableOrder(accountId, command, true)
             const refused = { ...insert, status: "DECLINED" as const, declineCode: "fraud_suspected" }
             const created = yield* lifecycle.create(accountId, refused, "decline")
-            yield* documents.create(insert.details.checkoutToken!, created.id, "checkout")
+            yield* documents.create(created.id, [{ token: insert.details.checkoutToken!, kind: "checkout" }])
             return created
           })
         )
@@ -415,7 +424,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
                 holderName: card.holderName
               })).token
             const created = yield* lifecycle.create(accountId, { ...insert, status: "ANTIFRAUD", cardToken: held })
-            yield* documents.create(insert.details.checkoutToken!, created.id, "checkout")
+            yield* documents.create(created.id, [{ token: insert.details.checkoutToken!, kind: "checkout" }])
             return created
           })
         )
@@ -504,9 +513,11 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       charge: Effect.fn("Payments.charge")(function* (
         accountId: AccountId,
         command: PaymentCommand,
-        transactionId: TransactionId
+        transactionId: TransactionId,
+        /** The id is new (not a retry's): there is no earlier attempt to resume, so none is looked up. */
+        fresh = false
       ) {
-        const resumed = yield* transactions.find(accountId, transactionId)
+        const resumed = fresh ? Option.none() : yield* transactions.find(accountId, transactionId)
         const result =
           Option.isSome(resumed) && resumed.value.status !== "PROCESSING"
             ? resumed.value

@@ -1,6 +1,6 @@
 import type { AccountId } from "../domain/ids.ts"
 import { Context, type Effect, type Option } from "effect"
-import type { ApiKey, Principal } from "../domain/account.ts"
+import type { ApiKey } from "../domain/account.ts"
 
 /** What is stored of a key: its digest, never the key. */
 export interface KeyMaterial {
@@ -22,8 +22,6 @@ export class ApiKeyRepo extends Context.Tag("ApiKeyRepo")<
   ApiKeyRepo,
   {
     readonly insert: (key: NewApiKey) => Effect.Effect<ApiKey>
-    /** The active key with this digest. Inactive, rotated-away and unknown keys are all None. */
-    readonly findActiveByDigest: (digest: Uint8Array) => Effect.Effect<Option.Option<Principal>>
     readonly findPrimary: (accountId: AccountId) => Effect.Effect<Option.Option<ApiKey>>
     /** Replaces the primary key's secret in place: the old one stops matching at commit. */
     readonly rotatePrimary: (accountId: AccountId, material: KeyMaterial) => Effect.Effect<Option.Option<ApiKey>>

@@ -14,6 +14,15 @@ export class OrderRepo extends Context.Tag("OrderRepo")<
     readonly find: (accountId: AccountId, id: OrderId) => Effect.Effect<Option.Option<Order>>
     /** Row-locks the order for the rest of the database transaction. */
     readonly findForUpdate: (accountId: AccountId, id: OrderId) => Effect.Effect<Option.Option<Order>>
+    /**
+     * The order with whether its customer is still live, in one read (a charge checks both), row-locking
+     * the order when `lock` (for the rest of the database transaction).
+     */
+    readonly findToCharge: (
+      accountId: AccountId,
+      id: OrderId,
+      lock: boolean
+    ) => Effect.Effect<Option.Option<{ readonly order: Order; readonly customerLive: boolean }>>
     readonly setStatus: (accountId: AccountId, id: OrderId, status: OrderStatus) => Effect.Effect<void>
   }
 >() {}

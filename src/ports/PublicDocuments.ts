@@ -11,7 +11,11 @@ export type DocumentKind = "pix_qr" | "boleto_pdf" | "checkout"
 export class PublicDocuments extends Context.Tag("PublicDocuments")<
   PublicDocuments,
   {
-    readonly create: (token: string, transactionId: TransactionId, kind: DocumentKind) => Effect.Effect<void>
+    /** The documents of a new transaction, in one write. */
+    readonly create: (
+      transactionId: TransactionId,
+      documents: ReadonlyArray<{ readonly token: string; readonly kind: DocumentKind }>
+    ) => Effect.Effect<void>
     readonly find: (token: string, kind: DocumentKind) => Effect.Effect<Option.Option<TransactionRecord>>
     /** The transaction behind a checkout token and the trade name of the merchant it belongs to. */
     readonly findCheckout: (

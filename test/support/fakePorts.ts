@@ -54,6 +54,7 @@ export const makeFakePorts = () => {
       OrderRepo,
       OrderRepo.of({
         insertForLiveCustomer: () => Effect.succeed(Option.none()),
+        findToCharge: () => Effect.succeed(Option.none()),
         list: () => Effect.succeed([]),
         find: () => Effect.succeed(Option.none()),
         findForUpdate: (_, id) =>

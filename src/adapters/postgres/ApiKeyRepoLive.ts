@@ -52,18 +52,6 @@ export const ApiKeyRepoLive = Layer.effect(
             Effect.orDie,
             Effect.map((rows) => toApiKey(rows[0]!))
           ),
-        findActiveByDigest: (digest) =>
-          sql<ApiKeyRow>`select * from api_keys where key_digest = ${Buffer.from(digest)} and active`.pipe(
-            Effect.orDie,
-            Effect.map((rows) =>
-              Option.map(Option.fromNullable(rows[0]), (row) => ({
-                accountId: row.accountId,
-                keyId: row.id,
-                scopes: row.scopes,
-                rateLimit: row.rateLimit
-              }))
-            )
-          ),
         findPrimary: (accountId) =>
           sql<ApiKeyRow>`select * from api_keys where account_id = ${accountId} and is_primary`.pipe(
             Effect.orDie,

@@ -9,6 +9,7 @@ import lifecycle from "./migrations/0004_lifecycle.ts"
 import publicV1 from "./migrations/0005_public_v1.ts"
 import subaccounts from "./migrations/0006_subaccounts.ts"
 import ledger from "./migrations/0008_ledger.ts"
+import admission from "./migrations/0010_admission.ts"
 import antifraud from "./migrations/0007_antifraud.ts"
 
 export const MIGRATIONS = {
@@ -19,7 +20,8 @@ export const MIGRATIONS = {
   "0005_public_v1": publicV1,
   "0006_subaccounts": subaccounts,
   "0007_antifraud": antifraud,
-  "0008_ledger": ledger
+  "0008_ledger": ledger,
+  "0010_admission": admission
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)

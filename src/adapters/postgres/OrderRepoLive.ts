@@ -50,6 +50,22 @@ export const OrderRepoLive = Layer.effect(
             Effect.orDie,
             Effect.map(first)
           ),
+        findToCharge: (accountId, id, lock) =>
+          sql<OrderRow & { readonly customerLive: boolean }>`
+          select o.*, exists (
+            select 1 from customers c
+            where c.account_id = o.account_id and c.id = o.customer_id and c.deleted_at is null
+          ) as customer_live
+          from orders o where o.account_id = ${accountId} and o.id = ${id}
+          ${lock ? sql`for update of o` : sql``}`.pipe(
+            Effect.orDie,
+            Effect.map((rows) =>
+              Option.map(Option.fromNullable(rows[0]), (row) => ({
+                order: toOrder(row),
+                customerLive: row.customerLive
+              }))
+            )
+          ),
         setStatus: (accountId, id, status) =>
           sql`update orders set status = ${status}, updated_at = now() where account_id = ${accountId} and id =
           ${id}`.pipe(Effect.orDie, Effect.asVoid)

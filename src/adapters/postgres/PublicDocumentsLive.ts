@@ -15,9 +15,14 @@ export const PublicDocumentsLive = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     return PublicDocuments.of({
-      create: (token, transactionId, kind) =>
-        sql`insert into public_documents (token, transaction_id, kind) values (${token}, ${transactionId},
-          ${kind})`.pipe(Effect.orDie, Effect.asVoid),
+      create: (transactionId, documents) =>
+        sql`insert into public_documents (token, transaction_id, kind)
+            select d.token, ${transactionId}, d.kind
+            from jsonb_to_recordset(${JSON.stringify(documents)}::jsonb) as d(token text, kind text)`.pipe(
+          Effect.orDie,
+          Effect.asVoid,
+          Effect.withSpan("PublicDocuments.create")
+        ),
       find: (token, kind) =>
         sql`
           select ${sql.literal(COLUMNS)}

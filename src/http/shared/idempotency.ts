@@ -57,13 +57,14 @@ export const idempotent = <E extends HttpError, R>(options: {
   readonly key: string | undefined
   readonly body: unknown
   readonly newResourceId: Effect.Effect<string>
-  readonly run: (resourceId: string) => Effect.Effect<Reply, E, R>
+  /** `fresh`: the resource id was never handed out before, so there is nothing to resume. */
+  readonly run: (resourceId: string, fresh: boolean) => Effect.Effect<Reply, E, R>
 }) =>
   Effect.gen(function* () {
     const { accountId, key } = options
     const toResponse = (rendered: Reply) => respond(rendered.status, JSON.stringify(rendered.body), false)
     if (key === undefined) {
-      return toResponse(yield* options.run(yield* options.newResourceId))
+      return toResponse(yield* options.run(yield* options.newResourceId, true))
     }
     if (!KEY.test(key)) {
       return yield* Effect.fail(
@@ -81,7 +82,8 @@ export const idempotent = <E extends HttpError, R>(options: {
     const fingerprint = createHash("sha256")
       .update(`${request.method} ${pathOf(request)}\n${canonicalJson(options.body)}`)
       .digest("hex")
-    const claim = yield* store.claim(accountId, key, fingerprint, yield* options.newResourceId)
+    const proposed = yield* options.newResourceId
+    const claim = yield* store.claim(accountId, key, fingerprint, proposed)
     switch (claim._tag) {
       case "Completed":
         metrics.idempotency.inc({ outcome: "replayed" })
@@ -106,7 +108,10 @@ export const idempotent = <E extends HttpError, R>(options: {
         metrics.idempotency.inc({ outcome: "new" })
     }
     // The outcome must be stored even if the client goes away mid-request.
-    const exit = yield* Effect.exit(Effect.uninterruptible(options.run(claim.resourceId)))
+    // A claim that kept our new id is a first attempt; one that kept an older id resumes a retry.
+    const exit = yield* Effect.exit(
+      Effect.uninterruptible(options.run(claim.resourceId, claim.resourceId === proposed))
+    )
     if (Exit.isSuccess(exit)) {
       const body = JSON.stringify(exit.value.body)
       yield* durably(store.complete(accountId, key, { status: exit.value.status, body }))
@@ -135,12 +140,18 @@ export const idempotent = <E extends HttpError, R>(options: {
  */
 export const idempotentPost = <E extends HttpError, R>(
   key: string | undefined,
-  run: (accountId: AccountId, resourceId: string) => Effect.Effect<Reply, E, R>
+  run: (accountId: AccountId, resourceId: string, fresh: boolean) => Effect.Effect<Reply, E, R>
 ) =>
   Effect.gen(function* () {
     const { accountId } = yield* CurrentPrincipal
     const request = yield* HttpServerRequest.HttpServerRequest
     const body = yield* Effect.orDie(request.json)
     const ids = yield* Ids
-    return yield* idempotent({ accountId, key, body, newResourceId: ids.next, run: (id) => run(accountId, id) })
+    return yield* idempotent({
+      accountId,
+      key,
+      body,
+      newResourceId: ids.next,
+      run: (id, fresh) => run(accountId, id, fresh)
+    })
   })

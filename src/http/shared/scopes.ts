@@ -2,6 +2,8 @@
  * Scopes of restricted keys (CLI `keys create --scopes`). A route's scope is `<resource>:read` for
  * GET and `<resource>:write` otherwise; the account's primary key has them all. `*` grants every
  * scope and `<resource>:*` both of a resource. The resource of a route is its ScopeResource annotation.
+ * The rule is applied in the database with the key lookup and the rate limit (api_key_admit, migration
+ * 0010_admission), in one round trip.
  */
 /** The resources of restricted keys; each route names its own with the ScopeResource annotation. */
 const RESOURCES = [
@@ -22,12 +24,6 @@ export const KNOWN_SCOPES: ReadonlyArray<string> = RESOURCES.flatMap((r) => [`${
 
 export const requiredScope = (method: string, resource: string): string =>
   `${resource}:${method === "GET" || method === "HEAD" ? "read" : "write"}`
-
-export const grants = (scopes: ReadonlyArray<string> | null, needed: string): boolean => {
-  if (scopes === null) return true
-  const [resource] = needed.split(":")
-  return scopes.includes("*") || scopes.includes(needed) || scopes.includes(`${resource}:*`)
-}
 
 export const isKnownScope = (scope: string) =>
   scope === "*" ||

@@ -6,13 +6,12 @@ import { AppConfig } from "../../config/AppConfig.ts"
 import { KeyUsage } from "../../app/KeyUsage.ts"
 import { looksLikeApiKey } from "../../domain/apiKey.ts"
 import { ApiKeyHasher } from "../../ports/ApiKeyHasher.ts"
-import { ApiKeyRepo } from "../../ports/ApiKeyRepo.ts"
-import { RateLimiter } from "../../ports/RateLimiter.ts"
+import { KeyAdmission } from "../../ports/Admission.ts"
 import { SessionTokens } from "../../ports/SessionTokens.ts"
 import { GatewayApi } from "../Api.ts"
 import { Forbidden, NotFound, TooManyRequests, Unauthorized } from "./errors.ts"
 import { routeTable } from "./routes.ts"
-import { grants, requiredScope } from "./scopes.ts"
+import { requiredScope } from "./scopes.ts"
 import { ApiKeyAuth, SessionAuth, SignupGate } from "./security.ts"
 
 const routes = routeTable(GatewayApi)
@@ -36,30 +35,25 @@ export class KeyAuthentication extends Context.Tag("KeyAuthentication")<
 export const KeyAuthenticationLive = Layer.effect(
   KeyAuthentication,
   Effect.gen(function* () {
-    const keys = yield* ApiKeyRepo
+    const admission = yield* KeyAdmission
     const hasher = yield* ApiKeyHasher
-    const limiter = yield* RateLimiter
     const usage = yield* KeyUsage
     const metrics = yield* Metrics
     return KeyAuthentication.of({
       authenticate: Effect.fn("KeyAuthentication.authenticate")(function* (key: string, invalid: Unauthorized) {
         // Anything not shaped like a key never reaches the database.
         if (!looksLikeApiKey(key)) return yield* Effect.fail(invalid)
-        const principal = yield* Effect.flatMap(
-          keys.findActiveByDigest(hasher.digest(key)),
-          Option.match({
-            onNone: () => Effect.fail(invalid),
-            onSome: Effect.succeed
-          })
-        )
         const { route } = yield* HttpRouter.RouteContext
         const needed = requiredScope(route.method, routes.route(route.method, route.path)?.resource ?? "other")
-        if (!grants(principal.scopes, needed)) {
+        // Key, scope and rate-limit slot in one round trip (a refused scope takes no slot).
+        const admitted = yield* admission.admit(hasher.digest(key), needed)
+        if (Option.isNone(admitted)) return yield* Effect.fail(invalid)
+        if (admitted.value._tag === "Forbidden") {
           return yield* Effect.fail(
             Forbidden.of({ message: `this key lacks the scope ${needed}`, code: "insufficient_permissions" })
           )
         }
-        const decision = yield* limiter.take(principal.keyId, principal.rateLimit)
+        const { decision, principal } = admitted.value
         const resetSeconds = Math.max(1, Math.ceil(decision.resetMs / 1000))
         yield* HttpApp.appendPreResponseHandler((_request, response) =>
           Effect.succeed(

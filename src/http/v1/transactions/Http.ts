@@ -43,7 +43,7 @@ export const V1TransactionsHttp = HttpApiBuilder.group(GatewayApi, "v1Transactio
 
     return handlers
       .handle("create", ({ headers, payload }) =>
-        idempotentPost(headers["idempotency-key"], (accountId, transactionId) =>
+        idempotentPost(headers["idempotency-key"], (accountId, transactionId, fresh) =>
           Effect.gen(function* () {
             const now = new Date(yield* Clock.currentTimeMillis)
             const command = yield* Either.match(decodeCreate(payload, now, config.installments), {
@@ -51,8 +51,13 @@ export const V1TransactionsHttp = HttpApiBuilder.group(GatewayApi, "v1Transactio
               onRight: Effect.succeed
             })
             // Every outcome is a transaction (CONTRACT-v1 §3): refused and failed cards answer 201 too.
-            const created = yield* payments.charge(accountId, command, TransactionId.make(transactionId))
-            return { status: 201, body: { success: true, data: yield* present(accountId, created.id) } }
+            const created = yield* payments.charge(accountId, command, TransactionId.make(transactionId), fresh)
+            // Presented from the record the charge returned: no second read of what it just wrote.
+            const view = yield* transactions.view(accountId, created)
+            const data = yield* Schema.encode(V1Transaction)(v1Transaction(config.publicBaseUrl, view)).pipe(
+              Effect.orDie
+            )
+            return { status: 201, body: { success: true, data } }
           }).pipe(renderedV1)
         )
       )

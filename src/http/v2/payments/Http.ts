@@ -24,8 +24,8 @@ export const PaymentsHttp = HttpApiBuilder.group(GatewayApi, "payments", (handle
 
     return handlers
       .handle("process", ({ headers, payload }) =>
-        idempotentPost(headers["idempotency-key"], (accountId, transactionId) =>
-          payments.charge(accountId, payload, TransactionId.make(transactionId)).pipe(
+        idempotentPost(headers["idempotency-key"], (accountId, transactionId, fresh) =>
+          payments.charge(accountId, payload, TransactionId.make(transactionId), fresh).pipe(
             Effect.flatMap(refusedAs422),
             rendered,
             Effect.flatMap((t) =>

@@ -1,0 +1,76 @@
+import pg from "pg"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { client, type Client, signup } from "./support/http.ts"
+import { freshCpf, newOrder, pixBody, PROCESS } from "./support/payments.ts"
+import { startTestServer, type TestServer } from "./support/server.ts"
+
+/**
+ * Round trips of a charge (issue 10). Every statement the service sends to PostgreSQL goes through
+ * `pg.Client#query`; counting its calls during one request shows what the request costs the database,
+ * so a later change cannot silently add reads back. The server runs as an API process only (no worker
+ * polling in the count); the batched `last_used_at` write (once a second for many requests) is left out.
+ */
+
+let server: TestServer
+let api: Client
+let key: string
+const seen: Array<string> = []
+let counting = false
+const original = pg.Client.prototype.query
+
+beforeAll(async () => {
+  server = await startTestServer({ rateLimitPerMinute: 100_000 }, { role: "api" })
+  api = client(server.baseUrl)
+  key = (await signup(api)).key
+  pg.Client.prototype.query = function (this: pg.Client, ...args: Array<unknown>) {
+    if (counting) {
+      const first = args[0] as string | { text?: string } | undefined
+      const text = typeof first === "string" ? first : (first?.text ?? "?")
+      if (!/last_used_at/.test(text)) seen.push(text.replace(/\s+/g, " ").trim().slice(0, 90))
+    }
+    return (original as (...a: Array<unknown>) => unknown).apply(this, args)
+  } as typeof original
+})
+afterAll(async () => {
+  pg.Client.prototype.query = original
+  await server?.close()
+})
+
+const count = async (request: () => Promise<{ status: number; text: string }>) => {
+  seen.length = 0
+  counting = true
+  const reply = await request()
+  counting = false
+  expect(reply.status, reply.text).toBe(201)
+  return [...seen]
+}
+
+describe("round trips of a PIX charge", () => {
+  it("POST /api/payment-gateway/process makes at most 11 (BEGIN and COMMIT included)", async () => {
+    const warm = await newOrder(api, key, 5_000)
+    await api.post(PROCESS, pixBody(warm.orderId, 5_000), { key, headers: { "idempotency-key": crypto.randomUUID() } })
+    const { orderId } = await newOrder(api, key, 5_000)
+    const statements = await count(() =>
+      api.post(PROCESS, pixBody(orderId, 5_000), { key, headers: { "idempotency-key": crypto.randomUUID() } })
+    )
+    // Admission (key, scope, rate limit), idempotency claim, the order and customer checked, then
+    // BEGIN, order locked, transaction, its event, its documents, its expiry job, COMMIT, and the
+    // idempotency record completed.
+    expect(statements.length, statements.join("\n")).toBeLessThanOrEqual(11)
+  })
+
+  it("POST /public/v1/transactions makes at most 10", async () => {
+    const body = () => ({
+      method: "pix",
+      amount: 5_000,
+      customer: { name: "Maria Silva", email: "maria@example.com", document: freshCpf() }
+    })
+    await api.post("/public/v1/transactions", body(), { token: key })
+    const statements = await count(() =>
+      api.post("/public/v1/transactions", body(), { token: key, headers: { "idempotency-key": crypto.randomUUID() } })
+    )
+    // No order to check or lock: admission, claim, BEGIN, transaction, event, documents, job, COMMIT,
+    // completion.
+    expect(statements.length, statements.join("\n")).toBeLessThanOrEqual(10)
+  })
+})
