@@ -4,14 +4,17 @@
  */
 const ZONE = "America/Sao_Paulo"
 
+// One formatter for the process: building an Intl.DateTimeFormat costs more than formatting with it.
+const FORMAT = new Intl.DateTimeFormat("en-CA", {
+  timeZone: ZONE,
+  year: "numeric",
+  month: "2-digit",
+  day: "2-digit",
+  timeZoneName: "longOffset"
+})
+
 const parts = (instant: Date) => {
-  const fields = new Intl.DateTimeFormat("en-CA", {
-    timeZone: ZONE,
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    timeZoneName: "longOffset"
-  }).formatToParts(instant)
+  const fields = FORMAT.formatToParts(instant)
   const get = (type: Intl.DateTimeFormatPartTypes) => fields.find((p) => p.type === type)?.value ?? ""
   return {
     date: `${get("year")}-${get("month")}-${get("day")}`,

@@ -70,13 +70,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 export const spawnRole = async (
   role: "api" | "worker" | "all",
   env: Record<string, string>,
-  options: { readonly readyTimeoutMs?: number } = {}
+  options: { readonly readyTimeoutMs?: number; readonly nodeArgs?: ReadonlyArray<string> } = {}
 ): Promise<RoleProcess> => {
   installExitHook()
   const port = await freePort()
   const dataDir = await mkdtemp(join(tmpdir(), `gateway-${role}-`))
   const baseUrl = `http://127.0.0.1:${port}`
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", role], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", "src/main.ts", role], {
     cwd: ROOT,
     env: {
       ...process.env,
