@@ -1,0 +1,232 @@
+/**
+ * npm run bench:soak (issue 10): SOAK_MINUTES (10) of mixed load on the real service (a separate
+ * process, API and worker, default logging) at SOAK_RATE requests per second (set it to half the
+ * capacity `npm run bench` measured): PIX and card charges, refunds, reads, and the webhook
+ * deliveries they cause to a local receiver. Every 10 s it samples the service's RSS (from /proc) and
+ * the window's p99; at the end it reports the RSS trend (least-squares slope over the second half,
+ * after warm-up), the errors and the p99 of each minute, and writes bench/results/soak-*.json.
+ */
+import { randomUUID } from "node:crypto"
+import { createServer } from "node:http"
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Effect, Exit, Scope } from "effect"
+import pg from "pg"
+import { startEmbeddedPostgres } from "../src/adapters/postgres/EmbeddedPostgres.ts"
+import { spawnRole } from "../test/support/processes.ts"
+import { http, percentile } from "./load.ts"
+
+const MINUTES = Number(process.env.SOAK_MINUTES ?? 10)
+const RATE = Number(process.env.SOAK_RATE ?? 100)
+
+const rssMb = async (pid: number) => {
+  const status = await readFile(`/proc/${pid}/status`, "utf8")
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024
+}
+
+const slope = (points: ReadonlyArray<readonly [number, number]>) => {
+  const n = points.length
+  const mx = points.reduce((s, [x]) => s + x, 0) / n
+  const my = points.reduce((s, [, y]) => s + y, 0) / n
+  const num = points.reduce((s, [x, y]) => s + (x - mx) * (y - my), 0)
+  const den = points.reduce((s, [x]) => s + (x - mx) ** 2, 0)
+  return den === 0 ? 0 : num / den
+}
+
+const main = async () => {
+  const dir = await mkdtemp(join(tmpdir(), "gateway-soak-"))
+  await chmod(dir, 0o755)
+  const scope = Effect.runSync(Scope.make())
+  const server =
+    process.env.DATABASE_URL ?? (await Effect.runPromise(Scope.extend(startEmbeddedPostgres(dir, "soak"), scope)))
+  const admin = new pg.Client({ connectionString: server })
+  await admin.connect()
+  const name = `gw_soak_${randomUUID().replaceAll("-", "").slice(0, 12)}`
+  await admin.query(`create database ${name}`)
+  await admin.end()
+  const url = new URL(server)
+  url.pathname = `/${name}`
+  const databaseUrl = url.toString()
+  let delivered = 0
+  const receiver = createServer((req, res) => {
+    req.resume()
+    req.on("end", () => {
+      delivered += 1
+      res.writeHead(200).end()
+    })
+  })
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve))
+  const service = await spawnRole("all", { DATABASE_URL: databaseUrl, WEBHOOK_ALLOW_PRIVATE_URLS: "true" })
+  const db = new pg.Pool({ connectionString: databaseUrl, max: 2 })
+  const client = http(service.baseUrl, 32)
+  try {
+    const json = async (method: "GET" | "POST", path: string, body?: unknown, headers: Record<string, string> = {}) =>
+      JSON.parse(
+        (
+          await client.request(
+            method,
+            path,
+            { "content-type": "application/json", ...headers },
+            body === undefined ? undefined : JSON.stringify(body)
+          )
+        ).text
+      )
+    const signup = await json("POST", "/api/auth/signup", {
+      name: "Soak",
+      email: `soak-${randomUUID()}@example.com`,
+      password: "soak password 1"
+    })
+    const key: string = signup.apiKey.fullKey
+    await db.query("update api_keys set rate_limit = 100000000 where account_id = $1", [signup.account.id])
+    const auth = { "x-api-key": key }
+    await json(
+      "POST",
+      "/api/webhooks/upsert",
+      { url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook` },
+      auth
+    )
+    const customer = await json(
+      "POST",
+      "/api/customers",
+      { name: "Buyer", email: "b@example.com", document: "52998224725", phone: "11912345678" },
+      auth
+    )
+    const paid: Array<string> = []
+    const buyer = { name: "Maria Silva", email: "maria@example.com", document: "52998224725" }
+    const card = {
+      number: "4242424242424242",
+      holder_name: "MARIA SILVA",
+      exp_month: "12",
+      exp_year: "2035",
+      cvv: "123"
+    }
+    const bearer = { authorization: `Bearer ${key}` }
+    // The mix: 40 % PIX charges (v2 with an order, or v1), 20 % card charges, 10 % refunds, 30 % reads.
+    const operations: Array<() => Promise<unknown>> = [
+      async () => {
+        const order = await json("POST", "/api/orders", { customerId: customer.id, amount: 1_000 }, auth)
+        return json(
+          "POST",
+          "/api/payment-gateway/process",
+          {
+            orderId: order.id,
+            method: "PIX",
+            amount: 1_000,
+            buyerDoc: "52998224725",
+            buyerCellNumber: "11912345678",
+            buyerAddress: {
+              postal_code: "01310100",
+              street: "Av Paulista",
+              number: "1",
+              neighborhood: "Bela Vista",
+              city: "São Paulo",
+              state: "SP"
+            }
+          },
+          { ...auth, "idempotency-key": randomUUID() }
+        )
+      },
+      () => json("POST", "/public/v1/transactions", { method: "pix", amount: 1_500, customer: buyer }, bearer),
+      async () => {
+        const t = await json(
+          "POST",
+          "/public/v1/transactions",
+          { method: "credit_card", amount: 2_000, installments: 1, customer: buyer, card },
+          bearer
+        )
+        if (t.data.status === "paid") paid.push(t.data.hash)
+      },
+      async () => {
+        const hash = paid.shift()
+        if (hash !== undefined) await json("POST", `/public/v1/transactions/${hash}/refund`, { amount: 500 }, bearer)
+      },
+      () => json("GET", "/public/v1/balance", undefined, bearer),
+      () => json("GET", `/api/customers/${customer.id}`, undefined, auth),
+      () => json("GET", "/public/v1/transactions?per_page=20", undefined, bearer)
+    ]
+    const weights = [2, 2, 2, 1, 1, 1, 1]
+    const pick = (i: number) => {
+      let n = i % weights.reduce((s, w) => s + w, 0)
+      for (const [k, w] of weights.entries()) {
+        if (n < w) return operations[k]!
+        n -= w
+      }
+      return operations[0]!
+    }
+
+    const started = performance.now()
+    const end = started + MINUTES * 60_000
+    let errors = 0
+    let sent = 0
+    let window: Array<number> = []
+    const samples: Array<{ atS: number; rssMb: number; p99Ms: number; requests: number; delivered: number }> = []
+    const inFlight = new Set<Promise<void>>()
+    const sampler = setInterval(() => {
+      void rssMb(service.child.pid!).then((rss) => {
+        window.sort((a, b) => a - b)
+        samples.push({
+          atS: Math.round((performance.now() - started) / 1000),
+          rssMb: rss,
+          p99Ms: percentile(window, 99),
+          requests: window.length,
+          delivered
+        })
+        const last = samples.at(-1)!
+        console.log(
+          `${last.atS}s rss ${rss.toFixed(0)} MB p99 ${last.p99Ms.toFixed(1)} ms ${last.requests} req, ` +
+            `${delivered} deliveries, ${errors} errors`
+        )
+        window = []
+      })
+    }, 10_000)
+    // Open loop at RATE requests per second: the arrival rate does not slow down when the service does.
+    while (performance.now() < end) {
+      const due = started + (sent * 1000) / RATE
+      const wait = due - performance.now()
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+      const op = pick(sent++)
+      const t0 = performance.now()
+      const p: Promise<void> = op()
+        .then(() => void window.push(performance.now() - t0))
+        .catch(() => void (errors += 1))
+        .finally(() => inFlight.delete(p))
+      inFlight.add(p)
+    }
+    await Promise.all(inFlight)
+    clearInterval(sampler)
+    const second = samples.filter((s) => s.atS >= (MINUTES * 60) / 2).map((s) => [s.atS / 60, s.rssMb] as const)
+    const report = {
+      at: new Date().toISOString(),
+      minutes: MINUTES,
+      rate: RATE,
+      sent,
+      errors,
+      delivered,
+      rssSlopeMbPerMinute: slope(second),
+      rssFirstMb: samples[0]?.rssMb,
+      rssLastMb: samples.at(-1)?.rssMb,
+      p99ByMinute: Array.from({ length: MINUTES }, (_, m) =>
+        Math.max(0, ...samples.filter((s) => s.atS > m * 60 && s.atS <= (m + 1) * 60).map((s) => s.p99Ms))
+      ),
+      samples
+    }
+    console.log(JSON.stringify({ ...report, samples: undefined }, null, 2))
+    await mkdir("bench/results", { recursive: true })
+    const file = `bench/results/soak-${new Date().toISOString().slice(0, 19).replaceAll(":", "")}.json`
+    await writeFile(file, JSON.stringify(report, null, 2))
+    console.log(`wrote ${file}`)
+  } finally {
+    await client.close()
+    await db.end()
+    await service.stop("SIGTERM")
+    receiver.close()
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    await rm(dir, { recursive: true, force: true })
+  }
+}
+
+main().catch((error) => {
+  console.error(error)
+  process.exit(1)
+})
