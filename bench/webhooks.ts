@@ -9,12 +9,16 @@
  * 2. Idle latency: with the worker idle, IDLE_EVENTS single events, spaced out, each timed from just before
  *    its transaction commits to its arrival at the receiver (the LISTEN/NOTIFY path, no poll wait).
  *
- * The worker's environment is `workerEnv` over the service's defaults (so WORKER_CONCURRENCY is whatever the
- * caller or the default says). Signatures are checked on a sample with `standardwebhooks`.
+ * The worker's environment is `workerEnv` over the service's defaults, with WORKER_CONCURRENCY=64 (the
+ * documented setting, README "Operations") unless `workerEnv` says otherwise. Signatures are checked on a
+ * sample with `standardwebhooks`. It also prints the CPU the worker and PostgreSQL spent per delivery (from
+ * /proc), the figure that holds on a shared machine where the rate does not.
  */
 import { randomBytes, randomUUID } from "node:crypto"
+import { readdirSync, readFileSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
+import { NodeContext } from "@effect/platform-node"
 import pg from "pg"
 import { Webhook } from "standardwebhooks"
 import { generateWebhookSecret } from "../src/adapters/crypto/webhook-signature.ts"
@@ -33,6 +37,8 @@ export interface WebhookBenchResult {
 const BURST = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 20_000)
 const IDLE_EVENTS = Number(process.env.BENCH_WEBHOOK_IDLE_EVENTS ?? 100)
 const IDLE_SPACING_MS = 60
+/** The worker's WORKER_CONCURRENCY unless `workerEnv` sets it: README "Operations", webhook throughput. */
+const BENCH_CONCURRENCY = 64
 const CHUNK = 1_000
 const SAMPLE_SIGNATURES = 200
 
@@ -111,6 +117,34 @@ const EMIT_MANY = `
 const percentile = (sorted: ReadonlyArray<number>, p: number) =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
 
+/**
+ * CPU seconds used so far by a process (and, with `children`, by its live children and the children it has
+ * reaped: PostgreSQL's backends), from /proc; 0 where /proc is not there (then the figure is not printed).
+ */
+const cpuSeconds = (pid: number, children = false): number => {
+  const ticks = (p: number, reaped: boolean) => {
+    try {
+      const fields = readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1]!.split(" ")
+      // fields[11..14] = utime stime cutime cstime (stat fields 14..17)
+      return Number(fields[11]) + Number(fields[12]) + (reaped ? Number(fields[13]) + Number(fields[14]) : 0)
+    } catch {
+      return 0
+    }
+  }
+  let total = ticks(pid, children)
+  if (children)
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue
+      try {
+        const ppid = Number(readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1]!.split(" ")[1])
+        if (ppid === pid) total += ticks(Number(entry), false)
+      } catch {
+        // gone meanwhile
+      }
+    }
+  return total / 100 // USER_HZ
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits
@@ -122,7 +156,9 @@ export async function benchWebhooks(options: {
   const { databaseUrl } = options
   // Migrations first, so the burst can be written before any worker exists.
   const config = await testConfig(databaseUrl, { databaseUrl: Option.some(Redacted.make(databaseUrl)) })
-  const migrated = ManagedRuntime.make(DatabaseLive.pipe(Layer.provide(AppConfigFrom(config))))
+  const migrated = ManagedRuntime.make(
+    DatabaseLive.pipe(Layer.provide(AppConfigFrom(config)), Layer.provide(NodeContext.layer))
+  )
   await migrated.runPromise(Effect.void)
   await migrated.dispose()
 
@@ -147,26 +183,45 @@ export async function benchWebhooks(options: {
       const { rows } = await db.query<{ delivery_id: string }>(EMIT_MANY, [accountId, Math.min(CHUNK, BURST - written)])
       for (const row of rows) deliveryIds.push(row.delivery_id)
     }
-    console.log(`webhooks: ${deliveryIds.length} events queued; starting one worker`)
+    const concurrency = options.workerEnv?.WORKER_CONCURRENCY ?? String(BENCH_CONCURRENCY)
+    console.log(
+      `webhooks: ${deliveryIds.length} events queued; starting one worker (WORKER_CONCURRENCY=${concurrency})`
+    )
 
     worker = await spawnRole("worker", {
       DATABASE_URL: databaseUrl,
       JWT_SECRET: randomBytes(32).toString("base64url"),
       CARD_VAULT_KEY: randomBytes(32).toString("base64"),
       WEBHOOK_ALLOW_PRIVATE_URLS: "true",
+      WORKER_CONCURRENCY: String(BENCH_CONCURRENCY),
       ...options.workerEnv
     })
+    const postmaster = await db
+      .query<{ pid: number }>("select pg_backend_pid() as pid")
+      .then(({ rows }) => Number(readFileSync(`/proc/${rows[0]!.pid}/stat`, "utf8").split(") ")[1]!.split(" ")[1]))
+      .catch(() => 0)
+    let cpuAtFirst: readonly [number, number] | undefined
     const started = Date.now()
     const limitMs = Math.max(120_000, BURST * 10)
     while (receiver.arrivals.size < BURST) {
       if (worker.child.exitCode !== null) throw new Error(`worker exited\n${worker.output()}`)
       if (Date.now() - started > limitMs)
         throw new Error(`only ${receiver.arrivals.size}/${BURST} delivered within ${limitMs} ms\n${worker.output()}`)
+      if (cpuAtFirst === undefined && receiver.total > 0)
+        cpuAtFirst = [cpuSeconds(worker.child.pid!), cpuSeconds(postmaster, true)]
       await sleep(50)
     }
+    const cpuAtLast = [cpuSeconds(worker.child.pid!), cpuSeconds(postmaster, true)] as const
     const burstSeconds = (receiver.last - receiver.first) / 1000
     const deliveriesPerSecond = round((BURST - 1) / burstSeconds)
     console.log(`webhooks: burst of ${BURST} in ${round(burstSeconds, 2)} s → ${deliveriesPerSecond} deliveries/s`)
+    if (cpuAtFirst && cpuAtLast[0] > 0) {
+      const perDelivery = (i: 0 | 1) => round(((cpuAtLast[i] - cpuAtFirst![i]) * 1000) / BURST, 2)
+      // On a shared machine the rate depends on what else runs; CPU per delivery does not, much.
+      console.log(
+        `webhooks: CPU per delivery: worker ${perDelivery(0)} ms, PostgreSQL ${postmaster ? perDelivery(1) : "?"} ms`
+      )
+    }
 
     // Every delivery SUCCESS after one attempt, recorded once, each received exactly once.
     await until(async () => {
