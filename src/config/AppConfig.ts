@@ -24,6 +24,10 @@ export interface AppConfigShape {
   readonly webhookTimeoutMs: number
   readonly webhookRetrySchedule: ReadonlyArray<number>
   readonly workerConcurrency: number
+  /** WORKER_POLL_INTERVAL_MS: how soon a job that became due (a retry, a deadline) is seen; new jobs wake at once. */
+  readonly workerPollIntervalMs: number
+  /** WORKER_LOCAL_QUEUE_SIZE: jobs fetched (and locked) per query; unset: 2 × concurrency; 1 turns batching off. */
+  readonly workerLocalQueueSize: Option.Option<number>
   readonly logLevel: string
   /**
    * CONTRACT-v1 §4: INSTALLMENTS_MAX, INSTALLMENTS_WITHOUT_INTEREST, INSTALLMENT_MONTHLY_INTEREST_PERCENT,
@@ -221,6 +225,12 @@ const fields = Config.all({
   webhookTimeoutMs: positiveInt("WEBHOOK_TIMEOUT_MS", 5000),
   webhookRetrySchedule: retrySchedule,
   workerConcurrency: positiveInt("WORKER_CONCURRENCY", 10),
+  workerPollIntervalMs: positiveInt("WORKER_POLL_INTERVAL_MS", 500),
+  workerLocalQueueSize: Config.option(
+    Config.integer("WORKER_LOCAL_QUEUE_SIZE").pipe(
+      Config.validate({ message: "WORKER_LOCAL_QUEUE_SIZE must be a positive integer", validation: (n) => n > 0 })
+    )
+  ),
   logLevel: Config.literal(...logLevels)("LOG_LEVEL").pipe(Config.withDefault("info" as const)),
   installments,
   money,

@@ -53,6 +53,8 @@ export const testConfig = async (
     webhookTimeoutMs: 2000,
     webhookRetrySchedule: [1, 2, 3],
     workerConcurrency: 4,
+    workerPollIntervalMs: 500,
+    workerLocalQueueSize: Option.none(),
     installments: { max: 12, withoutInterest: 1, monthlyInterestPercent: "2.99", minAmount: 500 },
     money: defaultMoney,
     antifraud: DEFAULT_SETTINGS,

@@ -1,6 +1,6 @@
 import { EventEmitter } from "node:events"
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Schedule } from "effect"
+import { Effect, Layer, Option, Schedule } from "effect"
 import { run, type WorkerEvents } from "graphile-worker"
 import { PgPool } from "./Database.ts"
 import { quietLogger } from "./Migrations.ts"
@@ -53,20 +53,31 @@ export const WorkerLive = Layer.scopedDiscard(
       Effect.zipRight(sql`delete from worker_heartbeats where beat_at < now() - interval '1 day'`)
     )
 
+    // A local queue fetches (and locks) a batch of jobs in one query instead of one query per job; its
+    // jobs are locked under the pool's id too, so the heartbeats cover them, and stop() returns the unused.
+    const localQueueSize = Option.getOrElse(config.workerLocalQueueSize, () => 2 * config.workerConcurrency)
     const runner = yield* Effect.acquireRelease(
       Effect.promise(() =>
         run({
           pgPool: pool,
           concurrency: config.workerConcurrency,
           noHandleSignals: true,
-          pollInterval: 2000,
+          // New jobs wake the worker through LISTEN/NOTIFY at once; the poll only finds jobs that became
+          // due since (webhook retries, deadlines), so it bounds how late those run.
+          pollInterval: config.workerPollIntervalMs,
           taskList: makeTaskList(runtime),
           crontab: CRONTAB,
           logger: quietLogger,
           events,
           // Completions go through the batcher, which stop() flushes: a job finished during a
           // graceful shutdown is marked done before the pool closes instead of staying locked.
-          preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } }
+          preset: {
+            worker: {
+              completeJobBatchDelay: 0,
+              failJobBatchDelay: 0,
+              ...(localQueueSize > 1 ? { localQueue: { size: localQueueSize } } : {})
+            }
+          }
         })
       ),
       (runner) => Effect.promise(() => runner.stop()).pipe(Effect.timeout("30 seconds"), Effect.ignore)
@@ -85,6 +96,6 @@ export const WorkerLive = Layer.scopedDiscard(
       sql`delete from worker_heartbeats where worker_id = any(${[...workerIds]}::text[])`.pipe(Effect.ignore)
     )
     void runner
-    yield* Effect.logInfo(`worker running (concurrency ${config.workerConcurrency})`)
+    yield* Effect.logInfo(`worker running (concurrency ${config.workerConcurrency}, local queue ${localQueueSize})`)
   })
 )

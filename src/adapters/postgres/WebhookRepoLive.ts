@@ -5,7 +5,8 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { EventSnapshot, type EventKind } from "../../domain/events.ts"
 import { Origin } from "../../domain/transaction.ts"
 import { Delivery, DeliveryStatus, Webhook } from "../../domain/webhook.ts"
-import { WebhookRepo } from "../../ports/WebhookRepo.ts"
+import { type AttemptRecord, type DeliveryTarget, WebhookRepo } from "../../ports/WebhookRepo.ts"
+import { batched } from "./batched.ts"
 
 const TargetRow = Schema.Struct({
   id: Schema.String,
@@ -62,13 +63,79 @@ const toDelivery = (row: DeliveryRow) =>
     { disableValidation: true }
   )
 
+const toTarget = (row: typeof TargetRow.Type): DeliveryTarget => ({
+  deliveryId: row.id,
+  accountId: row.accountId,
+  event: row.event,
+  status: row.status,
+  attempts: row.attempts,
+  // Events recorded before 0004 kept their v2 body frozen; they are sent as they were.
+  stored:
+    row.snapshot !== null && row.kind !== null && row.origin !== null
+      ? {
+          name: row.event,
+          kind: row.kind as EventKind,
+          origin: row.origin,
+          snapshot: row.snapshot,
+          createdAt: row.createdAt
+        }
+      : { _tag: "Frozen" as const, body: row.frozen ?? "{}" },
+  webhook: row.url !== null && row.secret !== null ? Option.some({ url: row.url, secret: row.secret }) : Option.none()
+})
+
 const DELIVERY_COLUMNS = "id, event, status, http_status, attempted_at, next_retry_at, attempts, created_at"
 
-export const WebhookRepoLive = Layer.effect(
+export const WebhookRepoLive = Layer.scoped(
   WebhookRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(DELIVERY_COLUMNS)
+    const targets = yield* batched((ids: ReadonlyArray<string>) =>
+      sql`
+          select d.id, d.account_id, d.event, d.status, d.attempts, e.kind, e.origin, e.snapshot, e.created_at,
+                 e.payload::text as frozen, w.url, w.secret
+          from webhook_deliveries d
+          join events e on e.id = d.event_id
+          left join webhooks w on w.account_id = d.account_id
+          where d.id = any(${ids}::uuid[])`.pipe(
+        Effect.flatMap(Schema.decodeUnknown(Schema.Array(TargetRow))),
+        Effect.orDie,
+        Effect.map((rows) => {
+          const byId = new Map(rows.map((row) => [row.id, row]))
+          return ids.map((id) => byId.get(id))
+        }),
+        Effect.withSpan("WebhookRepo.targets", { attributes: { count: ids.length } })
+      )
+    )
+    const recordOne = (deliveryId: string, a: AttemptRecord) =>
+      sql`
+          update webhook_deliveries set status = ${a.status}, attempts = ${a.attempts}, http_status = ${a.httpStatus},
+            attempted_at = ${a.attemptedAt}, next_retry_at = ${a.nextRetryAt}, last_error = ${a.lastError}
+          where id = ${deliveryId} and status = 'PENDING'
+          returning id`.pipe(
+        Effect.orDie,
+        Effect.map((rows) => rows.length > 0)
+      )
+    const recordMany = yield* batched((attempts: ReadonlyArray<readonly [string, AttemptRecord]>) =>
+      sql<{ id: string }>`
+          update webhook_deliveries d set status = v.status, attempts = v.attempts, http_status = v.http_status,
+            attempted_at = v.attempted_at, next_retry_at = v.next_retry_at, last_error = v.last_error
+          from unnest(${attempts.map(([id]) => id)}::uuid[], ${attempts.map(([, a]) => a.status)}::text[],
+                      ${attempts.map(([, a]) => a.attempts)}::int[], ${attempts.map(([, a]) => a.httpStatus)}::int[],
+                      ${attempts.map(([, a]) => a.attemptedAt.toISOString())}::timestamptz[],
+                      ${attempts.map(([, a]) => a.nextRetryAt?.toISOString() ?? null)}::timestamptz[],
+                      ${attempts.map(([, a]) => a.lastError)}::text[])
+            as v(id, status, attempts, http_status, attempted_at, next_retry_at, last_error)
+          where d.id = v.id and d.status = 'PENDING'
+          returning d.id`.pipe(
+        Effect.orDie,
+        Effect.map((rows) => {
+          const updated = new Set(rows.map((row) => row.id))
+          return attempts.map(([id]) => updated.has(id))
+        }),
+        Effect.withSpan("WebhookRepo.recordAttempts", { attributes: { count: attempts.length } })
+      )
+    )
     return WebhookRepo.of(
       traced("WebhookRepo", {
         // xmax = 0 tells an inserted row from an updated one. A replaced URL keeps its secret, so
@@ -115,50 +182,14 @@ export const WebhookRepoLive = Layer.effect(
             Effect.orDie,
             Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toDelivery))
           ),
+        // Batched with the concurrent calls of other delivery jobs: one round trip for many.
         target: (deliveryId) =>
-          sql`
-          select d.id, d.account_id, d.event, d.status, d.attempts, e.kind, e.origin, e.snapshot, e.created_at,
-                 e.payload::text as frozen, w.url, w.secret
-          from webhook_deliveries d
-          join events e on e.id = d.event_id
-          left join webhooks w on w.account_id = d.account_id
-          where d.id = ${deliveryId}`.pipe(
-            Effect.flatMap(Schema.decodeUnknown(Schema.Array(TargetRow))),
-            Effect.orDie,
-            Effect.map((rows) =>
-              Option.map(Option.fromNullable(rows[0]), (row) => ({
-                deliveryId: row.id,
-                accountId: row.accountId,
-                event: row.event,
-                status: row.status,
-                attempts: row.attempts,
-                // Events recorded before 0004 kept their v2 body frozen; they are sent as they were.
-                stored:
-                  row.snapshot !== null && row.kind !== null && row.origin !== null
-                    ? {
-                        name: row.event,
-                        kind: row.kind as EventKind,
-                        origin: row.origin,
-                        snapshot: row.snapshot,
-                        createdAt: row.createdAt
-                      }
-                    : { _tag: "Frozen" as const, body: row.frozen ?? "{}" },
-                webhook:
-                  row.url !== null && row.secret !== null
-                    ? Option.some({ url: row.url, secret: row.secret })
-                    : Option.none()
-              }))
-            ),
-            Effect.withSpan("WebhookRepo.target")
-          ),
+          Effect.map(targets(deliveryId), (row) => Option.map(Option.fromNullable(row), toTarget)),
+        // Inside a transaction (a failed attempt and its next job) it runs on the transaction's connection;
+        // outside (a success), it joins the concurrent ones in one statement.
         recordAttempt: (deliveryId, a) =>
-          sql`
-          update webhook_deliveries set status = ${a.status}, attempts = ${a.attempts}, http_status = ${a.httpStatus},
-            attempted_at = ${a.attemptedAt}, next_retry_at = ${a.nextRetryAt}, last_error = ${a.lastError}
-          where id = ${deliveryId} and status = 'PENDING'
-          returning id`.pipe(
-            Effect.orDie,
-            Effect.map((rows) => rows.length > 0)
+          Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (tx) =>
+            Option.isSome(tx) ? recordOne(deliveryId, a) : recordMany([deliveryId, a])
           ),
         markPending: (accountId, deliveryId) =>
           sql<DeliveryRow>`
