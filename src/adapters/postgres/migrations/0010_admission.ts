@@ -2,7 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * Key lookup, scope check and rate-limit slot in one round trip, and a rate-limit slot in O(1) (issue 10). The scope rule is the one
+ * Key lookup, scope check and rate-limit slot in one round trip, and a rate-limit slot in O(1)
+ * (issue 10).
  * of src/http/shared/scopes.ts `grants`: no scopes (a primary key) grants everything, `*` too, then the
  * scope itself or `<resource>:*`. A key refused its scope takes no slot. The slot is still taken by
  * rate_limit_take, in the statement's own transaction, so every API process counts together.
