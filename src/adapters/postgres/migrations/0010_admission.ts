@@ -4,8 +4,9 @@ import { Effect } from "effect"
 /**
  * Key lookup, scope check and rate-limit slot in one round trip, and a rate-limit slot in O(1)
  * (issue 10). The scope rule is the one src/http/shared/scopes.ts describes: no scopes (a primary key)
- * grants everything, `*` too, then the scope itself or `<resource>:*`. A key refused its scope takes no slot. The slot is still taken by
- * rate_limit_take, in the statement's own transaction, so every API process counts together.
+ * grants everything, `*` too, then the scope itself or `<resource>:*`. A key refused its scope takes no
+ * slot. The slot is still taken by rate_limit_take, in the statement's own transaction, so every API
+ * process counts together.
  */
 export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
   sql.unsafe(`
