@@ -4,6 +4,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { AntifraudAnalysis } from "../../domain/antifraud.ts"
 import { TransactionRecord } from "../../domain/transaction.ts"
 import { TransactionRepo } from "../../ports/TransactionRepo.ts"
+import { KEYSET_AT, keysetStream, PAGE_SIZE } from "./keyset.ts"
 
 const COLUMNS = `id, origin, order_id, customer_id, method, amount, amount_total, amount_interest, buyer, products,
   metadata, comment, split, fee, status, refunded_amount, refund_reserved, installments, details, decline_code,
@@ -45,9 +46,18 @@ export const TransactionRepoLive = Layer.effect(
                   ${JSON.stringify(t.details)}::jsonb, ${t.expiresAt}, ${t.cardToken},
                   ${analysis(t.antifraud)}::jsonb, ${t.declineCode ?? null})
           returning ${columns}`).pipe(Effect.withSpan("TransactionRepo.insert")),
-      list: (accountId) =>
-        rows(sql`select ${columns} from transactions where account_id = ${accountId} order by created_at, id`).pipe(
-          Effect.withSpan("TransactionRepo.list")
+      // Keyset pages on the index (account_id, created_at, id).
+      stream: (accountId) =>
+        keysetStream(
+          (after) => sql`
+            select ${columns}, ${sql.literal(KEYSET_AT)} from transactions
+            where account_id = ${accountId}
+              ${Option.match(after, {
+                onNone: () => sql``,
+                onSome: (key) => sql`and (created_at, id) > (${key.at}::timestamptz, ${key.id}::uuid)`
+              })}
+            order by created_at, id limit ${PAGE_SIZE}`,
+          (found) => Effect.orDie(decodeRows(found))
         ),
       find: (accountId, id) =>
         first(sql`select ${columns} from transactions where account_id = ${accountId} and id = ${id}`).pipe(
