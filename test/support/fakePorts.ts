@@ -54,7 +54,7 @@ export const makeFakePorts = () => {
       OrderRepo,
       OrderRepo.of({
         insertForLiveCustomer: () => Effect.succeed(Option.none()),
-        list: () => Effect.succeed([]),
+        stream: () => Stream.empty,
         find: () => Effect.succeed(Option.none()),
         findForUpdate: (_, id) =>
           Effect.sync(() =>

@@ -10,6 +10,7 @@ import publicV1 from "./migrations/0005_public_v1.ts"
 import subaccounts from "./migrations/0006_subaccounts.ts"
 import ledger from "./migrations/0008_ledger.ts"
 import antifraud from "./migrations/0007_antifraud.ts"
+import listIndexes from "./migrations/0009_list_indexes.ts"
 
 export const MIGRATIONS = {
   "0001_foundation": foundation,
@@ -19,7 +20,8 @@ export const MIGRATIONS = {
   "0005_public_v1": publicV1,
   "0006_subaccounts": subaccounts,
   "0007_antifraud": antifraud,
-  "0008_ledger": ledger
+  "0008_ledger": ledger,
+  "0009_list_indexes": listIndexes
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)
