@@ -34,7 +34,7 @@ export class Transactions extends Effect.Service<Transactions>()("Transactions",
     })
 
     return {
-      /** Every transaction of the account, oldest first, as a stream of pages (never all in memory). */
+      /** Every transaction of the account (its v2 fields), oldest first, as a stream of pages (never all in memory). */
       list: (accountId: AccountId) => repo.stream(accountId),
       get,
       view,

@@ -8,7 +8,8 @@ import type {
   SplitRecord,
   TransactionDetails,
   TransactionRecord,
-  TransactionStatus
+  TransactionStatus,
+  TransactionSummary
 } from "../domain/transaction.ts"
 
 export interface NewTransaction {
@@ -64,7 +65,7 @@ export class TransactionRepo extends Context.Tag("TransactionRepo")<
   {
     readonly insert: (accountId: AccountId, transaction: NewTransaction) => Effect.Effect<TransactionRecord>
     /** Every transaction of the account, oldest first, read page by page (interface-v2 lists return all). */
-    readonly stream: (accountId: AccountId) => Stream.Stream<TransactionRecord>
+    readonly stream: (accountId: AccountId) => Stream.Stream<TransactionSummary>
     readonly find: (accountId: AccountId, id: TransactionId) => Effect.Effect<Option.Option<TransactionRecord>>
     /** Row-locks the transaction until the database transaction ends. */
     readonly findForUpdate: (accountId: AccountId, id: TransactionId) => Effect.Effect<Option.Option<TransactionRecord>>

@@ -1,6 +1,6 @@
 import { CustomerId } from "../../domain/ids.ts"
 import { SqlClient } from "@effect/sql"
-import { KEYSET_AT, keysetStream, PAGE_SIZE } from "./keyset.ts"
+import { KEYSET_AT, keysetStream } from "./keyset.ts"
 import { traced } from "./traced.ts"
 import { Effect, Layer, Option, Schema } from "effect"
 import { Customer } from "../../domain/customer.ts"
@@ -50,14 +50,14 @@ export const CustomerRepoLive = Layer.effect(
         // Keyset pages on the index (account_id, created_at, id); deleted customers are skipped.
         stream: (accountId) =>
           keysetStream(
-            (after) => sql`
+            (after, limit) => sql`
               select *, ${sql.literal(KEYSET_AT)} from customers
               where account_id = ${accountId} and deleted_at is null
                 ${Option.match(after, {
                   onNone: () => sql``,
                   onSome: (key) => sql`and (created_at, id) > (${key.at}::timestamptz, ${key.id}::uuid)`
                 })}
-              order by created_at, id limit ${PAGE_SIZE}`,
+              order by created_at, id limit ${limit}`,
             (rows) => Effect.sync(() => rows.map(toCustomer))
           ),
         find: (accountId, id) =>

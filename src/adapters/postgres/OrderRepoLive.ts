@@ -1,6 +1,6 @@
 import { CustomerId, OrderId } from "../../domain/ids.ts"
 import { SqlClient } from "@effect/sql"
-import { KEYSET_AT, keysetStream, PAGE_SIZE } from "./keyset.ts"
+import { KEYSET_AT, keysetStream } from "./keyset.ts"
 import { traced } from "./traced.ts"
 import { Effect, Layer, Option, Schema } from "effect"
 import { Order, OrderStatus } from "../../domain/order.ts"
@@ -39,14 +39,14 @@ export const OrderRepoLive = Layer.effect(
         // Keyset pages on the index (account_id, created_at, id).
         stream: (accountId) =>
           keysetStream(
-            (after) => sql`
+            (after, limit) => sql`
               select *, ${sql.literal(KEYSET_AT)} from orders
               where account_id = ${accountId}
                 ${Option.match(after, {
                   onNone: () => sql``,
                   onSome: (key) => sql`and (created_at, id) > (${key.at}::timestamptz, ${key.id}::uuid)`
                 })}
-              order by created_at, id limit ${PAGE_SIZE}`,
+              order by created_at, id limit ${limit}`,
             (rows) => Effect.sync(() => rows.map(toOrder))
           ),
         find: (accountId, id) =>

@@ -1,6 +1,6 @@
 import { AccountId } from "../../domain/ids.ts"
 import { SqlClient } from "@effect/sql"
-import { KEYSET_AT, keysetStream, PAGE_SIZE } from "./keyset.ts"
+import { KEYSET_AT, keysetStream } from "./keyset.ts"
 import { traced } from "./traced.ts"
 import { Effect, Layer, Option, Schema } from "effect"
 import { EventSnapshot, type EventKind } from "../../domain/events.ts"
@@ -104,7 +104,7 @@ export const WebhookRepoLive = Layer.effect(
         // The mixed direction rules out a row comparison; `created_at <= key` keeps the scan on the index.
         deliveries: (accountId, filter) =>
           keysetStream(
-            (after) => sql`
+            (after, limit) => sql`
               select ${columns}, ${sql.literal(KEYSET_AT)} from webhook_deliveries
               where account_id = ${accountId}
                 ${filter.status ? sql`and status = ${filter.status}` : sql``}
@@ -115,7 +115,7 @@ export const WebhookRepoLive = Layer.effect(
                     and created_at <= ${key.at}::timestamptz
                     and (created_at < ${key.at}::timestamptz or id > ${key.id}::uuid)`
                 })}
-              order by created_at desc, id limit ${PAGE_SIZE}`,
+              order by created_at desc, id limit ${limit}`,
             (rows) => Effect.sync(() => (rows as ReadonlyArray<unknown> as ReadonlyArray<DeliveryRow>).map(toDelivery))
           ),
         findDelivery: (accountId, deliveryId) =>
