@@ -1,7 +1,7 @@
 import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { customerAndOrder, expectError } from "./support/foundation.ts"
+import { customerAndOrder, customerBody, expectError } from "./support/foundation.ts"
 import { client, type Client, signup } from "./support/http.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
 
@@ -187,6 +187,31 @@ describe("GET /api/transactions streams", () => {
     // Other requests share the event loop with the stream and keep being answered.
     expect(healthAnswers).toBeGreaterThan(10)
   }, 120_000)
+})
+
+describe("other streamed lists", () => {
+  it("customers across several pages, names outside ASCII: the bytes of the buffered array", async () => {
+    const other = await signup(api, "Loja Acentuada")
+    const names = ["João Conceição", "Zoë Ångström", "Ana Müller"]
+    // 620 customers: the first page (100), a full page (500) and a short one.
+    await server.db.query(
+      `insert into customers (id, account_id, name, email, document, phone, created_at)
+       select gen_random_uuid(), $1, ($2::text[])[1 + i % 3], 'c' || i || '@example.com', lpad(i::text, 11, '0'),
+              '(11) 91234-5678', timestamptz '2026-01-01' + (i / 2) * interval '1 microsecond'
+       from generate_series(1, 620) i`,
+      [other.accountId, names]
+    )
+    const created = await api.post("/api/customers", customerBody({ name: "Último Cliente" }), { key: other.key })
+    expect(created.status).toBe(201)
+    const reply = await api.get("/api/customers", { key: other.key })
+    expect(reply.status).toBe(200)
+    expect(reply.headers.get("content-type")).toBe("application/json")
+    expect(reply.body).toHaveLength(621)
+    expect(reply.text).toBe(JSON.stringify(reply.body))
+    expect(new Set(reply.body.map((c: { id: string }) => c.id)).size).toBe(621)
+    expect(reply.body[620].name).toBe("Último Cliente")
+    expect(reply.body.slice(0, 620).map((c: { name: string }) => c.name)).toContain("Zoë Ångström")
+  })
 })
 
 describe("failures of a streamed list", () => {

@@ -47,8 +47,4 @@ export const keysetStream = <A, E>(
       }),
       Effect.withSpan("keysetStream.page")
     )
-  }).pipe(
-    // The next page's query runs while this one is encoded and written: the database and the socket
-    // work at the same time, and one page more is all that is held.
-    Stream.bufferChunks({ capacity: 1 })
-  )
+  })
