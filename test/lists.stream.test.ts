@@ -212,6 +212,39 @@ describe("other streamed lists", () => {
     expect(reply.body[620].name).toBe("Último Cliente")
     expect(reply.body.slice(0, 620).map((c: { name: string }) => c.name)).toContain("Zoë Ångström")
   })
+  it("webhook deliveries across several pages: newest first, ties by id, each once, filters kept", async () => {
+    const other = await signup(api, "Loja Entregas")
+    const eventId = (
+      await server.db.query<{ id: string }>(
+        "insert into events (id, account_id, type) values (gen_random_uuid(), $1, 'transaction.paid') returning id",
+        [other.accountId]
+      )
+    ).rows[0]!.id
+    // 1,250 deliveries, three per microsecond: pages of 100 and 500 end inside groups of equal timestamps.
+    await server.db.query(
+      `insert into webhook_deliveries (id, account_id, event_id, event, url, status, created_at)
+       select gen_random_uuid(), $1, $2, 'transaction.paid', 'https://example.com/hook',
+              case when i % 5 = 0 then 'FAILED' else 'SUCCESS' end,
+              timestamptz '2026-01-01' + (i / 3) * interval '1 microsecond'
+       from generate_series(1, 1250) i`,
+      [other.accountId, eventId]
+    )
+    const expected = async (status?: string) =>
+      (
+        await server.db.query<{ id: string }>(
+          `select id::text as id from webhook_deliveries where account_id = $1 and ($2::text is null or status = $2)
+           order by created_at desc, id`,
+          [other.accountId, status ?? null]
+        )
+      ).rows.map((row) => row.id)
+    const all = await api.get("/api/webhooks/deliveries", { key: other.key })
+    expect(all.status).toBe(200)
+    expect(all.text).toBe(JSON.stringify(all.body))
+    expect(all.body.deliveries.map((d: { deliveryId: string }) => d.deliveryId)).toEqual(await expected())
+    const failed = await api.get("/api/webhooks/deliveries?status=FAILED", { key: other.key })
+    expect(failed.body.deliveries).toHaveLength(250)
+    expect(failed.body.deliveries.map((d: { deliveryId: string }) => d.deliveryId)).toEqual(await expected("FAILED"))
+  })
 })
 
 describe("failures of a streamed list", () => {
