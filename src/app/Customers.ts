@@ -23,7 +23,8 @@ export class Customers extends Effect.Service<Customers>()("Customers", {
       create: Effect.fn("Customers.create")(function* (accountId: AccountId, input: CustomerInput) {
         return yield* repo.insertOrGetByDocument(accountId, { id: CustomerId.make(yield* ids.next), ...input })
       }),
-      list: (accountId: AccountId) => repo.list(accountId),
+      /** Every live customer of the account, oldest first, as a stream of pages (never all in memory). */
+      list: (accountId: AccountId) => repo.stream(accountId),
       get: Effect.fn("Customers.get")(function* (accountId: AccountId, id: CustomerId) {
         return yield* Option.match(yield* repo.find(accountId, id), {
           onNone: () => Effect.fail(notFound()),

@@ -20,7 +20,8 @@ export class Orders extends Effect.Service<Orders>()("Orders", {
           onSome: Effect.succeed
         })
       }),
-      list: (accountId: AccountId) => repo.list(accountId),
+      /** Every order of the account, oldest first, as a stream of pages (never all in memory). */
+      list: (accountId: AccountId) => repo.stream(accountId),
       get: Effect.fn("Orders.get")(function* (accountId: AccountId, id: OrderId) {
         return yield* Option.match(yield* repo.find(accountId, id), {
           onNone: () => Effect.fail(new NotFound({ message: "order not found" })),

@@ -34,7 +34,8 @@ export class Transactions extends Effect.Service<Transactions>()("Transactions",
     })
 
     return {
-      list: (accountId: AccountId) => repo.list(accountId),
+      /** Every transaction of the account (its v2 fields), oldest first, as a stream of pages (never all in memory). */
+      list: (accountId: AccountId) => repo.stream(accountId),
       get,
       view,
       getView: Effect.fn("Transactions.getView")(function* (accountId: AccountId, id: TransactionId) {

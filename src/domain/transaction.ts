@@ -153,7 +153,16 @@ export const TransactionRecord = Schema.Struct({
 })
 export type TransactionRecord = typeof TransactionRecord.Type
 
-export const toTransaction = (record: TransactionRecord) =>
+/**
+ * The part of a transaction that interface-v2 shows (its Transaction): what a list of every transaction
+ * reads, without the jsonb and card columns that would cost most of the time and garbage per row.
+ */
+export const TransactionSummary = TransactionRecord.pipe(
+  Schema.pick("id", "orderId", "method", "amount", "status", "createdAt", "updatedAt")
+)
+export type TransactionSummary = typeof TransactionSummary.Type
+
+export const toTransaction = (record: TransactionSummary) =>
   Transaction.make(
     {
       id: record.id,

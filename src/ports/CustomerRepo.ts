@@ -1,5 +1,5 @@
 import type { AccountId, CustomerId } from "../domain/ids.ts"
-import { Context, type Effect, type Option } from "effect"
+import { Context, type Effect, type Option, type Stream } from "effect"
 import type { Customer } from "../domain/customer.ts"
 
 export interface NewCustomer {
@@ -25,7 +25,8 @@ export class CustomerRepo extends Context.Tag("CustomerRepo")<
       accountId: AccountId,
       customer: NewCustomer
     ) => Effect.Effect<{ readonly customer: Customer; readonly created: boolean }>
-    readonly list: (accountId: AccountId) => Effect.Effect<ReadonlyArray<Customer>>
+    /** Every live customer of the account, oldest first, read page by page (interface-v2 lists return all). */
+    readonly stream: (accountId: AccountId) => Stream.Stream<Customer>
     readonly find: (accountId: AccountId, id: CustomerId) => Effect.Effect<Option.Option<Customer>>
     readonly update: (
       accountId: AccountId,

@@ -1,5 +1,5 @@
 import type { AccountId, CustomerId, OrderId } from "../domain/ids.ts"
-import { Context, type Effect, type Option } from "effect"
+import { Context, type Effect, type Option, type Stream } from "effect"
 import type { Order, OrderStatus } from "../domain/order.ts"
 
 export class OrderRepo extends Context.Tag("OrderRepo")<
@@ -10,7 +10,8 @@ export class OrderRepo extends Context.Tag("OrderRepo")<
       accountId: AccountId,
       order: { readonly id: OrderId; readonly customerId: CustomerId; readonly amount: number }
     ) => Effect.Effect<Option.Option<Order>>
-    readonly list: (accountId: AccountId) => Effect.Effect<ReadonlyArray<Order>>
+    /** Every order of the account, oldest first, read page by page (interface-v2 lists return all). */
+    readonly stream: (accountId: AccountId) => Stream.Stream<Order>
     readonly find: (accountId: AccountId, id: OrderId) => Effect.Effect<Option.Option<Order>>
     /** Row-locks the order for the rest of the database transaction. */
     readonly findForUpdate: (accountId: AccountId, id: OrderId) => Effect.Effect<Option.Option<Order>>

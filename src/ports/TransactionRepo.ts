@@ -1,5 +1,5 @@
 import type { AccountId, CustomerId, OrderId, TransactionId } from "../domain/ids.ts"
-import { Context, type Effect, type Option } from "effect"
+import { Context, type Effect, type Option, type Stream } from "effect"
 import type { AntifraudAnalysis } from "../domain/antifraud.ts"
 import type { Buyer, Product } from "../domain/payment.ts"
 import type {
@@ -8,7 +8,8 @@ import type {
   SplitRecord,
   TransactionDetails,
   TransactionRecord,
-  TransactionStatus
+  TransactionStatus,
+  TransactionSummary
 } from "../domain/transaction.ts"
 
 export interface NewTransaction {
@@ -63,7 +64,8 @@ export class TransactionRepo extends Context.Tag("TransactionRepo")<
   TransactionRepo,
   {
     readonly insert: (accountId: AccountId, transaction: NewTransaction) => Effect.Effect<TransactionRecord>
-    readonly list: (accountId: AccountId) => Effect.Effect<ReadonlyArray<TransactionRecord>>
+    /** Every transaction of the account, oldest first, read page by page (interface-v2 lists return all). */
+    readonly stream: (accountId: AccountId) => Stream.Stream<TransactionSummary>
     readonly find: (accountId: AccountId, id: TransactionId) => Effect.Effect<Option.Option<TransactionRecord>>
     /** Row-locks the transaction until the database transaction ends. */
     readonly findForUpdate: (accountId: AccountId, id: TransactionId) => Effect.Effect<Option.Option<TransactionRecord>>

@@ -1,5 +1,5 @@
 import type { AccountId } from "../domain/ids.ts"
-import { Context, type Effect, type Option } from "effect"
+import { Context, type Effect, type Option, type Stream } from "effect"
 import type { StoredEvent } from "../domain/events.ts"
 import type { Delivery, DeliveryStatus, Webhook } from "../domain/webhook.ts"
 
@@ -36,10 +36,11 @@ export class WebhookRepo extends Context.Tag("WebhookRepo")<
     readonly find: (accountId: AccountId) => Effect.Effect<Option.Option<Webhook>>
     /** Deletes the webhook and drops its pending deliveries; false when there was none. */
     readonly remove: (accountId: AccountId) => Effect.Effect<boolean>
+    /** The account's deliveries, newest first, read page by page. */
     readonly deliveries: (
       accountId: AccountId,
       filter: { readonly status?: DeliveryStatus | undefined; readonly event?: string | undefined }
-    ) => Effect.Effect<ReadonlyArray<Delivery>>
+    ) => Stream.Stream<Delivery>
     readonly findDelivery: (accountId: AccountId, deliveryId: string) => Effect.Effect<Option.Option<Delivery>>
     /** Locks the delivery row for the attempt's bookkeeping. */
     readonly target: (deliveryId: string) => Effect.Effect<Option.Option<DeliveryTarget>>

@@ -1,5 +1,5 @@
 import { CustomerId, type OrderId, type TransactionId } from "../../src/domain/ids.ts"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, Stream } from "effect"
 import type { EventKind } from "../../src/domain/events.ts"
 import type { Order, OrderStatus } from "../../src/domain/order.ts"
 import type { TransactionRecord } from "../../src/domain/transaction.ts"
@@ -35,7 +35,7 @@ export const makeFakePorts = () => {
             transactions.set(t.id, record)
             return record
           }),
-        list: () => Effect.sync(() => [...transactions.values()]),
+        stream: () => Stream.suspend(() => Stream.fromIterable([...transactions.values()])),
         find: (_, id) => Effect.sync(() => Option.fromNullable(transactions.get(id))),
         findForUpdate: (_, id) => Effect.sync(() => Option.fromNullable(transactions.get(id))),
         update: (_, id, changes) =>
@@ -55,7 +55,7 @@ export const makeFakePorts = () => {
       OrderRepo.of({
         insertForLiveCustomer: () => Effect.succeed(Option.none()),
         findToCharge: () => Effect.succeed(Option.none()),
-        list: () => Effect.succeed([]),
+        stream: () => Stream.empty,
         find: () => Effect.succeed(Option.none()),
         findForUpdate: (_, id) =>
           Effect.sync(() =>

@@ -1,5 +1,6 @@
 import { CustomerId } from "../../domain/ids.ts"
 import { SqlClient } from "@effect/sql"
+import { KEYSET_AT, keysetStream } from "./keyset.ts"
 import { traced } from "./traced.ts"
 import { Effect, Layer, Option, Schema } from "effect"
 import { Customer } from "../../domain/customer.ts"
@@ -46,12 +47,18 @@ export const CustomerRepoLive = Layer.effect(
               if (existing[0]) return { customer: toCustomer(existing[0]), created: false }
             }
           }).pipe(Effect.orDie),
-        list: (accountId) =>
-          sql<CustomerRow>`
-          select * from customers where account_id = ${accountId} and deleted_at is null
-          order by created_at, id`.pipe(
-            Effect.orDie,
-            Effect.map((rows) => rows.map(toCustomer))
+        // Keyset pages on the index (account_id, created_at, id); deleted customers are skipped.
+        stream: (accountId) =>
+          keysetStream(
+            (after, limit) => sql`
+              select *, ${sql.literal(KEYSET_AT)} from customers
+              where account_id = ${accountId} and deleted_at is null
+                ${Option.match(after, {
+                  onNone: () => sql``,
+                  onSome: (key) => sql`and (created_at, id) > (${key.at}::timestamptz, ${key.id}::uuid)`
+                })}
+              order by created_at, id limit ${limit}`,
+            (rows) => Effect.sync(() => rows.map(toCustomer))
           ),
         find: (accountId, id) =>
           sql<CustomerRow>`select * from customers where ${live(accountId, id)}`.pipe(Effect.orDie, Effect.map(first)),

@@ -11,6 +11,7 @@ import subaccounts from "./migrations/0006_subaccounts.ts"
 import ledger from "./migrations/0008_ledger.ts"
 import admission from "./migrations/0010_admission.ts"
 import antifraud from "./migrations/0007_antifraud.ts"
+import listIndexes from "./migrations/0009_list_indexes.ts"
 
 export const MIGRATIONS = {
   "0001_foundation": foundation,
@@ -21,6 +22,7 @@ export const MIGRATIONS = {
   "0006_subaccounts": subaccounts,
   "0007_antifraud": antifraud,
   "0008_ledger": ledger,
+  "0009_list_indexes": listIndexes,
   "0010_admission": admission
 }
 

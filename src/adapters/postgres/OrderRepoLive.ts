@@ -1,5 +1,6 @@
 import { CustomerId, OrderId } from "../../domain/ids.ts"
 import { SqlClient } from "@effect/sql"
+import { KEYSET_AT, keysetStream } from "./keyset.ts"
 import { traced } from "./traced.ts"
 import { Effect, Layer, Option, Schema } from "effect"
 import { Order, OrderStatus } from "../../domain/order.ts"
@@ -35,10 +36,18 @@ export const OrderRepoLive = Layer.effect(
           where c.account_id = ${accountId} and c.id = ${order.customerId} and c.deleted_at is null
           for share
           returning *`.pipe(Effect.orDie, Effect.map(first)),
-        list: (accountId) =>
-          sql<OrderRow>`select * from orders where account_id = ${accountId} order by created_at, id`.pipe(
-            Effect.orDie,
-            Effect.map((rows) => rows.map(toOrder))
+        // Keyset pages on the index (account_id, created_at, id).
+        stream: (accountId) =>
+          keysetStream(
+            (after, limit) => sql`
+              select *, ${sql.literal(KEYSET_AT)} from orders
+              where account_id = ${accountId}
+                ${Option.match(after, {
+                  onNone: () => sql``,
+                  onSome: (key) => sql`and (created_at, id) > (${key.at}::timestamptz, ${key.id}::uuid)`
+                })}
+              order by created_at, id limit ${limit}`,
+            (rows) => Effect.sync(() => rows.map(toOrder))
           ),
         find: (accountId, id) =>
           sql<OrderRow>`select * from orders where account_id = ${accountId} and id = ${id}`.pipe(

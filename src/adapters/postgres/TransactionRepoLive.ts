@@ -2,8 +2,9 @@ import { AccountId, TransactionId } from "../../domain/ids.ts"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { AntifraudAnalysis } from "../../domain/antifraud.ts"
-import { TransactionRecord } from "../../domain/transaction.ts"
+import { TransactionRecord, TransactionSummary } from "../../domain/transaction.ts"
 import { TransactionRepo } from "../../ports/TransactionRepo.ts"
+import { KEYSET_AT, keysetStream } from "./keyset.ts"
 
 const COLUMNS = `id, origin, order_id, customer_id, method, amount, amount_total, amount_interest, buyer, products,
   metadata, comment, split, fee, status, refunded_amount, refund_reserved, installments, details, decline_code,
@@ -18,6 +19,8 @@ const json = (value: unknown) => (value === null || value === undefined ? null :
 // Rows come back camelCased (SqlLive); the schema checks them, jsonb `details` included. A row that
 // does not decode is a defect of the database, not of the request.
 const decodeRows = Schema.decodeUnknown(Schema.Array(TransactionRecord))
+
+const decodeSummaries = Schema.decodeUnknown(Schema.Array(TransactionSummary))
 
 const Owned = Schema.Array(Schema.Struct({ accountId: AccountId, id: TransactionId }))
 
@@ -45,9 +48,19 @@ export const TransactionRepoLive = Layer.effect(
                   ${JSON.stringify(t.details)}::jsonb, ${t.expiresAt}, ${t.cardToken},
                   ${analysis(t.antifraud)}::jsonb, ${t.declineCode ?? null})
           returning ${columns}`).pipe(Effect.withSpan("TransactionRepo.insert")),
-      list: (accountId) =>
-        rows(sql`select ${columns} from transactions where account_id = ${accountId} order by created_at, id`).pipe(
-          Effect.withSpan("TransactionRepo.list")
+      // Keyset pages on the index (account_id, created_at, id).
+      stream: (accountId) =>
+        keysetStream(
+          (after, limit) => sql`
+            select id, order_id, method, amount, status, created_at, updated_at, ${sql.literal(KEYSET_AT)}
+            from transactions
+            where account_id = ${accountId}
+              ${Option.match(after, {
+                onNone: () => sql``,
+                onSome: (key) => sql`and (created_at, id) > (${key.at}::timestamptz, ${key.id}::uuid)`
+              })}
+            order by created_at, id limit ${limit}`,
+          (found) => Effect.orDie(decodeSummaries(found))
         ),
       find: (accountId, id) =>
         first(sql`select ${columns} from transactions where account_id = ${accountId} and id = ${id}`).pipe(

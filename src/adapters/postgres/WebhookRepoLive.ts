@@ -1,5 +1,6 @@
 import { AccountId } from "../../domain/ids.ts"
 import { SqlClient } from "@effect/sql"
+import { KEYSET_AT, keysetStream } from "./keyset.ts"
 import { traced } from "./traced.ts"
 import { Effect, Layer, Option, Schema } from "effect"
 import { EventSnapshot, type EventKind } from "../../domain/events.ts"
@@ -166,15 +167,23 @@ export const WebhookRepoLive = Layer.scoped(
               })
             )
             .pipe(Effect.orDie),
+        // Newest first, ties by id: keyset pages on the index (account_id, created_at desc, id) of 0009.
+        // The mixed direction rules out a row comparison; `created_at <= key` keeps the scan on the index.
         deliveries: (accountId, filter) =>
-          sql<DeliveryRow>`
-          select ${columns} from webhook_deliveries
-          where account_id = ${accountId}
-            ${filter.status ? sql`and status = ${filter.status}` : sql``}
-            ${filter.event ? sql`and event = ${filter.event}` : sql``}
-          order by created_at desc, id`.pipe(
-            Effect.orDie,
-            Effect.map((rows) => rows.map(toDelivery))
+          keysetStream(
+            (after, limit) => sql`
+              select ${columns}, ${sql.literal(KEYSET_AT)} from webhook_deliveries
+              where account_id = ${accountId}
+                ${filter.status ? sql`and status = ${filter.status}` : sql``}
+                ${filter.event ? sql`and event = ${filter.event}` : sql``}
+                ${Option.match(after, {
+                  onNone: () => sql``,
+                  onSome: (key) => sql`
+                    and created_at <= ${key.at}::timestamptz
+                    and (created_at < ${key.at}::timestamptz or id > ${key.id}::uuid)`
+                })}
+              order by created_at desc, id limit ${limit}`,
+            (rows) => Effect.sync(() => (rows as ReadonlyArray<unknown> as ReadonlyArray<DeliveryRow>).map(toDelivery))
           ),
         findDelivery: (accountId, deliveryId) =>
           sql<DeliveryRow>`select ${columns} from webhook_deliveries where account_id = ${accountId} and id =

@@ -4,6 +4,7 @@ import { Customers } from "../../../app/Customers.ts"
 import { Customer } from "../../../domain/customer.ts"
 import { GatewayApi } from "../../Api.ts"
 import { rendered } from "../render.ts"
+import { jsonArrayStream } from "../../shared/jsonStream.ts"
 import { CurrentPrincipal } from "../../shared/security.ts"
 
 export const CustomersHttp = HttpApiBuilder.group(GatewayApi, "customers", (handlers) =>
@@ -23,7 +24,9 @@ export const CustomersHttp = HttpApiBuilder.group(GatewayApi, "customers", (hand
           )
         })
       )
-      .handle("list", () => Effect.flatMap(CurrentPrincipal, ({ accountId }) => customers.list(accountId)))
+      .handle("list", () =>
+        Effect.flatMap(CurrentPrincipal, ({ accountId }) => jsonArrayStream(Customer, customers.list(accountId)))
+      )
       .handle("get", ({ path }) =>
         Effect.flatMap(CurrentPrincipal, ({ accountId }) => customers.get(accountId, path.id)).pipe(rendered)
       )

@@ -1,8 +1,10 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { Order } from "../../../domain/order.ts"
 import { Orders } from "../../../app/Orders.ts"
 import { GatewayApi } from "../../Api.ts"
 import { rendered } from "../render.ts"
+import { jsonArrayStream } from "../../shared/jsonStream.ts"
 import { CurrentPrincipal } from "../../shared/security.ts"
 
 export const OrdersHttp = HttpApiBuilder.group(GatewayApi, "orders", (handlers) =>
@@ -12,7 +14,9 @@ export const OrdersHttp = HttpApiBuilder.group(GatewayApi, "orders", (handlers) 
       .handle("create", ({ payload }) =>
         Effect.flatMap(CurrentPrincipal, ({ accountId }) => orders.create(accountId, payload)).pipe(rendered)
       )
-      .handle("list", () => Effect.flatMap(CurrentPrincipal, ({ accountId }) => orders.list(accountId)))
+      .handle("list", () =>
+        Effect.flatMap(CurrentPrincipal, ({ accountId }) => jsonArrayStream(Order, orders.list(accountId)))
+      )
       .handle("get", ({ path }) =>
         Effect.flatMap(CurrentPrincipal, ({ accountId }) => orders.get(accountId, path.id)).pipe(rendered)
       )

@@ -1,9 +1,10 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Stream } from "effect"
 import { Transactions } from "../../../app/Transactions.ts"
-import { toTransaction } from "../../../domain/transaction.ts"
+import { toTransaction, Transaction } from "../../../domain/transaction.ts"
 import { GatewayApi } from "../../Api.ts"
 import { rendered } from "../render.ts"
+import { jsonArrayStream } from "../../shared/jsonStream.ts"
 import { CurrentPrincipal } from "../../shared/security.ts"
 
 export const TransactionsHttp = HttpApiBuilder.group(GatewayApi, "transactions", (handlers) =>
@@ -11,8 +12,8 @@ export const TransactionsHttp = HttpApiBuilder.group(GatewayApi, "transactions",
     const transactions = yield* Transactions
     return handlers
       .handle("list", () =>
-        Effect.flatMap(CurrentPrincipal, ({ accountId }) => transactions.list(accountId)).pipe(
-          Effect.map((records) => records.map(toTransaction))
+        Effect.flatMap(CurrentPrincipal, ({ accountId }) =>
+          jsonArrayStream(Transaction, Stream.map(transactions.list(accountId), toTransaction))
         )
       )
       .handle("get", ({ path }) =>

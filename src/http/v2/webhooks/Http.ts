@@ -1,9 +1,10 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Schema } from "effect"
 import { Webhooks } from "../../../app/Webhooks.ts"
-import { Webhook } from "../../../domain/webhook.ts"
+import { Delivery, Webhook } from "../../../domain/webhook.ts"
 import { GatewayApi } from "../../Api.ts"
 import { rendered } from "../render.ts"
+import { jsonArrayStream } from "../../shared/jsonStream.ts"
 import { CurrentPrincipal } from "../../shared/security.ts"
 
 export const WebhooksHttp = HttpApiBuilder.group(GatewayApi, "webhooks", (handlers) =>
@@ -27,8 +28,12 @@ export const WebhooksHttp = HttpApiBuilder.group(GatewayApi, "webhooks", (handle
         Effect.flatMap(CurrentPrincipal, ({ accountId }) => webhooks.remove(accountId)).pipe(rendered)
       )
       .handle("deliveries", ({ urlParams }) =>
-        Effect.flatMap(CurrentPrincipal, ({ accountId }) => webhooks.deliveries(accountId, urlParams)).pipe(
-          Effect.map((deliveries) => ({ deliveries }))
+        // `{"deliveries": [...]}`, streamed like the other lists.
+        Effect.flatMap(CurrentPrincipal, ({ accountId }) =>
+          jsonArrayStream(Delivery, webhooks.deliveries(accountId, urlParams), {
+            open: '{"deliveries":[',
+            close: "]}"
+          })
         )
       )
       .handle("retry", ({ path }) =>
