@@ -126,7 +126,8 @@ const main = async () => {
     for (let parked = 0; parked < BACKLOG; parked += 10_000) {
       await db.query(
         `select graphile_worker.add_jobs(array(
-           select row('cleanup', '{}'::json, null, now() + interval '30 days', 1, null, 0, null)::graphile_worker.job_spec
+           select row('cleanup', '{}'::json, null, now() + interval '30 days', 1, null, 0, null)
+                    ::graphile_worker.job_spec
            from generate_series(1, $1)))`,
         [Math.min(10_000, BACKLOG - parked)]
       )
