@@ -22,7 +22,9 @@ import pg from "pg"
 import { startEmbeddedPostgres } from "../src/adapters/postgres/EmbeddedPostgres.ts"
 import { spawnRole } from "../test/support/processes.ts"
 import { closedLoop, http, type LoadResult } from "./load.ts"
+import { benchLists } from "./lists.ts"
 import { benchRaw } from "./raw.ts"
+import { benchWebhooks } from "./webhooks.ts"
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 100_000)
@@ -245,6 +247,21 @@ const main = async () => {
     await reader.close()
     await setup.close()
 
+    // Issue 10 items 3 and 4: a 1,000,000-row list streamed by the service, and a webhook burst through
+    // one worker process on a database of its own (the service's worker would share the work).
+    const extra: Record<string, unknown> = {}
+    if (process.env.BENCH_LISTS !== "0") {
+      console.log("lists…")
+      extra["lists"] = await benchLists(origin, db, apiKey, accountId, {
+        pid: service.child.pid!,
+        rows: Number(process.env.BENCH_LIST_ROWS ?? 1_000_000)
+      })
+    }
+    if (process.env.BENCH_WEBHOOKS !== "0") {
+      console.log("webhooks…")
+      extra["webhooks"] = await benchWebhooks({ databaseUrl: await freshDatabase(server) })
+    }
+
     const ratio = (a: string, b: string) =>
       (results[a]?.perSecond ?? Number.NaN) / (results[b]?.perSecond ?? Number.NaN)
     const ratios: Record<string, number> = {}
@@ -283,6 +300,7 @@ const main = async () => {
     for (const [name, value] of Object.entries(ratios)) console.log(name.padEnd(58) + value.toFixed(2).padStart(9))
     console.log("")
     for (const line of checks) console.log(line)
+    for (const [name, value] of Object.entries(extra)) console.log(`${name}: ${JSON.stringify(value)}`)
 
     await mkdir("bench/results", { recursive: true })
     const file = `bench/results/${new Date().toISOString().slice(0, 19).replaceAll(":", "")}.json`
@@ -297,7 +315,8 @@ const main = async () => {
           backlog: BACKLOG,
           results,
           ratios,
-          checks
+          checks,
+          ...extra
         },
         null,
         2
