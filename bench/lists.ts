@@ -42,8 +42,9 @@ export const seedTransactions = async (db: pg.Pool, accountId: string, rows: num
   const customerId = randomUUID()
   const orderId = randomUUID()
   await db.query(
+    // A CPF of its own (11144477735): the account may already have a customer with the usual test CPF.
     `insert into customers (id, account_id, name, email, document, phone)
-     values ($1, $2, 'Bench Buyer', 'bench@example.com', '52998224725', '(11) 91234-5678')`,
+     values ($1, $2, 'Bench Buyer', 'bench@example.com', '11144477735', '(11) 91234-5678')`,
     [customerId, accountId]
   )
   await db.query(

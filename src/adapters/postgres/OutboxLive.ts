@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import { type EventSnapshot, eventName } from "../../domain/events.ts"
 import type { TransactionRecord } from "../../domain/transaction.ts"
@@ -29,59 +29,51 @@ export const OutboxLive = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const ids = yield* Ids
-    const traceparentNow = Effect.map(Effect.option(Effect.currentSpan), (span) =>
-      Option.match(span, { onNone: () => null, onSome: (s) => `00-${s.traceId}-${s.spanId}-01` })
-    )
+    /**
+     * The event `insert` makes (given its id), and when the account has a webhook its delivery record
+     * and one job, in one statement. The delivery job joins the trace of the change that caused it
+     * (W3C traceparent).
+     */
+    const record = (accountId: string, name: string, insert: (eventId: string) => Statement.Fragment) =>
+      Effect.gen(function* () {
+        const span = yield* Effect.option(Effect.currentSpan)
+        const traceparent = Option.match(span, { onNone: () => null, onSome: (s) => `00-${s.traceId}-${s.spanId}-01` })
+        const eventId = yield* ids.next
+        const deliveryId = yield* ids.next
+        yield* sql`
+          with event as (${insert(eventId)}), delivery as (
+            insert into webhook_deliveries (id, account_id, event_id, event, url, status)
+            select ${deliveryId}, w.account_id, ${eventId}, ${name}, w.url, 'PENDING'
+            from webhooks w where w.account_id = ${accountId}
+            returning id
+          )
+          select graphile_worker.add_job('deliver_webhook',
+                                         json_build_object('deliveryId', delivery.id,
+                                                           'traceparent', ${traceparent}::text),
+                                         job_key := delivery.id::text, max_attempts := 25)
+          from delivery`
+      }).pipe(Effect.orDie)
     return Outbox.of({
       emitFrozen: (accountId, name, body) =>
-        Effect.gen(function* () {
-          const traceparent = yield* traceparentNow
-          const eventId = yield* ids.next
-          const deliveryId = yield* ids.next
-          yield* sql`
-            with event as (
-              insert into events (id, account_id, type, payload)
-              values (${eventId}, ${accountId}, ${name}, ${JSON.stringify(body)}::jsonb)
-            ), delivery as (
-              insert into webhook_deliveries (id, account_id, event_id, event, url, status)
-              select ${deliveryId}, w.account_id, ${eventId}, ${name}, w.url, 'PENDING'
-              from webhooks w where w.account_id = ${accountId}
-              returning id
-            )
-            select graphile_worker.add_job('deliver_webhook',
-                                           json_build_object('deliveryId', delivery.id,
-                                                             'traceparent', ${traceparent}::text),
-                                           job_key := delivery.id::text, max_attempts := 25)
-            from delivery`
-        }).pipe(Effect.orDie, Effect.withSpan("Outbox.emitFrozen", { attributes: { name } })),
+        record(
+          accountId,
+          name,
+          (eventId) => sql`
+            insert into events (id, account_id, type, payload)
+            values (${eventId}, ${accountId}, ${name}, ${JSON.stringify(body)}::jsonb)`
+        ).pipe(Effect.withSpan("Outbox.emitFrozen", { attributes: { name } })),
       emit: (accountId, kind, transaction) =>
         Effect.gen(function* () {
           const name = eventName(transaction.origin, kind)
           if (name === null) return
-          // The delivery job joins the trace of the change that caused it (W3C traceparent).
-          const span = yield* Effect.option(Effect.currentSpan)
-          const traceparent = Option.match(span, {
-            onNone: () => null,
-            onSome: (s) => `00-${s.traceId}-${s.spanId}-01`
-          })
-          const eventId = yield* ids.next
-          const deliveryId = yield* ids.next
-          yield* sql`
-            with event as (
+          yield* record(
+            accountId,
+            name,
+            (eventId) => sql`
               insert into events (id, account_id, type, kind, origin, transaction_id, snapshot)
               values (${eventId}, ${accountId}, ${name}, ${kind}, ${transaction.origin}, ${transaction.id},
-                      ${JSON.stringify(snapshotOf(transaction))}::jsonb)
-            ), delivery as (
-              insert into webhook_deliveries (id, account_id, event_id, event, url, status)
-              select ${deliveryId}, w.account_id, ${eventId}, ${name}, w.url, 'PENDING'
-              from webhooks w where w.account_id = ${accountId}
-              returning id
-            )
-            select graphile_worker.add_job('deliver_webhook',
-                                           json_build_object('deliveryId', delivery.id,
-                                                             'traceparent', ${traceparent}::text),
-                                           job_key := delivery.id::text, max_attempts := 25)
-            from delivery`
+                      ${JSON.stringify(snapshotOf(transaction))}::jsonb)`
+          )
         }).pipe(Effect.orDie, Effect.withSpan("Outbox.emit", { attributes: { kind } }))
     })
   })
