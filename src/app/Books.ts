@@ -60,20 +60,7 @@ export class Books extends Context.Tag("Books")<
     /** Makes a transaction's pending receivables available now (the sandbox's settle; not its reserve). */
     readonly settleTransaction: (accountId: AccountId, transactionId: TransactionId) => Effect.Effect<void>
   }
->() {
-  /** No books: every movement is accepted and nothing is posted (unit tests of the lifecycle). */
-  static readonly None = Layer.succeed(
-    Books,
-    Books.of({
-      record: () => Effect.void,
-      takeRefund: () => Effect.void,
-      confirmRefund: () => Effect.void,
-      returnRefund: () => Effect.void,
-      settle: () => Effect.void,
-      settleTransaction: () => Effect.void
-    })
-  )
-}
+>() {}
 
 const sharesOf = (t: TransactionRecord): ReadonlyArray<Share> =>
   t.split.map((s) => ({ party: s.subaccountId, amount: s.share }))
@@ -239,7 +226,6 @@ export const BooksLive = Layer.effect(
           yield* receivables.setAmount(accountId, r.value.id, r.value.amount + hold.amount)
         const to = Option.isSome(r) && reopened ? r.value.balance : "available"
         // Taken by a refund, the money left its book; taken by a dispute, it sits in reserved.
-        const fromBook = from ?? to
         if (from === null) {
           // The refund's own postings are reversed separately; only a receivable settled meanwhile needs moving.
           if (Option.isSome(r) && !reopened) {
@@ -248,9 +234,9 @@ export const BooksLive = Layer.effect(
               { party: hold.party, book: "available", type, amount: hold.amount, description: "returned" }
             )
           }
-        } else if (fromBook !== to) {
+        } else if (from !== to) {
           postings.push(
-            { party: hold.party, book: fromBook, type, amount: -hold.amount, description: "dispute won" },
+            { party: hold.party, book: from, type, amount: -hold.amount, description: "dispute won" },
             { party: hold.party, book: to, type, amount: hold.amount, description: "dispute won" }
           )
         }

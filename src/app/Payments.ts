@@ -377,10 +377,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       })
       metrics.antifraudDecisions.inc({ decision: analysis.decision })
       // v1 charges option n of the installment table (CONTRACT-v1 §4); v2 charges the order's amount.
-      const total =
-        command.origin === "v1"
-          ? installmentOption(command.amount, command.installments, config.installments).total
-          : command.amount
+      const total = totalOf(command)
       const insert: NewTransaction = {
         ...base(command, transactionId, customerId),
         ...(yield* moneyOf(accountId, command)),

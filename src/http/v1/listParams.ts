@@ -8,7 +8,8 @@ import { startOfDayInSaoPaulo } from "../../domain/time.ts"
  */
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/
-const isDate = (s: string) =>
+/** A real calendar date YYYY-MM-DD (2026-02-30 is not). */
+export const isDate = (s: string) =>
   DATE.test(s) &&
   !Number.isNaN(new Date(`${s}T12:00:00Z`).getTime()) &&
   new Date(`${s}T12:00:00Z`).toISOString().startsWith(s)

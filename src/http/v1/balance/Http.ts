@@ -8,14 +8,9 @@ import { isoInSaoPaulo, startOfDayInSaoPaulo } from "../../../domain/time.ts"
 import { isUuid } from "../../../domain/uuid.ts"
 import { GatewayApi } from "../../Api.ts"
 import { CurrentPrincipal } from "../../shared/security.ts"
-import { listWindow, paginationOf } from "../listParams.ts"
+import { isDate, listWindow, paginationOf } from "../listParams.ts"
 import { renderedV1 } from "../render.ts"
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/
-const isDate = (s: string) => {
-  const day = new Date(`${s}T12:00:00Z`)
-  return DATE.test(s) && !Number.isNaN(day.getTime()) && day.toISOString().startsWith(s)
-}
 const DAY = 86_400_000
 
 /** A subaccount_id that is not a UUID names no subaccount: 404 (CONTRACT-v1 §1). */

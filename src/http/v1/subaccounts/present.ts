@@ -1,5 +1,15 @@
-import type { SubaccountRecord } from "../../../domain/subaccount.ts"
+import type { BankAccount, SubaccountRecord } from "../../../domain/subaccount.ts"
 import { isoInSaoPaulo } from "../../../domain/time.ts"
+
+/** A bank account in v1's words (subaccounts and withdrawals). */
+export const v1BankAccount = (b: BankAccount) => ({
+  bank_code: b.bankCode,
+  agency: b.agency,
+  agency_digit: b.agencyDigit,
+  account: b.account,
+  account_digit: b.accountDigit,
+  type: b.type
+})
 
 /** The v1 subaccount (CONTRACT-v1 §8), timestamps with São Paulo's offset. */
 export const v1Subaccount = (s: SubaccountRecord) => ({
@@ -9,14 +19,7 @@ export const v1Subaccount = (s: SubaccountRecord) => ({
   document_type: s.documentType,
   email: s.email,
   phone: s.phone,
-  bank_account: {
-    bank_code: s.bankAccount.bankCode,
-    agency: s.bankAccount.agency,
-    agency_digit: s.bankAccount.agencyDigit,
-    account: s.bankAccount.account,
-    account_digit: s.bankAccount.accountDigit,
-    type: s.bankAccount.type
-  },
+  bank_account: v1BankAccount(s.bankAccount),
   status: s.status,
   created_at: isoInSaoPaulo(s.createdAt),
   updated_at: isoInSaoPaulo(s.updatedAt)

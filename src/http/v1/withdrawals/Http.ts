@@ -12,6 +12,7 @@ import { idempotentPost } from "../../shared/idempotency.ts"
 import { CurrentPrincipal } from "../../shared/security.ts"
 import { listWindow, paginationOf } from "../listParams.ts"
 import { renderedV1 } from "../render.ts"
+import { v1BankAccount } from "../subaccounts/present.ts"
 
 const MAX_AMOUNT = 9_999_999_999
 
@@ -19,14 +20,7 @@ const present = (w: WithdrawalRecord) => ({
   id: w.id,
   amount: w.amount,
   status: w.status,
-  bank_account: {
-    bank_code: w.bankAccount.bankCode,
-    agency: w.bankAccount.agency,
-    agency_digit: w.bankAccount.agencyDigit,
-    account: w.bankAccount.account,
-    account_digit: w.bankAccount.accountDigit,
-    type: w.bankAccount.type
-  },
+  bank_account: v1BankAccount(w.bankAccount),
   subaccount_id: w.subaccountId,
   created_at: isoInSaoPaulo(w.createdAt),
   paid_at: w.paidAt === null ? null : isoInSaoPaulo(w.paidAt)
