@@ -11,6 +11,7 @@ import { ApiKeyRepo } from "../ports/ApiKeyRepo.ts"
 import { Ids } from "../ports/Ids.ts"
 import { PasswordHasher } from "../ports/PasswordHasher.ts"
 import { SessionTokens } from "../ports/SessionTokens.ts"
+import { fn } from "../spans.ts"
 
 export interface SignupInput {
   readonly name: string
@@ -33,7 +34,7 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
     // A real hash of a password nobody knows: login spends the same time on unknown emails.
     const dummyHash = yield* Effect.cached(hasher.hash(randomBytes(24).toString("base64")))
 
-    const create = Effect.fn("Accounts.create")(function* (input: SignupInput) {
+    const create = fn("Accounts.create")(function* (input: SignupInput) {
       if (input.password.length < 10) {
         return yield* ValidationFailed.one("password", "password must have at least 10 characters")
       }
@@ -60,7 +61,7 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
       /** Signup and the operator CLI; SIGNUP_ENABLED is enforced by SignupGate, before a signup body is read. */
       create,
 
-      login: Effect.fn("Accounts.login")(function* (email: string, password: string) {
+      login: fn("Accounts.login")(function* (email: string, password: string) {
         const found = yield* accounts.findByEmail(email)
         const hash = Option.isSome(found) ? found.value.passwordHash : yield* dummyHash
         const ok = yield* hasher.verify(hash, password)
@@ -68,13 +69,13 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
         return { accessToken: yield* tokens.issue(found.value.account.id) }
       }),
 
-      primaryKey: Effect.fn("Accounts.primaryKey")(function* (accountId: AccountId) {
+      primaryKey: fn("Accounts.primaryKey")(function* (accountId: AccountId) {
         return yield* Effect.flatten(keys.findPrimary(accountId)).pipe(
           Effect.catchTag("NoSuchElementException", () => new NotFound({ message: "API key not found" }))
         )
       }),
 
-      regenerate: Effect.fn("Accounts.regenerate")(function* (accountId: AccountId) {
+      regenerate: fn("Accounts.regenerate")(function* (accountId: AccountId) {
         const fullKey = newSecretKey()
         const apiKey = yield* Effect.flatten(
           keys.rotatePrimary(accountId, keyMaterial(fullKey, keyHasher.digest))
@@ -82,7 +83,7 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
         return { apiKey, fullKey }
       }),
 
-      createRestrictedKey: Effect.fn("Accounts.createRestrictedKey")(function* (
+      createRestrictedKey: fn("Accounts.createRestrictedKey")(function* (
         accountId: AccountId,
         label: string,
         scopes: ReadonlyArray<string>,

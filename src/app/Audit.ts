@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { Ledger } from "../ports/Ledger.ts"
 import { Metrics } from "../ports/Metrics.ts"
+import { withSpan } from "../spans.ts"
 
 /**
  * The reconciliation of the books (README "Money"): every balance recomputed from its postings, every
@@ -22,7 +23,7 @@ export class Audit extends Effect.Service<Audit>()("Audit", {
           )
         }
         return discrepancies
-      }).pipe(Effect.withSpan("Audit.check"))
+      }).pipe(withSpan("Audit.check"))
     }
   })
 }) {}

@@ -5,6 +5,7 @@ import { MERCHANT } from "../domain/ledger.ts"
 import { AccountRepo } from "../ports/AccountRepo.ts"
 import { Ledger, type StatementFilter } from "../ports/Ledger.ts"
 import { SubaccountRepo } from "../ports/SubaccountRepo.ts"
+import { fn } from "../spans.ts"
 
 /** What the books say to the merchant: balances and the postings behind them (CONTRACT-v1 §7). */
 export class Balances extends Effect.Service<Balances>()("Balances", {
@@ -13,14 +14,14 @@ export class Balances extends Effect.Service<Balances>()("Balances", {
     const subaccounts = yield* SubaccountRepo
     const accounts = yield* AccountRepo
 
-    const known = Effect.fn("Balances.known")(function* (accountId: AccountId, subaccountId: SubaccountId | null) {
+    const known = fn("Balances.known")(function* (accountId: AccountId, subaccountId: SubaccountId | null) {
       if (subaccountId === null) return
       if (Option.isNone(yield* subaccounts.find(accountId, subaccountId)))
         return yield* new NotFound({ message: "subaccount not found" })
     })
 
     return {
-      balance: Effect.fn("Balances.balance")(function* (accountId: AccountId, subaccountId: SubaccountId | null) {
+      balance: fn("Balances.balance")(function* (accountId: AccountId, subaccountId: SubaccountId | null) {
         yield* known(accountId, subaccountId)
         const b = yield* ledger.balance(accountId, subaccountId ?? MERCHANT)
         // Before any posting, the balance dates from the account's (or subaccount's) creation.
@@ -30,7 +31,7 @@ export class Balances extends Effect.Service<Balances>()("Balances", {
             : Option.map(yield* subaccounts.find(accountId, subaccountId), (s) => s.createdAt)
         return { ...b, updatedAt: b.updatedAt ?? Option.getOrElse(created, () => new Date()) }
       }),
-      financials: Effect.fn("Balances.financials")(function* (
+      financials: fn("Balances.financials")(function* (
         accountId: AccountId,
         subaccountId: SubaccountId | null,
         filter: StatementFilter,

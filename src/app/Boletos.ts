@@ -4,6 +4,7 @@ import { BoletoProvider } from "../ports/BoletoProvider.ts"
 import { JobScheduler } from "../ports/JobScheduler.ts"
 import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Settlement } from "./Settlement.ts"
+import { fn } from "../spans.ts"
 
 const BATCH = 500
 
@@ -24,7 +25,7 @@ export class Boletos extends Effect.Service<Boletos>()("Boletos", {
     return {
       // Every pending slip of every account is asked about, a page at a time, so that old unpaid
       // slips never hide newer paid ones.
-      confirm: Effect.fn("Boletos.confirm")(function* () {
+      confirm: fn("Boletos.confirm")(function* () {
         let after: string | undefined
         let pendingLeft = 0
         let confirmed = 0

@@ -23,6 +23,7 @@ import { JobScheduler } from "../ports/JobScheduler.ts"
 import { Ledger } from "../ports/Ledger.ts"
 import { Metrics } from "../ports/Metrics.ts"
 import { type NewHold, type Receivable, Receivables } from "../ports/Receivables.ts"
+import { fn, withSpan } from "../spans.ts"
 
 /** A status change that may move money, as the lifecycle hands it to the books. */
 export interface Movement {
@@ -88,7 +89,7 @@ export const BooksLive = Layer.effect(
         })
       )
 
-    const settleOne = Effect.fn("Books.settleOne")(function* (accountId: AccountId, r: Receivable) {
+    const settleOne = fn("Books.settleOne")(function* (accountId: AccountId, r: Receivable) {
       if (r.settledAt !== null) return
       const type = r.balance === "pending" ? "settlement" : "reserve_release"
       yield* post(
@@ -102,7 +103,7 @@ export const BooksLive = Layer.effect(
     })
 
     /** A paid sale: its postings, its receivables, and each receivable's settlement (now or a job). */
-    const sale = Effect.fn("Books.sale")(function* (accountId: AccountId, t: TransactionRecord) {
+    const sale = fn("Books.sale")(function* (accountId: AccountId, t: TransactionRecord) {
       const paidAt = t.paidAt ?? (yield* now)
       const plan = planSale({
         method: t.method,
@@ -134,7 +135,7 @@ export const BooksLive = Layer.effect(
     ]
 
     /** Applies what `take` decided: lower the receivables it drew on and note the holds. */
-    const draw = Effect.fn("Books.draw")(function* (
+    const draw = fn("Books.draw")(function* (
       accountId: AccountId,
       open: ReadonlyArray<Receivable>,
       party: Party,
@@ -158,7 +159,7 @@ export const BooksLive = Layer.effect(
       }
     })
 
-    const takeRefund = Effect.fn("Books.takeRefund")(function* (
+    const takeRefund = fn("Books.takeRefund")(function* (
       accountId: AccountId,
       t: TransactionRecord,
       refundId: RefundId,
@@ -209,7 +210,7 @@ export const BooksLive = Layer.effect(
     })
 
     /** Puts held money back: into its receivable while open, else straight to available. */
-    const restore = Effect.fn("Books.restore")(function* (
+    const restore = fn("Books.restore")(function* (
       accountId: AccountId,
       transactionId: TransactionId,
       key: string,
@@ -244,7 +245,7 @@ export const BooksLive = Layer.effect(
       yield* post(accountId, entry(key, { transactionId }, postings))
     })
 
-    const returnRefund = Effect.fn("Books.returnRefund")(function* (
+    const returnRefund = fn("Books.returnRefund")(function* (
       accountId: AccountId,
       t: TransactionRecord,
       refundId: RefundId
@@ -270,7 +271,7 @@ export const BooksLive = Layer.effect(
 
     const disputeType = (trigger: Trigger) => (trigger.startsWith("med") ? ("med" as const) : ("chargeback" as const))
 
-    const openDispute = Effect.fn("Books.openDispute")(function* (
+    const openDispute = fn("Books.openDispute")(function* (
       accountId: AccountId,
       t: TransactionRecord,
       trigger: Trigger
@@ -309,7 +310,7 @@ export const BooksLive = Layer.effect(
       metrics.disputes.inc({ kind: type, outcome: "opened" })
     })
 
-    const closeDispute = Effect.fn("Books.closeDispute")(function* (
+    const closeDispute = fn("Books.closeDispute")(function* (
       accountId: AccountId,
       t: TransactionRecord,
       trigger: Trigger,
@@ -364,14 +365,12 @@ export const BooksLive = Layer.effect(
       },
       takeRefund,
       confirmRefund: (accountId, t, refundId) =>
-        Effect.asVoid(receivables.release(accountId, t.id, `refund:${refundId}`)).pipe(
-          Effect.withSpan("Books.confirmRefund")
-        ),
+        Effect.asVoid(receivables.release(accountId, t.id, `refund:${refundId}`)).pipe(withSpan("Books.confirmRefund")),
       returnRefund,
       settle: (accountId, receivableId) =>
         Effect.flatMap(receivables.findForUpdate(accountId, receivableId), (found) =>
           Option.isNone(found) ? Effect.void : settleOne(accountId, found.value)
-        ).pipe(Effect.withSpan("Books.settle")),
+        ).pipe(withSpan("Books.settle")),
       settleTransaction: (accountId, transactionId) =>
         Effect.flatMap(receivables.openForUpdate(accountId, transactionId), (open) =>
           Effect.forEach(
@@ -379,7 +378,7 @@ export const BooksLive = Layer.effect(
             (r) => settleOne(accountId, r),
             { discard: true }
           )
-        ).pipe(Effect.withSpan("Books.settleTransaction"))
+        ).pipe(withSpan("Books.settleTransaction"))
     })
   })
 )

@@ -5,6 +5,7 @@ import type { RawCard } from "../domain/payment.ts"
 import { Acquirer } from "../ports/Acquirer.ts"
 import { CardVault } from "../ports/CardVault.ts"
 import { CustomerRepo } from "../ports/CustomerRepo.ts"
+import { fn } from "../spans.ts"
 
 /** A card to vault for a customer, already checked (Luhn, brand, expiry, CVV) by the interface that decoded it. */
 export interface TokenizeCommand {
@@ -22,7 +23,7 @@ export class Cards extends Effect.Service<Cards>()("Cards", {
     const vault = yield* CardVault
     const acquirer = yield* Acquirer
     return {
-      tokenize: Effect.fn("Cards.tokenize")(function* (accountId: AccountId, request: TokenizeCommand) {
+      tokenize: fn("Cards.tokenize")(function* (accountId: AccountId, request: TokenizeCommand) {
         const { card } = request
         if (Option.isNone(yield* customers.find(accountId, request.customerId))) {
           return yield* new NotFound({ message: "customerId not found" })

@@ -2,13 +2,14 @@ import { Effect, Option } from "effect"
 import { checkoutView } from "../domain/checkout.ts"
 import { NotFound } from "../domain/errors.ts"
 import { PublicDocuments } from "../ports/PublicDocuments.ts"
+import { fn } from "../spans.ts"
 
 /** The buyer's hosted checkout page (CONTRACT-v1 §6): its unguessable token is the only credential. */
 export class Checkout extends Effect.Service<Checkout>()("Checkout", {
   effect: Effect.gen(function* () {
     const documents = yield* PublicDocuments
     return {
-      view: Effect.fn("Checkout.view")(function* (token: string) {
+      view: fn("Checkout.view")(function* (token: string) {
         const found = yield* documents.findCheckout(token)
         if (Option.isNone(found)) return yield* new NotFound({ message: "checkout not found" })
         return checkoutView(found.value.merchantName, found.value.transaction)

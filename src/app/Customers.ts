@@ -3,6 +3,7 @@ import { Effect, Option } from "effect"
 import { NotFound, ValidationFailed } from "../domain/errors.ts"
 import { CustomerRepo, type CustomerChanges } from "../ports/CustomerRepo.ts"
 import { Ids } from "../ports/Ids.ts"
+import { fn } from "../spans.ts"
 
 export interface CustomerInput {
   readonly name: string
@@ -20,18 +21,18 @@ export class Customers extends Effect.Service<Customers>()("Customers", {
     const ids = yield* Ids
     return {
       /** `created: false` when the CPF already belonged to a live customer of the account (rule 1). */
-      create: Effect.fn("Customers.create")(function* (accountId: AccountId, input: CustomerInput) {
+      create: fn("Customers.create")(function* (accountId: AccountId, input: CustomerInput) {
         return yield* repo.insertOrGetByDocument(accountId, { id: CustomerId.make(yield* ids.next), ...input })
       }),
       /** Every live customer of the account, oldest first, as a stream of pages (never all in memory). */
       list: (accountId: AccountId) => repo.stream(accountId),
-      get: Effect.fn("Customers.get")(function* (accountId: AccountId, id: CustomerId) {
+      get: fn("Customers.get")(function* (accountId: AccountId, id: CustomerId) {
         return yield* Option.match(yield* repo.find(accountId, id), {
           onNone: () => Effect.fail(notFound()),
           onSome: Effect.succeed
         })
       }),
-      update: Effect.fn("Customers.update")(function* (
+      update: fn("Customers.update")(function* (
         accountId: AccountId,
         id: CustomerId,
         changes: CustomerChanges & { readonly document?: unknown }
@@ -45,7 +46,7 @@ export class Customers extends Effect.Service<Customers>()("Customers", {
           onSome: Effect.succeed
         })
       }),
-      remove: Effect.fn("Customers.remove")(function* (accountId: AccountId, id: CustomerId) {
+      remove: fn("Customers.remove")(function* (accountId: AccountId, id: CustomerId) {
         if (!(yield* repo.softDelete(accountId, id))) return yield* notFound()
       })
     }

@@ -7,6 +7,7 @@ import { JobScheduler } from "../ports/JobScheduler.ts"
 import { Transactional } from "../ports/Transactional.ts"
 import { WebhookRepo } from "../ports/WebhookRepo.ts"
 import { WebhookSender } from "../ports/WebhookSender.ts"
+import { fn } from "../spans.ts"
 
 /**
  * One delivery attempt (the deliver_webhook job): POST the event, in the words of the interface that
@@ -24,7 +25,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("Deliveries", {
     const payloads = yield* EventPayloads
 
     return {
-      attempt: Effect.fn("Deliveries.attempt")(function* (deliveryId: string) {
+      attempt: fn("Deliveries.attempt")(function* (deliveryId: string) {
         const found = yield* repo.target(deliveryId)
         // Already delivered, dropped with its webhook, or finished by a manual retry: nothing to do.
         if (Option.isNone(found) || found.value.status !== "PENDING") return

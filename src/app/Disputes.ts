@@ -2,6 +2,7 @@ import type { AccountId, TransactionId } from "../domain/ids.ts"
 import { Effect } from "effect"
 import type { Trigger } from "../domain/lifecycle.ts"
 import { Lifecycle } from "./Lifecycle.ts"
+import { withSpan } from "../spans.ts"
 
 export type ChargebackStage = "open" | "lost" | "won"
 export type MedStage = "open" | "analysis" | "lost" | "won"
@@ -28,9 +29,9 @@ export class Disputes extends Effect.Service<Disputes>()("Disputes", {
     const lifecycle = yield* Lifecycle
     return {
       chargeback: (accountId: AccountId, transactionId: TransactionId, stage: ChargebackStage) =>
-        lifecycle.move(accountId, transactionId, CHARGEBACK[stage]).pipe(Effect.withSpan("Disputes.chargeback")),
+        lifecycle.move(accountId, transactionId, CHARGEBACK[stage]).pipe(withSpan("Disputes.chargeback")),
       med: (accountId: AccountId, transactionId: TransactionId, stage: MedStage) =>
-        lifecycle.move(accountId, transactionId, MED[stage]).pipe(Effect.withSpan("Disputes.med"))
+        lifecycle.move(accountId, transactionId, MED[stage]).pipe(withSpan("Disputes.med"))
     }
   })
 }) {}

@@ -2,6 +2,7 @@ import { Clock, Effect } from "effect"
 import { AntifraudSignals } from "../ports/Antifraud.ts"
 import { IdempotencyStore } from "../ports/IdempotencyStore.ts"
 import { WebhookRepo } from "../ports/WebhookRepo.ts"
+import { fn } from "../spans.ts"
 
 /** Idempotency records live 24 hours (CONTRACT §6); delivery history is kept 30 days (README). */
 export const IDEMPOTENCY_HOURS = 24
@@ -13,7 +14,7 @@ export class Housekeeping extends Effect.Service<Housekeeping>()("Housekeeping",
     const webhooks = yield* WebhookRepo
     const antifraud = yield* AntifraudSignals
     return {
-      cleanup: Effect.fn("Housekeeping.cleanup")(function* () {
+      cleanup: fn("Housekeeping.cleanup")(function* () {
         const keys = yield* idempotency.deleteOlderThan(IDEMPOTENCY_HOURS)
         const deliveries = yield* webhooks.deleteHistoryOlderThan(DELIVERY_HISTORY_DAYS)
         // Velocity counters of windows that have ended count nothing any more (CONTRACT-v1 §9).

@@ -9,6 +9,7 @@ import { Outbox } from "../ports/Outbox.ts"
 import { type NewTransaction, type TransactionChanges, TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Transactional } from "../ports/Transactional.ts"
 import { Books } from "./Books.ts"
+import { fn, withSpan } from "../spans.ts"
 
 /** Where a transaction's move takes a still-payable order (interface-v2 Orders; CONTRACT §7). */
 const ORDER_MOVES: Partial<Record<Trigger, OrderStatus>> = {
@@ -31,7 +32,7 @@ export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
     const books = yield* Books
     const tx = yield* Transactional
 
-    const moveOrder = Effect.fn("Lifecycle.moveOrder")(function* (
+    const moveOrder = fn("Lifecycle.moveOrder")(function* (
       accountId: AccountId,
       t: TransactionRecord,
       trigger: Trigger
@@ -47,7 +48,7 @@ export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
     })
 
     /** Moves a transaction the caller has locked, inside the caller's database transaction. */
-    const apply = Effect.fn("Lifecycle.apply")(function* (
+    const apply = fn("Lifecycle.apply")(function* (
       accountId: AccountId,
       t: TransactionRecord,
       trigger: Trigger,
@@ -79,7 +80,7 @@ export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
             return yield* apply(accountId, found.value, choose(found.value), changes)
           })
         )
-        .pipe(Effect.withSpan("Lifecycle.move"))
+        .pipe(withSpan("Lifecycle.move"))
 
     /** Locks the transaction and moves it, in a database transaction of its own. */
     const move = (
@@ -94,7 +95,7 @@ export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
      * transaction born refused (the antifraud said no before the acquirer saw it) also gets the
      * event of that refusal.
      */
-    const create = Effect.fn("Lifecycle.create")(function* (
+    const create = fn("Lifecycle.create")(function* (
       accountId: AccountId,
       transaction: NewTransaction,
       bornAs?: "decline"

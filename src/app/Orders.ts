@@ -3,6 +3,7 @@ import { Effect, Option } from "effect"
 import { NotFound } from "../domain/errors.ts"
 import { Ids } from "../ports/Ids.ts"
 import { OrderRepo } from "../ports/OrderRepo.ts"
+import { fn } from "../spans.ts"
 
 export class Orders extends Effect.Service<Orders>()("Orders", {
   effect: Effect.gen(function* () {
@@ -10,7 +11,7 @@ export class Orders extends Effect.Service<Orders>()("Orders", {
     const ids = yield* Ids
     return {
       /** The customer must be live in the account; a deleted or foreign one reads as not found. */
-      create: Effect.fn("Orders.create")(function* (
+      create: fn("Orders.create")(function* (
         accountId: AccountId,
         input: { readonly customerId: CustomerId; readonly amount: number }
       ) {
@@ -22,7 +23,7 @@ export class Orders extends Effect.Service<Orders>()("Orders", {
       }),
       /** Every order of the account, oldest first, as a stream of pages (never all in memory). */
       list: (accountId: AccountId) => repo.stream(accountId),
-      get: Effect.fn("Orders.get")(function* (accountId: AccountId, id: OrderId) {
+      get: fn("Orders.get")(function* (accountId: AccountId, id: OrderId) {
         return yield* Option.match(yield* repo.find(accountId, id), {
           onNone: () => Effect.fail(new NotFound({ message: "order not found" })),
           onSome: Effect.succeed

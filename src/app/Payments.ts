@@ -26,6 +26,7 @@ import type { NewTransaction } from "../ports/TransactionRepo.ts"
 import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Transactional } from "../ports/Transactional.ts"
 import { Lifecycle } from "./Lifecycle.ts"
+import { fn } from "../spans.ts"
 
 const PIX_CITY = "SAO PAULO"
 
@@ -64,7 +65,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
      * Checked before any provider call (no charge at a PSP for a bad order), and again under the
      * order's row lock in the transaction that records the charge.
      */
-    const payableOrder = Effect.fn("Payments.payableOrder")(function* (
+    const payableOrder = fn("Payments.payableOrder")(function* (
       accountId: AccountId,
       command: PaymentCommand,
       lock: boolean
@@ -130,7 +131,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
      * endpoint that changes it, and a read per charge would be a round trip for nothing (issue 10).
      */
     const names = new Map<AccountId, { readonly name: string; readonly at: number }>()
-    const merchantNameOf = Effect.fn("Payments.merchantNameOf")(function* (accountId: AccountId, now: number) {
+    const merchantNameOf = fn("Payments.merchantNameOf")(function* (accountId: AccountId, now: number) {
       const known = names.get(accountId)
       if (known !== undefined && now - known.at < 60_000) return known.name
       const account = yield* Effect.flatten(accounts.findById(accountId)).pipe(Effect.orDie)
@@ -149,7 +150,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
      * The sale's fee and its split (CONTRACT-v1 §7, §8), fixed now: each recipient must be a subaccount
      * of the account, and the shares may not exceed what is left after the fee.
      */
-    const moneyOf = Effect.fn("Payments.moneyOf")(function* (accountId: AccountId, command: PaymentCommand) {
+    const moneyOf = fn("Payments.moneyOf")(function* (accountId: AccountId, command: PaymentCommand) {
       const total = totalOf(command)
       const fee = feeOf(config.money.fees[command.method], total)
       const split: Array<SplitRecord> = []
@@ -190,7 +191,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       fee: 0
     })
 
-    const chargePix = Effect.fn("Payments.chargePix")(function* (
+    const chargePix = fn("Payments.chargePix")(function* (
       accountId: AccountId,
       command: Extract<PaymentCommand, { method: "PIX" }>,
       transactionId: TransactionId,
@@ -229,7 +230,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       )
     })
 
-    const chargeBoleto = Effect.fn("Payments.chargeBoleto")(function* (
+    const chargeBoleto = fn("Payments.chargeBoleto")(function* (
       accountId: AccountId,
       command: Extract<PaymentCommand, { method: "BOLETO" }>,
       transactionId: TransactionId,
@@ -290,7 +291,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
     })
 
     /** Resolves the card to charge: a vaulted token of this account and of the order's customer, or the raw card. */
-    const cardFor = Effect.fn("Payments.cardFor")(function* (
+    const cardFor = fn("Payments.cardFor")(function* (
       accountId: AccountId,
       command: CardCommand,
       customerId: CustomerId | null
@@ -319,7 +320,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
     })
 
     /** Asks the acquirer and moves the PROCESSING transaction by its answer. */
-    const authorize = Effect.fn("Payments.authorize")(function* (
+    const authorize = fn("Payments.authorize")(function* (
       accountId: AccountId,
       current: TransactionRecord,
       card: CardData
@@ -351,7 +352,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       })
     })
 
-    const chargeCard = Effect.fn("Payments.chargeCard")(function* (
+    const chargeCard = fn("Payments.chargeCard")(function* (
       accountId: AccountId,
       command: CardCommand,
       transactionId: TransactionId,
@@ -431,7 +432,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
     })
 
     /** Who pays, as the antifraud sees it: the v1 buyer, or the v2 order's customer (no IP on /api). */
-    const buyerOf = Effect.fn("Payments.buyerOf")(function* (
+    const buyerOf = fn("Payments.buyerOf")(function* (
       accountId: AccountId,
       command: CardCommand,
       customerId: CustomerId | null
@@ -454,7 +455,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
      * acquirer is asked for the held card and the charge ends captured, declined or failed. Reject:
      * declined `fraud_suspected`. Either way the stored analysis becomes `completed` with the decision.
      */
-    const decideReview = Effect.fn("Payments.decideReview")(function* (
+    const decideReview = fn("Payments.decideReview")(function* (
       accountId: AccountId,
       id: TransactionId,
       decision: "approve" | "reject"
@@ -507,7 +508,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
     })
 
     return {
-      charge: Effect.fn("Payments.charge")(function* (
+      charge: fn("Payments.charge")(function* (
         accountId: AccountId,
         command: PaymentCommand,
         transactionId: TransactionId,

@@ -3,6 +3,7 @@ import { Clock, Effect } from "effect"
 import { Acquirer } from "../ports/Acquirer.ts"
 import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Lifecycle } from "./Lifecycle.ts"
+import { fn } from "../spans.ts"
 
 /** Longer than any acquirer call may take: a charge this old in PROCESSING has lost its process. */
 export const STUCK_AFTER_MS = 60_000
@@ -19,7 +20,7 @@ export class Reconciliation extends Effect.Service<Reconciliation>()("Reconcilia
     const acquirer = yield* Acquirer
     const lifecycle = yield* Lifecycle
 
-    const settle = Effect.fn("Reconciliation.settle")(function* (accountId: AccountId, id: TransactionId) {
+    const settle = fn("Reconciliation.settle")(function* (accountId: AccountId, id: TransactionId) {
       const status = yield* acquirer.status(id)
       switch (status._tag) {
         case "Approved": {
@@ -40,7 +41,7 @@ export class Reconciliation extends Effect.Service<Reconciliation>()("Reconcilia
     })
 
     return {
-      reconcile: Effect.fn("Reconciliation.reconcile")(function* () {
+      reconcile: fn("Reconciliation.reconcile")(function* () {
         const olderThan = new Date((yield* Clock.currentTimeMillis) - STUCK_AFTER_MS)
         const stuck = yield* transactions.stuckProcessing(olderThan, BATCH)
         let settled = 0

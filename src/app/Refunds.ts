@@ -10,6 +10,7 @@ import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Transactional } from "../ports/Transactional.ts"
 import { Books } from "./Books.ts"
 import { Lifecycle } from "./Lifecycle.ts"
+import { fn } from "../spans.ts"
 
 /** A refund in the core's words: the whole remaining balance when `amount` is absent. */
 export interface RefundCommand {
@@ -40,11 +41,7 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
     const metrics = yield* Metrics
     const books = yield* Books
 
-    const reserve = Effect.fn("Refunds.reserve")(function* (
-      accountId: AccountId,
-      request: RefundCommand,
-      refundId: RefundId
-    ) {
+    const reserve = fn("Refunds.reserve")(function* (accountId: AccountId, request: RefundCommand, refundId: RefundId) {
       const found = yield* transactions.findForUpdate(accountId, request.transactionId)
       if (Option.isNone(found)) return yield* new NotFound({ message: "transaction not found" })
       const t = found.value
@@ -103,7 +100,7 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
       }
     }
 
-    const finish = Effect.fn("Refunds.finish")(function* (
+    const finish = fn("Refunds.finish")(function* (
       accountId: AccountId,
       transactionId: TransactionId,
       refundId: RefundId,
@@ -134,7 +131,7 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
     })
 
     return {
-      refund: Effect.fn("Refunds.refund")(function* (accountId: AccountId, request: RefundCommand, refundId: RefundId) {
+      refund: fn("Refunds.refund")(function* (accountId: AccountId, request: RefundCommand, refundId: RefundId) {
         const { amount, transaction } = yield* tx.run(reserve(accountId, request, refundId))
         const given = yield* giveBack(transaction, refundId, amount)
         const result = yield* tx.run(finish(accountId, transaction.id, refundId, amount, Either.isRight(given)))

@@ -11,6 +11,7 @@ import { Transactional } from "../ports/Transactional.ts"
 import { type ChargebackStage, Disputes, type MedStage } from "./Disputes.ts"
 import { Payments } from "./Payments.ts"
 import { Settlement } from "./Settlement.ts"
+import { fn } from "../spans.ts"
 
 /**
  * CONTRACT §7 sandbox: act as the buyer. A PIX is paid at once; a boleto is paid at the sandbox bank
@@ -38,7 +39,7 @@ export class Sandbox extends Effect.Service<Sandbox>()("Sandbox", {
       )
 
     return {
-      pay: Effect.fn("Sandbox.pay")(function* (accountId: AccountId, id: TransactionId) {
+      pay: fn("Sandbox.pay")(function* (accountId: AccountId, id: TransactionId) {
         yield* enabled
         const t = yield* find(accountId, id)
         // The move the buyer's payment will make must be legal now (PENDING PIX or boleto).
@@ -49,33 +50,29 @@ export class Sandbox extends Effect.Service<Sandbox>()("Sandbox", {
         return { settled: false, transaction: t }
       }),
       /** CONTRACT-v1 §10: the acquirer's chargeback notification, stage by stage. */
-      chargeback: Effect.fn("Sandbox.chargeback")(function* (
-        accountId: AccountId,
-        id: TransactionId,
-        stage: ChargebackStage
-      ) {
+      chargeback: fn("Sandbox.chargeback")(function* (accountId: AccountId, id: TransactionId, stage: ChargebackStage) {
         yield* enabled
         return yield* disputes.chargeback(accountId, id, stage)
       }),
       /** CONTRACT-v1 §10: the PSP's MED (Mecanismo Especial de Devolução) notification, stage by stage. */
-      med: Effect.fn("Sandbox.med")(function* (accountId: AccountId, id: TransactionId, stage: MedStage) {
+      med: fn("Sandbox.med")(function* (accountId: AccountId, id: TransactionId, stage: MedStage) {
         yield* enabled
         return yield* disputes.med(accountId, id, stage)
       }),
       /** Makes the transaction's pending receivables available now (not its reserve). */
-      settle: Effect.fn("Sandbox.settle")(function* (accountId: AccountId, id: TransactionId) {
+      settle: fn("Sandbox.settle")(function* (accountId: AccountId, id: TransactionId) {
         yield* enabled
         yield* find(accountId, id)
         yield* settlement.settleTransaction(accountId, id)
         return yield* find(accountId, id)
       }),
-      expire: Effect.fn("Sandbox.expire")(function* (accountId: AccountId, id: TransactionId) {
+      expire: fn("Sandbox.expire")(function* (accountId: AccountId, id: TransactionId) {
         yield* enabled
         yield* find(accountId, id)
         return yield* settlement.expire(accountId, id)
       }),
       /** CONTRACT-v1 §9: decide a charge in review as the antifraud's analyst would. */
-      antifraud: Effect.fn("Sandbox.antifraud")(function* (
+      antifraud: fn("Sandbox.antifraud")(function* (
         accountId: AccountId,
         id: TransactionId,
         decision: "approve" | "reject"

@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { Transactional } from "../ports/Transactional.ts"
 import { Books } from "./Books.ts"
 import { Lifecycle } from "./Lifecycle.ts"
+import { withSpan } from "../spans.ts"
 
 /**
  * What happens to a transaction's money after the charge. A PENDING PIX or boleto is paid (PAID,
@@ -17,22 +18,22 @@ export class Settlement extends Effect.Service<Settlement>()("Settlement", {
     const tx = yield* Transactional
     return {
       markPaid: (accountId: AccountId, transactionId: TransactionId, paidAt: Date) =>
-        lifecycle.move(accountId, transactionId, "pay", { paidAt }).pipe(Effect.withSpan("Settlement.markPaid")),
+        lifecycle.move(accountId, transactionId, "pay", { paidAt }).pipe(withSpan("Settlement.markPaid")),
 
       expire: (accountId: AccountId, transactionId: TransactionId) =>
         lifecycle
           .moveBy(accountId, transactionId, (t) => (t.origin === "v1" ? "cancel" : "expire"), {
             declineCode: "expired"
           })
-          .pipe(Effect.withSpan("Settlement.expire")),
+          .pipe(withSpan("Settlement.expire")),
 
       /** The settlement job of one receivable: posts once however often it runs. */
       settleReceivable: (accountId: AccountId, receivableId: string) =>
-        tx.run(books.settle(accountId, receivableId)).pipe(Effect.withSpan("Settlement.settleReceivable")),
+        tx.run(books.settle(accountId, receivableId)).pipe(withSpan("Settlement.settleReceivable")),
 
       /** Makes a transaction's pending receivables available now (sandbox). */
       settleTransaction: (accountId: AccountId, transactionId: TransactionId) =>
-        tx.run(books.settleTransaction(accountId, transactionId)).pipe(Effect.withSpan("Settlement.settleTransaction"))
+        tx.run(books.settleTransaction(accountId, transactionId)).pipe(withSpan("Settlement.settleTransaction"))
     }
   })
 }) {}

@@ -2,6 +2,7 @@ import type { AccountId, SubaccountId } from "../domain/ids.ts"
 import { Effect, Option } from "effect"
 import { NotFound } from "../domain/errors.ts"
 import { type NewSubaccount, type SubaccountFilter, SubaccountRepo } from "../ports/SubaccountRepo.ts"
+import { fn } from "../spans.ts"
 
 /** The account's subaccounts, the recipients of split payments (CONTRACT-v1 §8). */
 export class Subaccounts extends Effect.Service<Subaccounts>()("Subaccounts", {
@@ -10,17 +11,17 @@ export class Subaccounts extends Effect.Service<Subaccounts>()("Subaccounts", {
 
     return {
       /** A valid new subaccount (the interface checked the fields); a reused document → `subaccount_exists`. */
-      create: Effect.fn("Subaccounts.create")(function* (accountId: AccountId, subaccount: NewSubaccount) {
+      create: fn("Subaccounts.create")(function* (accountId: AccountId, subaccount: NewSubaccount) {
         return yield* repo.insert(accountId, subaccount)
       }),
-      get: Effect.fn("Subaccounts.get")(function* (accountId: AccountId, id: SubaccountId) {
+      get: fn("Subaccounts.get")(function* (accountId: AccountId, id: SubaccountId) {
         return yield* Option.match(yield* repo.find(accountId, id), {
           onNone: () => Effect.fail(new NotFound({ message: "subaccount not found" })),
           onSome: Effect.succeed
         })
       }),
       /** Page `page` (from 1) of `perPage`, newest first, with the total of matching subaccounts. */
-      page: Effect.fn("Subaccounts.page")(function* (
+      page: fn("Subaccounts.page")(function* (
         accountId: AccountId,
         filter: SubaccountFilter,
         page: number,

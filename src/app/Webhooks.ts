@@ -6,6 +6,7 @@ import { JobScheduler } from "../ports/JobScheduler.ts"
 import { Transactional } from "../ports/Transactional.ts"
 import { WebhookRepo } from "../ports/WebhookRepo.ts"
 import { WebhookSender } from "../ports/WebhookSender.ts"
+import { fn } from "../spans.ts"
 
 /** Webhook management of interface-v2 and CONTRACT §8: one URL per account. */
 export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
@@ -18,24 +19,24 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
 
     return {
       /** The URL must be public https (unless WEBHOOK_ALLOW_PRIVATE_URLS); checked again at every delivery. */
-      upsert: Effect.fn("Webhooks.upsert")(function* (accountId: AccountId, url: string) {
+      upsert: fn("Webhooks.upsert")(function* (accountId: AccountId, url: string) {
         yield* sender.vet(url).pipe(Effect.mapError((refused) => ValidationFailed.one("url", `url ${refused.reason}`)))
         return yield* repo.upsert(accountId, url, yield* sender.newSecret)
       }),
-      get: Effect.fn("Webhooks.get")(function* (accountId: AccountId) {
+      get: fn("Webhooks.get")(function* (accountId: AccountId) {
         return yield* Option.match(yield* repo.find(accountId), {
           onNone: () => Effect.fail(notFound()),
           onSome: Effect.succeed
         })
       }),
-      remove: Effect.fn("Webhooks.remove")(function* (accountId: AccountId) {
+      remove: fn("Webhooks.remove")(function* (accountId: AccountId) {
         if (!(yield* repo.remove(accountId))) return yield* notFound()
       }),
       deliveries: (
         accountId: AccountId,
         filter: { readonly status?: DeliveryStatus | undefined; readonly event?: string | undefined }
       ) => repo.deliveries(accountId, filter),
-      retry: Effect.fn("Webhooks.retry")(function* (accountId: AccountId, deliveryId: string) {
+      retry: fn("Webhooks.retry")(function* (accountId: AccountId, deliveryId: string) {
         const now = new Date(yield* Clock.currentTimeMillis)
         return yield* tx.run(
           Effect.gen(function* () {

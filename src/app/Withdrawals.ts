@@ -13,6 +13,7 @@ import { Payouts } from "../ports/Payouts.ts"
 import { SubaccountRepo } from "../ports/SubaccountRepo.ts"
 import { Transactional } from "../ports/Transactional.ts"
 import { WithdrawalRepo } from "../ports/WithdrawalRepo.ts"
+import { fn, withSpan } from "../spans.ts"
 
 export interface WithdrawalCommand {
   readonly amount: number
@@ -45,7 +46,7 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
         onSome: Effect.succeed
       })
 
-    const create = Effect.fn("Withdrawals.create")(function* (
+    const create = fn("Withdrawals.create")(function* (
       accountId: AccountId,
       command: WithdrawalCommand,
       id: WithdrawalId
@@ -97,7 +98,7 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
     })
 
     /** The payout job: asks the bank once per withdrawal id, then records the outcome once. */
-    const pay = Effect.fn("Withdrawals.pay")(function* (accountId: AccountId, id: WithdrawalId) {
+    const pay = fn("Withdrawals.pay")(function* (accountId: AccountId, id: WithdrawalId) {
       const current = yield* repo.find(accountId, id)
       if (Option.isNone(current) || current.value.status !== "pending") return
       const result = yield* payouts
@@ -141,9 +142,9 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
       create,
       pay,
       get: (accountId: AccountId, id: WithdrawalId) =>
-        Effect.flatMap(repo.find(accountId, id), found).pipe(Effect.withSpan("Withdrawals.get")),
+        Effect.flatMap(repo.find(accountId, id), found).pipe(withSpan("Withdrawals.get")),
       page: (accountId: AccountId, subaccountId: SubaccountId | null | undefined, page: number, perPage: number) =>
-        repo.page(accountId, { subaccountId }, (page - 1) * perPage, perPage).pipe(Effect.withSpan("Withdrawals.page"))
+        repo.page(accountId, { subaccountId }, (page - 1) * perPage, perPage).pipe(withSpan("Withdrawals.page"))
     }
   })
 }) {}

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { Metrics } from "../ports/Metrics.ts"
 import { Receivables } from "../ports/Receivables.ts"
+import { withSpan } from "../spans.ts"
 
 /**
  * Samples graphile-worker's queue into the job gauges, and the settlement lag, when /metrics is
@@ -33,7 +34,7 @@ export class JobStats extends Effect.Service<JobStats>()("JobStats", {
         metrics.settlementLag.set(
           Option.match(due, { onNone: () => 0, onSome: (at) => (now.getTime() - at.getTime()) / 1000 })
         )
-      }).pipe(Effect.withSpan("JobStats.sample"))
+      }).pipe(withSpan("JobStats.sample"))
     }
   })
 }) {}

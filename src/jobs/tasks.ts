@@ -10,6 +10,7 @@ import { Settlement } from "../app/Settlement.ts"
 import { Disputes } from "../app/Disputes.ts"
 import { Withdrawals } from "../app/Withdrawals.ts"
 import { Audit } from "../app/Audit.ts"
+import { withSpan } from "../spans.ts"
 
 export type TaskServices =
   Deliveries | Settlement | Boletos | Housekeeping | Reconciliation | Metrics | Disputes | Withdrawals | Audit
@@ -31,7 +32,7 @@ const task =
       Schema.decodeUnknown(payload)(raw).pipe(
         Effect.orDie,
         Effect.flatMap(program),
-        Effect.withSpan(`job.${name}`, { kind: "consumer", ...parentOf(raw) }),
+        withSpan(`job.${name}`, { kind: "consumer", ...parentOf(raw) }),
         Effect.onExit((exit) =>
           Effect.flatMap(Metrics, (m) =>
             Effect.sync(() => m.jobRuns.inc({ task: name, outcome: exit._tag === "Success" ? "success" : "failure" }))

@@ -7,6 +7,7 @@ import type { CardBrand } from "../../domain/card.ts"
 import { last4 } from "../../domain/card.ts"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { CardVault, type StoredCard, type VaultCard } from "../../ports/CardVault.ts"
+import { fn } from "../../spans.ts"
 
 // AES-256-GCM with a random 96-bit IV per card: far below the 2^32 encryptions per key NIST SP 800-38D
 // allows with random IVs. The associated data binds a ciphertext to its account and token, so a ciphertext
@@ -57,7 +58,7 @@ export const CardVaultLive = Layer.effect(
 
     return CardVault.of(
       traced("CardVault", {
-        store: Effect.fn("CardVault.store")(function* (
+        store: fn("CardVault.store")(function* (
           accountId: string,
           customerId: CustomerId | null,
           brand: CardBrand,
@@ -81,7 +82,7 @@ export const CardVaultLive = Layer.effect(
           return stored
         }),
 
-        reveal: Effect.fn("CardVault.reveal")(function* (accountId: string, token: string) {
+        reveal: fn("CardVault.reveal")(function* (accountId: string, token: string) {
           // Not a token we issue: no need to ask the database (nor to send it arbitrary input).
           if (!TOKEN.test(token)) return Option.none()
           const rows = yield* sql<CardRow>`

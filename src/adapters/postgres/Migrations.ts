@@ -12,6 +12,7 @@ import ledger from "./migrations/0008_ledger.ts"
 import admission from "./migrations/0010_admission.ts"
 import antifraud from "./migrations/0007_antifraud.ts"
 import listIndexes from "./migrations/0009_list_indexes.ts"
+import { withSpan } from "../../spans.ts"
 
 export const MIGRATIONS = {
   "0001_foundation": foundation,
@@ -49,7 +50,7 @@ export const migrate = Effect.gen(function* () {
   yield* Effect.promise(() => runMigrations({ pgPool: pool, logger: quietLogger }))
   if (applied.length > 0)
     yield* Effect.logInfo(`applied migrations: ${applied.map(([id, name]) => `${id}_${name}`).join(", ")}`)
-}).pipe(Effect.scoped, Effect.orDie, Effect.withSpan("Database.migrate"))
+}).pipe(Effect.scoped, Effect.orDie, withSpan("Database.migrate"))
 
 export const MigrationsLive = Layer.effectDiscard(migrate)
 

@@ -8,6 +8,7 @@ import { Origin } from "../../domain/transaction.ts"
 import { Delivery, DeliveryStatus, Webhook } from "../../domain/webhook.ts"
 import { type AttemptRecord, type DeliveryTarget, WebhookRepo } from "../../ports/WebhookRepo.ts"
 import { batched } from "./batched.ts"
+import { withSpan } from "../../spans.ts"
 
 const TargetRow = Schema.Struct({
   id: Schema.String,
@@ -105,7 +106,7 @@ export const WebhookRepoLive = Layer.scoped(
           const byId = new Map(rows.map((row) => [row.id, row]))
           return ids.map((id) => byId.get(id))
         }),
-        Effect.withSpan("WebhookRepo.targets", { attributes: { count: ids.length } })
+        withSpan("WebhookRepo.targets", { attributes: { count: ids.length } })
       )
     )
     const recordOne = (deliveryId: string, a: AttemptRecord) =>
@@ -134,7 +135,7 @@ export const WebhookRepoLive = Layer.scoped(
           const updated = new Set(rows.map((row) => row.id))
           return attempts.map(([id]) => updated.has(id))
         }),
-        Effect.withSpan("WebhookRepo.recordAttempts", { attributes: { count: attempts.length } })
+        withSpan("WebhookRepo.recordAttempts", { attributes: { count: attempts.length } })
       )
     )
     return WebhookRepo.of(

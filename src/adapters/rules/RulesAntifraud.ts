@@ -4,6 +4,7 @@ import { AppConfig } from "../../config/AppConfig.ts"
 import { assess } from "../../domain/antifraud.ts"
 import { Antifraud, AntifraudSignals, type AntifraudRequest } from "../../ports/Antifraud.ts"
 import { fraudTestCard, reviewTestCard } from "../sandbox/testCards.ts"
+import { fn } from "../../spans.ts"
 
 /**
  * The default antifraud (CONTRACT-v1 §9, docs/antifraud.md): gathers the signals of one charge (its
@@ -39,7 +40,7 @@ export const RulesAntifraudLive = Layer.effect(
           : null
 
     return Antifraud.of({
-      assess: Effect.fn("RulesAntifraud.assess")(function* (request: AntifraudRequest) {
+      assess: fn("RulesAntifraud.assess")(function* (request: AntifraudRequest) {
         const now = yield* Clock.currentTimeMillis
         const bucketOf = (windowSeconds: number) => {
           const bucket = Math.floor(now / 1000 / windowSeconds)

@@ -11,6 +11,7 @@ import {
   type VerificationResult
 } from "../../ports/Acquirer.ts"
 import { testCardOutcomes } from "./testCards.ts"
+import { fn, withSpan } from "../../spans.ts"
 
 // The sandbox acquirer of CONTRACT §7. It never logs or traces card data: spans carry only their names.
 
@@ -76,7 +77,7 @@ export const SandboxAcquirerLive = Layer.sync(Acquirer, () => {
   }
 
   return Acquirer.of({
-    charge: Effect.fn("SandboxAcquirer.charge")(function* (request: ChargeRequest) {
+    charge: fn("SandboxAcquirer.charge")(function* (request: ChargeRequest) {
       const now = new Date(yield* Clock.currentTimeMillis)
       // Look-up, decision and record in one synchronous step, so two concurrent calls with one key agree.
       const result = yield* Effect.sync(() => {
@@ -91,14 +92,14 @@ export const SandboxAcquirerLive = Layer.sync(Acquirer, () => {
     }),
     status: (idempotencyKey: string) =>
       Effect.sync((): ChargeStatus => results.get(idempotencyKey) ?? { _tag: "NotReceived" }).pipe(
-        Effect.withSpan("SandboxAcquirer.status")
+        withSpan("SandboxAcquirer.status")
       ),
-    verify: Effect.fn("SandboxAcquirer.verify")(function* (card: CardData) {
+    verify: fn("SandboxAcquirer.verify")(function* (card: CardData) {
       const now = new Date(yield* Clock.currentTimeMillis)
       return verification(card, now)
     }),
     // Refunds must work across processes (the charge may have been made by another one), so every
     // refund of the sandbox succeeds.
-    refund: () => Effect.void.pipe(Effect.withSpan("SandboxAcquirer.refund"))
+    refund: () => Effect.void.pipe(withSpan("SandboxAcquirer.refund"))
   })
 })

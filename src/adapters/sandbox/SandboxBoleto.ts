@@ -5,6 +5,7 @@ import { OUTAGE_AMOUNT } from "./testCards.ts"
 import { buildBarcode, digitableLineFromBarcode, mod10 } from "../../domain/boleto.ts"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { BoletoProvider, type BoletoRequest, type BoletoSettlement, SandboxBank } from "../../ports/BoletoProvider.ts"
+import { fn, withSpan } from "../../spans.ts"
 
 // The sandbox bank. "999" stands for no real bank, so its slips imitate no one's; they are nonetheless
 // valid FEBRABAN barcodes and digitable lines.
@@ -59,9 +60,9 @@ export const SandboxBoletoLive = Layer.effectContext(
               })
             )
           : Effect.sync(() => register(request))
-        ).pipe(Effect.withSpan("SandboxBoleto.register")),
+        ).pipe(withSpan("SandboxBoleto.register")),
       // A slip counts as settled once the delay has passed on the database's clock, the one every process shares.
-      settlements: Effect.fn("SandboxBoleto.settlements")(function* (transactionIds: ReadonlyArray<string>) {
+      settlements: fn("SandboxBoleto.settlements")(function* (transactionIds: ReadonlyArray<string>) {
         if (transactionIds.length === 0) return []
         return yield* sql<BoletoSettlement>`
           select transaction_id, amount, paid_at from sandbox_boleto_payments
@@ -72,7 +73,7 @@ export const SandboxBoletoLive = Layer.effectContext(
 
     const bank = SandboxBank.of({
       // Paying twice keeps the first payment, as a bank would refuse a second one of the same slip.
-      pay: Effect.fn("SandboxBank.pay")(function* (transactionId: string, amount: number) {
+      pay: fn("SandboxBank.pay")(function* (transactionId: string, amount: number) {
         yield* sql`
           insert into sandbox_boleto_payments (transaction_id, amount) values (${transactionId}, ${amount})
           on conflict (transaction_id) do nothing`.pipe(Effect.orDie)

@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
 import { Payouts } from "../../ports/Payouts.ts"
+import { withSpan } from "../../spans.ts"
 
 /**
  * The sandbox bank (CONTRACT-v1 §7): pays every transfer, except to account "0000000", which it
@@ -15,6 +16,6 @@ export const SandboxPayoutsLive = Layer.succeed(
         bankAccount.account === FAILING_ACCOUNT
           ? ({ _tag: "Failed", reason: "account_closed" } as const)
           : ({ _tag: "Paid" } as const)
-      ).pipe(Effect.withSpan("SandboxPayouts.pay"))
+      ).pipe(withSpan("SandboxPayouts.pay"))
   })
 )

@@ -3,6 +3,7 @@ import { ProviderUnavailable } from "../../domain/errors.ts"
 import { OUTAGE_AMOUNT } from "./testCards.ts"
 import { buildBrCode } from "../../domain/brcode.ts"
 import { PixProvider, type PixChargeRequest } from "../../ports/PixProvider.ts"
+import { withSpan } from "../../spans.ts"
 
 // The sandbox PSP issues static BR Codes: a dynamic one points at a charge payload (a signed JWS) hosted by
 // the PSP, which the sandbox does not have. The expiry is therefore not in the code; the gateway enforces it.
@@ -45,8 +46,8 @@ export const SandboxPixProviderLive = Layer.succeed(
     // buildBrCode throws only on input the API has already validated: a defect if it ever happens.
     createCharge: (request) =>
       (request.amount === OUTAGE_AMOUNT ? Effect.fail(outage()) : Effect.sync(() => createCharge(request))).pipe(
-        Effect.withSpan("SandboxPixProvider.createCharge")
+        withSpan("SandboxPixProvider.createCharge")
       ),
-    refund: () => Effect.void.pipe(Effect.withSpan("SandboxPixProvider.refund"))
+    refund: () => Effect.void.pipe(withSpan("SandboxPixProvider.refund"))
   })
 )

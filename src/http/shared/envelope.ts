@@ -1,3 +1,4 @@
+import { exportedSpan } from "../../spans.ts"
 import { randomUUID } from "node:crypto"
 import {
   HttpApiBuilder,
@@ -159,9 +160,9 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
           () => request.url
         )
         const started = performance.now()
-        // The request's trace id: in every log line of the request and in a 500's body.
+        // The request's trace id (when tracing is on): in every log line of the request and in a 500's body.
         const traceId = Option.getOrUndefined(
-          Option.map(yield* Effect.currentSpan.pipe(Effect.option), (s) => s.traceId)
+          Option.map(Option.flatMapNullable(yield* Effect.option(Effect.currentSpan), exportedSpan), (s) => s.traceId)
         )
         const response = yield* acceptUrl(request.url).pipe(
           Effect.zipRight(acceptBody(request)),

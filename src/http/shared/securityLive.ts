@@ -13,6 +13,7 @@ import { Forbidden, NotFound, TooManyRequests, Unauthorized } from "./errors.ts"
 import { routeTable } from "./routes.ts"
 import { requiredScope } from "./scopes.ts"
 import { ApiKeyAuth, SessionAuth, SignupGate } from "./security.ts"
+import { fn } from "../../spans.ts"
 
 const routes = routeTable(GatewayApi)
 
@@ -40,7 +41,7 @@ export const KeyAuthenticationLive = Layer.effect(
     const usage = yield* KeyUsage
     const metrics = yield* Metrics
     return KeyAuthentication.of({
-      authenticate: Effect.fn("KeyAuthentication.authenticate")(function* (key: string, invalid: Unauthorized) {
+      authenticate: fn("KeyAuthentication.authenticate")(function* (key: string, invalid: Unauthorized) {
         // Anything not shaped like a key never reaches the database.
         if (!looksLikeApiKey(key)) return yield* Effect.fail(invalid)
         const { route } = yield* HttpRouter.RouteContext
@@ -97,7 +98,7 @@ export const SessionAuthLive = Layer.effect(
   Effect.gen(function* () {
     const tokens = yield* SessionTokens
     return SessionAuth.of({
-      bearer: Effect.fn("SessionAuth.bearer")(function* () {
+      bearer: fn("SessionAuth.bearer")(function* () {
         // HttpApiSecurity.bearer strips 7 characters whatever they are: read the header ourselves.
         const request = yield* HttpServerRequest.HttpServerRequest
         const match = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/.exec(

@@ -1,0 +1,38 @@
+import { Effect, FiberRef, type Tracer } from "effect"
+
+/**
+ * Spans that cost nothing when no exporter listens (issue 10, README "Performance").
+ *
+ * `Effect.fn` and `Effect.withSpan` capture stack traces, build a span and copy the fiber's whole
+ * context on every call, whether or not anything reads the span: a CPU profile of a PIX charge put a
+ * third of the service's CPU there. These two do exactly what Effect's do while the fiber's tracer is
+ * enabled, and run the bare program when it is not. `TracingLive` disables the tracer when
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` is unset, so spans exist precisely when they are exported.
+ */
+const tracing = Effect.withFiberRuntime<boolean>((fiber) =>
+  Effect.succeed(fiber.getFiberRef(FiberRef.currentTracerEnabled))
+)
+
+/** `Effect.fn(name)`: the body runs in a span named `name` when tracing is on. */
+export const fn = (name: string, options?: Tracer.SpanOptions): Effect.fn.Gen & Effect.fn.NonGen =>
+  ((body: (...args: Array<unknown>) => unknown, ...pipeables: Array<unknown>) => {
+    const traced = (
+      Effect.fn(name, options) as (...a: Array<unknown>) => (...args: Array<unknown>) => Effect.Effect<unknown>
+    )(body, ...pipeables)
+    const untraced = (
+      Effect.fnUntraced as (...a: Array<unknown>) => (...args: Array<unknown>) => Effect.Effect<unknown>
+    )(body, ...pipeables)
+    return function (this: unknown, ...args: Array<unknown>) {
+      return Effect.flatMap(tracing, (on) => (on ? traced.apply(this, args) : untraced.apply(this, args)))
+    }
+  }) as unknown as Effect.fn.Gen & Effect.fn.NonGen
+
+/** `Effect.withSpan(name, options)`, when tracing is on. */
+export const withSpan =
+  (name: string, options?: Tracer.SpanOptions) =>
+  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.flatMap(tracing, (on) => (on ? Effect.withSpan(self, name, options) : self))
+
+/** A span's W3C ids, or nothing for the no-op span a disabled tracer hands out. */
+export const exportedSpan = <S extends Tracer.AnySpan>(span: S): S | undefined =>
+  /^[0-9a-f]{32}$/.test(span.traceId) && /^[0-9a-f]{16}$/.test(span.spanId) ? span : undefined
