@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { traced } from "./traced.ts"
 import { Effect, Layer } from "effect"
 import { JobScheduler } from "../../ports/JobScheduler.ts"
+import { deferWrite } from "./deferred.ts"
 
 /** graphile_worker.add_job on the caller's connection: the job commits with the state change. */
 export const JobSchedulerLive = Layer.effect(
@@ -10,11 +11,16 @@ export const JobSchedulerLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     return JobScheduler.of(
       traced("JobScheduler", {
+        // With the transaction's other deferred writes (deferred.ts): a charge's last round trips.
         expireAt: (accountId, transactionId, at) =>
-          sql`select graphile_worker.add_job('expire_transaction',
-              json_build_object('accountId', ${accountId}::text, 'transactionId', ${transactionId}::text),
-              run_at := ${at.toISOString()}::timestamptz, job_key := ${`expire:${transactionId}`}, max_attempts
-                := 10)`.pipe(Effect.orDie, Effect.asVoid),
+          deferWrite(sql, () => ({
+            select: [
+              sql`graphile_worker.add_job('expire_transaction',
+                  json_build_object('accountId', ${accountId}::text, 'transactionId', ${transactionId}::text),
+                  run_at := ${at.toISOString()}::timestamptz, job_key := ${`expire:${transactionId}`},
+                  max_attempts := 10)`
+            ]
+          })),
         // One keyed job for all pending slips: many boletos within the window collapse into one run.
         confirmBoletosSoon: sql`select graphile_worker.add_job('confirm_boletos', '{}'::json,
               job_key := 'confirm_boletos', job_key_mode := 'preserve_run_at', max_attempts := 10)`.pipe(

@@ -4,6 +4,8 @@ import { type EventSnapshot, eventName } from "../../domain/events.ts"
 import type { TransactionRecord } from "../../domain/transaction.ts"
 import { Ids } from "../../ports/Ids.ts"
 import { Outbox } from "../../ports/Outbox.ts"
+import { deferWrite } from "./deferred.ts"
+import { exportedSpan, withSpan } from "../../spans.ts"
 
 const snapshotOf = (t: TransactionRecord): EventSnapshot => ({
   id: t.id,
@@ -31,28 +33,34 @@ export const OutboxLive = Layer.effect(
     const ids = yield* Ids
     /**
      * The event `insert` makes (given its id), and when the account has a webhook its delivery record
-     * and one job, in one statement. The delivery job joins the trace of the change that caused it
-     * (W3C traceparent).
+     * and one job, in one statement (with the transaction's other deferred writes: deferred.ts). The
+     * delivery job joins the trace of the change that caused it (W3C traceparent).
      */
     const record = (accountId: string, name: string, insert: (eventId: string) => Statement.Fragment) =>
       Effect.gen(function* () {
-        const span = yield* Effect.option(Effect.currentSpan)
+        const span = Option.flatMapNullable(yield* Effect.option(Effect.currentSpan), exportedSpan)
         const traceparent = Option.match(span, { onNone: () => null, onSome: (s) => `00-${s.traceId}-${s.spanId}-01` })
         const eventId = yield* ids.next
         const deliveryId = yield* ids.next
-        yield* sql`
-          with event as (${insert(eventId)}), delivery as (
-            insert into webhook_deliveries (id, account_id, event_id, event, url, status)
-            select ${deliveryId}, w.account_id, ${eventId}, ${name}, w.url, 'PENDING'
-            from webhooks w where w.account_id = ${accountId}
-            returning id
-          )
-          select graphile_worker.add_job('deliver_webhook',
-                                         json_build_object('deliveryId', delivery.id,
-                                                           'traceparent', ${traceparent}::text),
-                                         job_key := delivery.id::text, max_attempts := 25)
-          from delivery`
-      }).pipe(Effect.orDie)
+        yield* deferWrite(sql, (as) => ({
+          ctes: [
+            [as("event"), insert(eventId)],
+            [
+              as("delivery"),
+              sql`insert into webhook_deliveries (id, account_id, event_id, event, url, status)
+                  select ${deliveryId}, w.account_id, ${eventId}, ${name}, w.url, 'PENDING'
+                  from webhooks w where w.account_id = ${accountId}
+                  returning id`
+            ]
+          ],
+          select: [
+            sql`(select count(graphile_worker.add_job('deliver_webhook',
+                                    json_build_object('deliveryId', d.id, 'traceparent', ${traceparent}::text),
+                                    job_key := d.id::text, max_attempts := 25))
+                 from ${sql.literal(as("delivery"))} d)`
+          ]
+        }))
+      })
     return Outbox.of({
       emitFrozen: (accountId, name, body) =>
         record(
@@ -61,7 +69,7 @@ export const OutboxLive = Layer.effect(
           (eventId) => sql`
             insert into events (id, account_id, type, payload)
             values (${eventId}, ${accountId}, ${name}, ${JSON.stringify(body)}::jsonb)`
-        ).pipe(Effect.withSpan("Outbox.emitFrozen", { attributes: { name } })),
+        ).pipe(withSpan("Outbox.emitFrozen", { attributes: { name } })),
       emit: (accountId, kind, transaction) =>
         Effect.gen(function* () {
           const name = eventName(transaction.origin, kind)
@@ -74,7 +82,7 @@ export const OutboxLive = Layer.effect(
               values (${eventId}, ${accountId}, ${name}, ${kind}, ${transaction.origin}, ${transaction.id},
                       ${JSON.stringify(snapshotOf(transaction))}::jsonb)`
           )
-        }).pipe(Effect.orDie, Effect.withSpan("Outbox.emit", { attributes: { kind } }))
+        }).pipe(Effect.orDie, withSpan("Outbox.emit", { attributes: { kind } }))
     })
   })
 )

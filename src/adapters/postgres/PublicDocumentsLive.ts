@@ -2,6 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { TransactionRecord } from "../../domain/transaction.ts"
 import { PublicDocuments } from "../../ports/PublicDocuments.ts"
+import { withSpan } from "../../spans.ts"
+import { deferWrite } from "./deferred.ts"
 
 const COLUMNS = `t.id, t.origin, t.order_id, t.customer_id, t.method, t.amount, t.amount_total, t.amount_interest,
   t.buyer, t.products, t.metadata, t.comment, t.split, t.fee, t.status, t.refunded_amount, t.refund_reserved,
@@ -15,14 +17,18 @@ export const PublicDocumentsLive = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     return PublicDocuments.of({
+      // With the transaction's other deferred writes (deferred.ts): nothing reads them before COMMIT.
       create: (transactionId, documents) =>
-        sql`insert into public_documents (token, transaction_id, kind)
-            select d.token, ${transactionId}, d.kind
-            from jsonb_to_recordset(${JSON.stringify(documents)}::jsonb) as d(token text, kind text)`.pipe(
-          Effect.orDie,
-          Effect.asVoid,
-          Effect.withSpan("PublicDocuments.create")
-        ),
+        deferWrite(sql, (as) => ({
+          ctes: [
+            [
+              as("documents"),
+              sql`insert into public_documents (token, transaction_id, kind)
+                  select d.token, ${transactionId}, d.kind
+                  from jsonb_to_recordset(${JSON.stringify(documents)}::jsonb) as d(token text, kind text)`
+            ]
+          ]
+        })).pipe(withSpan("PublicDocuments.create")),
       find: (token, kind) =>
         sql`
           select ${sql.literal(COLUMNS)}
@@ -31,7 +37,7 @@ export const PublicDocumentsLive = Layer.effect(
           Effect.flatMap(Schema.decodeUnknown(Schema.Array(TransactionRecord))),
           Effect.orDie,
           Effect.map((rows) => Option.fromNullable(rows[0])),
-          Effect.withSpan("PublicDocuments.find")
+          withSpan("PublicDocuments.find")
         ),
       findCheckout: (token) =>
         sql`
@@ -48,7 +54,7 @@ export const PublicDocumentsLive = Layer.effect(
               merchantName
             }))
           ),
-          Effect.withSpan("PublicDocuments.findCheckout")
+          withSpan("PublicDocuments.findCheckout")
         )
     })
   })
