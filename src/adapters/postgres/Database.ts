@@ -1,8 +1,9 @@
 import { PgClient } from "@effect/sql-pg"
-import { Context, Effect, Layer, Option, Redacted, Runtime, String } from "effect"
+import { Config, Context, Effect, Layer, Option, Redacted, Runtime, String } from "effect"
 import pg from "pg"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { startEmbeddedPostgres } from "./EmbeddedPostgres.ts"
+import { prepareStatements } from "./prepared.ts"
 
 /** The one `pg` pool that @effect/sql-pg and graphile-worker share. */
 export class PgPool extends Context.Tag("PgPool")<PgPool, pg.Pool>() {}
@@ -18,7 +19,7 @@ const types = {
 // 57P01: the server is shutting down (a Ctrl-C reaches the embedded PostgreSQL too): expected, not alarming.
 const ADMIN_SHUTDOWN = "57P01"
 
-export const makePool = (connectionString: string, max = 20) =>
+export const makePool = (connectionString: string, max = 20, prepare = true) =>
   Effect.acquireRelease(
     Effect.gen(function* () {
       const runtime = yield* Effect.runtime<never>()
@@ -31,7 +32,10 @@ export const makePool = (connectionString: string, max = 20) =>
       const pool = new pg.Pool({ connectionString, max, types, application_name: "payment-gateway" })
       // A client losing its connection must not crash the process; the pool replaces it.
       pool.on("error", report)
-      pool.on("connect", (client) => client.on("error", report))
+      pool.on("connect", (client) => {
+        client.on("error", report)
+        if (prepare) prepareStatements(client)
+      })
       return pool
     }),
     (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeout("5 seconds"), Effect.ignore)
@@ -46,7 +50,8 @@ export const PgPoolLive = Layer.scoped(
       onSome: (url) => Effect.succeed(Redacted.value(url)),
       onNone: () => startEmbeddedPostgres(config.dataDir)
     })
-    return yield* makePool(url)
+    const prepare = yield* Config.boolean("DATABASE_PREPARE").pipe(Config.withDefault(true))
+    return yield* makePool(url, 20, prepare)
   })
 )
 
