@@ -76,7 +76,9 @@ export const spawnRole = async (
   const port = await freePort()
   const dataDir = await mkdtemp(join(tmpdir(), `gateway-${role}-`))
   const baseUrl = `http://127.0.0.1:${port}`
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", "src/main.ts", role], {
+  // The flags of `npm start` (package.json), so that what tests and the bench run is what ships.
+  const nodeFlags = ["--max-semi-space-size=32", ...(options.nodeArgs ?? [])]
+  const child = spawn(process.execPath, [...nodeFlags, "--import", "tsx", "src/main.ts", role], {
     cwd: ROOT,
     env: {
       ...process.env,
