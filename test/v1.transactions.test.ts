@@ -396,7 +396,13 @@ describe("reads through both interfaces (CONTRACT-v1 §2)", () => {
     }
     await create({ method: "credit_card", amount: 900, customer: customer(), card: card() }, bearer(fresh))
     const page1 = await api.get(`${V1}/transactions?per_page=2`, bearer(fresh))
-    expect(page1.body.pagination).toEqual({ page: 1, per_page: 2, total: 6, total_pages: 3 })
+    expect(page1.body.pagination).toEqual({
+      page: 1,
+      per_page: 2,
+      total: 6,
+      total_pages: 3,
+      next_cursor: expect.any(String)
+    })
     expect(page1.body.data[0].method).toBe("credit_card")
     const pix = await api.get(`${V1}/transactions?method=pix&document=${doc}&per_page=100`, bearer(fresh))
     expect(pix.body.data.map((t: any) => t.hash)).toEqual(made.map((t) => t.hash).reverse())
@@ -413,11 +419,49 @@ describe("reads through both interfaces (CONTRACT-v1 §2)", () => {
       ["per_page=101", "per_page"],
       ["status=lost", "status"],
       ["method=cash", "method"],
-      ["created_from=2026-13-01", "created_from"]
+      ["created_from=2026-13-01", "created_from"],
+      ["created_to=2026-02-30", "created_to"]
     ]) {
       const bad = await api.get(`${V1}/transactions?${query}`, bearer(fresh))
       expect(bad.status, query).toBe(400)
       expect(bad.body.errors[0].field).toBe(field)
+    }
+  })
+})
+
+describe("keyset pages (issue 10)", () => {
+  it("next_cursor walks the same pages as page numbers, by keyset, to a last page without one", async () => {
+    const { key: fresh } = await signup(api)
+    // Seven in the same millisecond would still be ordered: the key is created_at to the microsecond, then id.
+    await Promise.all(
+      Array.from({ length: 7 }, (_, i) =>
+        create({ method: "pix", amount: 200 + i, customer: customer() }, bearer(fresh))
+      )
+    )
+    const byNumber: Array<string> = []
+    for (const page of [1, 2, 3]) {
+      const r = await api.get(`${V1}/transactions?per_page=3&page=${page}`, bearer(fresh))
+      byNumber.push(...r.body.data.map((t: any) => t.hash))
+    }
+    const byCursor: Array<string> = []
+    let url = `${V1}/transactions?per_page=3`
+    const pages: Array<unknown> = []
+    for (;;) {
+      const r = await api.get(url, bearer(fresh))
+      expect(r.status, r.text).toBe(200)
+      byCursor.push(...r.body.data.map((t: any) => t.hash))
+      const { next_cursor, ...pagination } = r.body.pagination
+      pages.push(pagination)
+      if (next_cursor === null) break
+      url = `${V1}/transactions?per_page=3&cursor=${next_cursor}`
+    }
+    expect(byCursor).toHaveLength(7)
+    expect(byCursor).toEqual(byNumber)
+    expect(pages).toEqual([1, 2, 3].map((page) => ({ page, per_page: 3, total: 7, total_pages: 3 })))
+    for (const cursor of ["nope", Buffer.from('[2,"x","y"]').toString("base64url"), "W10"]) {
+      const bad = await api.get(`${V1}/transactions?cursor=${cursor}`, bearer(fresh))
+      expect(bad.status, cursor).toBe(400)
+      expect(bad.body.errors[0].field).toBe("cursor")
     }
   })
 })

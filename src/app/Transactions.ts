@@ -4,7 +4,8 @@ import type { Customer } from "../domain/customer.ts"
 import { NotFound } from "../domain/errors.ts"
 import type { TransactionRecord } from "../domain/transaction.ts"
 import { CustomerRepo } from "../ports/CustomerRepo.ts"
-import { type TransactionFilter, TransactionRepo } from "../ports/TransactionRepo.ts"
+import { type ListKey, type TransactionFilter, TransactionRepo } from "../ports/TransactionRepo.ts"
+import { fn } from "../spans.ts"
 
 /** A transaction with the customer of its order, for interfaces that show the buyer inline. */
 export interface TransactionView {
@@ -18,14 +19,14 @@ export class Transactions extends Effect.Service<Transactions>()("Transactions",
     const repo = yield* TransactionRepo
     const customers = yield* CustomerRepo
 
-    const get = Effect.fn("Transactions.get")(function* (accountId: AccountId, id: TransactionId) {
+    const get = fn("Transactions.get")(function* (accountId: AccountId, id: TransactionId) {
       return yield* Option.match(yield* repo.find(accountId, id), {
         onNone: () => Effect.fail(new NotFound({ message: "transaction not found" })),
         onSome: Effect.succeed
       })
     })
 
-    const view = Effect.fn("Transactions.view")(function* (accountId: AccountId, transaction: TransactionRecord) {
+    const view = fn("Transactions.view")(function* (accountId: AccountId, transaction: TransactionRecord) {
       const customer =
         transaction.buyer === null && transaction.customerId !== null
           ? Option.getOrNull(yield* customers.find(accountId, transaction.customerId))
@@ -38,19 +39,23 @@ export class Transactions extends Effect.Service<Transactions>()("Transactions",
       list: (accountId: AccountId) => repo.stream(accountId),
       get,
       view,
-      getView: Effect.fn("Transactions.getView")(function* (accountId: AccountId, id: TransactionId) {
+      getView: fn("Transactions.getView")(function* (accountId: AccountId, id: TransactionId) {
         return yield* view(accountId, yield* get(accountId, id))
       }),
-      /** Page `page` (from 1) of `perPage`, newest first, with the total of matching transactions. */
-      page: Effect.fn("Transactions.page")(function* (
+      /**
+       * Page `page` (from 1) of `perPage`, newest first, with the total of matching transactions; given
+       * `after` (the `next` of page `page - 1`), by keyset instead of offset.
+       */
+      page: fn("Transactions.page")(function* (
         accountId: AccountId,
         filter: TransactionFilter,
         page: number,
-        perPage: number
+        perPage: number,
+        after?: ListKey
       ) {
-        const { rows, total } = yield* repo.page(accountId, filter, (page - 1) * perPage, perPage)
+        const { next, rows, total } = yield* repo.page(accountId, filter, (page - 1) * perPage, perPage, after)
         const views = yield* Effect.forEach(rows, (t) => view(accountId, t))
-        return { views, total }
+        return { views, total, next: next !== null && page * perPage < total ? next : null }
       })
     }
   })

@@ -47,7 +47,7 @@ export const makeFakePorts = () => {
         hasProcessing: () => Effect.succeed(false),
         stuckProcessing: () => Effect.succeed([]),
         pendingBoletos: () => Effect.succeed([]),
-        page: () => Effect.sync(() => ({ rows: [...transactions.values()], total: transactions.size }))
+        page: () => Effect.sync(() => ({ rows: [...transactions.values()], total: transactions.size, next: null }))
       })
     ),
     Layer.succeed(

@@ -657,7 +657,7 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** @description Newest first, every transaction of the account (made through /api or /public/v1). `page` from 1, `per_page` 1–100 (default 20); filters `status` (v1 word), `method`, `document`, `created_from`, `created_to` (YYYY-MM-DD, São Paulo, inclusive). An unknown value names its parameter (400). */
+    /** @description Newest first, every transaction of the account (made through /api or /public/v1). `page` from 1, `per_page` 1–100 (default 20); filters `status` (v1 word), `method`, `document`, `created_from`, `created_to` (YYYY-MM-DD, São Paulo, inclusive). An unknown value names its parameter (400). `pagination.next_cursor`, passed back as `cursor`, reads the next page by keyset: deep pages cost what the first does (a `page` number is an offset). */
     get: operations["v1Transactions.list"]
     put?: never
     /**
@@ -4231,6 +4231,7 @@ export interface operations {
           "application/json": {
             data: components["schemas"]["V1Movement"][]
             pagination: {
+              next_cursor?: string | null
               page: components["schemas"]["Int"]
               per_page: components["schemas"]["Int"]
               total: components["schemas"]["Int"]
@@ -4443,6 +4444,7 @@ export interface operations {
           "application/json": {
             data: components["schemas"]["V1Subaccount"][]
             pagination: {
+              next_cursor?: string | null
               page: components["schemas"]["Int"]
               per_page: components["schemas"]["Int"]
               total: components["schemas"]["Int"]
@@ -4757,6 +4759,8 @@ export interface operations {
         created_from?: string
         /** @description YYYY-MM-DD (São Paulo), inclusive */
         created_to?: string
+        /** @description pagination.next_cursor of the previous page: the next one by keyset (its page number inside) */
+        cursor?: string
         document?: string
         method?: string
         page?: string
@@ -4778,6 +4782,7 @@ export interface operations {
           "application/json": {
             data: components["schemas"]["V1Transaction"][]
             pagination: {
+              next_cursor?: string | null
               page: components["schemas"]["Int"]
               per_page: components["schemas"]["Int"]
               total: components["schemas"]["Int"]
@@ -5305,6 +5310,7 @@ export interface operations {
           "application/json": {
             data: components["schemas"]["V1Withdrawal"][]
             pagination: {
+              next_cursor?: string | null
               page: components["schemas"]["Int"]
               per_page: components["schemas"]["Int"]
               total: components["schemas"]["Int"]

@@ -4,7 +4,8 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { AntifraudAnalysis } from "../../domain/antifraud.ts"
 import { TransactionRecord, TransactionSummary } from "../../domain/transaction.ts"
 import { TransactionRepo } from "../../ports/TransactionRepo.ts"
-import { KEYSET_AT, keysetStream } from "./keyset.ts"
+import { KEYSET_AT, keyOf, keysetStream } from "./keyset.ts"
+import { withSpan } from "../../spans.ts"
 
 const COLUMNS = `id, origin, order_id, customer_id, method, amount, amount_total, amount_interest, buyer, products,
   metadata, comment, split, fee, status, refunded_amount, refund_reserved, installments, details, decline_code,
@@ -47,7 +48,7 @@ export const TransactionRepoLive = Layer.effect(
                   ${t.installments},
                   ${JSON.stringify(t.details)}::jsonb, ${t.expiresAt}, ${t.cardToken},
                   ${analysis(t.antifraud)}::jsonb, ${t.declineCode ?? null})
-          returning ${columns}`).pipe(Effect.withSpan("TransactionRepo.insert")),
+          returning ${columns}`).pipe(withSpan("TransactionRepo.insert")),
       // Keyset pages on the index (account_id, created_at, id).
       stream: (accountId) =>
         keysetStream(
@@ -64,13 +65,13 @@ export const TransactionRepoLive = Layer.effect(
         ),
       find: (accountId, id) =>
         first(sql`select ${columns} from transactions where account_id = ${accountId} and id = ${id}`).pipe(
-          Effect.withSpan("TransactionRepo.find")
+          withSpan("TransactionRepo.find")
         ),
       findForUpdate: (accountId, id) =>
         first(sql`
           select ${columns} from transactions
           where account_id = ${accountId} and id = ${id}
-          for update`).pipe(Effect.withSpan("TransactionRepo.findForUpdate")),
+          for update`).pipe(withSpan("TransactionRepo.findForUpdate")),
       update: (accountId, id, c) =>
         only(sql`
           update transactions set
@@ -84,8 +85,8 @@ export const TransactionRepoLive = Layer.effect(
             antifraud = coalesce(${analysis(c.antifraud)}::jsonb, antifraud),
             updated_at = now()
           where account_id = ${accountId} and id = ${id}
-          returning ${columns}`).pipe(Effect.withSpan("TransactionRepo.update")),
-      page: (accountId, f, offset, limit) => {
+          returning ${columns}`).pipe(withSpan("TransactionRepo.update")),
+      page: (accountId, f, offset, limit, after) => {
         const where = sql.and([
           sql`t.account_id = ${accountId}`,
           ...(f.statuses ? [sql.in("t.status", f.statuses)] : []),
@@ -95,21 +96,34 @@ export const TransactionRepoLive = Layer.effect(
           ...(f.createdBefore ? [sql`t.created_at < ${f.createdBefore}`] : [])
         ])
         const from = sql`transactions t left join customers c on c.id = t.customer_id and c.account_id = t.account_id`
+        // Keyset: the rows after `after` on the index (account_id, created_at, id), whatever the depth.
+        const seek = after ? sql`and (t.created_at, t.id) < (${after.at}::timestamptz, ${after.id}::uuid)` : sql``
         return Effect.all({
-          rows: rows(sql`
+          page: sql`
             select ${sql.literal(
               COLUMNS.split(",")
                 .map((c) => `t.${c.trim()}`)
                 .join(", ")
-            )}
-            from ${from} where ${where}
+            )}, t.${sql.literal(KEYSET_AT)}
+            from ${from} where ${where} ${seek}
             order by t.created_at desc, t.id desc
-            limit ${limit} offset ${offset}`),
+            limit ${limit} offset ${after ? 0 : offset}`.pipe(
+            Effect.flatMap((found) =>
+              Effect.map(decodeRows(found), (rows) => ({
+                rows,
+                next: found.length === limit ? keyOf(found.at(-1)!) : null
+              }))
+            ),
+            Effect.orDie
+          ),
           total: sql<{ n: number }>`select count(*)::int as n from ${from} where ${where}`.pipe(
             Effect.map((r) => r[0]?.n ?? 0),
             Effect.orDie
           )
-        }).pipe(Effect.withSpan("TransactionRepo.page"))
+        }).pipe(
+          Effect.map(({ page, total }) => ({ ...page, total })),
+          withSpan("TransactionRepo.page")
+        )
       },
       hasProcessing: (accountId, orderId) =>
         // A charge stuck in PROCESSING (its process died without an idempotent retry) stops
@@ -121,7 +135,7 @@ export const TransactionRepoLive = Layer.effect(
           limit 1`.pipe(
           Effect.orDie,
           Effect.map((found) => found.length > 0),
-          Effect.withSpan("TransactionRepo.hasProcessing")
+          withSpan("TransactionRepo.hasProcessing")
         ),
       stuckProcessing: (olderThan, limit) =>
         sql`
@@ -130,7 +144,7 @@ export const TransactionRepoLive = Layer.effect(
           order by updated_at limit ${limit}`.pipe(
           Effect.flatMap(Schema.decodeUnknown(Owned)),
           Effect.orDie,
-          Effect.withSpan("TransactionRepo.stuckProcessing")
+          withSpan("TransactionRepo.stuckProcessing")
         ),
       // Keyed by id alone: a timestamp key would lose its microseconds in a JS Date and repeat pages.
       pendingBoletos: (limit, afterId) =>
@@ -141,7 +155,7 @@ export const TransactionRepoLive = Layer.effect(
           order by id limit ${limit}`.pipe(
           Effect.flatMap(Schema.decodeUnknown(Owned)),
           Effect.orDie,
-          Effect.withSpan("TransactionRepo.pendingBoletos")
+          withSpan("TransactionRepo.pendingBoletos")
         )
     })
   })

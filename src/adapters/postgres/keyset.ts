@@ -1,4 +1,6 @@
 import { Chunk, Effect, Option, Stream } from "effect"
+import type { ListKey } from "../../ports/TransactionRepo.ts"
+import { withSpan } from "../../spans.ts"
 
 /**
  * Rows per query of a streamed list: big enough to amortise a round trip, small enough that decoding and
@@ -9,13 +11,17 @@ export const PAGE_SIZE = 500
 const FIRST_PAGE_SIZE = 100
 
 /**
- * Where a page stopped: the last row's `created_at` as PostgreSQL's own text (a JS Date would lose the
- * microseconds and repeat or skip rows at a page boundary) and its id, which makes the order unique.
+ * Where a page stopped (`ListKey`): the last row's `created_at` as PostgreSQL's own text (a JS Date would
+ * lose the microseconds and repeat or skip rows at a page boundary) and its id, which makes the order
+ * unique.
  */
-export interface Keyset {
-  readonly at: string
-  readonly id: string
-}
+export type Keyset = ListKey
+
+/** The key of a row read with `KEYSET_AT` in its select list. */
+export const keyOf = (row: { readonly [column: string]: unknown }): Keyset => ({
+  at: String(row["keysetAt"]),
+  id: String(row["id"])
+})
 
 /** The select list's extra column that a keyset page reads its key from (camelCased: `keysetAt`). */
 export const KEYSET_AT = "created_at::text as keyset_at"
@@ -42,9 +48,9 @@ export const keysetStream = <A, E>(
         const next =
           rows.length < limit || last === undefined
             ? Option.none<Option.Option<Keyset>>()
-            : Option.some(Option.some({ at: String(last["keysetAt"]), id: String(last["id"]) }))
+            : Option.some(Option.some(keyOf(last)))
         return Effect.map(decode(rows), (records) => [Chunk.unsafeFromArray(records), next] as const)
       }),
-      Effect.withSpan("keysetStream.page")
+      withSpan("keysetStream.page")
     )
   })

@@ -1,6 +1,7 @@
 import { Either } from "effect"
 import type { FieldError } from "../../domain/errors.ts"
 import { startOfDayInSaoPaulo } from "../../domain/time.ts"
+import type { ListKey } from "../../ports/TransactionRepo.ts"
 
 /**
  * The query parameters every v1 list shares (CONTRACT-v1 §1): `page` from 1, `per_page` 1–100 (default
@@ -66,3 +67,37 @@ export const paginationOf = (window: ListWindow, total: number) => ({
   total,
   total_pages: Math.ceil(total / window.perPage)
 })
+
+const AT = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2})?$/
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/**
+ * `pagination.next_cursor` (issue 10): the page it opens and where the page before it stopped, opaque
+ * to the merchant. Passed back as `?cursor=`, the next page is read by keyset, whose time does not grow
+ * with the page number as `?page=` (an offset) does.
+ */
+export const encodeCursor = (page: number, key: ListKey) =>
+  Buffer.from(JSON.stringify([page, key.at, key.id])).toString("base64url")
+
+/** A cursor this service wrote, or the 400 naming `cursor`. */
+export const decodeCursor = (
+  raw: string
+): Either.Either<{ readonly page: number; readonly key: ListKey }, FieldError> => {
+  const bad = Either.left<FieldError>({ field: "cursor", message: "cursor must be a pagination.next_cursor as given" })
+  try {
+    const value: unknown = JSON.parse(Buffer.from(raw, "base64url").toString("utf8"))
+    if (!Array.isArray(value) || value.length !== 3) return bad
+    const [page, at, id] = value as [unknown, unknown, unknown]
+    return Number.isInteger(page) &&
+      (page as number) >= 2 &&
+      (page as number) <= 1_000_000 &&
+      typeof at === "string" &&
+      AT.test(at) &&
+      typeof id === "string" &&
+      UUID.test(id)
+      ? Either.right({ page: page as number, key: { at, id } })
+      : bad
+  } catch {
+    return bad
+  }
+}

@@ -82,7 +82,9 @@ export const Pagination = Schema.Struct({
   page: Schema.Int,
   per_page: Schema.Int,
   total: Schema.Int,
-  total_pages: Schema.Int
+  total_pages: Schema.Int,
+  /** The next page by keyset (transactions list only); null on the last page. */
+  next_cursor: Schema.optional(Schema.NullOr(Schema.String))
 })
 
 const Success = <A, I>(data: Schema.Schema<A, I>) => Schema.Struct({ success: Schema.Literal(true), data })
@@ -106,6 +108,11 @@ export const RefundBody = payload(
 
 export const ListParams = Schema.Struct({
   page: Schema.optional(Schema.String),
+  cursor: Schema.optional(
+    Schema.String.annotations({
+      description: "pagination.next_cursor of the previous page: the next one by keyset (its page number inside)"
+    })
+  ),
   per_page: Schema.optional(Schema.String),
   status: Schema.optional(Schema.String),
   method: Schema.optional(Schema.String),
@@ -150,7 +157,9 @@ export class V1TransactionsApi extends HttpApiGroup.make("v1Transactions")
         OpenApi.Description,
         "Newest first, every transaction of the account (made through /api or /public/v1). `page` from 1, " +
           "`per_page` 1–100 (default 20); filters `status` (v1 word), `method`, `document`, `created_from`, " +
-          "`created_to` (YYYY-MM-DD, São Paulo, inclusive). An unknown value names its parameter (400)."
+          "`created_to` (YYYY-MM-DD, São Paulo, inclusive). An unknown value names its parameter (400). " +
+          "`pagination.next_cursor`, passed back as `cursor`, reads the next page by keyset: deep pages cost " +
+          "what the first does (a `page` number is an offset)."
       )
   )
   .add(

@@ -7,28 +7,17 @@ import { Transactions } from "../../../app/Transactions.ts"
 import { AppConfig } from "../../../config/AppConfig.ts"
 import { normalizeDocument } from "../../../domain/document.ts"
 import { ValidationFailed } from "../../../domain/errors.ts"
-import { startOfDayInSaoPaulo } from "../../../domain/time.ts"
 import type { TransactionFilter } from "../../../ports/TransactionRepo.ts"
 import { GatewayApi } from "../../Api.ts"
 import { idempotentPost } from "../../shared/idempotency.ts"
 import { CurrentPrincipal } from "../../shared/security.ts"
 import { knownHash } from "../hash.ts"
+import { decodeCursor, encodeCursor, listWindow, paginationOf } from "../listParams.ts"
 import { renderedV1 } from "../render.ts"
 import { CORE_METHOD, coreStatuses, V1_STATUSES } from "../words.ts"
 import { V1Transaction } from "./Api.ts"
 import { decodeCreate } from "./command.ts"
 import { v1Transaction } from "./present.ts"
-
-const DATE = /^\d{4}-\d{2}-\d{2}$/
-const isDate = (s: string) => DATE.test(s) && !Number.isNaN(new Date(`${s}T12:00:00Z`).getTime())
-
-const positive = (name: string, raw: string | undefined, fallback: number, max: number) => {
-  if (raw === undefined) return Either.right(fallback)
-  const n = Number(raw)
-  return /^\d+$/.test(raw) && n >= 1 && n <= max
-    ? Either.right(n)
-    : Either.left({ field: name, message: `${name} must be an integer from 1 to ${max}` })
-}
 
 export const V1TransactionsHttp = HttpApiBuilder.group(GatewayApi, "v1Transactions", (handlers) =>
   Effect.gen(function* () {
@@ -71,37 +60,31 @@ export const V1TransactionsHttp = HttpApiBuilder.group(GatewayApi, "v1Transactio
       .handle("list", ({ urlParams: q }) =>
         Effect.gen(function* () {
           const { accountId } = yield* CurrentPrincipal
-          const errors = []
-          const page = positive("page", q.page, 1, 1_000_000)
-          const perPage = positive("per_page", q.per_page, 20, 100)
-          if (Either.isLeft(page)) errors.push(page.left)
-          if (Either.isLeft(perPage)) errors.push(perPage.left)
+          // page, per_page and the creation dates as every v1 list reads them (listParams.ts).
+          const window = listWindow(q)
+          const errors = Either.isLeft(window) ? [...window.left] : []
+          const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor)
+          if (cursor?._tag === "Left") errors.push(cursor.left)
           if (q.status !== undefined && !V1_STATUSES.includes(q.status)) {
             errors.push({ field: "status", message: `status must be one of ${V1_STATUSES.join(", ")}` })
           }
           if (q.method !== undefined && !(q.method in CORE_METHOD)) {
             errors.push({ field: "method", message: "method must be one of credit_card, pix, billet" })
           }
-          for (const name of ["created_from", "created_to"] as const) {
-            const value = q[name]
-            if (value !== undefined && !isDate(value)) {
-              errors.push({ field: name, message: `${name} must be a date YYYY-MM-DD` })
-            }
-          }
-          if (errors.length > 0 || Either.isLeft(page) || Either.isLeft(perPage)) {
+          if (errors.length > 0 || Either.isLeft(window) || cursor?._tag === "Left") {
             return yield* new ValidationFailed({ errors })
           }
+          // A cursor names its own page (the one after where the previous page stopped).
+          const page = cursor === undefined ? window.right.page : cursor.right.page
           const filter: TransactionFilter = {
             statuses: q.status === undefined ? undefined : coreStatuses(q.status),
             method: q.method === undefined ? undefined : CORE_METHOD[q.method as keyof typeof CORE_METHOD],
             document: q.document === undefined ? undefined : normalizeDocument(q.document),
-            createdFrom: q.created_from === undefined ? undefined : startOfDayInSaoPaulo(q.created_from),
-            createdBefore:
-              q.created_to === undefined
-                ? undefined
-                : new Date(startOfDayInSaoPaulo(q.created_to).getTime() + 86_400_000)
+            createdFrom: window.right.createdFrom,
+            createdBefore: window.right.createdBefore
           }
-          const { total, views } = yield* transactions.page(accountId, filter, page.right, perPage.right)
+          const { perPage } = window.right
+          const { next, total, views } = yield* transactions.page(accountId, filter, page, perPage, cursor?.right.key)
           const data = yield* Effect.forEach(views, (view) =>
             Schema.encode(V1Transaction)(v1Transaction(config.publicBaseUrl, view)).pipe(Effect.orDie)
           )
@@ -109,10 +92,8 @@ export const V1TransactionsHttp = HttpApiBuilder.group(GatewayApi, "v1Transactio
             success: true as const,
             data,
             pagination: {
-              page: page.right,
-              per_page: perPage.right,
-              total,
-              total_pages: Math.ceil(total / perPage.right)
+              ...paginationOf({ ...window.right, page }, total),
+              next_cursor: next === null ? null : encodeCursor(page + 1, next)
             }
           }
         }).pipe(renderedV1)
