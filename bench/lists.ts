@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto"
 import { readFile } from "node:fs/promises"
 import type pg from "pg"
+import { encodeCursor } from "../src/http/v1/listParams.ts"
 
 export interface ListsResult {
   /** Items received (objects counted in the body: a v2 Transaction has no nested object). */
@@ -20,6 +21,11 @@ export interface ListsResult {
   readonly healthP99Ms: number
   readonly healthRequests: number
   readonly bodyMb: number
+  /**
+   * `GET /public/v1/transactions?per_page=100`, median of 5, in ms: page 1, page 1,901 by number (an
+   * offset of 190,000) and the same page by `cursor` (keyset), whose time should not grow with the depth.
+   */
+  readonly v1PageMs: { readonly first: number; readonly deepByNumber: number; readonly deepByCursor: number }
 }
 
 const vmRssMb = async (pid: number) => {
@@ -128,6 +134,7 @@ export async function benchLists(
   }
   const totalMs = performance.now() - started
   if (objects !== rows) throw new Error(`GET /api/transactions gave ${objects} transactions, expected ${rows}`)
+  const v1PageMs = await v1Pages(baseUrl, db, apiKey, accountId, Math.min(190_000, rows - 100))
   return {
     rows: objects,
     firstByteMs: Math.round(firstByteMs),
@@ -135,6 +142,40 @@ export async function benchLists(
     rssGrowthMb: rssBefore === null ? null : Math.round((rssPeak - rssBefore) * 10) / 10,
     healthP99Ms: Math.round(percentile(healthMs, 99) * 10) / 10,
     healthRequests: healthMs.length,
-    bodyMb: Math.round((bytes / 1024 / 1024) * 10) / 10
+    bodyMb: Math.round((bytes / 1024 / 1024) * 10) / 10,
+    v1PageMs
   }
+}
+
+/** The v1 list at `depth` rows in, by page number and by cursor (the one the page before would give). */
+const v1Pages = async (baseUrl: string, db: pg.Pool, apiKey: string, accountId: string, depth: number) => {
+  const page = Math.floor(depth / 100) + 1
+  const { rows } = await db.query<{ at: string; id: string }>(
+    `select created_at::text as at, id from transactions where account_id = $1
+     order by created_at desc, id desc offset $2 limit 1`,
+    [accountId, (page - 1) * 100 - 1]
+  )
+  const timed = async (query: string) => {
+    const times: Array<number> = []
+    let body = ""
+    for (let i = 0; i < 5; i++) {
+      const started = performance.now()
+      const reply = await fetch(`${baseUrl}/public/v1/transactions?per_page=100&${query}`, {
+        headers: { authorization: `Bearer ${apiKey}` }
+      })
+      body = await reply.text()
+      if (reply.status !== 200) throw new Error(`v1 list ${query} → ${reply.status} ${body}`)
+      times.push(performance.now() - started)
+    }
+    return {
+      ms: Math.round(percentile(times, 50) * 10) / 10,
+      hashes: (JSON.parse(body) as { data: Array<{ hash: string }> }).data.map((t) => t.hash)
+    }
+  }
+  const first = await timed("page=1")
+  const byNumber = await timed(`page=${page}`)
+  const byCursor = await timed(`cursor=${encodeCursor(page, rows[0]!)}`)
+  if (JSON.stringify(byNumber.hashes) !== JSON.stringify(byCursor.hashes))
+    throw new Error(`v1 page ${page} differs by number and by cursor`)
+  return { first: first.ms, deepByNumber: byNumber.ms, deepByCursor: byCursor.ms }
 }

@@ -4,17 +4,20 @@
  *
  * 1. A parked backlog of future jobs (BENCH_BACKLOG, 100,000) so graphile-worker's plans are a used
  *    system's; orders made beforehand.
- * 2. The raw-SQL limit of a PIX charge (bench/raw.ts) at 8 and 32 clients.
- * 3. The real service as a separate process (`src/main.ts all`: API and worker, default logging),
- *    driven over HTTP by a closed-loop generator (bench/load.ts) at 8 and 32 clients: PIX on
- *    `POST /api/payment-gateway/process` (fresh Idempotency-Key) and on `POST /public/v1/transactions`;
- *    an authenticated GET against the unauthenticated `/health`.
+ * 2. At 8 and at 32 clients, BENCH_ROUNDS (5) rounds of BENCH_SECONDS (6) each, in alternation: the
+ *    raw-SQL limit of a PIX charge (bench/raw.ts), then the real service as a separate process
+ *    (`src/main.ts all`: API and worker, default logging) driven over HTTP by a closed-loop generator
+ *    (bench/load.ts): PIX on `POST /api/payment-gateway/process` (fresh Idempotency-Key) and on
+ *    `POST /public/v1/transactions`. Each round starts from a vacuumed, checkpointed database; a ratio
+ *    is the median of the rounds' ratios (this VM's speed drifts from minute to minute).
+ * 3. An authenticated GET against the unauthenticated `/health`; the 1,000,000-row list and the v1 list
+ *    190,000 rows deep (bench/lists.ts); a 20,000-event webhook burst (bench/webhooks.ts).
  * 4. Verification of its own work (transactions, jobs and idempotency records written), then the
- *    result as JSON in bench/results/.
+ *    result as JSON in bench/results/, with the service's and the database's CPU per request.
  */
 import { randomUUID } from "node:crypto"
 import { createServer } from "node:http"
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises"
 import { cpus, tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect, Exit, Scope } from "effect"
@@ -24,13 +27,40 @@ import { spawnRole } from "../test/support/processes.ts"
 import { closedLoop, http, type LoadResult } from "./load.ts"
 import { benchLists } from "./lists.ts"
 import { benchRaw } from "./raw.ts"
+import { freshDatabase, pixProcessBody } from "./setup.ts"
 import { benchWebhooks } from "./webhooks.ts"
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 6)
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 100_000)
 const ORDERS = 2_000
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const CLIENTS = [8, 32] as const
 const AMOUNT = 1_000
+
+const median = (values: ReadonlyArray<number>) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted.length === 0 ? Number.NaN : sorted[Math.floor((sorted.length - 1) / 2)]!
+}
+/** A scenario's rounds in one line: the median of each figure (the rounds are kept in the JSON). */
+const medianOf = <
+  R extends LoadResult & { serviceCpuMsPerRequest?: number; databaseCpuMsPerRequest?: number; machineBusy?: number }
+>(
+  list: ReadonlyArray<R>
+): R => ({
+  ...list[0]!,
+  requests: list.reduce((n, r) => n + r.requests, 0),
+  perSecond: median(list.map((r) => r.perSecond)),
+  p50Ms: median(list.map((r) => r.p50Ms)),
+  p99Ms: median(list.map((r) => r.p99Ms)),
+  errors: list.reduce((n, r) => n + r.errors, 0),
+  ...(list[0]!.serviceCpuMsPerRequest === undefined
+    ? {}
+    : { serviceCpuMsPerRequest: median(list.map((r) => r.serviceCpuMsPerRequest ?? Number.NaN)) }),
+  ...(list[0]!.databaseCpuMsPerRequest === undefined
+    ? {}
+    : { databaseCpuMsPerRequest: median(list.map((r) => r.databaseCpuMsPerRequest ?? Number.NaN)) }),
+  ...(list[0]!.machineBusy === undefined ? {} : { machineBusy: median(list.map((r) => r.machineBusy ?? Number.NaN)) })
+})
 
 const TICK_MS = 10 // USER_HZ = 100 on Linux
 /** CPU time a process has used so far, in ms (utime + stime from /proc). */
@@ -38,22 +68,24 @@ const cpuMs = async (pid: number) => {
   const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]!.split(" ")
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS
 }
+/** CPU time every PostgreSQL process has used so far, in ms (the server's share of the work). */
+const databaseMs = async () => {
+  let total = 0
+  for (const pid of await readdir("/proc")) {
+    if (!/^\d+$/.test(pid)) continue
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "")
+    if (!stat.includes("(postgres)")) continue
+    const fields = stat.split(") ")[1]!.split(" ")
+    // With the children it has reaped (cutime, cstime): a backend that ended (the raw run's connections) counts.
+    total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * TICK_MS
+  }
+  return total
+}
 /** The whole machine's busy and total CPU time so far, in ms (all cores). */
 const machineMs = async () => {
   const cpu = (await readFile("/proc/stat", "utf8")).split("\n")[0]!.split(/\s+/).slice(1).map(Number)
   const total = cpu.reduce((a, b) => a + b, 0)
   return { busy: (total - cpu[3]! - cpu[4]!) * TICK_MS, total: total * TICK_MS }
-}
-
-const freshDatabase = async (serverUrl: string) => {
-  const admin = new pg.Client({ connectionString: serverUrl })
-  await admin.connect()
-  const name = `gw_bench_${randomUUID().replaceAll("-", "").slice(0, 12)}`
-  await admin.query(`create database ${name}`)
-  await admin.end()
-  const url = new URL(serverUrl)
-  url.pathname = `/${name}`
-  return url.toString()
 }
 
 /** BENCH_OTEL=1: the service exports its traces to a local OTLP receiver that accepts and drops them. */
@@ -73,7 +105,7 @@ const main = async () => {
   const scope = Effect.runSync(Scope.make())
   const server =
     process.env.DATABASE_URL ?? (await Effect.runPromise(Scope.extend(startEmbeddedPostgres(dir, "bench"), scope)))
-  const databaseUrl = await freshDatabase(server)
+  const databaseUrl = await freshDatabase(server, "bench")
   const service = await spawnRole(
     "all",
     {
@@ -134,7 +166,18 @@ const main = async () => {
         [Math.min(10_000, BACKLOG - parked)]
       )
     }
-    await db.query("vacuum analyze")
+    // Autovacuum and checkpoints at random moments were a large part of the spread between runs: the
+    // bench's own tables do without autovacuum, and each scenario starts vacuumed and checkpointed.
+    const { rows: tables } = await db.query<{ name: string }>(
+      `select format('%I.%I', schemaname, relname) as name from pg_stat_user_tables
+       where schemaname in ('public', 'graphile_worker')`
+    )
+    for (const { name } of tables) await db.query(`alter table ${name} set (autovacuum_enabled = false)`)
+    const settle = async () => {
+      await db.query("vacuum analyze")
+      await db.query("checkpoint").catch(() => undefined) // needs pg_checkpoint on a shared server
+    }
+    await settle()
     console.log(`${BACKLOG} future jobs parked in ${((performance.now() - parking) / 1000).toFixed(1)} s`)
     const count = async () =>
       (
@@ -146,17 +189,21 @@ const main = async () => {
         )
       ).rows[0]!
 
-    const results: Record<string, LoadResult & { serviceCpuMsPerRequest?: number; machineBusy?: number }> = {}
+    const results: Record<
+      string,
+      LoadResult & { serviceCpuMsPerRequest?: number; databaseCpuMsPerRequest?: number; machineBusy?: number }
+    > = {}
     /** Runs a scenario and notes the service's CPU per request and how busy the machine was. */
     const measured = async (run: () => Promise<LoadResult>) => {
-      const [cpu0, m0] = [await cpuMs(service.child.pid!), await machineMs()]
+      const [cpu0, m0, db0] = [await cpuMs(service.child.pid!), await machineMs(), await databaseMs()]
       const result = await run()
-      const [cpu1, m1] = [await cpuMs(service.child.pid!), await machineMs()]
+      const [cpu1, m1, db1] = [await cpuMs(service.child.pid!), await machineMs(), await databaseMs()]
       // Warm-up included in both: a ratio of the whole run.
       const requests = result.requests * (1 + 2 / SECONDS)
       return {
         ...result,
         serviceCpuMsPerRequest: (cpu1 - cpu0) / requests,
+        databaseCpuMsPerRequest: (db1 - db0) / requests,
         machineBusy: (m1.busy - m0.busy) / (m1.total - m0.total)
       }
     }
@@ -173,70 +220,73 @@ const main = async () => {
     }
 
     const only = process.env.BENCH_ONLY
-    for (const clients of only === undefined || only === "raw" ? CLIENTS : []) {
-      console.log(`raw, ${clients} clients…`)
-      const before = await count()
-      results[`raw PIX charge, ${clients} clients`] = await measured(() =>
-        benchRaw({ databaseUrl, apiKey, orderIds, amount: AMOUNT }, clients, SECONDS)
-      )
-      await verify(`raw ${clients}`, before, results[`raw PIX charge, ${clients} clients`]!)
-    }
-
-    const pixBody = (orderId: string) =>
-      JSON.stringify({
-        orderId,
-        method: "PIX",
-        amount: AMOUNT,
-        buyerDoc: "52998224725",
-        buyerCellNumber: "11912345678",
-        buyerAddress: {
-          postal_code: "01310100",
-          street: "Av Paulista",
-          number: "1",
-          neighborhood: "Bela Vista",
-          city: "São Paulo",
-          state: "SP"
-        }
-      })
+    const pixBody = (orderId: string) => JSON.stringify(pixProcessBody(orderId, AMOUNT))
     const v1Body = JSON.stringify({
       method: "pix",
       amount: AMOUNT,
       customer: { name: "Maria Silva", email: "maria@example.com", document: "52998224725" }
     })
-    for (const clients of only === undefined || only === "service" ? CLIENTS : []) {
-      console.log(`service, ${clients} clients…`)
+    /** The three charges of one concurrency, each a closed loop of SECONDS after a warm-up. */
+    const scenarios = (clients: number) => {
       const client = http(origin, clients)
       const headers = { "content-type": "application/json", "x-api-key": apiKey }
-      let before = await count()
-      const api = await measured(() =>
-        closedLoop(clients, SECONDS, 2, async (i) => {
-          const r = await client.request(
-            "POST",
-            "/api/payment-gateway/process",
-            { ...headers, "idempotency-key": randomUUID() },
-            pixBody(orderIds[i % orderIds.length]!)
-          )
-          return r.status
-        })
+      const all: Record<string, () => Promise<LoadResult>> = {
+        [`raw PIX charge, ${clients} clients`]: () =>
+          benchRaw({ databaseUrl, apiKey, orderIds, amount: AMOUNT }, clients, SECONDS),
+        [`/api PIX process, ${clients} clients`]: () =>
+          closedLoop(clients, SECONDS, 2, async (i) => {
+            const r = await client.request(
+              "POST",
+              "/api/payment-gateway/process",
+              { ...headers, "idempotency-key": randomUUID() },
+              pixBody(orderIds[i % orderIds.length]!)
+            )
+            return r.status
+          }),
+        [`v1 PIX transaction, ${clients} clients`]: () =>
+          closedLoop(clients, SECONDS, 2, async () => {
+            const r = await client.request(
+              "POST",
+              "/public/v1/transactions",
+              {
+                "content-type": "application/json",
+                authorization: `Bearer ${apiKey}`,
+                "idempotency-key": randomUUID()
+              },
+              v1Body
+            )
+            return r.status
+          })
+      }
+      const wanted = Object.entries(all).filter(([name]) =>
+        only === undefined ? true : only === "raw" ? name.startsWith("raw") : !name.startsWith("raw")
       )
-      results[`/api PIX process, ${clients} clients`] = api
-      await verify(`/api ${clients}`, before, api)
-      before = await count()
-      const v1 = await measured(() =>
-        closedLoop(clients, SECONDS, 2, async () => {
-          const r = await client.request(
-            "POST",
-            "/public/v1/transactions",
-            { "content-type": "application/json", authorization: `Bearer ${apiKey}`, "idempotency-key": randomUUID() },
-            v1Body
-          )
-          return r.status
-        })
-      )
-      results[`v1 PIX transaction, ${clients} clients`] = v1
-      await verify(`v1 ${clients}`, before, v1)
-      await client.close()
+      return { wanted, close: () => client.close() }
     }
+    // The machine's speed drifts by tens of percent from minute to minute (a shared VM): the raw limit
+    // and the service are measured in alternation, ROUNDS times, and each ratio is the median of the
+    // rounds' ratios, so that a drift slows both sides of a round alike.
+    const rounds: Record<
+      string,
+      Array<LoadResult & { serviceCpuMsPerRequest?: number; databaseCpuMsPerRequest?: number; machineBusy?: number }>
+    > = {}
+    for (const clients of CLIENTS) {
+      const { wanted, close } = scenarios(clients)
+      for (let round = 1; round <= ROUNDS; round++) {
+        for (const [name, run] of wanted) {
+          console.log(`${name}, round ${round}/${ROUNDS}…`)
+          await settle()
+          const before = await count()
+          const result = await measured(run)
+          await verify(`${name}, round ${round}`, before, result)
+          ;(rounds[name] ??= []).push(result)
+        }
+      }
+      await close()
+    }
+    for (const [name, list] of Object.entries(rounds)) results[name] = medianOf(list)
+
+    await settle()
     const reader = http(origin, 8)
     results["GET /health (unauthenticated), 8 clients"] = await closedLoop(8, SECONDS, 1, async () => {
       return (await reader.request("GET", "/health", {})).status
@@ -259,18 +309,36 @@ const main = async () => {
     }
     if (process.env.BENCH_WEBHOOKS !== "0") {
       console.log("webhooks…")
-      extra["webhooks"] = await benchWebhooks({ databaseUrl: await freshDatabase(server) })
+      extra["webhooks"] = await benchWebhooks({ databaseUrl: await freshDatabase(server, "bench") })
     }
 
     const ratio = (a: string, b: string) =>
       (results[a]?.perSecond ?? Number.NaN) / (results[b]?.perSecond ?? Number.NaN)
+    /** The median over rounds of `pick(service) ÷ pick(raw)`, and its spread. */
+    const roundRatio = (service: string, raw: string, pick: (r: LoadResult) => number) => {
+      const a = rounds[service] ?? []
+      const b = rounds[raw] ?? []
+      const each = a.map((r, i) => pick(r) / pick(b[i] ?? r)).filter(() => b.length === a.length)
+      spreads[`${service} ÷ raw`] = each
+      return median(each)
+    }
     const ratios: Record<string, number> = {}
+    const spreads: Record<string, Array<number>> = {}
     for (const clients of CLIENTS) {
       const raw = `raw PIX charge, ${clients} clients`
-      ratios[`/api PIX ÷ raw, ${clients} clients`] = ratio(`/api PIX process, ${clients} clients`, raw)
-      ratios[`v1 PIX ÷ raw, ${clients} clients`] = ratio(`v1 PIX transaction, ${clients} clients`, raw)
-      ratios[`/api PIX p99 ÷ raw p99, ${clients} clients`] =
-        (results[`/api PIX process, ${clients} clients`]?.p99Ms ?? Number.NaN) / (results[raw]?.p99Ms ?? Number.NaN)
+      const perSecond = (r: LoadResult) => r.perSecond
+      ratios[`/api PIX ÷ raw, ${clients} clients`] = roundRatio(`/api PIX process, ${clients} clients`, raw, perSecond)
+      ratios[`v1 PIX ÷ raw, ${clients} clients`] = roundRatio(`v1 PIX transaction, ${clients} clients`, raw, perSecond)
+      ratios[`/api PIX p99 ÷ raw p99, ${clients} clients`] = median(
+        (rounds[`/api PIX process, ${clients} clients`] ?? []).map(
+          (r, i) => r.p99Ms / (rounds[raw]?.[i]?.p99Ms ?? Number.NaN)
+        )
+      )
+      ratios[`v1 PIX p99 ÷ raw p99, ${clients} clients`] = median(
+        (rounds[`v1 PIX transaction, ${clients} clients`] ?? []).map(
+          (r, i) => r.p99Ms / (rounds[raw]?.[i]?.p99Ms ?? Number.NaN)
+        )
+      )
     }
     ratios["authenticated GET ÷ /health"] = ratio(
       "GET /api/customers/{id} (API key + rate limit), 8 clients",
@@ -284,6 +352,7 @@ const main = async () => {
         "p50 ms".padStart(9) +
         "p99 ms".padStart(9) +
         "svc cpu/req ms".padStart(16) +
+        "db cpu/req ms".padStart(15) +
         "busy".padStart(6)
     )
     for (const [name, r] of Object.entries(results)) {
@@ -293,11 +362,15 @@ const main = async () => {
           r.p50Ms.toFixed(1).padStart(9) +
           r.p99Ms.toFixed(1).padStart(9) +
           (r.serviceCpuMsPerRequest === undefined ? "" : r.serviceCpuMsPerRequest.toFixed(2)).padStart(16) +
+          (r.databaseCpuMsPerRequest === undefined ? "" : r.databaseCpuMsPerRequest.toFixed(2)).padStart(15) +
           (r.machineBusy === undefined ? "" : `${(100 * r.machineBusy).toFixed(0)}%`).padStart(6)
       )
     }
     console.log("")
     for (const [name, value] of Object.entries(ratios)) console.log(name.padEnd(58) + value.toFixed(2).padStart(9))
+    console.log("")
+    for (const [name, each] of Object.entries(spreads))
+      console.log(`${name}, each round: ${each.map((x) => x.toFixed(2)).join(" ")}`)
     console.log("")
     for (const line of checks) console.log(line)
     for (const [name, value] of Object.entries(extra)) console.log(`${name}: ${JSON.stringify(value)}`)
@@ -312,9 +385,12 @@ const main = async () => {
           tracing: collector !== undefined,
           cores: cpus().length,
           seconds: SECONDS,
+          rounds: ROUNDS,
           backlog: BACKLOG,
           results,
           ratios,
+          spreads,
+          everyRound: rounds,
           checks,
           ...extra
         },

@@ -16,6 +16,7 @@ import pg from "pg"
 import { startEmbeddedPostgres } from "../src/adapters/postgres/EmbeddedPostgres.ts"
 import { spawnRole } from "../test/support/processes.ts"
 import { http, percentile } from "./load.ts"
+import { freshDatabase, pixProcessBody } from "./setup.ts"
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 10)
 const RATE = Number(process.env.SOAK_RATE ?? 100)
@@ -40,14 +41,7 @@ const main = async () => {
   const scope = Effect.runSync(Scope.make())
   const server =
     process.env.DATABASE_URL ?? (await Effect.runPromise(Scope.extend(startEmbeddedPostgres(dir, "soak"), scope)))
-  const admin = new pg.Client({ connectionString: server })
-  await admin.connect()
-  const name = `gw_soak_${randomUUID().replaceAll("-", "").slice(0, 12)}`
-  await admin.query(`create database ${name}`)
-  await admin.end()
-  const url = new URL(server)
-  url.pathname = `/${name}`
-  const databaseUrl = url.toString()
+  const databaseUrl = await freshDatabase(server, "soak")
   let delivered = 0
   const receiver = createServer((req, res) => {
     req.resume()
@@ -106,26 +100,10 @@ const main = async () => {
     const operations: Array<() => Promise<unknown>> = [
       async () => {
         const order = await json("POST", "/api/orders", { customerId: customer.id, amount: 1_000 }, auth)
-        return json(
-          "POST",
-          "/api/payment-gateway/process",
-          {
-            orderId: order.id,
-            method: "PIX",
-            amount: 1_000,
-            buyerDoc: "52998224725",
-            buyerCellNumber: "11912345678",
-            buyerAddress: {
-              postal_code: "01310100",
-              street: "Av Paulista",
-              number: "1",
-              neighborhood: "Bela Vista",
-              city: "São Paulo",
-              state: "SP"
-            }
-          },
-          { ...auth, "idempotency-key": randomUUID() }
-        )
+        return json("POST", "/api/payment-gateway/process", pixProcessBody(order.id, 1_000), {
+          ...auth,
+          "idempotency-key": randomUUID()
+        })
       },
       () => json("POST", "/public/v1/transactions", { method: "pix", amount: 1_500, customer: buyer }, bearer),
       async () => {
