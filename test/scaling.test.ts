@@ -3,7 +3,7 @@ import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase } from "./support/database.ts"
 import { client, signup } from "./support/http.ts"
-import { newOrder, pixBody, PROCESS } from "./support/payments.ts"
+import { eventually, newOrder, pixBody, PROCESS } from "./support/payments.ts"
 import { type RoleProcess, spawnRole, stopAll } from "./support/processes.ts"
 import { type Receiver, startReceiver } from "./support/receiver.ts"
 
@@ -87,6 +87,12 @@ describe("two API and two worker processes on one PostgreSQL", () => {
       60_000,
       "every event delivered"
     )
+    // A delivery the killed worker sent but never recorded is the receiver's already; its job comes back
+    // to the survivor once the reaper finds the worker dead (STALE_SECONDS), which sends it again.
+    await eventually(async () => {
+      const open = await db.query("select count(*)::int as n from webhook_deliveries where status <> 'SUCCESS'")
+      return open.rows[0].n === 0 ? true : undefined
+    }, 60_000)
     await new Promise((resolve) => setTimeout(resolve, 1_000)) // room for a duplicate
     const mine = receiver.requests.filter((r) => ids.some((id) => r.body.includes(id)))
     const perDelivery = new Map<string, number>()
