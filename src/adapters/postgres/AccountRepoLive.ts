@@ -15,6 +15,8 @@ const AccountRow = Schema.Struct({
   createdAt: Schema.DateFromSelf
 })
 type AccountRow = typeof AccountRow.Type
+/** The columns AccountRow reads, named: a prepared `*` would fail once a migration adds one (prepared.ts). */
+const COLUMNS = "id, name, email, password_hash, created_at"
 
 const toAccount = (raw: unknown) => {
   const row = Schema.decodeUnknownSync(AccountRow)(raw)
@@ -32,14 +34,14 @@ export const AccountRepoLive = Layer.effect(
           insert into accounts (id, name, email, password_hash)
           values (${account.id}, ${account.name}, ${account.email}, ${account.passwordHash})
           on conflict do nothing
-          returning *`.pipe(
+          returning ${sql.literal(COLUMNS)}`.pipe(
             Effect.orDie,
             Effect.flatMap((rows) =>
               rows[0] ? Effect.succeed(toAccount(rows[0])) : Effect.fail(new EmailAlreadyRegistered())
             )
           ),
         findByEmail: (email) =>
-          sql<AccountRow>`select * from accounts where lower(email) = lower(${email})`.pipe(
+          sql<AccountRow>`select ${sql.literal(COLUMNS)} from accounts where lower(email) = lower(${email})`.pipe(
             Effect.orDie,
             Effect.map((rows) =>
               Option.fromNullable(rows[0]).pipe(
@@ -48,7 +50,7 @@ export const AccountRepoLive = Layer.effect(
             )
           ),
         findById: (id) =>
-          sql<AccountRow>`select * from accounts where id = ${id}`.pipe(
+          sql<AccountRow>`select ${sql.literal(COLUMNS)} from accounts where id = ${id}`.pipe(
             Effect.orDie,
             Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toAccount))
           )

@@ -19,6 +19,9 @@ interface ApiKeyRow {
   readonly createdAt: Date
 }
 
+/** The columns ApiKeyRow reads, named: a prepared `*` would fail once a migration adds one (prepared.ts). */
+const COLUMNS = "id, account_id, label, key_prefix, key_last4, scopes, active, rate_limit, last_used_at, created_at"
+
 const toApiKey = (row: ApiKeyRow) =>
   ApiKey.make(
     {
@@ -48,12 +51,12 @@ export const ApiKeyRepoLive = Layer.effect(
           values (${key.id}, ${key.accountId}, ${key.label}, ${key.keyPrefix}, ${key.keyLast4},
                   ${Buffer.from(key.keyDigest)}, ${key.isPrimary}, ${key.scopes === null ? null : key.scopes},
                     ${key.rateLimit})
-          returning *`.pipe(
+          returning ${sql.literal(COLUMNS)}`.pipe(
             Effect.orDie,
             Effect.map((rows) => toApiKey(rows[0]!))
           ),
         findPrimary: (accountId) =>
-          sql<ApiKeyRow>`select * from api_keys where account_id = ${accountId} and is_primary`.pipe(
+          sql<ApiKeyRow>`select ${sql.literal(COLUMNS)} from api_keys where account_id = ${accountId} and is_primary`.pipe(
             Effect.orDie,
             Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toApiKey))
           ),
@@ -64,7 +67,7 @@ export const ApiKeyRepoLive = Layer.effect(
             ${Buffer.from(material.keyDigest)},
               created_at = now(), last_used_at = null
           where account_id = ${accountId} and is_primary
-          returning *`.pipe(
+          returning ${sql.literal(COLUMNS)}`.pipe(
             Effect.orDie,
             Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toApiKey))
           ),

@@ -16,6 +16,8 @@ const CustomerRow = Schema.Struct({
   createdAt: Schema.DateFromSelf
 })
 type CustomerRow = typeof CustomerRow.Type
+/** The columns CustomerRow reads, named: a prepared `*` would fail once a migration adds one (prepared.ts). */
+const COLUMNS = "id, name, email, document, phone, created_at"
 
 const toCustomer = (row: unknown) => Customer.make(Schema.decodeUnknownSync(CustomerRow)(row))
 
@@ -39,10 +41,10 @@ export const CustomerRepoLive = Layer.effect(
               values (${customer.id}, ${accountId}, ${customer.name}, ${customer.email}, ${customer.document},
                 ${customer.phone})
               on conflict (account_id, document) where deleted_at is null do nothing
-              returning *`
+              returning ${sql.literal(COLUMNS)}`
               if (inserted[0]) return { customer: toCustomer(inserted[0]), created: true }
               const existing = yield* sql<CustomerRow>`
-              select * from customers
+              select ${sql.literal(COLUMNS)} from customers
               where account_id = ${accountId} and document = ${customer.document} and deleted_at is null`
               if (existing[0]) return { customer: toCustomer(existing[0]), created: false }
             }
@@ -51,7 +53,7 @@ export const CustomerRepoLive = Layer.effect(
         stream: (accountId) =>
           keysetStream(
             (after, limit) => sql`
-              select *, ${sql.literal(KEYSET_AT)} from customers
+              select ${sql.literal(COLUMNS)}, ${sql.literal(KEYSET_AT)} from customers
               where account_id = ${accountId} and deleted_at is null
                 ${Option.match(after, {
                   onNone: () => sql``,
@@ -61,7 +63,10 @@ export const CustomerRepoLive = Layer.effect(
             (rows) => Effect.sync(() => rows.map(toCustomer))
           ),
         find: (accountId, id) =>
-          sql<CustomerRow>`select * from customers where ${live(accountId, id)}`.pipe(Effect.orDie, Effect.map(first)),
+          sql<CustomerRow>`select ${sql.literal(COLUMNS)} from customers where ${live(accountId, id)}`.pipe(
+            Effect.orDie,
+            Effect.map(first)
+          ),
         update: (accountId, id, changes) =>
           sql<CustomerRow>`
           update customers set
@@ -70,7 +75,7 @@ export const CustomerRepoLive = Layer.effect(
             phone = coalesce(${changes.phone ?? null}, phone),
             updated_at = now()
           where ${live(accountId, id)}
-          returning *`.pipe(Effect.orDie, Effect.map(first)),
+          returning ${sql.literal(COLUMNS)}`.pipe(Effect.orDie, Effect.map(first)),
         softDelete: (accountId, id) =>
           sql`update customers set deleted_at = now() where ${live(accountId, id)} returning id`.pipe(
             Effect.orDie,

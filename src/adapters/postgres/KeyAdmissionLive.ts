@@ -24,7 +24,8 @@ export const KeyAdmissionLive = Layer.effect(
     return KeyAdmission.of(
       traced("KeyAdmission", {
         admit: (digest, neededScope) =>
-          sql`select * from api_key_admit(${Buffer.from(digest)}, ${neededScope}, interval '60 seconds')`.pipe(
+          sql`select key_id, account_id, scopes, rate_limit, granted, allowed, remaining, reset_ms
+              from api_key_admit(${Buffer.from(digest)}, ${neededScope}, interval '60 seconds')`.pipe(
             Effect.flatMap(decodeRows),
             Effect.orDie,
             Effect.map((rows) =>

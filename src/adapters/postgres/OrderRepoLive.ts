@@ -15,6 +15,11 @@ const OrderRow = Schema.Struct({
   createdAt: Schema.DateFromSelf
 })
 type OrderRow = typeof OrderRow.Type
+/** The columns OrderRow reads, named: a prepared `*` would fail once a migration adds one (prepared.ts). */
+const COLUMNS = "id, customer_id, amount, status, created_at"
+const O_COLUMNS = COLUMNS.split(", ")
+  .map((c) => `o.${c}`)
+  .join(", ")
 
 const toOrder = (row: unknown) => Order.make(Schema.decodeUnknownSync(OrderRow)(row))
 
@@ -35,12 +40,12 @@ export const OrderRepoLive = Layer.effect(
           from customers c
           where c.account_id = ${accountId} and c.id = ${order.customerId} and c.deleted_at is null
           for share
-          returning *`.pipe(Effect.orDie, Effect.map(first)),
+          returning ${sql.literal(COLUMNS)}`.pipe(Effect.orDie, Effect.map(first)),
         // Keyset pages on the index (account_id, created_at, id).
         stream: (accountId) =>
           keysetStream(
             (after, limit) => sql`
-              select *, ${sql.literal(KEYSET_AT)} from orders
+              select ${sql.literal(COLUMNS)}, ${sql.literal(KEYSET_AT)} from orders
               where account_id = ${accountId}
                 ${Option.match(after, {
                   onNone: () => sql``,
@@ -50,18 +55,18 @@ export const OrderRepoLive = Layer.effect(
             (rows) => Effect.sync(() => rows.map(toOrder))
           ),
         find: (accountId, id) =>
-          sql<OrderRow>`select * from orders where account_id = ${accountId} and id = ${id}`.pipe(
+          sql<OrderRow>`select ${sql.literal(COLUMNS)} from orders where account_id = ${accountId} and id = ${id}`.pipe(
             Effect.orDie,
             Effect.map(first)
           ),
         findForUpdate: (accountId, id) =>
-          sql<OrderRow>`select * from orders where account_id = ${accountId} and id = ${id} for update`.pipe(
+          sql<OrderRow>`select ${sql.literal(COLUMNS)} from orders where account_id = ${accountId} and id = ${id} for update`.pipe(
             Effect.orDie,
             Effect.map(first)
           ),
         findToCharge: (accountId, id, lock) =>
           sql<OrderRow & { readonly customerLive: boolean }>`
-          select o.*, exists (
+          select ${sql.literal(O_COLUMNS)}, exists (
             select 1 from customers c
             where c.account_id = o.account_id and c.id = o.customer_id and c.deleted_at is null
           ) as customer_live
