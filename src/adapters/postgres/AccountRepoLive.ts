@@ -27,6 +27,7 @@ export const AccountRepoLive = Layer.effect(
   AccountRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const columns = sql.literal(COLUMNS)
     return AccountRepo.of(
       traced("AccountRepo", {
         insert: (account) =>
@@ -34,14 +35,14 @@ export const AccountRepoLive = Layer.effect(
           insert into accounts (id, name, email, password_hash)
           values (${account.id}, ${account.name}, ${account.email}, ${account.passwordHash})
           on conflict do nothing
-          returning ${sql.literal(COLUMNS)}`.pipe(
+          returning ${columns}`.pipe(
             Effect.orDie,
             Effect.flatMap((rows) =>
               rows[0] ? Effect.succeed(toAccount(rows[0])) : Effect.fail(new EmailAlreadyRegistered())
             )
           ),
         findByEmail: (email) =>
-          sql<AccountRow>`select ${sql.literal(COLUMNS)} from accounts where lower(email) = lower(${email})`.pipe(
+          sql<AccountRow>`select ${columns} from accounts where lower(email) = lower(${email})`.pipe(
             Effect.orDie,
             Effect.map((rows) =>
               Option.fromNullable(rows[0]).pipe(
@@ -50,7 +51,7 @@ export const AccountRepoLive = Layer.effect(
             )
           ),
         findById: (id) =>
-          sql<AccountRow>`select ${sql.literal(COLUMNS)} from accounts where id = ${id}`.pipe(
+          sql<AccountRow>`select ${columns} from accounts where id = ${id}`.pipe(
             Effect.orDie,
             Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toAccount))
           )

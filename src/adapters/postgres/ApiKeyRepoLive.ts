@@ -42,6 +42,7 @@ export const ApiKeyRepoLive = Layer.effect(
   ApiKeyRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const columns = sql.literal(COLUMNS)
     return ApiKeyRepo.of(
       traced("ApiKeyRepo", {
         insert: (key) =>
@@ -51,12 +52,12 @@ export const ApiKeyRepoLive = Layer.effect(
           values (${key.id}, ${key.accountId}, ${key.label}, ${key.keyPrefix}, ${key.keyLast4},
                   ${Buffer.from(key.keyDigest)}, ${key.isPrimary}, ${key.scopes === null ? null : key.scopes},
                     ${key.rateLimit})
-          returning ${sql.literal(COLUMNS)}`.pipe(
+          returning ${columns}`.pipe(
             Effect.orDie,
             Effect.map((rows) => toApiKey(rows[0]!))
           ),
         findPrimary: (accountId) =>
-          sql<ApiKeyRow>`select ${sql.literal(COLUMNS)} from api_keys where account_id = ${accountId} and is_primary`.pipe(
+          sql<ApiKeyRow>`select ${columns} from api_keys where account_id = ${accountId} and is_primary`.pipe(
             Effect.orDie,
             Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toApiKey))
           ),
@@ -67,7 +68,7 @@ export const ApiKeyRepoLive = Layer.effect(
             ${Buffer.from(material.keyDigest)},
               created_at = now(), last_used_at = null
           where account_id = ${accountId} and is_primary
-          returning ${sql.literal(COLUMNS)}`.pipe(
+          returning ${columns}`.pipe(
             Effect.orDie,
             Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toApiKey))
           ),

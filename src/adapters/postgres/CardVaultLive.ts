@@ -56,6 +56,7 @@ export const CardVaultLive = Layer.effect(
   CardVault,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const columns = sql.literal(COLUMNS)
     const key = Buffer.from(Redacted.value((yield* AppConfig).cardVaultKey), "base64")
     if (key.length !== 32) return yield* Effect.dieMessage("CARD_VAULT_KEY must be 32 bytes, base64-encoded")
 
@@ -89,9 +90,7 @@ export const CardVaultLive = Layer.effect(
           // Not a token we issue: no need to ask the database (nor to send it arbitrary input).
           if (!TOKEN.test(token)) return Option.none()
           const rows = yield* sql<CardRow>`
-          select ${sql.literal(COLUMNS)} from cards where token = ${token} and account_id = ${accountId}`.pipe(
-            Effect.orDie
-          )
+          select ${columns} from cards where token = ${token} and account_id = ${accountId}`.pipe(Effect.orDie)
           const row = rows[0]
           if (row === undefined) return Option.none()
           const pan = yield* Effect.try(() => open(key, associatedData(accountId, token), row)).pipe(

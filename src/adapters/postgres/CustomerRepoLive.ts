@@ -27,6 +27,7 @@ export const CustomerRepoLive = Layer.effect(
   CustomerRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const columns = sql.literal(COLUMNS)
     const live = (accountId: string, id: string) => sql`account_id = ${accountId} and id = ${id} and deleted_at is null`
 
     return CustomerRepo.of(
@@ -41,10 +42,10 @@ export const CustomerRepoLive = Layer.effect(
               values (${customer.id}, ${accountId}, ${customer.name}, ${customer.email}, ${customer.document},
                 ${customer.phone})
               on conflict (account_id, document) where deleted_at is null do nothing
-              returning ${sql.literal(COLUMNS)}`
+              returning ${columns}`
               if (inserted[0]) return { customer: toCustomer(inserted[0]), created: true }
               const existing = yield* sql<CustomerRow>`
-              select ${sql.literal(COLUMNS)} from customers
+              select ${columns} from customers
               where account_id = ${accountId} and document = ${customer.document} and deleted_at is null`
               if (existing[0]) return { customer: toCustomer(existing[0]), created: false }
             }
@@ -53,7 +54,7 @@ export const CustomerRepoLive = Layer.effect(
         stream: (accountId) =>
           keysetStream(
             (after, limit) => sql`
-              select ${sql.literal(COLUMNS)}, ${sql.literal(KEYSET_AT)} from customers
+              select ${columns}, ${sql.literal(KEYSET_AT)} from customers
               where account_id = ${accountId} and deleted_at is null
                 ${Option.match(after, {
                   onNone: () => sql``,
@@ -63,7 +64,7 @@ export const CustomerRepoLive = Layer.effect(
             (rows) => Effect.sync(() => rows.map(toCustomer))
           ),
         find: (accountId, id) =>
-          sql<CustomerRow>`select ${sql.literal(COLUMNS)} from customers where ${live(accountId, id)}`.pipe(
+          sql<CustomerRow>`select ${columns} from customers where ${live(accountId, id)}`.pipe(
             Effect.orDie,
             Effect.map(first)
           ),
@@ -75,7 +76,7 @@ export const CustomerRepoLive = Layer.effect(
             phone = coalesce(${changes.phone ?? null}, phone),
             updated_at = now()
           where ${live(accountId, id)}
-          returning ${sql.literal(COLUMNS)}`.pipe(Effect.orDie, Effect.map(first)),
+          returning ${columns}`.pipe(Effect.orDie, Effect.map(first)),
         softDelete: (accountId, id) =>
           sql`update customers set deleted_at = now() where ${live(accountId, id)} returning id`.pipe(
             Effect.orDie,

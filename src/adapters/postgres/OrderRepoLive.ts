@@ -29,6 +29,8 @@ export const OrderRepoLive = Layer.effect(
   OrderRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const columns = sql.literal(COLUMNS)
+    const oColumns = sql.literal(O_COLUMNS)
     return OrderRepo.of(
       traced("OrderRepo", {
         // The customer row is share-locked by the select, so a concurrent delete cannot slip between the
@@ -40,12 +42,12 @@ export const OrderRepoLive = Layer.effect(
           from customers c
           where c.account_id = ${accountId} and c.id = ${order.customerId} and c.deleted_at is null
           for share
-          returning ${sql.literal(COLUMNS)}`.pipe(Effect.orDie, Effect.map(first)),
+          returning ${columns}`.pipe(Effect.orDie, Effect.map(first)),
         // Keyset pages on the index (account_id, created_at, id).
         stream: (accountId) =>
           keysetStream(
             (after, limit) => sql`
-              select ${sql.literal(COLUMNS)}, ${sql.literal(KEYSET_AT)} from orders
+              select ${columns}, ${sql.literal(KEYSET_AT)} from orders
               where account_id = ${accountId}
                 ${Option.match(after, {
                   onNone: () => sql``,
@@ -55,18 +57,18 @@ export const OrderRepoLive = Layer.effect(
             (rows) => Effect.sync(() => rows.map(toOrder))
           ),
         find: (accountId, id) =>
-          sql<OrderRow>`select ${sql.literal(COLUMNS)} from orders where account_id = ${accountId} and id = ${id}`.pipe(
+          sql<OrderRow>`select ${columns} from orders where account_id = ${accountId} and id = ${id}`.pipe(
             Effect.orDie,
             Effect.map(first)
           ),
         findForUpdate: (accountId, id) =>
-          sql<OrderRow>`select ${sql.literal(COLUMNS)} from orders where account_id = ${accountId} and id = ${id} for update`.pipe(
+          sql<OrderRow>`select ${columns} from orders where account_id = ${accountId} and id = ${id} for update`.pipe(
             Effect.orDie,
             Effect.map(first)
           ),
         findToCharge: (accountId, id, lock) =>
           sql<OrderRow & { readonly customerLive: boolean }>`
-          select ${sql.literal(O_COLUMNS)}, exists (
+          select ${oColumns}, exists (
             select 1 from customers c
             where c.account_id = o.account_id and c.id = o.customer_id and c.deleted_at is null
           ) as customer_live
