@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto"
 import { readFile } from "node:fs/promises"
 import type pg from "pg"
-import { encodeCursor } from "../src/http/v1/listParams.ts"
+import { encodeCursor } from "../src/http/v1/cursor.ts"
 
 export interface ListsResult {
   /** Items received (objects counted in the body: a v2 Transaction has no nested object). */
@@ -160,7 +160,7 @@ const v1Pages = async (baseUrl: string, db: pg.Pool, apiKey: string, accountId: 
     let body = ""
     for (let i = 0; i < 5; i++) {
       const started = performance.now()
-      const reply = await fetch(`${baseUrl}/public/v1/transactions?per_page=100&${query}`, {
+      const reply = await fetch(`${baseUrl}/public/v1/transactions?${query}`, {
         headers: { authorization: `Bearer ${apiKey}` }
       })
       body = await reply.text()
@@ -172,9 +172,9 @@ const v1Pages = async (baseUrl: string, db: pg.Pool, apiKey: string, accountId: 
       hashes: (JSON.parse(body) as { data: Array<{ hash: string }> }).data.map((t) => t.hash)
     }
   }
-  const first = await timed("page=1")
-  const byNumber = await timed(`page=${page}`)
-  const byCursor = await timed(`cursor=${encodeCursor(page, rows[0]!)}`)
+  const first = await timed("per_page=100&page=1")
+  const byNumber = await timed(`per_page=100&page=${page}`)
+  const byCursor = await timed(`cursor=${encodeCursor("transactions", { page, perPage: 100, key: rows[0]! })}`)
   if (JSON.stringify(byNumber.hashes) !== JSON.stringify(byCursor.hashes))
     throw new Error(`v1 page ${page} differs by number and by cursor`)
   return { first: first.ms, deepByNumber: byNumber.ms, deepByCursor: byCursor.ms }

@@ -201,7 +201,7 @@ describe("sales and settlement (CONTRACT-v1 §7)", () => {
       ["settlement", "available", 10_000 - fee],
       ["settlement", "pending", -(10_000 - fee)]
     ])
-    expect(reply.body.pagination).toEqual({ page: 1, per_page: 20, total: 4, total_pages: 1 })
+    expect(reply.body.pagination).toEqual({ page: 1, per_page: 20, total: 4, total_pages: 1, next_cursor: null })
     const sales = await api.get(`${V1}/financials?start_at=${today}&end_at=${today}&type=sale`, { token: key })
     expect(sales.body.data).toHaveLength(1)
     expect(sales.body.data[0]).toMatchObject({ type: "sale", amount: 10_000, withdrawal_id: null })

@@ -247,12 +247,18 @@ describe("GET /public/v1/subaccounts", () => {
     const page1 = await api.get(`${V1}/subaccounts?per_page=2`, bearer(fresh))
     expect(page1.status).toBe(200)
     expect(page1.body.success).toBe(true)
-    expect(page1.body.pagination).toEqual({ page: 1, per_page: 2, total: 5, total_pages: 3 })
+    expect(page1.body.pagination).toEqual({
+      page: 1,
+      per_page: 2,
+      total: 5,
+      total_pages: 3,
+      next_cursor: expect.any(String)
+    })
     expect(page1.body.data.map((s: { id: string }) => s.id)).toEqual([made[4].id, made[3].id])
     const page3 = await api.get(`${V1}/subaccounts?per_page=2&page=3`, bearer(fresh))
     expect(page3.body.data.map((s: { id: string }) => s.id)).toEqual([made[0].id])
     const all = await api.get(`${V1}/subaccounts`, bearer(fresh))
-    expect(all.body.pagination).toEqual({ page: 1, per_page: 20, total: 5, total_pages: 1 })
+    expect(all.body.pagination).toEqual({ page: 1, per_page: 20, total: 5, total_pages: 1, next_cursor: null })
     expect(all.body.data.map((s: { id: string }) => s.id)).toEqual(made.map((s) => s.id).reverse())
 
     const beyond = await api.get(`${V1}/subaccounts?page=9`, bearer(fresh))

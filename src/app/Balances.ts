@@ -2,6 +2,7 @@ import type { AccountId, SubaccountId } from "../domain/ids.ts"
 import { Effect, Option } from "effect"
 import { NotFound } from "../domain/errors.ts"
 import { MERCHANT } from "../domain/ledger.ts"
+import type { PageRange } from "../ports/Page.ts"
 import { AccountRepo } from "../ports/AccountRepo.ts"
 import { Ledger, type StatementFilter } from "../ports/Ledger.ts"
 import { SubaccountRepo } from "../ports/SubaccountRepo.ts"
@@ -35,11 +36,10 @@ export class Balances extends Effect.Service<Balances>()("Balances", {
         accountId: AccountId,
         subaccountId: SubaccountId | null,
         filter: StatementFilter,
-        page: number,
-        perPage: number
+        range: PageRange
       ) {
         yield* known(accountId, subaccountId)
-        return yield* ledger.statement(accountId, filter, (page - 1) * perPage, perPage)
+        return yield* ledger.statement(accountId, filter, range)
       })
     }
   })

@@ -1,6 +1,7 @@
 import type { AccountId, SubaccountId } from "../domain/ids.ts"
 import { Effect, Option } from "effect"
 import { NotFound } from "../domain/errors.ts"
+import type { PageRange } from "../ports/Page.ts"
 import { type NewSubaccount, type SubaccountFilter, SubaccountRepo } from "../ports/SubaccountRepo.ts"
 import { fn } from "../spans.ts"
 
@@ -20,14 +21,9 @@ export class Subaccounts extends Effect.Service<Subaccounts>()("Subaccounts", {
           onSome: Effect.succeed
         })
       }),
-      /** Page `page` (from 1) of `perPage`, newest first, with the total of matching subaccounts. */
-      page: fn("Subaccounts.page")(function* (
-        accountId: AccountId,
-        filter: SubaccountFilter,
-        page: number,
-        perPage: number
-      ) {
-        return yield* repo.page(accountId, filter, (page - 1) * perPage, perPage)
+      /** A page of the account's subaccounts, newest first, with the total of matching ones. */
+      page: fn("Subaccounts.page")(function* (accountId: AccountId, filter: SubaccountFilter, range: PageRange) {
+        return yield* repo.page(accountId, filter, range)
       })
     }
   })

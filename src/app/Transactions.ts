@@ -4,7 +4,8 @@ import type { Customer } from "../domain/customer.ts"
 import { NotFound } from "../domain/errors.ts"
 import type { TransactionRecord } from "../domain/transaction.ts"
 import { CustomerRepo } from "../ports/CustomerRepo.ts"
-import { type ListKey, type TransactionFilter, TransactionRepo } from "../ports/TransactionRepo.ts"
+import type { PageRange } from "../ports/Page.ts"
+import { type TransactionFilter, TransactionRepo } from "../ports/TransactionRepo.ts"
 import { fn } from "../spans.ts"
 
 /** A transaction with the customer of its order, for interfaces that show the buyer inline. */
@@ -42,20 +43,10 @@ export class Transactions extends Effect.Service<Transactions>()("Transactions",
       getView: fn("Transactions.getView")(function* (accountId: AccountId, id: TransactionId) {
         return yield* view(accountId, yield* get(accountId, id))
       }),
-      /**
-       * Page `page` (from 1) of `perPage`, newest first, with the total of matching transactions; given
-       * `after` (the `next` of page `page - 1`), by keyset instead of offset.
-       */
-      page: fn("Transactions.page")(function* (
-        accountId: AccountId,
-        filter: TransactionFilter,
-        page: number,
-        perPage: number,
-        after?: ListKey
-      ) {
-        const { next, rows, total } = yield* repo.page(accountId, filter, (page - 1) * perPage, perPage, after)
-        const views = yield* Effect.forEach(rows, (t) => view(accountId, t))
-        return { views, total, next: next !== null && page * perPage < total ? next : null }
+      /** A page of the account's transactions as views, newest first, with the total of matching ones. */
+      page: fn("Transactions.page")(function* (accountId: AccountId, filter: TransactionFilter, range: PageRange) {
+        const page = yield* repo.page(accountId, filter, range)
+        return { ...page, rows: yield* Effect.forEach(page.rows, (t) => view(accountId, t)) }
       })
     }
   })

@@ -5,6 +5,7 @@ import { Conflict, NotFound, ValidationFailed } from "../domain/errors.ts"
 import { entry, MERCHANT, SYSTEM } from "../domain/ledger.ts"
 import type { BankAccount } from "../domain/subaccount.ts"
 import { withdrawalEventBody, type WithdrawalRecord } from "../domain/withdrawal.ts"
+import type { PageRange } from "../ports/Page.ts"
 import { JobScheduler } from "../ports/JobScheduler.ts"
 import { Ledger } from "../ports/Ledger.ts"
 import { Metrics } from "../ports/Metrics.ts"
@@ -143,8 +144,8 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
       pay,
       get: (accountId: AccountId, id: WithdrawalId) =>
         Effect.flatMap(repo.find(accountId, id), found).pipe(withSpan("Withdrawals.get")),
-      page: (accountId: AccountId, subaccountId: SubaccountId | null | undefined, page: number, perPage: number) =>
-        repo.page(accountId, { subaccountId }, (page - 1) * perPage, perPage).pipe(withSpan("Withdrawals.page"))
+      page: (accountId: AccountId, subaccountId: SubaccountId | null | undefined, range: PageRange) =>
+        repo.page(accountId, { subaccountId }, range).pipe(withSpan("Withdrawals.page"))
     }
   })
 }) {}

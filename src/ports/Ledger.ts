@@ -1,3 +1,4 @@
+import type { Page, PageRange } from "./Page.ts"
 import type { AccountId } from "../domain/ids.ts"
 import { Context, type Effect } from "effect"
 import type { Balance, Entry, Party, Posting, PostingType } from "../domain/ledger.ts"
@@ -60,9 +61,8 @@ export class Ledger extends Context.Tag("Ledger")<
     readonly statement: (
       accountId: AccountId,
       filter: StatementFilter,
-      offset: number,
-      limit: number
-    ) => Effect.Effect<{ readonly rows: ReadonlyArray<PostingRecord>; readonly total: number }>
+      range: PageRange
+    ) => Effect.Effect<Page<PostingRecord>>
     /** Recomputes every balance from the postings and every entry's sum: empty when the books are right. */
     readonly check: Effect.Effect<ReadonlyArray<Discrepancy>>
   }

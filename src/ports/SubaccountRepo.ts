@@ -1,3 +1,4 @@
+import type { Page, PageRange } from "./Page.ts"
 import type { AccountId, SubaccountId } from "../domain/ids.ts"
 import { Context, type Effect, type Option } from "effect"
 import type { Conflict } from "../domain/errors.ts"
@@ -38,8 +39,7 @@ export class SubaccountRepo extends Context.Tag("SubaccountRepo")<
     readonly page: (
       accountId: AccountId,
       filter: SubaccountFilter,
-      offset: number,
-      limit: number
-    ) => Effect.Effect<{ readonly rows: ReadonlyArray<SubaccountRecord>; readonly total: number }>
+      range: PageRange
+    ) => Effect.Effect<Page<SubaccountRecord>>
   }
 >() {}

@@ -1,3 +1,4 @@
+import type { Page, PageRange } from "./Page.ts"
 import type { AccountId, CustomerId, OrderId, TransactionId } from "../domain/ids.ts"
 import { Context, type Effect, type Option, type Stream } from "effect"
 import type { AntifraudAnalysis } from "../domain/antifraud.ts"
@@ -59,12 +60,6 @@ export interface TransactionFilter {
   readonly createdBefore?: Date | undefined
 }
 
-/** Where a newest-first page stopped: the last row's `created_at` (PostgreSQL's text, microseconds kept) and id. */
-export interface ListKey {
-  readonly at: string
-  readonly id: string
-}
-
 /** Every operation is scoped by account. */
 export class TransactionRepo extends Context.Tag("TransactionRepo")<
   TransactionRepo,
@@ -82,22 +77,12 @@ export class TransactionRepo extends Context.Tag("TransactionRepo")<
     ) => Effect.Effect<TransactionRecord>
     /** Whether a card charge of this order is waiting for the acquirer. */
     readonly hasProcessing: (accountId: AccountId, orderId: OrderId) => Effect.Effect<boolean>
-    /**
-     * A page of the account's transactions, newest first, and how many match in all: `offset` rows in,
-     * or, given `after` (where an earlier page stopped), the rows after it by the index (keyset: its
-     * time does not grow with the depth). `next` is where this page stopped when it is full.
-     */
+    /** A page of the account's transactions, newest first, and how many match in all. */
     readonly page: (
       accountId: AccountId,
       filter: TransactionFilter,
-      offset: number,
-      limit: number,
-      after?: ListKey
-    ) => Effect.Effect<{
-      readonly rows: ReadonlyArray<TransactionRecord>
-      readonly total: number
-      readonly next: ListKey | null
-    }>
+      range: PageRange
+    ) => Effect.Effect<Page<TransactionRecord>>
     /** Card charges of every account left in PROCESSING since before `olderThan` (their process died). */
     readonly stuckProcessing: (
       olderThan: Date,

@@ -1,3 +1,4 @@
+import type { Page, PageRange } from "./Page.ts"
 import type { AccountId, SubaccountId, WithdrawalId } from "../domain/ids.ts"
 import { Context, type Effect, type Option } from "effect"
 import type { BankAccount } from "../domain/subaccount.ts"
@@ -28,8 +29,7 @@ export class WithdrawalRepo extends Context.Tag("WithdrawalRepo")<
     readonly page: (
       accountId: AccountId,
       filter: { readonly subaccountId?: SubaccountId | null | undefined },
-      offset: number,
-      limit: number
-    ) => Effect.Effect<{ readonly rows: ReadonlyArray<WithdrawalRecord>; readonly total: number }>
+      range: PageRange
+    ) => Effect.Effect<Page<WithdrawalRecord>>
   }
 >() {}

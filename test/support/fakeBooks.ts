@@ -40,7 +40,7 @@ export const makeFakeBooks = () => {
     posted: (_, key) => Effect.sync(() => entries.has(key)),
     lock: (_, parties) => Effect.sync(() => new Map(parties.map((p) => [p, get(p)]))),
     balance: (_, party) => Effect.sync(() => ({ ...get(party), updatedAt: null })),
-    statement: () => Effect.succeed({ rows: [], total: 0 }),
+    statement: () => Effect.succeed({ rows: [], total: 0, next: null }),
     check: Effect.succeed([])
   })
 

@@ -4206,6 +4206,8 @@ export interface operations {
   "v1Balance.financials": {
     parameters: {
       query?: {
+        /** @description pagination.next_cursor of the page before, in place of `page` (it names its page and per_page) */
+        cursor?: string
         /** @description YYYY-MM-DD (São Paulo), inclusive, required */
         end_at?: string
         page?: string
@@ -4231,7 +4233,8 @@ export interface operations {
           "application/json": {
             data: components["schemas"]["V1Movement"][]
             pagination: {
-              next_cursor?: string | null
+              /** @description the next page, passed back as `cursor` (a seek: deep pages cost what page 1 does); null on the last */
+              next_cursor: string | null
               page: components["schemas"]["Int"]
               per_page: components["schemas"]["Int"]
               total: components["schemas"]["Int"]
@@ -4422,6 +4425,8 @@ export interface operations {
         created_from?: string
         /** @description YYYY-MM-DD (São Paulo), inclusive */
         created_to?: string
+        /** @description pagination.next_cursor of the page before, in place of `page` (it names its page and per_page) */
+        cursor?: string
         /** @description CPF or CNPJ, punctuation allowed */
         document?: string
         page?: string
@@ -4444,7 +4449,8 @@ export interface operations {
           "application/json": {
             data: components["schemas"]["V1Subaccount"][]
             pagination: {
-              next_cursor?: string | null
+              /** @description the next page, passed back as `cursor` (a seek: deep pages cost what page 1 does); null on the last */
+              next_cursor: string | null
               page: components["schemas"]["Int"]
               per_page: components["schemas"]["Int"]
               total: components["schemas"]["Int"]
@@ -4759,7 +4765,7 @@ export interface operations {
         created_from?: string
         /** @description YYYY-MM-DD (São Paulo), inclusive */
         created_to?: string
-        /** @description pagination.next_cursor of the previous page: the next one by keyset (its page number inside) */
+        /** @description pagination.next_cursor of the page before, in place of `page` (it names its page and per_page) */
         cursor?: string
         document?: string
         method?: string
@@ -4782,7 +4788,8 @@ export interface operations {
           "application/json": {
             data: components["schemas"]["V1Transaction"][]
             pagination: {
-              next_cursor?: string | null
+              /** @description the next page, passed back as `cursor` (a seek: deep pages cost what page 1 does); null on the last */
+              next_cursor: string | null
               page: components["schemas"]["Int"]
               per_page: components["schemas"]["Int"]
               total: components["schemas"]["Int"]
@@ -5291,6 +5298,8 @@ export interface operations {
   "v1Withdrawals.list": {
     parameters: {
       query?: {
+        /** @description pagination.next_cursor of the page before, in place of `page` (it names its page and per_page) */
+        cursor?: string
         page?: string
         per_page?: string
         subaccount_id?: string
@@ -5310,7 +5319,8 @@ export interface operations {
           "application/json": {
             data: components["schemas"]["V1Withdrawal"][]
             pagination: {
-              next_cursor?: string | null
+              /** @description the next page, passed back as `cursor` (a seek: deep pages cost what page 1 does); null on the last */
+              next_cursor: string | null
               page: components["schemas"]["Int"]
               per_page: components["schemas"]["Int"]
               total: components["schemas"]["Int"]

@@ -3,6 +3,7 @@ import { Effect, Layer, Schema } from "effect"
 import { BALANCES, type Balance, POSTING_TYPES } from "../../domain/ledger.ts"
 import { Ids } from "../../ports/Ids.ts"
 import { type Balances, Ledger } from "../../ports/Ledger.ts"
+import { KEYSET_AT, keysetPage, pageBounds } from "./keyset.ts"
 import { traced } from "./traced.ts"
 
 const PostingRow = Schema.Struct({
@@ -124,7 +125,7 @@ export const LedgerLive = Layer.effect(
             }),
             Effect.orDie
           ),
-        statement: (accountId, f, offset, limit) => {
+        statement: (accountId, f, range) => {
           const where = sql.and([
             sql`account_id = ${accountId}`,
             sql`party = ${f.party}`,
@@ -132,15 +133,21 @@ export const LedgerLive = Layer.effect(
             sql`created_at < ${f.before}`,
             ...(f.type ? [sql`type = ${f.type}`] : [])
           ])
-          return Effect.all({
-            rows: sql`
-              select id::text, party, book, type, amount, transaction_id, withdrawal_id, description, created_at
-              from ledger_postings where ${where}
-              order by created_at, id limit ${limit} offset ${offset}`.pipe(Effect.flatMap(decodePostings)),
-            total: sql<{ n: number }>`select count(*)::int as n from ledger_postings where ${where}`.pipe(
+          // On the index (account_id, party, created_at, id): a cursor's page is a seek, whatever its depth.
+          // Ordered by the table's columns: a bare `id` would name the select list's text `id` ("11" < "7").
+          const { seek, limit } = pageBounds(sql, range, "asc", "bigint", "p.")
+          return keysetPage(
+            sql`
+              select id::text, party, book, type, amount, transaction_id, withdrawal_id, description, created_at,
+                     ${sql.literal(KEYSET_AT)}
+              from ledger_postings p where ${where} ${seek}
+              order by p.created_at, p.id ${limit}`,
+            range.limit,
+            decodePostings,
+            sql<{ n: number }>`select count(*)::int as n from ledger_postings where ${where}`.pipe(
               Effect.map((r) => r[0]?.n ?? 0)
             )
-          }).pipe(Effect.orDie)
+          )
         },
         check: Effect.gen(function* () {
           const balances = yield* sql<{ accountId: string; what: string; expected: number; actual: number }>`

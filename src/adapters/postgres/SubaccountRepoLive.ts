@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { type SubaccountRecord, SubaccountRecord as Record, subaccountExists } from "../../domain/subaccount.ts"
 import { SubaccountRepo } from "../../ports/SubaccountRepo.ts"
+import { KEYSET_AT, keysetPage, pageBounds } from "./keyset.ts"
 import { traced } from "./traced.ts"
 
 const COLUMNS = `id, account_id, name, document, document_type, email, phone, bank_account, status, created_at,
@@ -44,7 +45,7 @@ export const SubaccountRepoLive = Layer.effect(
           }),
         find: (accountId, id) =>
           first(sql`select ${columns} from subaccounts where account_id = ${accountId} and id = ${id}`),
-        page: (accountId, f, offset, limit) => {
+        page: (accountId, f, range) => {
           const where = sql.and([
             sql`account_id = ${accountId}`,
             ...(f.document !== undefined ? [sql`document = ${f.document}`] : []),
@@ -52,16 +53,17 @@ export const SubaccountRepoLive = Layer.effect(
             ...(f.createdFrom !== undefined ? [sql`created_at >= ${f.createdFrom}`] : []),
             ...(f.createdBefore !== undefined ? [sql`created_at < ${f.createdBefore}`] : [])
           ])
-          return Effect.all({
-            rows: rows(sql`
-              select ${columns} from subaccounts where ${where}
-              order by created_at desc, id desc
-              limit ${limit} offset ${offset}`),
-            total: sql<{ n: number }>`select count(*)::int as n from subaccounts where ${where}`.pipe(
-              Effect.map((r) => r[0]?.n ?? 0),
-              Effect.orDie
+          const { seek, limit } = pageBounds(sql, range, "desc", "uuid")
+          return keysetPage(
+            sql`
+              select ${columns}, ${sql.literal(KEYSET_AT)} from subaccounts where ${where} ${seek}
+              order by created_at desc, id desc ${limit}`,
+            range.limit,
+            decodeRows,
+            sql<{ n: number }>`select count(*)::int as n from subaccounts where ${where}`.pipe(
+              Effect.map((r) => r[0]?.n ?? 0)
             )
-          })
+          )
         }
       })
     )

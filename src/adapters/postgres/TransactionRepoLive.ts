@@ -4,7 +4,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { AntifraudAnalysis } from "../../domain/antifraud.ts"
 import { TransactionRecord, TransactionSummary } from "../../domain/transaction.ts"
 import { TransactionRepo } from "../../ports/TransactionRepo.ts"
-import { KEYSET_AT, keyOf, keysetStream } from "./keyset.ts"
+import { KEYSET_AT, keysetPage, keysetStream, pageBounds } from "./keyset.ts"
 import { withSpan } from "../../spans.ts"
 
 const COLUMNS = `id, origin, order_id, customer_id, method, amount, amount_total, amount_interest, buyer, products,
@@ -86,7 +86,7 @@ export const TransactionRepoLive = Layer.effect(
             updated_at = now()
           where account_id = ${accountId} and id = ${id}
           returning ${columns}`).pipe(withSpan("TransactionRepo.update")),
-      page: (accountId, f, offset, limit, after) => {
+      page: (accountId, f, range) => {
         const where = sql.and([
           sql`t.account_id = ${accountId}`,
           ...(f.statuses ? [sql.in("t.status", f.statuses)] : []),
@@ -96,34 +96,23 @@ export const TransactionRepoLive = Layer.effect(
           ...(f.createdBefore ? [sql`t.created_at < ${f.createdBefore}`] : [])
         ])
         const from = sql`transactions t left join customers c on c.id = t.customer_id and c.account_id = t.account_id`
-        // Keyset: the rows after `after` on the index (account_id, created_at, id), whatever the depth.
-        const seek = after ? sql`and (t.created_at, t.id) < (${after.at}::timestamptz, ${after.id}::uuid)` : sql``
-        return Effect.all({
-          page: sql`
+        // On the index (account_id, created_at, id): a cursor's page is a seek, whatever its depth.
+        const { seek, limit } = pageBounds(sql, range, "desc", "uuid", "t.")
+        return keysetPage(
+          sql`
             select ${sql.literal(
               COLUMNS.split(",")
                 .map((c) => `t.${c.trim()}`)
                 .join(", ")
             )}, t.${sql.literal(KEYSET_AT)}
             from ${from} where ${where} ${seek}
-            order by t.created_at desc, t.id desc
-            limit ${limit} offset ${after ? 0 : offset}`.pipe(
-            Effect.flatMap((found) =>
-              Effect.map(decodeRows(found), (rows) => ({
-                rows,
-                next: found.length === limit ? keyOf(found.at(-1)!) : null
-              }))
-            ),
-            Effect.orDie
-          ),
-          total: sql<{ n: number }>`select count(*)::int as n from ${from} where ${where}`.pipe(
-            Effect.map((r) => r[0]?.n ?? 0),
-            Effect.orDie
+            order by t.created_at desc, t.id desc ${limit}`,
+          range.limit,
+          decodeRows,
+          sql<{ n: number }>`select count(*)::int as n from ${from} where ${where}`.pipe(
+            Effect.map((r) => r[0]?.n ?? 0)
           )
-        }).pipe(
-          Effect.map(({ page, total }) => ({ ...page, total })),
-          withSpan("TransactionRepo.page")
-        )
+        ).pipe(withSpan("TransactionRepo.page"))
       },
       hasProcessing: (accountId, orderId) =>
         // A charge stuck in PROCESSING (its process died without an idempotent retry) stops

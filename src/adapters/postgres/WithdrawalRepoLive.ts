@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { WithdrawalRecord } from "../../domain/withdrawal.ts"
 import { WithdrawalRepo } from "../../ports/WithdrawalRepo.ts"
+import { KEYSET_AT, keysetPage, pageBounds } from "./keyset.ts"
 import { traced } from "./traced.ts"
 
 const COLUMNS =
@@ -41,7 +42,7 @@ export const WithdrawalRepoLive = Layer.effect(
               returning ${columns}`),
             (r) => r[0]!
           ),
-        page: (accountId, filter, offset, limit) => {
+        page: (accountId, filter, range) => {
           const where = sql.and([
             sql`account_id = ${accountId}`,
             ...(filter.subaccountId === undefined
@@ -50,15 +51,17 @@ export const WithdrawalRepoLive = Layer.effect(
                 ? [sql`subaccount_id is null`]
                 : [sql`subaccount_id = ${filter.subaccountId}`])
           ])
-          return Effect.all({
-            rows: rows(sql`
-              select ${columns} from withdrawals where ${where}
-              order by created_at, id limit ${limit} offset ${offset}`),
-            total: sql<{ n: number }>`select count(*)::int as n from withdrawals where ${where}`.pipe(
-              Effect.map((r) => r[0]?.n ?? 0),
-              Effect.orDie
+          const { seek, limit } = pageBounds(sql, range, "asc", "uuid")
+          return keysetPage(
+            sql`
+              select ${columns}, ${sql.literal(KEYSET_AT)} from withdrawals where ${where} ${seek}
+              order by created_at, id ${limit}`,
+            range.limit,
+            decodeRows,
+            sql<{ n: number }>`select count(*)::int as n from withdrawals where ${where}`.pipe(
+              Effect.map((r) => r[0]?.n ?? 0)
             )
-          })
+          )
         }
       })
     )

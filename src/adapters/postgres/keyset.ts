@@ -1,5 +1,6 @@
+import type { SqlClient } from "@effect/sql"
 import { Chunk, Effect, Option, Stream } from "effect"
-import type { ListKey } from "../../ports/TransactionRepo.ts"
+import type { ListKey, Page, PageRange } from "../../ports/Page.ts"
 import { withSpan } from "../../spans.ts"
 
 /**
@@ -25,6 +26,47 @@ export const keyOf = (row: { readonly [column: string]: unknown }): Keyset => ({
 
 /** The select list's extra column that a keyset page reads its key from (camelCased: `keysetAt`). */
 export const KEYSET_AT = "created_at::text as keyset_at"
+
+/**
+ * Where a page of a list ordered by (created_at, id) starts and how long it is (ports/Page.ts): after
+ * `range.after` by a seek on the list's index, else `range.offset` rows in. `id` is the type of the
+ * table's ids; `order` the list's.
+ */
+export const pageBounds = (
+  sql: SqlClient.SqlClient,
+  range: PageRange,
+  order: "asc" | "desc",
+  id: "uuid" | "bigint",
+  table = ""
+) =>
+  range.after === undefined
+    ? { seek: sql``, limit: sql`limit ${range.limit} offset ${range.offset}` }
+    : {
+        seek: sql`and (${sql.literal(`${table}created_at, ${table}id`)}) ${sql.literal(order === "desc" ? "<" : ">")}
+                  (${range.after.at}::timestamptz, ${range.after.id}::${sql.literal(id)})`,
+        limit: sql`limit ${range.limit}`
+      }
+
+/**
+ * A page of a list and how many rows match in all: `found` read with `KEYSET_AT`, decoded by `decode`;
+ * a full page says where it stopped, so that the next one can seek.
+ */
+export const keysetPage = <A, E1, E2, E3>(
+  found: Effect.Effect<ReadonlyArray<{ readonly [column: string]: unknown }>, E1>,
+  limit: number,
+  decode: (rows: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<A>, E2>,
+  total: Effect.Effect<number, E3>
+): Effect.Effect<Page<A>> =>
+  Effect.all([found, total]).pipe(
+    Effect.flatMap(([rows, total]) =>
+      Effect.map(decode(rows), (decoded) => ({
+        rows: decoded,
+        total,
+        next: rows.length === limit && rows.length > 0 ? keyOf(rows[rows.length - 1]!) : null
+      }))
+    ),
+    Effect.orDie
+  )
 
 /**
  * Every row of a list, one query of `PAGE_SIZE` per pull: `page(after)` runs the list's query after the

@@ -1,11 +1,13 @@
 import { Either } from "effect"
 import type { FieldError } from "../../domain/errors.ts"
 import { startOfDayInSaoPaulo } from "../../domain/time.ts"
-import type { ListKey } from "../../ports/TransactionRepo.ts"
+import type { Page, PageRange } from "../../ports/Page.ts"
+import { type CursorList, decodeCursor, encodeCursor } from "./cursor.ts"
 
 /**
  * The query parameters every v1 list shares (CONTRACT-v1 §1): `page` from 1, `per_page` 1–100 (default
- * 20), `created_from` / `created_to` as São Paulo dates, inclusive. Each bad one is named (400).
+ * 20), `created_from` / `created_to` as São Paulo dates, inclusive, and `cursor` (cursor.ts) in place
+ * of `page`. Each bad one is named (400).
  */
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/
@@ -25,21 +27,25 @@ const positive = (name: string, raw: string | undefined, fallback: number, max: 
 
 export interface ListQuery {
   readonly page?: string | undefined
+  readonly cursor?: string | undefined
   readonly per_page?: string | undefined
   readonly created_from?: string | undefined
   readonly created_to?: string | undefined
 }
 
 export interface ListWindow {
+  readonly list: CursorList
   readonly page: number
   readonly perPage: number
+  /** The rows of the page: by offset, or after the cursor's key. */
+  readonly range: PageRange
   readonly createdFrom: Date | undefined
   /** Exclusive: the start of the day after `created_to`. */
   readonly createdBefore: Date | undefined
 }
 
-/** The page and creation window of a list query, or the errors of its bad parameters. */
-export const listWindow = (q: ListQuery): Either.Either<ListWindow, ReadonlyArray<FieldError>> => {
+/** The page and creation window of a query of `list`, or the errors of its bad parameters. */
+export const listWindow = (list: CursorList, q: ListQuery): Either.Either<ListWindow, ReadonlyArray<FieldError>> => {
   const errors: Array<FieldError> = []
   const page = positive("page", q.page, 1, 1_000_000)
   const perPage = positive("per_page", q.per_page, 20, 100)
@@ -50,54 +56,40 @@ export const listWindow = (q: ListQuery): Either.Either<ListWindow, ReadonlyArra
     if (value !== undefined && !isDate(value))
       errors.push({ field: name, message: `${name} must be a date YYYY-MM-DD` })
   }
-  if (errors.length > 0 || Either.isLeft(page) || Either.isLeft(perPage)) return Either.left(errors)
+  // A cursor names its page and page size: with another page or size it would name a page it is not.
+  const cursor = q.cursor === undefined ? undefined : decodeCursor(list, q.cursor)
+  if (cursor !== undefined && Either.isLeft(cursor)) errors.push(cursor.left)
+  if (cursor !== undefined && q.page !== undefined)
+    errors.push({ field: "cursor", message: "cursor names its own page: give cursor or page, not both" })
+  if (cursor !== undefined && Either.isRight(cursor) && Either.isRight(perPage) && q.per_page !== undefined) {
+    if (perPage.right !== cursor.right.perPage)
+      errors.push({ field: "per_page", message: `per_page must be the cursor's (${cursor.right.perPage}) or absent` })
+  }
+  if (errors.length > 0 || Either.isLeft(page) || Either.isLeft(perPage) || (cursor && Either.isLeft(cursor)))
+    return Either.left(errors)
+  const window =
+    cursor === undefined
+      ? { page: page.right, perPage: perPage.right, after: undefined }
+      : { page: cursor.right.page, perPage: cursor.right.perPage, after: cursor.right.key }
   return Either.right({
-    page: page.right,
-    perPage: perPage.right,
+    list,
+    page: window.page,
+    perPage: window.perPage,
+    range: { offset: (window.page - 1) * window.perPage, limit: window.perPage, after: window.after },
     createdFrom: q.created_from === undefined ? undefined : startOfDayInSaoPaulo(q.created_from),
     createdBefore:
       q.created_to === undefined ? undefined : new Date(startOfDayInSaoPaulo(q.created_to).getTime() + 86_400_000)
   })
 }
 
-/** The v1 pagination object of a page. */
-export const paginationOf = (window: ListWindow, total: number) => ({
+/** The v1 pagination object of a page, with the cursor of the next one while there is one. */
+export const paginationOf = (window: ListWindow, page: Page<unknown>) => ({
   page: window.page,
   per_page: window.perPage,
-  total,
-  total_pages: Math.ceil(total / window.perPage)
+  total: page.total,
+  total_pages: Math.ceil(page.total / window.perPage),
+  next_cursor:
+    page.next !== null && window.page * window.perPage < page.total
+      ? encodeCursor(window.list, { page: window.page + 1, perPage: window.perPage, key: page.next })
+      : null
 })
-
-const AT = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2})?$/
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
-
-/**
- * `pagination.next_cursor` (issue 10): the page it opens and where the page before it stopped, opaque
- * to the merchant. Passed back as `?cursor=`, the next page is read by keyset, whose time does not grow
- * with the page number as `?page=` (an offset) does.
- */
-export const encodeCursor = (page: number, key: ListKey) =>
-  Buffer.from(JSON.stringify([page, key.at, key.id])).toString("base64url")
-
-/** A cursor this service wrote, or the 400 naming `cursor`. */
-export const decodeCursor = (
-  raw: string
-): Either.Either<{ readonly page: number; readonly key: ListKey }, FieldError> => {
-  const bad = Either.left<FieldError>({ field: "cursor", message: "cursor must be a pagination.next_cursor as given" })
-  try {
-    const value: unknown = JSON.parse(Buffer.from(raw, "base64url").toString("utf8"))
-    if (!Array.isArray(value) || value.length !== 3) return bad
-    const [page, at, id] = value as [unknown, unknown, unknown]
-    return Number.isInteger(page) &&
-      (page as number) >= 2 &&
-      (page as number) <= 1_000_000 &&
-      typeof at === "string" &&
-      AT.test(at) &&
-      typeof id === "string" &&
-      UUID.test(id)
-      ? Either.right({ page: page as number, key: { at, id } })
-      : bad
-  } catch {
-    return bad
-  }
-}

@@ -4,7 +4,7 @@ import { POSTING_TYPES } from "../../../domain/ledger.ts"
 import { ScopeResource } from "../../shared/annotations.ts"
 import { BadRequest, NotFound } from "../../shared/errors.ts"
 import { ApiTokenAuth } from "../security.ts"
-import { Pagination } from "../transactions/Api.ts"
+import { CursorParam, Pagination } from "../transactions/Api.ts"
 
 /** Balance of CONTRACT-v1 §7. */
 export const V1Balance = Schema.Struct({
@@ -42,6 +42,7 @@ export const FinancialsParams = Schema.Struct({
   type: Schema.optional(Schema.String.annotations({ description: POSTING_TYPES.join(", ") })),
   subaccount_id: Schema.optional(Schema.String),
   page: Schema.optional(Schema.String),
+  cursor: CursorParam,
   per_page: Schema.optional(Schema.String)
 })
 

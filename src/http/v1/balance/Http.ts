@@ -45,7 +45,7 @@ export const V1BalanceHttp = HttpApiBuilder.group(GatewayApi, "v1Balance", (hand
         Effect.gen(function* () {
           const { accountId } = yield* CurrentPrincipal
           const errors: Array<FieldError> = []
-          const window = listWindow({ page: q.page, per_page: q.per_page })
+          const window = listWindow("financials", { page: q.page, per_page: q.per_page, cursor: q.cursor })
           if (Either.isLeft(window)) errors.push(...window.left)
           for (const name of ["start_at", "end_at"] as const) {
             const value = q[name]
@@ -65,16 +65,15 @@ export const V1BalanceHttp = HttpApiBuilder.group(GatewayApi, "v1Balance", (hand
           }
           if (errors.length > 0 || Either.isLeft(window)) return yield* new ValidationFailed({ errors })
           const subaccount = yield* partyOf(q.subaccount_id)
-          const { rows, total } = yield* balances.financials(
+          const page = yield* balances.financials(
             accountId,
             subaccount,
             { party: subaccount ?? MERCHANT, from, before, type: q.type as PostingType | undefined },
-            window.right.page,
-            window.right.perPage
+            window.right.range
           )
           return {
             success: true as const,
-            data: rows.map((p) => ({
+            data: page.rows.map((p) => ({
               id: p.id,
               type: p.type,
               amount: p.amount,
@@ -84,7 +83,7 @@ export const V1BalanceHttp = HttpApiBuilder.group(GatewayApi, "v1Balance", (hand
               description: p.description,
               created_at: isoInSaoPaulo(p.createdAt)
             })),
-            pagination: paginationOf(window.right, total)
+            pagination: paginationOf(window.right, page)
           }
         }).pipe(renderedV1)
       )

@@ -4,7 +4,7 @@ import { ScopeResource } from "../../shared/annotations.ts"
 import { BadRequest, Conflict, NotFound, UnprocessableEntity } from "../../shared/errors.ts"
 import { payload } from "../../shared/payload.ts"
 import { ApiTokenAuth } from "../security.ts"
-import { Pagination } from "../transactions/Api.ts"
+import { CursorParam, Pagination } from "../transactions/Api.ts"
 import { CreateSubaccountWire } from "./command.ts"
 
 const bankAccountExample = {
@@ -71,6 +71,7 @@ const IdempotencyHeaders = Schema.Struct({
 
 export const SubaccountListParams = Schema.Struct({
   page: Schema.optional(Schema.String),
+  cursor: CursorParam,
   per_page: Schema.optional(Schema.String),
   document: Schema.optional(Schema.String.annotations({ description: "CPF or CNPJ, punctuation allowed" })),
   status: Schema.optional(Schema.String.annotations({ description: "active" })),

@@ -50,13 +50,13 @@ export const V1SubaccountsHttp = HttpApiBuilder.group(GatewayApi, "v1Subaccounts
       .handle("list", ({ urlParams: q }) =>
         Effect.gen(function* () {
           const { accountId } = yield* CurrentPrincipal
-          const window = listWindow(q)
+          const window = listWindow("subaccounts", q)
           const errors = Either.isLeft(window) ? [...window.left] : []
           if (q.status !== undefined && !isStatus(q.status)) {
             errors.push({ field: "status", message: `status must be one of ${SUBACCOUNT_STATUSES.join(", ")}` })
           }
           if (errors.length > 0 || Either.isLeft(window)) return yield* new ValidationFailed({ errors })
-          const { rows, total } = yield* subaccounts.page(
+          const page = yield* subaccounts.page(
             accountId,
             {
               document: q.document === undefined ? undefined : normalizeDocument(q.document),
@@ -64,13 +64,12 @@ export const V1SubaccountsHttp = HttpApiBuilder.group(GatewayApi, "v1Subaccounts
               createdFrom: window.right.createdFrom,
               createdBefore: window.right.createdBefore
             },
-            window.right.page,
-            window.right.perPage
+            window.right.range
           )
           return {
             success: true as const,
-            data: yield* Effect.forEach(rows, present),
-            pagination: paginationOf(window.right, total)
+            data: yield* Effect.forEach(page.rows, present),
+            pagination: paginationOf(window.right, page)
           }
         }).pipe(renderedV1)
       )

@@ -83,9 +83,17 @@ export const Pagination = Schema.Struct({
   per_page: Schema.Int,
   total: Schema.Int,
   total_pages: Schema.Int,
-  /** The next page by keyset (transactions list only); null on the last page. */
-  next_cursor: Schema.optional(Schema.NullOr(Schema.String))
+  next_cursor: Schema.NullOr(Schema.String).annotations({
+    description: "the next page, passed back as `cursor` (a seek: deep pages cost what page 1 does); null on the last"
+  })
 })
+
+/** Every v1 list's `cursor` parameter (src/http/v1/cursor.ts). */
+export const CursorParam = Schema.optional(
+  Schema.String.annotations({
+    description: "pagination.next_cursor of the page before, in place of `page` (it names its page and per_page)"
+  })
+)
 
 const Success = <A, I>(data: Schema.Schema<A, I>) => Schema.Struct({ success: Schema.Literal(true), data })
 
@@ -108,11 +116,7 @@ export const RefundBody = payload(
 
 export const ListParams = Schema.Struct({
   page: Schema.optional(Schema.String),
-  cursor: Schema.optional(
-    Schema.String.annotations({
-      description: "pagination.next_cursor of the previous page: the next one by keyset (its page number inside)"
-    })
-  ),
+  cursor: CursorParam,
   per_page: Schema.optional(Schema.String),
   status: Schema.optional(Schema.String),
   method: Schema.optional(Schema.String),

@@ -12,7 +12,7 @@ import { GatewayApi } from "../../Api.ts"
 import { idempotentPost } from "../../shared/idempotency.ts"
 import { CurrentPrincipal } from "../../shared/security.ts"
 import { knownHash } from "../hash.ts"
-import { decodeCursor, encodeCursor, listWindow, paginationOf } from "../listParams.ts"
+import { listWindow, paginationOf } from "../listParams.ts"
 import { renderedV1 } from "../render.ts"
 import { CORE_METHOD, coreStatuses, V1_STATUSES } from "../words.ts"
 import { V1Transaction } from "./Api.ts"
@@ -60,22 +60,16 @@ export const V1TransactionsHttp = HttpApiBuilder.group(GatewayApi, "v1Transactio
       .handle("list", ({ urlParams: q }) =>
         Effect.gen(function* () {
           const { accountId } = yield* CurrentPrincipal
-          // page, per_page and the creation dates as every v1 list reads them (listParams.ts).
-          const window = listWindow(q)
+          // page or cursor, per_page and the creation dates as every v1 list reads them (listParams.ts).
+          const window = listWindow("transactions", q)
           const errors = Either.isLeft(window) ? [...window.left] : []
-          const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor)
-          if (cursor?._tag === "Left") errors.push(cursor.left)
           if (q.status !== undefined && !V1_STATUSES.includes(q.status)) {
             errors.push({ field: "status", message: `status must be one of ${V1_STATUSES.join(", ")}` })
           }
           if (q.method !== undefined && !(q.method in CORE_METHOD)) {
             errors.push({ field: "method", message: "method must be one of credit_card, pix, billet" })
           }
-          if (errors.length > 0 || Either.isLeft(window) || cursor?._tag === "Left") {
-            return yield* new ValidationFailed({ errors })
-          }
-          // A cursor names its own page (the one after where the previous page stopped).
-          const page = cursor === undefined ? window.right.page : cursor.right.page
+          if (errors.length > 0 || Either.isLeft(window)) return yield* new ValidationFailed({ errors })
           const filter: TransactionFilter = {
             statuses: q.status === undefined ? undefined : coreStatuses(q.status),
             method: q.method === undefined ? undefined : CORE_METHOD[q.method as keyof typeof CORE_METHOD],
@@ -83,19 +77,11 @@ export const V1TransactionsHttp = HttpApiBuilder.group(GatewayApi, "v1Transactio
             createdFrom: window.right.createdFrom,
             createdBefore: window.right.createdBefore
           }
-          const { perPage } = window.right
-          const { next, total, views } = yield* transactions.page(accountId, filter, page, perPage, cursor?.right.key)
-          const data = yield* Effect.forEach(views, (view) =>
+          const page = yield* transactions.page(accountId, filter, window.right.range)
+          const data = yield* Effect.forEach(page.rows, (view) =>
             Schema.encode(V1Transaction)(v1Transaction(config.publicBaseUrl, view)).pipe(Effect.orDie)
           )
-          return {
-            success: true as const,
-            data,
-            pagination: {
-              ...paginationOf({ ...window.right, page }, total),
-              next_cursor: next === null ? null : encodeCursor(page + 1, next)
-            }
-          }
+          return { success: true as const, data, pagination: paginationOf(window.right, page) }
         }).pipe(renderedV1)
       )
       .handle("refund", ({ headers, path, payload }) =>

@@ -5,7 +5,7 @@ import { BadRequest, Conflict, NotFound, UnprocessableEntity } from "../../share
 import { payload } from "../../shared/payload.ts"
 import { ApiTokenAuth } from "../security.ts"
 import { V1Subaccount } from "../subaccounts/Api.ts"
-import { Pagination } from "../transactions/Api.ts"
+import { CursorParam, Pagination } from "../transactions/Api.ts"
 
 /** A withdrawal (CONTRACT-v1 §7). */
 export const V1Withdrawal = Schema.Struct({
@@ -57,6 +57,7 @@ export class V1WithdrawalsApi extends HttpApiGroup.make("v1Withdrawals")
         Schema.Struct({
           subaccount_id: Schema.optional(Schema.String),
           page: Schema.optional(Schema.String),
+          cursor: CursorParam,
           per_page: Schema.optional(Schema.String)
         })
       )

@@ -75,19 +75,18 @@ export const V1WithdrawalsHttp = HttpApiBuilder.group(GatewayApi, "v1Withdrawals
       .handle("list", ({ urlParams: q }) =>
         Effect.gen(function* () {
           const { accountId } = yield* CurrentPrincipal
-          const window = listWindow({ page: q.page, per_page: q.per_page })
+          const window = listWindow("withdrawals", { page: q.page, per_page: q.per_page, cursor: q.cursor })
           const errors = Either.isLeft(window) ? [...window.left] : []
           if (q.subaccount_id !== undefined && !isUuid(q.subaccount_id)) {
             errors.push({ field: "subaccount_id", message: "subaccount_id must be a UUID" })
           }
           if (errors.length > 0 || Either.isLeft(window)) return yield* new ValidationFailed({ errors })
-          const { rows, total } = yield* withdrawals.page(
+          const page = yield* withdrawals.page(
             accountId,
             q.subaccount_id === undefined ? undefined : SubaccountId.make(q.subaccount_id),
-            window.right.page,
-            window.right.perPage
+            window.right.range
           )
-          return { success: true as const, data: rows.map(present), pagination: paginationOf(window.right, total) }
+          return { success: true as const, data: page.rows.map(present), pagination: paginationOf(window.right, page) }
         }).pipe(renderedV1)
       )
   })
