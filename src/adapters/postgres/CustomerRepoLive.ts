@@ -1,6 +1,6 @@
 import { CustomerId } from "../../domain/ids.ts"
 import { SqlClient } from "@effect/sql"
-import { KEYSET_AT, keysetStream } from "./keyset.ts"
+import { KEYSET_AT, keysetStream, seekAfter } from "./keyset.ts"
 import { traced } from "./traced.ts"
 import { Effect, Layer, Option, Schema } from "effect"
 import { Customer } from "../../domain/customer.ts"
@@ -56,10 +56,7 @@ export const CustomerRepoLive = Layer.effect(
             (after, limit) => sql`
               select ${columns}, ${sql.literal(KEYSET_AT)} from customers
               where account_id = ${accountId} and deleted_at is null
-                ${Option.match(after, {
-                  onNone: () => sql``,
-                  onSome: (key) => sql`and (created_at, id) > (${key.at}::timestamptz, ${key.id}::uuid)`
-                })}
+                ${seekAfter(sql, Option.getOrUndefined(after), "asc", "uuid")}
               order by created_at, id limit ${limit}`,
             (rows) => Effect.sync(() => rows.map(toCustomer))
           ),

@@ -4,7 +4,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { AntifraudAnalysis } from "../../domain/antifraud.ts"
 import { TransactionRecord, TransactionSummary } from "../../domain/transaction.ts"
 import { TransactionRepo } from "../../ports/TransactionRepo.ts"
-import { KEYSET_AT, keysetPage, keysetStream, pageBounds } from "./keyset.ts"
+import { KEYSET_AT, keysetPage, keysetStream, pageBounds, seekAfter } from "./keyset.ts"
 import { withSpan } from "../../spans.ts"
 
 const COLUMNS = `id, origin, order_id, customer_id, method, amount, amount_total, amount_interest, buyer, products,
@@ -56,10 +56,7 @@ export const TransactionRepoLive = Layer.effect(
             select id, order_id, method, amount, status, created_at, updated_at, ${sql.literal(KEYSET_AT)}
             from transactions
             where account_id = ${accountId}
-              ${Option.match(after, {
-                onNone: () => sql``,
-                onSome: (key) => sql`and (created_at, id) > (${key.at}::timestamptz, ${key.id}::uuid)`
-              })}
+              ${seekAfter(sql, Option.getOrUndefined(after), "asc", "uuid")}
             order by created_at, id limit ${limit}`,
           (found) => Effect.orDie(decodeSummaries(found))
         ),

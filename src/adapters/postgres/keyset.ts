@@ -12,14 +12,11 @@ export const PAGE_SIZE = 500
 const FIRST_PAGE_SIZE = 100
 
 /**
- * Where a page stopped (`ListKey`): the last row's `created_at` as PostgreSQL's own text (a JS Date would
- * lose the microseconds and repeat or skip rows at a page boundary) and its id, which makes the order
- * unique.
+ * The key of a row read with `KEYSET_AT` in its select list (`ListKey`): its `created_at` as PostgreSQL's
+ * own text (a JS Date would lose the microseconds and repeat or skip rows at a page boundary) and its id,
+ * which makes the order unique.
  */
-export type Keyset = ListKey
-
-/** The key of a row read with `KEYSET_AT` in its select list. */
-export const keyOf = (row: { readonly [column: string]: unknown }): Keyset => ({
+export const keyOf = (row: { readonly [column: string]: unknown }): ListKey => ({
   at: String(row["keysetAt"]),
   id: String(row["id"])
 })
@@ -28,9 +25,24 @@ export const keyOf = (row: { readonly [column: string]: unknown }): Keyset => ({
 export const KEYSET_AT = "created_at::text as keyset_at"
 
 /**
+ * The rows past `after` in a list ordered by (created_at, id), `desc` newest first: a seek on the list's
+ * index. `id` is the type of the table's ids; nothing without a key.
+ */
+export const seekAfter = (
+  sql: SqlClient.SqlClient,
+  after: ListKey | undefined,
+  order: "asc" | "desc",
+  id: "uuid" | "bigint",
+  table = ""
+) =>
+  after === undefined
+    ? sql``
+    : sql`and (${sql.literal(`${table}created_at, ${table}id`)}) ${sql.literal(order === "desc" ? "<" : ">")}
+          (${after.at}::timestamptz, ${after.id}::${sql.literal(id)})`
+
+/**
  * Where a page of a list ordered by (created_at, id) starts and how long it is (ports/Page.ts): after
- * `range.after` by a seek on the list's index, else `range.offset` rows in. `id` is the type of the
- * table's ids; `order` the list's.
+ * `range.after` by a seek, else `range.offset` rows in.
  */
 export const pageBounds = (
   sql: SqlClient.SqlClient,
@@ -38,14 +50,10 @@ export const pageBounds = (
   order: "asc" | "desc",
   id: "uuid" | "bigint",
   table = ""
-) =>
-  range.after === undefined
-    ? { seek: sql``, limit: sql`limit ${range.limit} offset ${range.offset}` }
-    : {
-        seek: sql`and (${sql.literal(`${table}created_at, ${table}id`)}) ${sql.literal(order === "desc" ? "<" : ">")}
-                  (${range.after.at}::timestamptz, ${range.after.id}::${sql.literal(id)})`,
-        limit: sql`limit ${range.limit}`
-      }
+) => ({
+  seek: seekAfter(sql, range.after, order, id, table),
+  limit: range.after === undefined ? sql`limit ${range.limit} offset ${range.offset}` : sql`limit ${range.limit}`
+})
 
 /**
  * A page of a list and how many rows match in all: `found` read with `KEYSET_AT`, decoded by `decode`;
@@ -76,12 +84,12 @@ export const keysetPage = <A, E1, E2, E3>(
  */
 export const keysetStream = <A, E>(
   page: (
-    after: Option.Option<Keyset>,
+    after: Option.Option<ListKey>,
     limit: number
   ) => Effect.Effect<ReadonlyArray<{ readonly [column: string]: unknown }>, E>,
   decode: (rows: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<A>>
 ): Stream.Stream<A> =>
-  Stream.paginateChunkEffect(Option.none<Keyset>(), (after) => {
+  Stream.paginateChunkEffect(Option.none<ListKey>(), (after) => {
     const limit = Option.isNone(after) ? FIRST_PAGE_SIZE : PAGE_SIZE
     return page(after, limit).pipe(
       Effect.orDie,
@@ -89,7 +97,7 @@ export const keysetStream = <A, E>(
         const last = rows[rows.length - 1]
         const next =
           rows.length < limit || last === undefined
-            ? Option.none<Option.Option<Keyset>>()
+            ? Option.none<Option.Option<ListKey>>()
             : Option.some(Option.some(keyOf(last)))
         return Effect.map(decode(rows), (records) => [Chunk.unsafeFromArray(records), next] as const)
       }),
