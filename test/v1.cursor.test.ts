@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { parseFee } from "../src/domain/ledger.ts"
 import { freshCpf } from "./support/foundation.ts"
 import { client, type Client, signup } from "./support/http.ts"
+import { defaultMoney } from "./support/config.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
 
 /**
@@ -20,13 +20,8 @@ const BANK = { bank_code: "341", agency: "0001", account: "0123456", account_dig
 beforeAll(async () => {
   server = await startTestServer({
     rateLimitPerMinute: 100_000,
-    money: {
-      fees: { CARD: parseFee("3.99%")!, PIX: parseFee("0.99%")!, BOLETO: parseFee("349")! },
-      // PIX available at once, so that withdrawals have money to take.
-      schedule: { pixDays: 0, billetDays: 1, cardDays: 30, reserveDays: 30, reserve: { a: 10n, b: 100n } },
-      withdrawalDelaySeconds: 3_600,
-      disputeDelaySeconds: 3_600
-    }
+    // Withdrawals stay pending while the lists are walked (a payout could add a posting midway).
+    money: { ...defaultMoney, withdrawalDelaySeconds: 3_600 }
   })
   api = client(server.baseUrl)
   key = (await signup(api)).key
