@@ -16,10 +16,14 @@ const FIRST_PAGE_SIZE = 100
  * own text (a JS Date would lose the microseconds and repeat or skip rows at a page boundary) and its id,
  * which makes the order unique.
  */
-export const keyOf = (row: { readonly [column: string]: unknown }): ListKey => ({
+const keyOf = (row: { readonly [column: string]: unknown }): ListKey => ({
   at: String(row["keysetAt"]),
   id: String(row["id"])
 })
+
+/** Where a page read with `KEYSET_AT` stopped, when it is full (a short page is the last). */
+const nextKey = (rows: ReadonlyArray<{ readonly [column: string]: unknown }>, limit: number): ListKey | null =>
+  rows.length === limit && rows.length > 0 ? keyOf(rows[rows.length - 1]!) : null
 
 /** The select list's extra column that a keyset page reads its key from (camelCased: `keysetAt`). */
 export const KEYSET_AT = "created_at::text as keyset_at"
@@ -70,7 +74,7 @@ export const keysetPage = <A, E1, E2, E3>(
       Effect.map(decode(rows), (decoded) => ({
         rows: decoded,
         total,
-        next: rows.length === limit && rows.length > 0 ? keyOf(rows[rows.length - 1]!) : null
+        next: nextKey(rows, limit)
       }))
     ),
     Effect.orDie
@@ -94,11 +98,8 @@ export const keysetStream = <A, E>(
     return page(after, limit).pipe(
       Effect.orDie,
       Effect.flatMap((rows) => {
-        const last = rows[rows.length - 1]
-        const next =
-          rows.length < limit || last === undefined
-            ? Option.none<Option.Option<ListKey>>()
-            : Option.some(Option.some(keyOf(last)))
+        const key = nextKey(rows, limit)
+        const next = key === null ? Option.none<Option.Option<ListKey>>() : Option.some(Option.some(key))
         return Effect.map(decode(rows), (records) => [Chunk.unsafeFromArray(records), next] as const)
       }),
       withSpan("keysetStream.page")
