@@ -6,6 +6,7 @@ import {
   cardBody,
   expectError,
   expectFieldErrors,
+  freshCpf,
   newOrder,
   orderStatus,
   pixBody,
@@ -83,6 +84,40 @@ describe("process", () => {
     for (const r of replies.filter((r) => r.status !== 201)) expectError(r, 409, "idempotency_key_in_use")
     expect(await transactionsOf(orderId)).toHaveLength(1)
     expect(await orderStatus(api, key, orderId)).toBe("PAID")
+  })
+
+  it("a PIX charge and its stored reply commit in one database transaction, on /api and on v1", async () => {
+    // Issue 10: the reply is written just before the charge's COMMIT, not by a statement of its own after
+    // it. Both rows then carry the same writing transaction id (xmin); a separate completion would not.
+    const stored = async (idem: string, transactionId: string) =>
+      (
+        await server.db.query<{ same: boolean; body: string }>(
+          `select k.xmin::text = t.xmin::text as same, k.response_body as body
+           from idempotency_keys k, transactions t where k.key = $1 and t.id = $2`,
+          [idem, transactionId]
+        )
+      ).rows[0]
+    const { amount, orderId } = await newOrder(api, key)
+    const idem = randomUUID()
+    const v2 = await api.post(PROCESS, pixBody(orderId, amount), withKey(idem))
+    expect(v2.status, v2.text).toBe(201)
+    expect(await stored(idem, v2.body.transactionId)).toEqual({ same: true, body: v2.text })
+
+    const v1Idem = randomUUID()
+    const v1 = await api.post(
+      "/public/v1/transactions",
+      { method: "pix", amount: 5_000, customer: { name: "Maria Silva", email: "m@example.com", document: freshCpf() } },
+      { token: key, headers: { "idempotency-key": v1Idem } }
+    )
+    expect(v1.status, v1.text).toBe(201)
+    expect(await stored(v1Idem, v1.body.data.hash)).toEqual({ same: true, body: v1.text })
+
+    // A card's outcome comes after the acquirer's answer: its reply is stored after, and still replays.
+    const card = await newOrder(api, key)
+    const cardIdem = randomUUID()
+    const charged = await api.post(PROCESS, cardBody(card.orderId, card.amount, CARDS.mastercard), withKey(cardIdem))
+    expect(charged.status, charged.text).toBe(201)
+    expect(await stored(cardIdem, charged.body.transactionId)).toEqual({ same: false, body: charged.text })
   })
 
   it("without a key, the same body charges again", async () => {

@@ -35,6 +35,9 @@ const documentToken = () => randomBytes(32).toString("base64url")
 
 type CardCommand = Extract<PaymentCommand, { method: "CARD" }>
 
+/** What a caller does with a charge's outcome inside the transaction that records it (see `charge`). */
+type Settle = (t: TransactionRecord) => Effect.Effect<void>
+
 /**
  * Charges an order by PIX, boleto or card, whatever interface asked. `transactionId` is reserved by
  * the caller (the idempotency record), so a retry after a crash resumes the same transaction and the
@@ -195,7 +198,8 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       accountId: AccountId,
       command: Extract<PaymentCommand, { method: "PIX" }>,
       transactionId: TransactionId,
-      customerId: CustomerId | null
+      customerId: CustomerId | null,
+      settle: Settle
     ) {
       const money = yield* moneyOf(accountId, command)
       const now = new Date(yield* Clock.currentTimeMillis)
@@ -225,7 +229,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
             checkoutToken: documentToken()
           }
         },
-        (created) => scheduler.expireAt(accountId, created.id, expiresAt),
+        (created) => Effect.zipRight(scheduler.expireAt(accountId, created.id, expiresAt), settle(created)),
         [{ token: qrToken, kind: "pix_qr" }]
       )
     })
@@ -234,7 +238,8 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       accountId: AccountId,
       command: Extract<PaymentCommand, { method: "BOLETO" }>,
       transactionId: TransactionId,
-      customerId: CustomerId | null
+      customerId: CustomerId | null,
+      settle: Settle
     ) {
       const money = yield* moneyOf(accountId, command)
       const customer =
@@ -283,9 +288,10 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
           }
         },
         (created) =>
-          Effect.all([scheduler.expireAt(accountId, created.id, due.endOfDay), scheduler.confirmBoletosSoon], {
-            discard: true
-          }),
+          Effect.all(
+            [scheduler.expireAt(accountId, created.id, due.endOfDay), scheduler.confirmBoletosSoon, settle(created)],
+            { discard: true }
+          ),
         [{ token: pdfToken, kind: "boleto_pdf" }]
       )
     })
@@ -513,7 +519,13 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         command: PaymentCommand,
         transactionId: TransactionId,
         /** The id is new (not a retry's): there is no earlier attempt to resume, so none is looked up. */
-        fresh = false
+        fresh = false,
+        /**
+         * Called with the outcome as the last step of the database transaction that records it, when
+         * one does (PIX, boleto): the caller's own record of it (an idempotency key's reply) commits
+         * with the charge. A card's outcome comes after the acquirer's answer and is not settled here.
+         */
+        settle: Settle = () => Effect.void
       ) {
         const resumed = fresh ? Option.none() : yield* transactions.find(accountId, transactionId)
         const result =
@@ -524,9 +536,9 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
                 const customerId = order?.customerId ?? null
                 switch (command.method) {
                   case "PIX":
-                    return yield* chargePix(accountId, command, transactionId, customerId)
+                    return yield* chargePix(accountId, command, transactionId, customerId, settle)
                   case "BOLETO":
-                    return yield* chargeBoleto(accountId, command, transactionId, customerId)
+                    return yield* chargeBoleto(accountId, command, transactionId, customerId, settle)
                   case "CARD":
                     return yield* chargeCard(accountId, command, transactionId, customerId, resumed)
                 }

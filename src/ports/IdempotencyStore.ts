@@ -27,6 +27,10 @@ export class IdempotencyStore extends Context.Tag("IdempotencyStore")<
       fingerprint: string,
       newResourceId: string
     ) => Effect.Effect<Claim>
+    /**
+     * Stores the response and ends the lease. Inside a `Transactional` unit of work it commits or
+     * rolls back with that work (the charge and its stored reply are one fact).
+     */
     readonly complete: (accountId: AccountId, key: string, response: StoredResponse) => Effect.Effect<void>
     /** Gives the key up without a stored response (the request failed before doing anything). */
     readonly forget: (accountId: AccountId, key: string) => Effect.Effect<void>

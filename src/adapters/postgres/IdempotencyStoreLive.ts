@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { deferWrite } from "./deferred.ts"
 import { traced } from "./traced.ts"
 import { Effect, Layer } from "effect"
 import { IdempotencyStore } from "../../ports/IdempotencyStore.ts"
@@ -52,11 +53,18 @@ export const IdempotencyStoreLive = Layer.effect(
             }
             return { _tag: "InFlight" as const }
           }).pipe(Effect.orDie),
+        // Inside a unit of work it is sent with the transaction's other deferred writes, before COMMIT.
         complete: (accountId, key, response) =>
-          sql`
-          update idempotency_keys set response_status = ${response.status}, response_body = ${response.body},
-            locked_until = null
-          where account_id = ${accountId} and key = ${key}`.pipe(Effect.orDie, Effect.asVoid),
+          deferWrite(sql, (as) => ({
+            ctes: [
+              [
+                as("idempotency"),
+                sql`update idempotency_keys set response_status = ${response.status},
+                      response_body = ${response.body}, locked_until = null
+                    where account_id = ${accountId} and key = ${key}`
+              ]
+            ]
+          })),
         forget: (accountId, key) =>
           sql`delete from idempotency_keys where account_id = ${accountId} and key = ${key} and response_status
           is null`.pipe(Effect.orDie, Effect.asVoid),

@@ -47,24 +47,38 @@ const respond = (status: number, body: string, replayed: boolean) =>
   })
 
 /**
+ * Stores the reply of `a` as the key's outcome. Called by the application as the last step of the
+ * database transaction that records `a`, the store's write joins that transaction (issue 10: the
+ * completion was a round trip and a commit of its own after the charge's).
+ */
+export type Settle<A> = (a: A) => Effect.Effect<void>
+
+/**
  * CONTRACT §6 (Stripe semantics). A request with an Idempotency-Key runs at most once per account:
  * a completed one is replayed byte for byte, one still running gets 409, the same key with another
  * method, path or body gets 422. Validation failures (400) are not remembered, so a corrected retry
  * can reuse the key; a defect keeps the key's reserved resource id and frees it for the next retry.
+ *
+ * `run` yields a value and `present` makes it the reply. `run` may settle the key inside its own
+ * transaction; when the value it then returns is the one it settled, nothing is stored again.
  */
-export const idempotent = <E extends HttpError, R>(options: {
+export const idempotent = <A, E extends HttpError, E2 extends HttpError, R>(options: {
   readonly accountId: AccountId
   readonly key: string | undefined
   readonly body: unknown
   readonly newResourceId: Effect.Effect<string>
   /** `fresh`: the resource id was never handed out before, so there is nothing to resume. */
-  readonly run: (resourceId: string, fresh: boolean) => Effect.Effect<Reply, E, R>
+  readonly run: (resourceId: string, fresh: boolean, settle: Settle<A>) => Effect.Effect<A, E, R>
+  readonly present: (a: A) => Effect.Effect<Reply, E2>
 }) =>
   Effect.gen(function* () {
     const { accountId, key } = options
-    const toResponse = (rendered: Reply) => respond(rendered.status, JSON.stringify(rendered.body), false)
     if (key === undefined) {
-      return toResponse(yield* options.run(yield* options.newResourceId, true))
+      const reply = yield* Effect.flatMap(
+        options.run(yield* options.newResourceId, true, () => Effect.void),
+        options.present
+      )
+      return respond(reply.status, JSON.stringify(reply.body), false)
     }
     if (!KEY.test(key)) {
       return yield* Effect.fail(
@@ -107,15 +121,35 @@ export const idempotent = <E extends HttpError, R>(options: {
       case "Acquired":
         metrics.idempotency.inc({ outcome: "new" })
     }
+    let settled: { readonly a: A; readonly status: number; readonly body: string } | undefined
+    const settle: Settle<A> = (a) =>
+      Effect.flatMap(Effect.either(options.present(a)), (reply) => {
+        // A refusal is not settled here: it is stored, as every failure, once `run` has ended.
+        if (reply._tag === "Left") return Effect.void
+        const body = JSON.stringify(reply.right.body)
+        return store
+          .complete(accountId, key, { status: reply.right.status, body })
+          .pipe(Effect.tap(() => (settled = { a, status: reply.right.status, body })))
+      })
     // The outcome must be stored even if the client goes away mid-request.
     // A claim that kept our new id is a first attempt; one that kept an older id resumes a retry.
     const exit = yield* Effect.exit(
-      Effect.uninterruptible(options.run(claim.resourceId, claim.resourceId === proposed))
+      Effect.uninterruptible(
+        Effect.flatMap(options.run(claim.resourceId, claim.resourceId === proposed, settle), (a) =>
+          settled?.a === a
+            ? Effect.succeed({ status: settled.status, body: settled.body, stored: true })
+            : Effect.map(options.present(a), (reply) => ({
+                status: reply.status,
+                body: JSON.stringify(reply.body),
+                stored: false
+              }))
+        )
+      )
     )
     if (Exit.isSuccess(exit)) {
-      const body = JSON.stringify(exit.value.body)
-      yield* durably(store.complete(accountId, key, { status: exit.value.status, body }))
-      return respond(exit.value.status, body, false)
+      const { body, status, stored } = exit.value
+      if (!stored) yield* durably(store.complete(accountId, key, { status, body }))
+      return respond(status, body, false)
     }
     const failure = Cause.failureOption(exit.cause)
     if (failure._tag === "Some" && isHttpError(failure.value)) {
@@ -141,17 +175,25 @@ export const idempotent = <E extends HttpError, R>(options: {
 export const idempotentPost = <E extends HttpError, R>(
   key: string | undefined,
   run: (accountId: AccountId, resourceId: string, fresh: boolean) => Effect.Effect<Reply, E, R>
+) => idempotentPresented(key, run, (reply: Reply) => Effect.succeed(reply))
+
+/** `idempotentPost` for a `run` that yields a value, `present` making it the reply (see `idempotent`). */
+export const idempotentPresented = <A, E extends HttpError, E2 extends HttpError, R>(
+  key: string | undefined,
+  run: (accountId: AccountId, resourceId: string, fresh: boolean, settle: Settle<NoInfer<A>>) => Effect.Effect<A, E, R>,
+  present: (a: A, accountId: AccountId) => Effect.Effect<Reply, E2>
 ) =>
   Effect.gen(function* () {
     const { accountId } = yield* CurrentPrincipal
     const request = yield* HttpServerRequest.HttpServerRequest
     const body = yield* Effect.orDie(request.json)
     const ids = yield* Ids
-    return yield* idempotent({
+    return yield* idempotent<A, E, E2, R>({
       accountId,
       key,
       body,
       newResourceId: ids.next,
-      run: (id, fresh) => run(accountId, id, fresh)
+      run: (id, fresh, settle) => run(accountId, id, fresh, settle),
+      present: (a) => present(a, accountId)
     })
   })

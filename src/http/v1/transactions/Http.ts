@@ -6,10 +6,11 @@ import { Refunds } from "../../../app/Refunds.ts"
 import { Transactions } from "../../../app/Transactions.ts"
 import { AppConfig } from "../../../config/AppConfig.ts"
 import { normalizeDocument } from "../../../domain/document.ts"
+import type { TransactionRecord } from "../../../domain/transaction.ts"
 import { ValidationFailed } from "../../../domain/errors.ts"
 import type { TransactionFilter } from "../../../ports/TransactionRepo.ts"
 import { GatewayApi } from "../../Api.ts"
-import { idempotentPost } from "../../shared/idempotency.ts"
+import { idempotentPost, idempotentPresented } from "../../shared/idempotency.ts"
 import { CurrentPrincipal } from "../../shared/security.ts"
 import { knownHash } from "../hash.ts"
 import { listWindow, paginationOf } from "../listParams.ts"
@@ -32,22 +33,27 @@ export const V1TransactionsHttp = HttpApiBuilder.group(GatewayApi, "v1Transactio
 
     return handlers
       .handle("create", ({ headers, payload }) =>
-        idempotentPost(headers["idempotency-key"], (accountId, transactionId, fresh) =>
-          Effect.gen(function* () {
-            const now = new Date(yield* Clock.currentTimeMillis)
-            const command = yield* Either.match(decodeCreate(payload, now, config.installments), {
-              onLeft: (errors) => Effect.fail(new ValidationFailed({ errors })),
-              onRight: Effect.succeed
-            })
-            // Every outcome is a transaction (CONTRACT-v1 §3): refused and failed cards answer 201 too.
-            const created = yield* payments.charge(accountId, command, TransactionId.make(transactionId), fresh)
-            // Presented from the record the charge returned: no second read of what it just wrote.
-            const view = yield* transactions.view(accountId, created)
-            const data = yield* Schema.encode(V1Transaction)(v1Transaction(config.publicBaseUrl, view)).pipe(
-              Effect.orDie
-            )
-            return { status: 201, body: { success: true, data } }
-          }).pipe(renderedV1)
+        idempotentPresented(
+          headers["idempotency-key"],
+          (accountId, transactionId, fresh, settle) =>
+            Effect.gen(function* () {
+              const now = new Date(yield* Clock.currentTimeMillis)
+              const command = yield* Either.match(decodeCreate(payload, now, config.installments), {
+                onLeft: (errors) => Effect.fail(new ValidationFailed({ errors })),
+                onRight: Effect.succeed
+              })
+              // Every outcome is a transaction (CONTRACT-v1 §3): refused and failed cards answer 201 too.
+              return yield* payments.charge(accountId, command, TransactionId.make(transactionId), fresh, settle)
+            }).pipe(renderedV1),
+          (created: TransactionRecord, accountId: AccountId) =>
+            Effect.gen(function* () {
+              // Presented from the record the charge returned: no second read of what it just wrote.
+              const view = yield* transactions.view(accountId, created)
+              const data = yield* Schema.encode(V1Transaction)(v1Transaction(config.publicBaseUrl, view)).pipe(
+                Effect.orDie
+              )
+              return { status: 201, body: { success: true, data } }
+            }).pipe(renderedV1)
         )
       )
       .handle("get", ({ path }) =>

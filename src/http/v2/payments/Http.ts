@@ -1,13 +1,14 @@
 import { RefundId, TransactionId } from "../../../domain/ids.ts"
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Schema } from "effect"
+import type { TransactionRecord } from "../../../domain/transaction.ts"
 import { Cards } from "../../../app/Cards.ts"
 import { Payments } from "../../../app/Payments.ts"
 import { Refunds } from "../../../app/Refunds.ts"
 import { Transactions } from "../../../app/Transactions.ts"
 import { AppConfig } from "../../../config/AppConfig.ts"
 import { GatewayApi } from "../../Api.ts"
-import { idempotentPost } from "../../shared/idempotency.ts"
+import { idempotentPost, idempotentPresented } from "../../shared/idempotency.ts"
 import { rendered } from "../render.ts"
 import { CurrentPrincipal } from "../../shared/security.ts"
 import { PaymentResult, RefundResult } from "./Api.ts"
@@ -24,15 +25,18 @@ export const PaymentsHttp = HttpApiBuilder.group(GatewayApi, "payments", (handle
 
     return handlers
       .handle("process", ({ headers, payload }) =>
-        idempotentPost(headers["idempotency-key"], (accountId, transactionId, fresh) =>
-          payments.charge(accountId, payload, TransactionId.make(transactionId), fresh).pipe(
-            Effect.flatMap(refusedAs422),
-            rendered,
-            Effect.flatMap((t) =>
-              Schema.encode(PaymentResult)(paymentResult(config.publicBaseUrl, t)).pipe(Effect.orDie)
-            ),
-            Effect.map((body) => ({ status: 201, body }))
-          )
+        idempotentPresented(
+          headers["idempotency-key"],
+          (accountId, transactionId, fresh, settle) =>
+            payments.charge(accountId, payload, TransactionId.make(transactionId), fresh, settle).pipe(rendered),
+          (t: TransactionRecord) =>
+            refusedAs422(t).pipe(
+              rendered,
+              Effect.flatMap((t) =>
+                Schema.encode(PaymentResult)(paymentResult(config.publicBaseUrl, t)).pipe(Effect.orDie)
+              ),
+              Effect.map((body) => ({ status: 201, body }))
+            )
         )
       )
       .handle("tokenize", ({ payload }) =>
