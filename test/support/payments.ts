@@ -1,4 +1,4 @@
-import { freshCpf } from "./foundation.ts"
+import { eventually as poll, freshCpf } from "./foundation.ts"
 import { expect } from "vitest"
 import type { Client, Reply } from "./http.ts"
 
@@ -201,17 +201,6 @@ export const expectFieldErrors = (reply: Reply, fields: ReadonlyArray<string>): 
   return body
 }
 
-/** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export const eventually = async <T>(
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 15_000,
-  intervalMs = 200
-): Promise<T> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`)
-    await new Promise((resolve) => setTimeout(resolve, intervalMs))
-  }
-}
+/** `eventually` of ./foundation.ts with the payment tests' defaults: 15 s, polled every 200 ms. */
+export const eventually = <T>(probe: () => Promise<T | undefined>, timeoutMs = 15_000, intervalMs = 200) =>
+  poll(probe, timeoutMs, intervalMs)
