@@ -210,6 +210,33 @@ describe("rate limiting across two API processes (CONTRACT §5)", () => {
     80_000
   )
 
+  it("a slot's own transaction commits without waiting for the disk; nothing else does (migration 0011)", async () => {
+    const account = await signup(apiA, "Loja Assíncrona")
+    const connection = await db!.connect()
+    const setting = async () =>
+      (await connection.query<{ synchronous_commit: string }>("show synchronous_commit")).rows[0]!.synchronous_commit
+    try {
+      const keyId = (
+        await connection.query<{ id: string }>(
+          "select k.id from api_keys k join accounts a on a.id = k.account_id where a.email = $1",
+          [account.email]
+        )
+      ).rows[0]!.id
+      await connection.query("begin")
+      expect(await setting()).toBe("on")
+      const [slot] = (
+        await connection.query("select * from rate_limit_take($1, $2, interval '60 seconds')", [keyId, LIMIT])
+      ).rows
+      expect(slot).toMatchObject({ allowed: true, remaining: LIMIT - 1 })
+      expect(await setting()).toBe("off")
+      await connection.query("rollback")
+      // The next transaction on the same connection (a charge's, say) commits synchronously again.
+      expect(await setting()).toBe("on")
+    } finally {
+      connection.release()
+    }
+  })
+
   it("both API processes shut down cleanly on SIGTERM", async () => {
     const [codeA, codeB] = await Promise.all([a!.stop("SIGTERM"), b!.stop("SIGTERM")])
     expect({ codeA, codeB }).toEqual({ codeA: 0, codeB: 0 })

@@ -12,6 +12,7 @@ import ledger from "./migrations/0008_ledger.ts"
 import admission from "./migrations/0010_admission.ts"
 import antifraud from "./migrations/0007_antifraud.ts"
 import listIndexes from "./migrations/0009_list_indexes.ts"
+import rateLimitAsyncCommit from "./migrations/0011_rate_limit_async_commit.ts"
 import { withSpan } from "../../spans.ts"
 
 export const MIGRATIONS = {
@@ -24,7 +25,8 @@ export const MIGRATIONS = {
   "0007_antifraud": antifraud,
   "0008_ledger": ledger,
   "0009_list_indexes": listIndexes,
-  "0010_admission": admission
+  "0010_admission": admission,
+  "0011_rate_limit_async_commit": rateLimitAsyncCommit
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)
