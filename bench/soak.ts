@@ -1,8 +1,11 @@
 /**
  * npm run bench:soak (issue 10): SOAK_MINUTES (10) of mixed load on the real service (a separate
- * process, API and worker, default logging) at SOAK_RATE requests per second (set it to half the
- * capacity `npm run bench` measured): PIX and card charges, refunds, reads, and the webhook
- * deliveries they cause to a local receiver. Every 10 s it samples the service's RSS (from /proc) and
+ * process, API and worker, default logging) at half its capacity for that mix: PIX and card charges,
+ * refunds, reads, and the webhook deliveries they cause to a local receiver. The capacity is measured
+ * first, in the same run (SOAK_PROBE_SECONDS, 30, of the same mix in a closed loop of 32 clients); SOAK_RATE
+ * sets the rate instead. The mix costs more than the charges alone `npm run bench` measures (cards,
+ * refunds, a v1 page with its count, every delivery in the same process), so half of that figure
+ * would be more than half of this one. Every 10 s it samples the service's RSS (from /proc) and
  * the window's p99; at the end it reports the RSS trend (least-squares slope over the second half,
  * after warm-up), the errors and the p99 of each minute, and writes bench/results/soak-*.json.
  */
@@ -19,7 +22,8 @@ import { http, percentile } from "./load.ts"
 import { freshDatabase, pixProcessBody } from "./setup.ts"
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 10)
-const RATE = Number(process.env.SOAK_RATE ?? 100)
+const FIXED_RATE = process.env.SOAK_RATE === undefined ? undefined : Number(process.env.SOAK_RATE)
+const PROBE_SECONDS = Number(process.env.SOAK_PROBE_SECONDS ?? 30)
 
 const rssMb = async (pid: number) => {
   const status = await readFile(`/proc/${pid}/status`, "utf8")
@@ -133,6 +137,31 @@ const main = async () => {
       return operations[0]!
     }
 
+    // The mix's capacity: operations per second of 32 clients each starting the next when one ends.
+    let capacity: number | undefined
+    if (FIXED_RATE === undefined) {
+      let done = 0
+      let next = 0
+      const until = performance.now() + PROBE_SECONDS * 1000
+      await Promise.all(
+        Array.from({ length: 32 }, async () => {
+          while (performance.now() < until) {
+            await pick(next++)().catch(() => undefined)
+            done += 1
+          }
+        })
+      )
+      capacity = done / PROBE_SECONDS
+      // Let the deliveries the probe caused drain before the soak starts.
+      for (let idle = 0, waited = 0; idle < 3 && waited < 60; waited++) {
+        const before = delivered
+        await new Promise((resolve) => setTimeout(resolve, 1_000))
+        idle = delivered === before ? idle + 1 : 0
+      }
+      console.log(`capacity of the mix: ${capacity.toFixed(0)} operations/s; soaking at half`)
+    }
+    const RATE = FIXED_RATE ?? Math.max(1, Math.floor(capacity! / 2))
+
     const started = performance.now()
     const end = started + MINUTES * 60_000
     let errors = 0
@@ -177,6 +206,7 @@ const main = async () => {
     const report = {
       at: new Date().toISOString(),
       minutes: MINUTES,
+      capacity,
       rate: RATE,
       sent,
       errors,
