@@ -47,8 +47,8 @@ const respond = (status: number, body: string, replayed: boolean) =>
   })
 
 /**
- * Stores the reply of `a` as the key's outcome. Called by the application as the last step of the
- * database transaction that records `a`, the store's write joins that transaction (issue 10: the
+ * Stores the reply of `a` as the key's outcome. The application calls it as the last step of the
+ * database transaction that records `a`, so the store's write joins that transaction (issue 10: the
  * completion was a round trip and a commit of its own after the charge's).
  */
 export type Settle<A> = (a: A) => Effect.Effect<void>

@@ -27,7 +27,7 @@ declare
   v_oldest timestamptz;
   v_frees timestamptz;
 begin
-  -- The slot's commit need not wait for the disk (see above); set for this transaction only.
+  -- The slot's commit need not wait for the disk (migration 0011's comment); this transaction only.
   perform set_config('synchronous_commit', 'off', true);
   perform pg_advisory_xact_lock(hashtextextended('rate_limit:' || p_key::text, 0));
   -- Read the clock after the lock, so that hits are stamped in the order they were accepted.
