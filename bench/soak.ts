@@ -141,16 +141,21 @@ const main = async () => {
     let capacity: number | undefined
     if (FIXED_RATE === undefined) {
       let done = 0
+      let failed = 0
       let next = 0
       const until = performance.now() + PROBE_SECONDS * 1000
       await Promise.all(
         Array.from({ length: 32 }, async () => {
           while (performance.now() < until) {
-            await pick(next++)().catch(() => undefined)
-            done += 1
+            // A failed operation is not capacity: it is counted apart and reported.
+            await pick(next++)().then(
+              () => void (done += 1),
+              () => void (failed += 1)
+            )
           }
         })
       )
+      if (failed > 0) console.log(`capacity probe: ${failed} operations failed`)
       capacity = done / PROBE_SECONDS
       // Let the deliveries the probe caused drain before the soak starts.
       for (let idle = 0, waited = 0; idle < 3 && waited < 60; waited++) {

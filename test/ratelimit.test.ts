@@ -217,10 +217,7 @@ describe("rate limiting across two API processes (CONTRACT §5)", () => {
       (await connection.query<{ synchronous_commit: string }>("show synchronous_commit")).rows[0]!.synchronous_commit
     try {
       const keyId = (
-        await connection.query<{ id: string }>(
-          "select k.id from api_keys k join accounts a on a.id = k.account_id where a.email = $1",
-          [account.email]
-        )
+        await connection.query<{ id: string }>("select id from api_keys where account_id = $1", [account.accountId])
       ).rows[0]!.id
       await connection.query("begin")
       expect(await setting()).toBe("on")
