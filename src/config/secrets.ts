@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto"
-import { mkdir, readFile, writeFile } from "node:fs/promises"
+import { link, mkdir, readFile, unlink, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { ConfigError, Effect, Option, Redacted } from "effect"
 
@@ -30,13 +30,17 @@ export const loadDevelopmentSecrets = (
       }
       if (!stored) {
         await mkdir(dataDir, { recursive: true })
-        await writeFile(file, JSON.stringify(secrets), { mode: 0o600, flag: "wx" }).catch(
-          async (error: NodeJS.ErrnoException) => {
+        // Written whole under a private name, then linked into place: the file appears with its
+        // content or not at all, so a process starting at the same moment never reads it half written.
+        const draft = join(dataDir, `secrets.${process.pid}.${randomBytes(6).toString("hex")}.json`)
+        await writeFile(draft, JSON.stringify(secrets), { mode: 0o600, flag: "wx" })
+        await link(draft, file)
+          .catch(async (error: NodeJS.ErrnoException) => {
             // Another process started at the same moment and won the race: use its secrets.
             if (error.code !== "EEXIST") throw error
             Object.assign(secrets, JSON.parse(await readFile(file, "utf8")) as DevSecrets)
-          }
-        )
+          })
+          .finally(() => unlink(draft))
       }
       return secrets
     },
