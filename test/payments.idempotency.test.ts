@@ -120,6 +120,37 @@ describe("process", () => {
     expect(await stored(cardIdem, charged.body.transactionId)).toEqual({ same: false, body: charged.text })
   })
 
+  it("a request refused its scope (403) or its rate-limit slot (429) claims nothing: the key stays new", async () => {
+    // Issue 10: the claim is made in the admission's round trip, only once the request got its slot.
+    const other = await signup(api)
+    const { amount, orderId } = await newOrder(api, other.key)
+    const idem = randomUUID()
+    const claims = async () =>
+      (
+        await server.db.query("select 1 from idempotency_keys where account_id = $1 and key = $2", [
+          other.accountId,
+          idem
+        ])
+      ).rowCount
+    await server.db.query("update api_keys set scopes = '{customers:read}' where account_id = $1", [other.accountId])
+    const forbidden = await api.post(PROCESS, pixBody(orderId, amount), withKey(idem, other.key))
+    expect([forbidden.status, forbidden.body.code], forbidden.text).toEqual([403, "insufficient_permissions"])
+    expect(await claims()).toBe(0)
+    await server.db.query(
+      `update api_keys k set scopes = null, rate_limit = c.count
+       from rate_limit_counts c where c.key_id = k.id and k.account_id = $1`,
+      [other.accountId]
+    )
+    const limited = await api.post(PROCESS, pixBody(orderId, amount), withKey(idem, other.key))
+    expect([limited.status, limited.body.code], limited.text).toEqual([429, "rate_limit_exceeded"])
+    expect(await claims()).toBe(0)
+    await server.db.query("update api_keys set rate_limit = 100000 where account_id = $1", [other.accountId])
+    const charged = await api.post(PROCESS, pixBody(orderId, amount), withKey(idem, other.key))
+    expect(charged.status, charged.text).toBe(201)
+    expect(replayed(charged)).toBeNull()
+    expect(await claims()).toBe(1)
+  })
+
   it("without a key, the same body charges again", async () => {
     const { amount, orderId } = await newOrder(api, key)
     const body = pixBody(orderId, amount)

@@ -46,20 +46,20 @@ const count = async (request: () => Promise<{ status: number; text: string }>) =
 }
 
 describe("round trips of a PIX charge", () => {
-  it("POST /api/payment-gateway/process makes at most 8 (BEGIN and COMMIT included)", async () => {
+  it("POST /api/payment-gateway/process makes at most 7 (BEGIN and COMMIT included)", async () => {
     const warm = await newOrder(api, key, 5_000)
     await api.post(PROCESS, pixBody(warm.orderId, 5_000), { key, headers: { "idempotency-key": crypto.randomUUID() } })
     const { orderId } = await newOrder(api, key, 5_000)
     const statements = await count(() =>
       api.post(PROCESS, pixBody(orderId, 5_000), { key, headers: { "idempotency-key": crypto.randomUUID() } })
     )
-    // Admission (key, scope, rate limit), idempotency claim, the order and customer checked, then
+    // Admission (key, scope, rate limit, idempotency claim), the order and customer checked, then
     // BEGIN, order locked, transaction, its event + documents + expiry job + the idempotency record's
     // reply in one statement (deferred writes), COMMIT.
-    expect(statements.length, statements.join("\n")).toBeLessThanOrEqual(8)
+    expect(statements.length, statements.join("\n")).toBeLessThanOrEqual(7)
   })
 
-  it("POST /public/v1/transactions makes at most 6", async () => {
+  it("POST /public/v1/transactions makes at most 5", async () => {
     const body = () => ({
       method: "pix",
       amount: 5_000,
@@ -69,8 +69,8 @@ describe("round trips of a PIX charge", () => {
     const statements = await count(() =>
       api.post("/public/v1/transactions", body(), { token: key, headers: { "idempotency-key": crypto.randomUUID() } })
     )
-    // No order to check or lock: admission, claim, BEGIN, transaction, event + documents + job + reply,
-    // COMMIT.
-    expect(statements.length, statements.join("\n")).toBeLessThanOrEqual(6)
+    // No order to check or lock: admission with the claim, BEGIN, transaction, event + documents + job +
+    // reply, COMMIT.
+    expect(statements.length, statements.join("\n")).toBeLessThanOrEqual(5)
   })
 })

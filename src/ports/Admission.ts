@@ -1,5 +1,6 @@
 import { Context, type Effect, type Option } from "effect"
 import type { Principal } from "../domain/account.ts"
+import type { Claim } from "./IdempotencyStore.ts"
 
 export interface RateLimitDecision {
   readonly allowed: boolean
@@ -9,20 +10,37 @@ export interface RateLimitDecision {
   readonly resetMs: number
 }
 
+/** An idempotency key to claim with the admission (CONTRACT §6), as `IdempotencyStore.claim` takes it. */
+export interface ClaimRequest {
+  readonly key: string
+  readonly fingerprint: string
+  readonly newResourceId: string
+}
+
 export type Admission =
   /** The key may not call this route: no rate-limit slot was taken (CONTRACT §5: 403 before 429). */
   | { readonly _tag: "Forbidden"; readonly principal: Principal }
-  | { readonly _tag: "Admitted"; readonly principal: Principal; readonly decision: RateLimitDecision }
+  | {
+      readonly _tag: "Admitted"
+      readonly principal: Principal
+      readonly decision: RateLimitDecision
+      /** The claim asked for, made when the request got its slot; absent otherwise. */
+      readonly claim: Claim | undefined
+    }
 
 /**
  * Who is calling and whether they may: the active key with this digest, whether its scopes grant
  * `neededScope`, and a slot of its rolling rate-limit window shared by every API process (taken in its
- * own database transaction). One round trip for the three (issue 10). None for an unknown, revoked or
- * rotated-away key.
+ * own database transaction); for a request with an idempotency key, that key's claim as well. One round
+ * trip for all of it (issue 10). None for an unknown, revoked or rotated-away key.
  */
 export class KeyAdmission extends Context.Tag("KeyAdmission")<
   KeyAdmission,
   {
-    readonly admit: (digest: Uint8Array, neededScope: string) => Effect.Effect<Option.Option<Admission>>
+    readonly admit: (
+      digest: Uint8Array,
+      neededScope: string,
+      claim?: ClaimRequest
+    ) => Effect.Effect<Option.Option<Admission>>
   }
 >() {}

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { AccountId } from "../../domain/ids.ts"
 import { KeyAdmission } from "../../ports/Admission.ts"
+import { claimOutcome } from "./claimOutcome.ts"
 import { traced } from "./traced.ts"
 
 const Row = Schema.Struct({
@@ -12,20 +13,30 @@ const Row = Schema.Struct({
   granted: Schema.Boolean,
   allowed: Schema.Boolean,
   remaining: Schema.Number,
-  resetMs: Schema.Number
+  resetMs: Schema.Number,
+  claim: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
+  claimResourceId: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
+  claimStatus: Schema.optionalWith(Schema.NullOr(Schema.Number), { default: () => null }),
+  claimBody: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
 })
 const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
 
-/** One statement: api_key_admit (migration 0010). */
+/** One statement: api_key_admit (migration 0010), or api_key_admit_claim (0012) with a claim. */
 export const KeyAdmissionLive = Layer.effect(
   KeyAdmission,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     return KeyAdmission.of(
       traced("KeyAdmission", {
-        admit: (digest, neededScope) =>
-          sql`select key_id, account_id, scopes, rate_limit, granted, allowed, remaining, reset_ms
-              from api_key_admit(${Buffer.from(digest)}, ${neededScope}, interval '60 seconds')`.pipe(
+        admit: (digest, neededScope, claim) =>
+          (claim === undefined
+            ? sql`select key_id, account_id, scopes, rate_limit, granted, allowed, remaining, reset_ms
+                from api_key_admit(${Buffer.from(digest)}, ${neededScope}, interval '60 seconds')`
+            : sql`select key_id, account_id, scopes, rate_limit, granted, allowed, remaining, reset_ms,
+                  claim, claim_resource_id, claim_status, claim_body
+                from api_key_admit_claim(${Buffer.from(digest)}, ${neededScope}, interval '60 seconds',
+                  ${claim.key}, ${claim.fingerprint}, ${claim.newResourceId})`
+          ).pipe(
             Effect.flatMap(decodeRows),
             Effect.orDie,
             Effect.map((rows) =>
@@ -45,7 +56,16 @@ export const KeyAdmissionLive = Layer.effect(
                         limit: row.rateLimit,
                         remaining: row.remaining,
                         resetMs: row.resetMs
-                      }
+                      },
+                      claim:
+                        row.claim === null
+                          ? undefined
+                          : claimOutcome({
+                              outcome: row.claim,
+                              resourceId: row.claimResourceId,
+                              responseStatus: row.claimStatus,
+                              responseBody: row.claimBody
+                            })
                     }
                   : { _tag: "Forbidden" as const, principal }
               })

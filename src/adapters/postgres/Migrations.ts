@@ -13,6 +13,7 @@ import admission from "./migrations/0010_admission.ts"
 import antifraud from "./migrations/0007_antifraud.ts"
 import listIndexes from "./migrations/0009_list_indexes.ts"
 import rateLimitAsyncCommit from "./migrations/0011_rate_limit_async_commit.ts"
+import admissionClaim from "./migrations/0012_admission_claim.ts"
 import { withSpan } from "../../spans.ts"
 
 export const MIGRATIONS = {
@@ -26,7 +27,8 @@ export const MIGRATIONS = {
   "0008_ledger": ledger,
   "0009_list_indexes": listIndexes,
   "0010_admission": admission,
-  "0011_rate_limit_async_commit": rateLimitAsyncCommit
+  "0011_rate_limit_async_commit": rateLimitAsyncCommit,
+  "0012_admission_claim": admissionClaim
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)

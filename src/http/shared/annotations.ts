@@ -11,3 +11,9 @@ export class ErrorBody extends Context.Tag("ErrorBody")<ErrorBody, "plain" | "su
  * the group or, where one group serves several resources, on the endpoint.
  */
 export class ScopeResource extends Context.Tag("ScopeResource")<ScopeResource, string>() {}
+
+/**
+ * A route that honours `Idempotency-Key` (CONTRACT §6): its key is claimed with the request's admission,
+ * in the same round trip (issue 10), and the handler's `idempotentPost` takes the claim over.
+ */
+export class Idempotent extends Context.Tag("Idempotent")<Idempotent, boolean>() {}

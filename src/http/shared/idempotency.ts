@@ -1,7 +1,9 @@
 import type { AccountId } from "../../domain/ids.ts"
 import { createHash } from "node:crypto"
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, Effect, Exit, Option, Schedule } from "effect"
+import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Cause, Effect, Exit, FiberRef, Option, Schedule } from "effect"
+import type { ClaimRequest } from "../../ports/Admission.ts"
+import type { Claim } from "../../ports/IdempotencyStore.ts"
 import { Metrics } from "../../ports/Metrics.ts"
 import { canonicalJson } from "../../domain/canonicalJson.ts"
 import { IdempotencyStore } from "../../ports/IdempotencyStore.ts"
@@ -39,6 +41,61 @@ const durably = <A>(write: Effect.Effect<A>) =>
 
 const KEY = /^[\x20-\x7E]{1,255}$/
 
+/** The key's scope is the route as requested: the same key on another path is another request. */
+const fingerprintOf = (request: HttpServerRequest.HttpServerRequest, body: unknown) =>
+  createHash("sha256")
+    .update(`${request.method} ${pathOf(request)}\n${canonicalJson(body)}`)
+    .digest("hex")
+
+/** A claim made with the request's admission, for `idempotent` to take over. */
+interface Ahead {
+  readonly request: ClaimRequest
+  readonly claim: Claim
+  taken: boolean
+}
+
+const ahead = FiberRef.unsafeMake<Ahead | undefined>(undefined)
+
+/**
+ * The claim to make with the admission of a request to an `Idempotent` route (issue 10: key, rate
+ * limit and claim in one round trip), or none: no key, a key `idempotent` will refuse, or a body that
+ * is not JSON (the route answers 400 and claims nothing).
+ */
+export const claimToMake = (request: HttpServerRequest.HttpServerRequest, newResourceId: Effect.Effect<string>) =>
+  Effect.gen(function* () {
+    const key = request.headers["idempotency-key"]
+    if (key === undefined || !KEY.test(key)) return undefined
+    const body = yield* Effect.option(request.json)
+    if (Option.isNone(body)) return undefined
+    const made: ClaimRequest = {
+      key,
+      fingerprint: fingerprintOf(request, body.value),
+      newResourceId: yield* newResourceId
+    }
+    return made
+  })
+
+/**
+ * Hands the claim made with the admission to the request's `idempotent`. A request that never gets
+ * there (its payload refused by the route's schema, say) gives an acquired claim up as it answers, as
+ * `idempotent` gives up the claim of a 400: a corrected retry may reuse the key.
+ */
+export const claimMade = (store: IdempotencyStore["Type"], accountId: AccountId, request: ClaimRequest, claim: Claim) =>
+  Effect.gen(function* () {
+    const made: Ahead = { request, claim, taken: false }
+    yield* FiberRef.set(ahead, made)
+    if (claim._tag !== "Acquired") return
+    // Best effort: a claim not given up here is freed by its 60 s lease.
+    yield* HttpApp.appendPreResponseHandler((_request, response) =>
+      made.taken
+        ? Effect.succeed(response)
+        : store.forget(accountId, request.key).pipe(
+            Effect.catchAllCause(() => Effect.void),
+            Effect.as(response)
+          )
+    )
+  })
+
 const respond = (status: number, body: string, replayed: boolean) =>
   HttpServerResponse.text(body, {
     status,
@@ -65,7 +122,8 @@ export type Settle<A> = (a: A) => Effect.Effect<void>
 export const idempotent = <A, E extends HttpError, E2 extends HttpError, R>(options: {
   readonly accountId: AccountId
   readonly key: string | undefined
-  readonly body: unknown
+  /** The request's JSON body, read only when the key was not claimed with the admission. */
+  readonly body: Effect.Effect<unknown>
   readonly newResourceId: Effect.Effect<string>
   /** `fresh`: the resource id was never handed out before, so there is nothing to resume. */
   readonly run: (resourceId: string, fresh: boolean, settle: Settle<A>) => Effect.Effect<A, E, R>
@@ -90,14 +148,20 @@ export const idempotent = <A, E extends HttpError, E2 extends HttpError, R>(opti
       )
     }
     const store = yield* IdempotencyStore
-    // The key's scope is the route as requested: the same key on another path is another request.
-    const request = yield* HttpServerRequest.HttpServerRequest
     const metrics = yield* Metrics
-    const fingerprint = createHash("sha256")
-      .update(`${request.method} ${pathOf(request)}\n${canonicalJson(options.body)}`)
-      .digest("hex")
-    const proposed = yield* options.newResourceId
-    const claim = yield* store.claim(accountId, key, fingerprint, proposed)
+    const made = yield* FiberRef.get(ahead)
+    let proposed: string
+    let claim: Claim
+    if (made !== undefined && !made.taken && made.request.key === key) {
+      // Claimed with the admission, for this very request and body.
+      made.taken = true
+      proposed = made.request.newResourceId
+      claim = made.claim
+    } else {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      proposed = yield* options.newResourceId
+      claim = yield* store.claim(accountId, key, fingerprintOf(request, yield* options.body), proposed)
+    }
     switch (claim._tag) {
       case "Completed":
         metrics.idempotency.inc({ outcome: "replayed" })
@@ -186,12 +250,11 @@ export const idempotentPresented = <A, E extends HttpError, E2 extends HttpError
   Effect.gen(function* () {
     const { accountId } = yield* CurrentPrincipal
     const request = yield* HttpServerRequest.HttpServerRequest
-    const body = yield* Effect.orDie(request.json)
     const ids = yield* Ids
     return yield* idempotent<A, E, E2, R>({
       accountId,
       key,
-      body,
+      body: Effect.orDie(request.json),
       newResourceId: ids.next,
       run: (id, fresh, settle) => run(accountId, id, fresh, settle),
       present: (a) => present(a, accountId)

@@ -1,6 +1,6 @@
 import { HttpApi } from "@effect/platform"
 import { Context, Option } from "effect"
-import { ErrorBody, ScopeResource } from "./annotations.ts"
+import { ErrorBody, Idempotent, ScopeResource } from "./annotations.ts"
 
 export interface RouteTemplate {
   readonly method: string
@@ -9,6 +9,8 @@ export interface RouteTemplate {
   readonly errorBody: "plain" | "successFlag"
   /** The scope resource of restricted keys; "other" for routes that name none. */
   readonly resource: string
+  /** It honours `Idempotency-Key` (annotated `Idempotent`). */
+  readonly idempotent: boolean
 }
 
 /**
@@ -27,7 +29,8 @@ export const routeTable = (api: HttpApi.HttpApi.Any, extra: ReadonlyArray<readon
       path,
       pattern: new RegExp(`^${source}/?$`),
       errorBody: Option.getOrElse(Context.getOption(annotations, ErrorBody), () => "plain" as const),
-      resource: Option.getOrElse(Context.getOption(annotations, ScopeResource), () => "other")
+      resource: Option.getOrElse(Context.getOption(annotations, ScopeResource), () => "other"),
+      idempotent: Option.getOrElse(Context.getOption(annotations, Idempotent), () => false)
     })
   }
   HttpApi.reflect(api as HttpApi.HttpApi.AnyWithProps, {

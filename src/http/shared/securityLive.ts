@@ -14,6 +14,9 @@ import { routeTable } from "./routes.ts"
 import { requiredScope } from "./scopes.ts"
 import { ApiKeyAuth, SessionAuth, SignupGate } from "./security.ts"
 import { fn } from "../../spans.ts"
+import { Ids } from "../../ports/Ids.ts"
+import { IdempotencyStore } from "../../ports/IdempotencyStore.ts"
+import { claimMade, claimToMake } from "./idempotency.ts"
 
 const routes = routeTable(GatewayApi)
 
@@ -29,7 +32,11 @@ export class KeyAuthentication extends Context.Tag("KeyAuthentication")<
     readonly authenticate: (
       key: string,
       invalid: Unauthorized
-    ) => Effect.Effect<Principal, Unauthorized | Forbidden | TooManyRequests, HttpRouter.RouteContext>
+    ) => Effect.Effect<
+      Principal,
+      Unauthorized | Forbidden | TooManyRequests,
+      HttpRouter.RouteContext | HttpServerRequest.HttpServerRequest
+    >
   }
 >() {}
 
@@ -40,14 +47,21 @@ export const KeyAuthenticationLive = Layer.effect(
     const hasher = yield* ApiKeyHasher
     const usage = yield* KeyUsage
     const metrics = yield* Metrics
+    const ids = yield* Ids
+    const store = yield* IdempotencyStore
     return KeyAuthentication.of({
       authenticate: fn("KeyAuthentication.authenticate")(function* (key: string, invalid: Unauthorized) {
         // Anything not shaped like a key never reaches the database.
         if (!looksLikeApiKey(key)) return yield* Effect.fail(invalid)
         const { route } = yield* HttpRouter.RouteContext
-        const needed = requiredScope(route.method, routes.route(route.method, route.path)?.resource ?? "other")
-        // Key, scope and rate-limit slot in one round trip (a refused scope takes no slot).
-        const admitted = yield* admission.admit(hasher.digest(key), needed)
+        const template = routes.route(route.method, route.path)
+        const needed = requiredScope(route.method, template?.resource ?? "other")
+        const claim = template?.idempotent
+          ? yield* claimToMake(yield* HttpServerRequest.HttpServerRequest, ids.next)
+          : undefined
+        // Key, scope, rate-limit slot and idempotency claim in one round trip (a refused scope takes no
+        // slot, a refused slot makes no claim).
+        const admitted = yield* admission.admit(hasher.digest(key), needed, claim)
         if (Option.isNone(admitted)) return yield* Effect.fail(invalid)
         if (admitted.value._tag === "Forbidden") {
           return yield* Effect.fail(
@@ -77,6 +91,9 @@ export const KeyAuthenticationLive = Layer.effect(
               retryAfter: resetSeconds
             })
           )
+        }
+        if (claim !== undefined && admitted.value.claim !== undefined) {
+          yield* claimMade(store, principal.accountId, claim, admitted.value.claim)
         }
         yield* usage.mark(principal.keyId)
         return principal

@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { ScopeResource } from "../../shared/annotations.ts"
+import { Idempotent, ScopeResource } from "../../shared/annotations.ts"
 import { BadRequest, Conflict, NotFound, UnprocessableEntity } from "../../shared/errors.ts"
 import { payload } from "../../shared/payload.ts"
 import { ApiTokenAuth } from "../security.ts"
@@ -87,6 +87,7 @@ export class V1SubaccountsApi extends HttpApiGroup.make("v1Subaccounts")
     HttpApiEndpoint.post("create", "/subaccounts")
       .setPayload(payload(CreateSubaccountWire.annotations({ examples: [createExample] })))
       .setHeaders(IdempotencyHeaders)
+      .annotate(Idempotent, true)
       .addSuccess(Success(V1Subaccount), { status: 201 })
       .addError(BadRequest)
       .addError(Conflict)

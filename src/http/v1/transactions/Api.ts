@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { ScopeResource } from "../../shared/annotations.ts"
+import { Idempotent, ScopeResource } from "../../shared/annotations.ts"
 import { BadRequest, Conflict, NotFound, ServiceUnavailable, UnprocessableEntity } from "../../shared/errors.ts"
 import { payload } from "../../shared/payload.ts"
 import { ApiTokenAuth } from "../security.ts"
@@ -132,6 +132,7 @@ export class V1TransactionsApi extends HttpApiGroup.make("v1Transactions")
       .annotate(ScopeResource, "payments")
       .setPayload(payload(CreateTransactionWire.annotations({ examples: createExamples })))
       .setHeaders(IdempotencyHeaders)
+      .annotate(Idempotent, true)
       .addSuccess(Success(V1Transaction), { status: 201 })
       .addError(BadRequest)
       .addError(NotFound)
@@ -177,6 +178,7 @@ export class V1TransactionsApi extends HttpApiGroup.make("v1Transactions")
       .annotate(ScopeResource, "refunds")
       .setPayload(RefundBody)
       .setHeaders(IdempotencyHeaders)
+      .annotate(Idempotent, true)
       .addSuccess(Success(V1Transaction))
       .addError(BadRequest)
       .addError(NotFound)

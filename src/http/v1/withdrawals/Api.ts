@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { ScopeResource } from "../../shared/annotations.ts"
+import { Idempotent, ScopeResource } from "../../shared/annotations.ts"
 import { BadRequest, Conflict, NotFound, UnprocessableEntity } from "../../shared/errors.ts"
 import { payload } from "../../shared/payload.ts"
 import { ApiTokenAuth } from "../security.ts"
@@ -39,6 +39,7 @@ export class V1WithdrawalsApi extends HttpApiGroup.make("v1Withdrawals")
     HttpApiEndpoint.post("create", "/withdrawals")
       .setPayload(payload(CreateWithdrawalWire))
       .setHeaders(IdempotencyHeaders)
+      .annotate(Idempotent, true)
       .addSuccess(Success(V1Withdrawal), { status: 201 })
       .addError(BadRequest)
       .addError(Conflict)

@@ -1,5 +1,5 @@
 import { TransactionId } from "../../../domain/ids.ts"
-import { ScopeResource } from "../../shared/annotations.ts"
+import { Idempotent, ScopeResource } from "../../shared/annotations.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { toPaymentCommand, toTokenizeCommand } from "./command.ts"
@@ -165,6 +165,7 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       .annotate(ScopeResource, "payments")
       .setPayload(ProcessPayment)
       .setHeaders(IdempotencyHeaders)
+      .annotate(Idempotent, true)
       .addSuccess(PaymentResult, { status: 201 })
       .addError(BadRequest)
       .addError(NotFound)
@@ -203,6 +204,7 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       .annotate(ScopeResource, "refunds")
       .setPayload(RefundPayment)
       .setHeaders(IdempotencyHeaders)
+      .annotate(Idempotent, true)
       .addSuccess(RefundResult)
       .addError(BadRequest)
       .addError(NotFound)
