@@ -101,31 +101,43 @@ const main = async () => {
     }
     const bearer = { authorization: `Bearer ${key}` }
     // The mix: 40 % PIX charges (v2 with an order, or v1), 20 % card charges, 10 % refunds, 30 % reads.
-    const operations: Array<() => Promise<unknown>> = [
-      async () => {
-        const order = await json("POST", "/api/orders", { customerId: customer.id, amount: 1_000 }, auth)
-        return json("POST", "/api/payment-gateway/process", pixProcessBody(order.id, 1_000), {
-          ...auth,
-          "idempotency-key": randomUUID()
-        })
-      },
-      () => json("POST", "/public/v1/transactions", { method: "pix", amount: 1_500, customer: buyer }, bearer),
-      async () => {
-        const t = await json(
-          "POST",
-          "/public/v1/transactions",
-          { method: "credit_card", amount: 2_000, installments: 1, customer: buyer, card },
-          bearer
-        )
-        if (t.data.status === "paid") paid.push(t.data.hash)
-      },
-      async () => {
-        const hash = paid.shift()
-        if (hash !== undefined) await json("POST", `/public/v1/transactions/${hash}/refund`, { amount: 500 }, bearer)
-      },
-      () => json("GET", "/public/v1/balance", undefined, bearer),
-      () => json("GET", `/api/customers/${customer.id}`, undefined, auth),
-      () => json("GET", "/public/v1/transactions?per_page=20", undefined, bearer)
+    const operations: ReadonlyArray<readonly [string, () => Promise<unknown>]> = [
+      [
+        "/api PIX charge",
+        async () => {
+          const order = await json("POST", "/api/orders", { customerId: customer.id, amount: 1_000 }, auth)
+          return json("POST", "/api/payment-gateway/process", pixProcessBody(order.id, 1_000), {
+            ...auth,
+            "idempotency-key": randomUUID()
+          })
+        }
+      ],
+      [
+        "v1 PIX charge",
+        () => json("POST", "/public/v1/transactions", { method: "pix", amount: 1_500, customer: buyer }, bearer)
+      ],
+      [
+        "v1 card charge",
+        async () => {
+          const t = await json(
+            "POST",
+            "/public/v1/transactions",
+            { method: "credit_card", amount: 2_000, installments: 1, customer: buyer, card },
+            bearer
+          )
+          if (t.data.status === "paid") paid.push(t.data.hash)
+        }
+      ],
+      [
+        "v1 refund",
+        async () => {
+          const hash = paid.shift()
+          if (hash !== undefined) await json("POST", `/public/v1/transactions/${hash}/refund`, { amount: 500 }, bearer)
+        }
+      ],
+      ["v1 balance", () => json("GET", "/public/v1/balance", undefined, bearer)],
+      ["/api customer", () => json("GET", `/api/customers/${customer.id}`, undefined, auth)],
+      ["v1 transactions page", () => json("GET", "/public/v1/transactions?per_page=20", undefined, bearer)]
     ]
     const weights = [2, 2, 2, 1, 1, 1, 1]
     const pick = (i: number) => {
@@ -148,7 +160,7 @@ const main = async () => {
         Array.from({ length: 32 }, async () => {
           while (performance.now() < until) {
             // A failed operation is not capacity: it is counted apart and reported.
-            await pick(next++)().then(
+            await pick(next++)[1]().then(
               () => void (done += 1),
               () => void (failed += 1)
             )
@@ -172,6 +184,8 @@ const main = async () => {
     let errors = 0
     let sent = 0
     let window: Array<number> = []
+    // Each operation's latencies by minute, to tell which one moves when the p99 does.
+    const byOperation = new Map(operations.map(([name]) => [name, [] as Array<Array<number>>]))
     const samples: Array<{ atS: number; rssMb: number; p99Ms: number; requests: number; delivered: number }> = []
     const inFlight = new Set<Promise<void>>()
     const sampler = setInterval(() => {
@@ -197,10 +211,15 @@ const main = async () => {
       const due = started + (sent * 1000) / RATE
       const wait = due - performance.now()
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
-      const op = pick(sent++)
+      const [name, op] = pick(sent++)
       const t0 = performance.now()
+      const minute = Math.floor((t0 - started) / 60_000)
       const p: Promise<void> = op()
-        .then(() => void window.push(performance.now() - t0))
+        .then(() => {
+          const ms = performance.now() - t0
+          window.push(ms)
+          ;(byOperation.get(name)![minute] ??= []).push(ms)
+        })
         .catch(() => void (errors += 1))
         .finally(() => inFlight.delete(p))
       inFlight.add(p)
@@ -221,6 +240,19 @@ const main = async () => {
       rssLastMb: samples.at(-1)?.rssMb,
       p99ByMinute: Array.from({ length: MINUTES }, (_, m) =>
         Math.max(0, ...samples.filter((s) => s.atS > m * 60 && s.atS <= (m + 1) * 60).map((s) => s.p99Ms))
+      ),
+      p99ByOperationByMinute: Object.fromEntries(
+        [...byOperation].map(([name, minutes]) => [
+          name,
+          Array.from({ length: MINUTES }, (_, m) =>
+            Number(
+              percentile(
+                (minutes[m] ?? []).sort((a, b) => a - b),
+                99
+              ).toFixed(1)
+            )
+          )
+        ])
       ),
       samples
     }
