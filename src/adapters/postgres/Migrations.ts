@@ -14,6 +14,7 @@ import antifraud from "./migrations/0007_antifraud.ts"
 import listIndexes from "./migrations/0009_list_indexes.ts"
 import rateLimitAsyncCommit from "./migrations/0011_rate_limit_async_commit.ts"
 import admissionClaim from "./migrations/0012_admission_claim.ts"
+import transactionTotals from "./migrations/0013_transaction_totals.ts"
 import { withSpan } from "../../spans.ts"
 
 export const MIGRATIONS = {
@@ -28,7 +29,8 @@ export const MIGRATIONS = {
   "0009_list_indexes": listIndexes,
   "0010_admission": admission,
   "0011_rate_limit_async_commit": rateLimitAsyncCommit,
-  "0012_admission_claim": admissionClaim
+  "0012_admission_claim": admissionClaim,
+  "0013_transaction_totals": transactionTotals
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)

@@ -3,7 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { AntifraudAnalysis } from "../../domain/antifraud.ts"
 import { TransactionRecord, TransactionSummary } from "../../domain/transaction.ts"
-import { TransactionRepo } from "../../ports/TransactionRepo.ts"
+import { type TransactionFilter, TransactionRepo } from "../../ports/TransactionRepo.ts"
 import { KEYSET_AT, keysetPage, keysetStream, pageBounds, seekAfter } from "./keyset.ts"
 import { withSpan } from "../../spans.ts"
 
@@ -22,6 +22,14 @@ const json = (value: unknown) => (value === null || value === undefined ? null :
 const decodeRows = Schema.decodeUnknown(Schema.Array(TransactionRecord))
 
 const decodeSummaries = Schema.decodeUnknown(Schema.Array(TransactionSummary))
+
+/** A list of every transaction of the account, whose total the account's running count gives. */
+const unfiltered = (f: TransactionFilter) =>
+  f.statuses === undefined &&
+  f.method === undefined &&
+  f.document === undefined &&
+  f.createdFrom === undefined &&
+  f.createdBefore === undefined
 
 const Owned = Schema.Array(Schema.Struct({ accountId: AccountId, id: TransactionId }))
 
@@ -106,9 +114,12 @@ export const TransactionRepoLive = Layer.effect(
             order by t.created_at desc, t.id desc ${limit}`,
           range.limit,
           decodeRows,
-          sql<{ n: number }>`select count(*)::int as n from ${from} where ${where}`.pipe(
-            Effect.map((r) => r[0]?.n ?? 0)
-          )
+          // Unfiltered, the account's running count (migration 0013); a filter counts its rows.
+          (unfiltered(f)
+            ? sql<{ n: number }>`select coalesce(sum(n), 0)::int as n from transaction_totals
+                where account_id = ${accountId}`
+            : sql<{ n: number }>`select count(*)::int as n from ${from} where ${where}`
+          ).pipe(Effect.map((r) => r[0]?.n ?? 0))
         ).pipe(withSpan("TransactionRepo.page"))
       },
       hasProcessing: (accountId, orderId) =>
