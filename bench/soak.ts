@@ -17,6 +17,8 @@ import { join } from "node:path"
 import { Effect, Exit, Scope } from "effect"
 import pg from "pg"
 import { startEmbeddedPostgres } from "../src/adapters/postgres/EmbeddedPostgres.ts"
+import { luhnCheckDigit } from "../src/domain/card.ts"
+import { freshCpf } from "../test/support/foundation.ts"
 import { spawnRole } from "../test/support/processes.ts"
 import { http, percentile } from "./load.ts"
 import { freshDatabase, pixProcessBody } from "./setup.ts"
@@ -91,13 +93,24 @@ const main = async () => {
       auth
     )
     const paid: Array<string> = []
+    // What the mix did, so that a run shows its refunds happened and how its card sales ended.
+    const cardOutcomes: Record<string, number> = {}
+    let refunds = 0
     const buyer = { name: "Maria Silva", email: "maria@example.com", document: "52998224725" }
-    const card = {
-      number: "4242424242424242",
-      holder_name: "MARIA SILVA",
-      exp_month: "12",
-      exp_year: "2035",
-      cvv: "123"
+    // Each card sale by another buyer with another card: the same pair every time would trip the
+    // antifraud's velocity rules, and the refused sales would leave nothing to refund.
+    const cardSale = () => {
+      const partial = `4${String(Math.floor(Math.random() * 1e14)).padStart(14, "0")}`
+      return {
+        customer: { ...buyer, document: freshCpf() },
+        card: {
+          number: `${partial}${luhnCheckDigit(partial)}`,
+          holder_name: "MARIA SILVA",
+          exp_month: "12",
+          exp_year: "2035",
+          cvv: "123"
+        }
+      }
     }
     const bearer = { authorization: `Bearer ${key}` }
     // The mix: 40 % PIX charges (v2 with an order, or v1), 20 % card charges, 10 % refunds, 30 % reads.
@@ -122,9 +135,10 @@ const main = async () => {
           const t = await json(
             "POST",
             "/public/v1/transactions",
-            { method: "credit_card", amount: 2_000, installments: 1, customer: buyer, card },
+            { method: "credit_card", amount: 2_000, installments: 1, ...cardSale() },
             bearer
           )
+          cardOutcomes[t.data.status] = (cardOutcomes[t.data.status] ?? 0) + 1
           if (t.data.status === "paid") paid.push(t.data.hash)
         }
       ],
@@ -132,7 +146,9 @@ const main = async () => {
         "v1 refund",
         async () => {
           const hash = paid.shift()
-          if (hash !== undefined) await json("POST", `/public/v1/transactions/${hash}/refund`, { amount: 500 }, bearer)
+          if (hash === undefined) return
+          await json("POST", `/public/v1/transactions/${hash}/refund`, { amount: 500 }, bearer)
+          refunds += 1
         }
       ],
       ["v1 balance", () => json("GET", "/public/v1/balance", undefined, bearer)],
@@ -235,6 +251,8 @@ const main = async () => {
       sent,
       errors,
       delivered,
+      refunds,
+      cardOutcomes,
       rssSlopeMbPerMinute: slope(second),
       rssFirstMb: samples[0]?.rssMb,
       rssLastMb: samples.at(-1)?.rssMb,

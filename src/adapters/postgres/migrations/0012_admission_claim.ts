@@ -18,7 +18,8 @@ import { Effect } from "effect"
  * flush carries the claim with it (the WAL is written in order), so a claim that a charge, a refund or
  * a stored reply depends on is never lost; a card charge commits its PROCESSING row before the acquirer
  * is asked. A lost claim means a retry is a first attempt with a new resource id, which is what it is:
- * nothing of the first attempt was recorded.
+ * nothing of the first attempt was recorded (a PIX or boleto provider may hold a charge whose answer
+ * nobody received; it expires unpaid).
  */
 export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
   sql.unsafe(`
