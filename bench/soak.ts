@@ -18,7 +18,7 @@ import { Effect, Exit, Scope } from "effect"
 import pg from "pg"
 import { startEmbeddedPostgres } from "../src/adapters/postgres/EmbeddedPostgres.ts"
 import { luhnCheckDigit } from "../src/domain/card.ts"
-import { freshCpf } from "../test/support/foundation.ts"
+import { cpfCheckDigits } from "../src/domain/document.ts"
 import { spawnRole } from "../test/support/processes.ts"
 import { http, percentile } from "./load.ts"
 import { freshDatabase, pixProcessBody } from "./setup.ts"
@@ -99,6 +99,10 @@ const main = async () => {
     const buyer = { name: "Maria Silva", email: "maria@example.com", document: "52998224725" }
     // Each card sale by another buyer with another card: the same pair every time would trip the
     // antifraud's velocity rules, and the refused sales would leave nothing to refund.
+    const freshCpf = () => {
+      const first9 = String(Math.floor(Math.random() * 1e9)).padStart(9, "0")
+      return /^(\d)\1{8}$/.test(first9) ? "52998224725" : `${first9}${cpfCheckDigits(first9)}`
+    }
     const cardSale = () => {
       const partial = `4${String(Math.floor(Math.random() * 1e14)).padStart(14, "0")}`
       return {
