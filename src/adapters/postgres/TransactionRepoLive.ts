@@ -3,7 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { AntifraudAnalysis } from "../../domain/antifraud.ts"
 import { TransactionRecord, TransactionSummary } from "../../domain/transaction.ts"
-import { type TransactionFilter, TransactionRepo } from "../../ports/TransactionRepo.ts"
+import { TransactionRepo } from "../../ports/TransactionRepo.ts"
 import { KEYSET_AT, keysetPage, keysetStream, pageBounds, seekAfter } from "./keyset.ts"
 import { withSpan } from "../../spans.ts"
 
@@ -22,14 +22,6 @@ const json = (value: unknown) => (value === null || value === undefined ? null :
 const decodeRows = Schema.decodeUnknown(Schema.Array(TransactionRecord))
 
 const decodeSummaries = Schema.decodeUnknown(Schema.Array(TransactionSummary))
-
-/** A list of every transaction of the account, whose total the account's running count gives. */
-const unfiltered = (f: TransactionFilter) =>
-  f.statuses === undefined &&
-  f.method === undefined &&
-  f.document === undefined &&
-  f.createdFrom === undefined &&
-  f.createdBefore === undefined
 
 const Owned = Schema.Array(Schema.Struct({ accountId: AccountId, id: TransactionId }))
 
@@ -92,14 +84,14 @@ export const TransactionRepoLive = Layer.effect(
           where account_id = ${accountId} and id = ${id}
           returning ${columns}`).pipe(withSpan("TransactionRepo.update")),
       page: (accountId, f, range) => {
-        const where = sql.and([
-          sql`t.account_id = ${accountId}`,
+        const filters = [
           ...(f.statuses ? [sql.in("t.status", f.statuses)] : []),
           ...(f.method ? [sql`t.method = ${f.method}`] : []),
           ...(f.document ? [sql`(t.buyer ->> 'document' = ${f.document} or c.document = ${f.document})`] : []),
           ...(f.createdFrom ? [sql`t.created_at >= ${f.createdFrom}`] : []),
           ...(f.createdBefore ? [sql`t.created_at < ${f.createdBefore}`] : [])
-        ])
+        ]
+        const where = sql.and([sql`t.account_id = ${accountId}`, ...filters])
         const from = sql`transactions t left join customers c on c.id = t.customer_id and c.account_id = t.account_id`
         // On the index (account_id, created_at, id): a cursor's page is a seek, whatever its depth.
         const { seek, limit } = pageBounds(sql, range, "desc", "uuid", "t.")
@@ -115,7 +107,7 @@ export const TransactionRepoLive = Layer.effect(
           range.limit,
           decodeRows,
           // Unfiltered, the account's running count (migration 0013); a filter counts its rows.
-          (unfiltered(f)
+          (filters.length === 0
             ? sql<{ n: number }>`select coalesce(sum(n), 0)::int as n from transaction_totals
                 where account_id = ${accountId}`
             : sql<{ n: number }>`select count(*)::int as n from ${from} where ${where}`
