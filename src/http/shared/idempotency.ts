@@ -49,7 +49,7 @@ const fingerprintOf = (request: HttpServerRequest.HttpServerRequest, body: unkno
 
 /** A claim made with the request's admission, for `idempotent` to take over. */
 interface Ahead {
-  readonly request: ClaimRequest
+  readonly asked: ClaimRequest
   readonly claim: Claim
   taken: boolean
 }
@@ -80,16 +80,16 @@ export const claimToMake = (request: HttpServerRequest.HttpServerRequest, newRes
  * there (its payload refused by the route's schema, say) gives an acquired claim up as it answers, as
  * `idempotent` gives up the claim of a 400: a corrected retry may reuse the key.
  */
-export const claimMade = (store: IdempotencyStore["Type"], accountId: AccountId, request: ClaimRequest, claim: Claim) =>
+export const claimMade = (store: IdempotencyStore["Type"], accountId: AccountId, asked: ClaimRequest, claim: Claim) =>
   Effect.gen(function* () {
-    const made: Ahead = { request, claim, taken: false }
+    const made: Ahead = { asked, claim, taken: false }
     yield* FiberRef.set(ahead, made)
     if (claim._tag !== "Acquired") return
     // Best effort: a claim not given up here is freed by its 60 s lease.
     yield* HttpApp.appendPreResponseHandler((_request, response) =>
       made.taken
         ? Effect.succeed(response)
-        : store.forget(accountId, request.key).pipe(
+        : store.forget(accountId, asked.key).pipe(
             Effect.catchAllCause(() => Effect.void),
             Effect.as(response)
           )
@@ -152,10 +152,10 @@ export const idempotent = <A, E extends HttpError, E2 extends HttpError, R>(opti
     const made = yield* FiberRef.get(ahead)
     let proposed: string
     let claim: Claim
-    if (made !== undefined && !made.taken && made.request.key === key) {
+    if (made !== undefined && !made.taken && made.asked.key === key) {
       // Claimed with the admission, for this very request and body.
       made.taken = true
-      proposed = made.request.newResourceId
+      proposed = made.asked.newResourceId
       claim = made.claim
     } else {
       const request = yield* HttpServerRequest.HttpServerRequest
