@@ -56,6 +56,16 @@ export class Books extends Context.Tag("Books")<
     readonly confirmRefund: (accountId: AccountId, t: TransactionRecord, refundId: RefundId) => Effect.Effect<void>
     /** The provider could not refund: the money goes back exactly where it was taken from. */
     readonly returnRefund: (accountId: AccountId, t: TransactionRecord, refundId: RefundId) => Effect.Effect<void>
+    /**
+     * A refund in flight when a dispute opened failed: the open dispute holds its `amount` too
+     * (after returnRefund; `t` as it is once the refund's reservation is given back).
+     */
+    readonly holdForDispute: (
+      accountId: AccountId,
+      t: TransactionRecord,
+      refundId: RefundId,
+      amount: number
+    ) => Effect.Effect<void>
     /** Makes a receivable available (its job, at available_at); posts once however often it runs. */
     readonly settle: (accountId: AccountId, receivableId: string) => Effect.Effect<void>
     /** Makes a transaction's pending receivables available now (the sandbox's settle; not its reserve). */
@@ -271,20 +281,22 @@ export const BooksLive = Layer.effect(
 
     const disputeType = (trigger: Trigger) => (trigger.startsWith("med") ? ("med" as const) : ("chargeback" as const))
 
-    const openDispute = fn("Books.openDispute")(function* (
+    /**
+     * Moves `amount` of transaction `t` into `reserved` for its dispute, held under `tag`: the parties'
+     * shares as a refund of the money above `above` would take them, each from its own receivables,
+     * its reserve, then available (which a dispute may drive negative).
+     */
+    const holdDisputed = fn("Books.holdDisputed")(function* (
       accountId: AccountId,
       t: TransactionRecord,
-      trigger: Trigger
+      type: "chargeback" | "med",
+      above: number,
+      amount: number,
+      tag: string,
+      key: string,
+      description: string
     ) {
-      if (!(yield* ledger.posted(accountId, `sale:${t.id}`))) return
-      const type = disputeType(trigger)
-      const n = yield* receivables.countTags(accountId, t.id, "dispute:")
-      const disputed = t.amountTotal - t.refundedAmount - t.refundReserved
-      const shares = disputeShares(
-        { amountTotal: t.amountTotal, shares: sharesOf(t) },
-        t.refundedAmount + t.refundReserved,
-        disputed
-      )
+      const shares = disputeShares({ amountTotal: t.amountTotal, shares: sharesOf(t) }, above, amount)
       const open = yield* receivables.openForUpdate(accountId, t.id)
       const balances = yield* ledger.lock(
         accountId,
@@ -300,14 +312,68 @@ export const BooksLive = Layer.effect(
           const book = bookOf(part.source)
           if (book === "reserved") continue
           postings.push(
-            { party: share.party, book, type, amount: -part.amount, description: `${type} opened` },
-            { party: share.party, book: "reserved", type, amount: part.amount, description: `${type} opened` }
+            { party: share.party, book, type, amount: -part.amount, description },
+            { party: share.party, book: "reserved", type, amount: part.amount, description }
           )
         }
       }
-      yield* post(accountId, entry(`dispute:${t.id}:${n}:open`, { transactionId: t.id }, postings))
-      yield* receivables.hold(accountId, t.id, `dispute:${n}`, holds)
+      yield* post(accountId, entry(key, { transactionId: t.id }, postings))
+      yield* receivables.hold(accountId, t.id, tag, holds)
+    })
+
+    /**
+     * A dispute holds what is neither refunded nor being refunded: a refund accepted before it opened
+     * stands (docs/money.md "Refunds and disputes").
+     */
+    const openDispute = fn("Books.openDispute")(function* (
+      accountId: AccountId,
+      t: TransactionRecord,
+      trigger: Trigger
+    ) {
+      if (!(yield* ledger.posted(accountId, `sale:${t.id}`))) return
+      const type = disputeType(trigger)
+      const n = yield* receivables.countTags(accountId, t.id, "dispute:")
+      const taken = t.refundedAmount + t.refundReserved
+      yield* holdDisputed(
+        accountId,
+        t,
+        type,
+        taken,
+        t.amountTotal - taken,
+        `dispute:${n}`,
+        `dispute:${t.id}:${n}:open`,
+        `${type} opened`
+      )
       metrics.disputes.inc({ kind: type, outcome: "opened" })
+    })
+
+    /**
+     * A refund that was in flight when the dispute opened failed at the provider: its money, just put
+     * back, is what the dispute would have held had the refund never been asked, so the open dispute
+     * holds it too (docs/money.md "Refunds and disputes"). Under the transaction's row lock.
+     */
+    const holdForDispute = fn("Books.holdForDispute")(function* (
+      accountId: AccountId,
+      t: TransactionRecord,
+      refundId: RefundId,
+      amount: number
+    ) {
+      if (!(yield* ledger.posted(accountId, `sale:${t.id}`))) return
+      const type = t.method === "PIX" ? ("med" as const) : ("chargeback" as const)
+      // The open dispute's tag; a dispute that held nothing (a full refund was in flight) has none yet,
+      // and its holds start the next number, which closing it will look for.
+      const n = yield* receivables.countTags(accountId, t.id, "dispute:")
+      const tag = Option.getOrElse(yield* receivables.openTag(accountId, t.id, "dispute:"), () => `dispute:${n}`)
+      yield* holdDisputed(
+        accountId,
+        t,
+        type,
+        t.refundedAmount + t.refundReserved,
+        amount,
+        tag,
+        `dispute:${t.id}:refund_failed:${refundId}`,
+        `${type}: refund failed`
+      )
     })
 
     const closeDispute = fn("Books.closeDispute")(function* (
@@ -367,6 +433,7 @@ export const BooksLive = Layer.effect(
       confirmRefund: (accountId, t, refundId) =>
         Effect.asVoid(receivables.release(accountId, t.id, `refund:${refundId}`)).pipe(withSpan("Books.confirmRefund")),
       returnRefund,
+      holdForDispute,
       settle: (accountId, receivableId) =>
         Effect.flatMap(receivables.findForUpdate(accountId, receivableId), (found) =>
           Option.isNone(found) ? Effect.void : settleOne(accountId, found.value)

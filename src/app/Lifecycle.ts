@@ -1,9 +1,9 @@
 import type { AccountId, TransactionId } from "../domain/ids.ts"
 import { Effect, Option } from "effect"
 import { NotFound } from "../domain/errors.ts"
-import { type Trigger, transition } from "../domain/lifecycle.ts"
+import { destination, type Trigger } from "../domain/lifecycle.ts"
 import { isPayable, type OrderStatus } from "../domain/order.ts"
-import type { TransactionRecord } from "../domain/transaction.ts"
+import { isRefundable, refundTrigger, type TransactionRecord } from "../domain/transaction.ts"
 import { OrderRepo } from "../ports/OrderRepo.ts"
 import { Outbox } from "../ports/Outbox.ts"
 import { type NewTransaction, type TransactionChanges, TransactionRepo } from "../ports/TransactionRepo.ts"
@@ -54,10 +54,29 @@ export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
       trigger: Trigger,
       changes: Omit<TransactionChanges, "status"> = {}
     ) {
-      const to = yield* transition(t.status, t.method, trigger)
+      const to = yield* destination(t, trigger)
       const after = yield* transactions.update(accountId, t.id, { ...changes, status: to })
       yield* moveOrder(accountId, after, trigger)
       yield* books.record(accountId, { trigger, before: t, after })
+      yield* outbox.emit(accountId, trigger, after)
+      return after
+    })
+
+    /**
+     * A refund the provider completed, on a transaction the caller has locked: the move to partial or
+     * full refund — or, when a dispute opened (and maybe closed) while the provider was refunding, the
+     * refund recorded with its order move and event under the status the dispute gave, which it keeps
+     * (docs/money.md "Refunds and disputes"). Refunds post when taken (Books.takeRefund).
+     */
+    const refunded = fn("Lifecycle.refunded")(function* (
+      accountId: AccountId,
+      t: TransactionRecord,
+      changes: { readonly refundedAmount: number; readonly refundReserved: number }
+    ) {
+      const trigger = refundTrigger(t.amountTotal, changes.refundedAmount)
+      if (isRefundable(t.status)) return yield* apply(accountId, t, trigger, changes)
+      const after = yield* transactions.update(accountId, t.id, changes)
+      yield* moveOrder(accountId, after, trigger)
       yield* outbox.emit(accountId, trigger, after)
       return after
     })
@@ -106,6 +125,6 @@ export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
       return created
     })
 
-    return { apply, move, moveBy, create }
+    return { apply, refunded, move, moveBy, create }
   })
 }) {}

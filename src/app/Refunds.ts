@@ -2,7 +2,7 @@ import type { AccountId, RefundId, TransactionId } from "../domain/ids.ts"
 import { Clock, Effect, Either, Option } from "effect"
 import { Metrics } from "../ports/Metrics.ts"
 import { Conflict, NotFound, Unprocessable, ValidationFailed } from "../domain/errors.ts"
-import { isRefundable, refundTrigger, type TransactionRecord } from "../domain/transaction.ts"
+import { isDisputeOpen, isRefundable, type TransactionRecord } from "../domain/transaction.ts"
 import { Acquirer } from "../ports/Acquirer.ts"
 import { PixProvider } from "../ports/PixProvider.ts"
 import { RefundRepo } from "../ports/RefundRepo.ts"
@@ -51,7 +51,9 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
           message:
             t.status === "REFUNDED"
               ? "transaction is already fully refunded"
-              : `a ${t.status} transaction cannot be refunded`
+              : isDisputeOpen(t.status)
+                ? "a disputed transaction cannot be refunded until its dispute is won"
+                : `a ${t.status} transaction cannot be refunded`
         })
       }
       const remaining = t.amountTotal - t.refundedAmount - t.refundReserved
@@ -107,20 +109,23 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
       amount: number,
       succeeded: boolean
     ) {
+      // The row lock serialises this with a dispute opening or closing: whatever the status became
+      // while the provider was asked, the refund it accepted is recorded as the provider answered.
       const t = yield* Effect.flatten(transactions.findForUpdate(accountId, transactionId)).pipe(Effect.orDie)
       const refund = yield* refunds.finish(accountId, refundId, succeeded ? "SUCCEEDED" : "FAILED")
       if (!succeeded) {
         yield* books.returnRefund(accountId, t, refundId)
-        yield* transactions.update(accountId, t.id, { refundReserved: t.refundReserved - amount })
+        const released = yield* transactions.update(accountId, t.id, { refundReserved: t.refundReserved - amount })
+        // The dispute that opened meanwhile left this money out; now it is not refunded, it holds it.
+        if (isDisputeOpen(t.status)) yield* books.holdForDispute(accountId, released, refundId, amount)
         // Committed as failed, money returned: the caller answers after the commit.
         return null
       }
       yield* books.confirmRefund(accountId, t, refundId)
-      const refunded = t.refundedAmount + amount
-      // Through the lifecycle: the status move, the order's cancellation on a full refund, the
-      // postings and the event, in this database transaction.
-      const updated = yield* lifecycle.apply(accountId, t, refundTrigger(t.amountTotal, refunded), {
-        refundedAmount: refunded,
+      // Through the lifecycle: the status move (none under a dispute that opened meanwhile), the
+      // order's cancellation on a full refund and the event, in this database transaction.
+      const updated = yield* lifecycle.refunded(accountId, t, {
+        refundedAmount: t.refundedAmount + amount,
         refundReserved: t.refundReserved - amount
       })
       return {

@@ -1,5 +1,5 @@
 import { Data, Either } from "effect"
-import type { PaymentMethod, TransactionStatus } from "./transaction.ts"
+import { afterWonDispute, type PaymentMethod, type TransactionStatus } from "./transaction.ts"
 
 /**
  * What can happen to a transaction after it was created. Every status change of the core is one of
@@ -99,3 +99,20 @@ export const transition = (
     ? Either.right(rule.to)
     : Either.left(new IllegalTransition({ trigger, from: status, method }))
 }
+
+/**
+ * The status `trigger` moves transaction `t` to: the table's, except that a won dispute returns the
+ * transaction to what its refunds made it (the table's `PAID` when there were none).
+ */
+export const destination = (
+  t: {
+    readonly status: TransactionStatus
+    readonly method: PaymentMethod
+    readonly amountTotal: number
+    readonly refundedAmount: number
+  },
+  trigger: Trigger
+): Either.Either<TransactionStatus, IllegalTransition> =>
+  Either.map(transition(t.status, t.method, trigger), (to) =>
+    trigger === "chargeback_won" || trigger === "med_won" ? afterWonDispute(t.amountTotal, t.refundedAmount) : to
+  )

@@ -180,6 +180,20 @@ export const toTransaction = (record: TransactionSummary) =>
 export const isRefundable = (status: TransactionStatus) =>
   status === "CAPTURED" || status === "PAID" || status === "PARTIAL_REFUND"
 
+/**
+ * A dispute (chargeback or MED) is open: no refund is accepted until it is won (docs/money.md
+ * "Refunds and disputes"), and the money it holds is not the merchant's to give back.
+ */
+export const isDisputeOpen = (status: TransactionStatus) =>
+  status === "PRE_CHARGEBACK" || status === "MED_RECEIVED" || status === "MED_ANALYSIS"
+
+/**
+ * Where a won dispute leaves a transaction: paid again, unless refunds went back before the dispute
+ * opened or while it was open (a refund in flight stands: docs/money.md "Refunds and disputes").
+ */
+export const afterWonDispute = (amountTotal: number, refunded: number): TransactionStatus =>
+  refunded <= 0 ? "PAID" : refunded >= amountTotal ? "REFUNDED" : "PARTIAL_REFUND"
+
 /** The lifecycle trigger of a refund that brings the refunded total to `refunded` of `amountTotal`. */
 export const refundTrigger = (amountTotal: number, refunded: number) =>
   refunded >= amountTotal ? ("refund_full" as const) : ("refund_partial" as const)

@@ -53,6 +53,12 @@ export class Receivables extends Context.Tag("Receivables")<
       transactionId: TransactionId,
       tag: string
     ) => Effect.Effect<ReadonlyArray<Hold>>
+    /** The tag starting with `prefix` that still has unreleased holds (the open dispute's), if any. */
+    readonly openTag: (
+      accountId: AccountId,
+      transactionId: TransactionId,
+      prefix: string
+    ) => Effect.Effect<Option.Option<string>>
     /** How many distinct tags starting with `prefix` the transaction has had (disputes are numbered). */
     readonly countTags: (accountId: AccountId, transactionId: TransactionId, prefix: string) => Effect.Effect<number>
   }

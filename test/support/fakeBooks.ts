@@ -79,6 +79,12 @@ export const makeFakeBooks = () => {
         for (const h of open) h.released = true
         return open.map(({ id, party, source, receivableId, amount }) => ({ id, party, source, receivableId, amount }))
       }),
+    openTag: (_, transactionId, prefix) =>
+      Effect.sync(() =>
+        Option.fromNullable(
+          holds.find((h) => h.transactionId === transactionId && h.tag.startsWith(prefix) && !h.released)?.tag
+        )
+      ),
     countTags: (_, transactionId, prefix) =>
       Effect.sync(
         () =>

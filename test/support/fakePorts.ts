@@ -82,6 +82,7 @@ export const makeFakePorts = () => {
         takeRefund: () => Effect.void,
         confirmRefund: () => Effect.void,
         returnRefund: () => Effect.void,
+        holdForDispute: () => Effect.void,
         settle: () => Effect.void,
         settleTransaction: () => Effect.void
       })

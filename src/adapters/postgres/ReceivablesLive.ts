@@ -112,6 +112,15 @@ export const ReceivablesLive = Layer.effect(
             where account_id = ${accountId} and transaction_id = ${transactionId} and tag = ${tag}
               and released_at is null
             returning id, party, source, receivable_id, amount`.pipe(Effect.flatMap(decodeHolds), Effect.orDie),
+        openTag: (accountId, transactionId, prefix) =>
+          sql<{ tag: string }>`
+            select tag from ledger_holds
+            where account_id = ${accountId} and transaction_id = ${transactionId}
+              and starts_with(tag, ${prefix}) and released_at is null
+            limit 1`.pipe(
+            Effect.map((r) => Option.fromNullable(r[0]?.tag)),
+            Effect.orDie
+          ),
         countTags: (accountId, transactionId, prefix) =>
           sql<{ n: number }>`
             select count(distinct tag)::int as n from ledger_holds
