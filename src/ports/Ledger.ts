@@ -30,7 +30,10 @@ export interface StatementFilter {
   readonly type?: PostingType | undefined
 }
 
-/** A party whose balance row differs from the sum of its postings, or an entry that does not balance. */
+/**
+ * A party whose balance row differs from the sum of its postings, an entry that does not balance, or a
+ * transaction or refund whose record differs from the postings that paid it.
+ */
 export interface Discrepancy {
   readonly accountId: string
   readonly what: string
@@ -63,7 +66,11 @@ export class Ledger extends Context.Tag("Ledger")<
       filter: StatementFilter,
       range: PageRange
     ) => Effect.Effect<Page<PostingRecord>>
-    /** Recomputes every balance from the postings and every entry's sum: empty when the books are right. */
+    /**
+     * Recomputes every balance from the postings and every entry's sum, and compares each transaction's
+     * refunded amount, fee returned and dispute holds, and each refund row, with the postings behind
+     * them (docs/money.md "The books check"): empty when the books are right.
+     */
     readonly check: Effect.Effect<ReadonlyArray<Discrepancy>>
   }
 >() {}

@@ -183,7 +183,81 @@ export const LedgerLive = Layer.effect(
             from (select * from ledger_balances where book <> 'available') b
             full join totals t on t.account_id = b.account_id and t.party = b.party and t.book = b.book
             where coalesce(t.amount, 0) <> coalesce(b.amount, 0)`
-          return [...balances, ...entries, ...open].map((d) => ({
+          // Each transaction's record against its postings (docs/money.md "The books check"): books that
+          // balance with themselves can still disagree with the refunds and disputes they pay for. Only
+          // transactions whose sale was posted: a sale older than the books has no postings to compare.
+          const records = yield* sql<{ accountId: string; what: string; expected: number; actual: number }>`
+            with sold as (
+              select t.account_id, t.id, t.status, t.amount_total, t.fee, t.refunded_amount, t.refund_reserved,
+                     t.refunded_amount + t.refund_reserved as taken
+              from transactions t
+              join ledger_entries e on e.account_id = t.account_id and e.key = 'sale:' || t.id
+            ), refund_rows as (
+              select r.transaction_id as id,
+                     coalesce(sum(r.amount) filter (where r.status = 'SUCCEEDED'), 0)::bigint as succeeded,
+                     coalesce(sum(r.amount) filter (where r.status = 'PENDING'), 0)::bigint as pending,
+                     count(*) filter (where r.status = 'FAILED')::bigint as failed
+              from refunds r group by 1
+            ), posted as (
+              -- The system side of the refunds (the money sent back) and of the fees (kept less returned).
+              select p.transaction_id as id,
+                     coalesce(sum(p.amount) filter (where p.type = 'refund'), 0)::bigint as refunded,
+                     coalesce(sum(p.amount) filter (where p.book = 'fees'), 0)::bigint as fees
+              from ledger_postings p where p.party = 'system' and p.transaction_id is not null group by 1
+            ), held as (
+              select h.transaction_id as id, sum(h.amount)::bigint as amount
+              from ledger_holds h where h.released_at is null and starts_with(h.tag, 'dispute:') group by 1
+            ), facts as (
+              select s.*, coalesce(r.succeeded, 0) as succeeded, coalesce(r.pending, 0) as pending,
+                     coalesce(r.failed, 0) as failed, coalesce(p.refunded, 0) as posted_refunds,
+                     coalesce(p.fees, 0) as posted_fees, coalesce(h.amount, 0) as held,
+                     -- CONTRACT-v1 §7: the fee kept is the fee less round_half_up(fee · refunded / amount_total).
+                     s.fee - case when s.amount_total = 0 then 0
+                                  else (2 * s.fee * s.taken + s.amount_total) / (2 * s.amount_total) end as fee_kept,
+                     case when s.status in ('PRE_CHARGEBACK', 'MED_RECEIVED', 'MED_ANALYSIS')
+                          then s.amount_total - s.taken else 0 end as disputed
+              from sold s left join refund_rows r on r.id = s.id left join posted p on p.id = s.id
+                left join held h on h.id = s.id
+            )
+            select account_id, 'transaction ' || id || ' refunded_amount vs its SUCCEEDED refunds' as what,
+                   succeeded as expected, refunded_amount as actual
+            from facts where succeeded <> refunded_amount
+            union all
+            select account_id, 'transaction ' || id || ' refund_reserved vs its PENDING refunds',
+                   pending, refund_reserved
+            from facts where pending <> refund_reserved
+            union all
+            select account_id, 'transaction ' || id || ' refunded_amount + refund_reserved vs its refund postings',
+                   taken, posted_refunds
+            from facts where taken <> posted_refunds
+            union all
+            -- Each refund's share of the fee is computed on cumulative totals; a refund that failed between
+            -- two others reversed its own share, which may leave a centavo per failed refund.
+            select account_id, 'transaction ' || id || ' fee kept vs its fee postings', fee_kept, posted_fees
+            from facts where abs(fee_kept - posted_fees) > failed
+            union all
+            select account_id, 'transaction ' || id || ' ' || status || ' dispute holds', disputed, held
+            from facts where disputed <> held`
+          // Each refund row's state against its own entries: PENDING and SUCCEEDED sent its amount back,
+          // FAILED sent nothing (its entry reversed, or never written). A refund PENDING for 5 minutes, ten
+          // times the longest request (HTTP_REQUEST_TIMEOUT_MS, 30 s), lost the provider's answer: its money
+          // is taken and never recorded (the state issue 19's race left).
+          const refundRows = yield* sql<{ accountId: string; what: string; expected: number; actual: number }>`
+            select r.account_id, 'refund ' || r.id || ' ' || r.status || ' vs its refund postings' as what,
+                   case when r.status = 'FAILED' then 0 else r.amount end as expected,
+                   coalesce(sum(p.amount), 0)::bigint as actual
+            from refunds r
+            join ledger_entries s on s.account_id = r.account_id and s.key = 'sale:' || r.transaction_id
+            left join ledger_entries e on e.account_id = r.account_id
+              and e.key in ('refund:' || r.id, 'refund_reversal:' || r.id)
+            left join ledger_postings p on p.entry_id = e.id and p.party = 'system' and p.type = 'refund'
+            group by r.account_id, r.id, r.status, r.amount
+            having coalesce(sum(p.amount), 0) <> case when r.status = 'FAILED' then 0 else r.amount end
+            union all
+            select account_id, 'refund ' || id || ' PENDING since ' || created_at || ': its answer was never recorded',
+                   0, amount
+            from refunds where status = 'PENDING' and created_at < now() - interval '5 minutes'`
+          return [...balances, ...entries, ...open, ...records, ...refundRows].map((d) => ({
             ...d,
             expected: Number(d.expected),
             actual: Number(d.actual)

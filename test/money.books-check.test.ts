@@ -1,0 +1,251 @@
+import { Effect, Layer } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { makePool, PgPool, SqlLive } from "../src/adapters/postgres/Database.ts"
+import { LedgerLive } from "../src/adapters/postgres/LedgerLive.ts"
+import { Ids } from "../src/ports/Ids.ts"
+import { type Discrepancy, Ledger } from "../src/ports/Ledger.ts"
+import { runCli } from "./support/foundation.ts"
+import { client, type Client, signup } from "./support/http.ts"
+import { CARDS, freshCpf } from "./support/payments.ts"
+import { startTestServer, type TestServer } from "./support/server.ts"
+
+/**
+ * Issue 19 item 2: the books check (`npm run cli -- ledger check`, the end-of-suite check, the hourly
+ * job) compares each transaction's refunded amount, fee returned and dispute holds, and each refund
+ * row, with the postings behind them (docs/money.md "The books check"). Each test knocks one column
+ * out of line by hand and puts it back, however the test ends.
+ */
+
+let server: TestServer
+let api: Client
+let key: string
+
+const V1 = "/public/v1"
+const AMOUNT = 10_000
+// CONTRACT-v1 §7: card fee 3.99 % rounded half up; the fee kept after refunding R is fee − round_half_up(fee · R / A).
+const FEE = Math.floor((AMOUNT * 399 + 5_000) / 10_000)
+const kept = (fee: number, refunded: number) => fee - Math.floor((2 * fee * refunded + AMOUNT) / (2 * AMOUNT))
+
+beforeAll(async () => {
+  server = await startTestServer({ rateLimitPerMinute: 100_000 })
+  api = client(server.baseUrl)
+  key = (await signup(api)).key
+})
+afterAll(async () => {
+  await server?.close()
+})
+
+const paidCard = async () => {
+  const created = await api.post(
+    `${V1}/transactions`,
+    {
+      method: "credit_card",
+      amount: AMOUNT,
+      installments: 1,
+      customer: { name: "Maria Silva", email: "maria@example.com", document: freshCpf(), ip: "203.0.113.7" },
+      card: {
+        number: CARDS.visa,
+        holder_name: "MARIA SILVA",
+        exp_month: "12",
+        exp_year: String(new Date().getUTCFullYear() + 3),
+        cvv: "123"
+      }
+    },
+    { token: key }
+  )
+  expect(created.status, created.text).toBe(201)
+  return created.body.data.hash as string
+}
+
+const refunded = async (amount: number) => {
+  const id = await paidCard()
+  const reply = await api.post(`${V1}/transactions/${id}/refund`, { amount }, { token: key })
+  expect(reply.status, reply.text).toBe(200)
+  const { rows } = await server.db.query("select id from refunds where transaction_id = $1", [id])
+  return { id, refundId: rows[0].id as string }
+}
+
+/** Ledger.check, the function the CLI, the job and the end-of-suite check run, on this test's database. */
+const check = (): Promise<ReadonlyArray<Discrepancy>> =>
+  Effect.runPromise(
+    Effect.flatMap(Ledger, (ledger) => ledger.check).pipe(
+      Effect.provide(
+        LedgerLive.pipe(
+          Layer.provide(Ids.Live),
+          Layer.provide(SqlLive),
+          Layer.provide(Layer.scoped(PgPool, makePool(server.databaseUrl, 2)))
+        )
+      ),
+      Effect.scoped
+    )
+  )
+
+const about = (found: ReadonlyArray<Discrepancy>, id: string) =>
+  found.filter((d) => d.what.includes(id)).map(({ actual, expected, what }) => ({ what, expected, actual }))
+
+/** Runs `corrupt`, then `inspect`, then `repair` whatever happened. */
+const corrupted = async <T>(corrupt: string, repair: string, params: Array<unknown>, inspect: () => Promise<T>) => {
+  await server.db.query(corrupt, params)
+  try {
+    return await inspect()
+  } finally {
+    await server.db.query(repair, params)
+  }
+}
+
+interface Kind {
+  readonly name: string
+  /** A transaction in the state the corruption needs; the ids the statements take. */
+  readonly setup: () => Promise<{ readonly id: string; readonly params: Array<unknown> }>
+  readonly corrupt: string
+  readonly repair: string
+  /** What the check must say about transaction `id` once corrupted. */
+  readonly expected: (id: string, params: Array<unknown>) => Array<Omit<Discrepancy, "accountId">>
+}
+
+const KINDS: ReadonlyArray<Kind> = [
+  {
+    name: "refunded_amount short of its succeeded refund (the refund of issue 19 that never reached it)",
+    setup: async () => {
+      const { id } = await refunded(3_000)
+      return { id, params: [id] }
+    },
+    corrupt: "update transactions set refunded_amount = refunded_amount - 1000 where id = $1",
+    repair: "update transactions set refunded_amount = refunded_amount + 1000 where id = $1",
+    expected: (id) => [
+      { what: `transaction ${id} refunded_amount vs its SUCCEEDED refunds`, expected: 3_000, actual: 2_000 },
+      {
+        what: `transaction ${id} refunded_amount + refund_reserved vs its refund postings`,
+        expected: 2_000,
+        actual: 3_000
+      },
+      { what: `transaction ${id} fee kept vs its fee postings`, expected: kept(FEE, 2_000), actual: kept(FEE, 3_000) }
+    ]
+  },
+  {
+    name: "refund_reserved with no refund in flight",
+    setup: async () => {
+      const { id } = await refunded(3_000)
+      return { id, params: [id] }
+    },
+    corrupt: "update transactions set refund_reserved = 500 where id = $1",
+    repair: "update transactions set refund_reserved = 0 where id = $1",
+    expected: (id) => [
+      { what: `transaction ${id} refund_reserved vs its PENDING refunds`, expected: 0, actual: 500 },
+      {
+        what: `transaction ${id} refunded_amount + refund_reserved vs its refund postings`,
+        expected: 3_500,
+        actual: 3_000
+      },
+      { what: `transaction ${id} fee kept vs its fee postings`, expected: kept(FEE, 3_500), actual: kept(FEE, 3_000) }
+    ]
+  },
+  {
+    name: "the fee, which fixes the fee returned in proportion",
+    setup: async () => {
+      const { id } = await refunded(3_000)
+      return { id, params: [id] }
+    },
+    corrupt: "update transactions set fee = fee + 1000 where id = $1",
+    repair: "update transactions set fee = fee - 1000 where id = $1",
+    expected: (id) => [
+      {
+        what: `transaction ${id} fee kept vs its fee postings`,
+        expected: kept(FEE + 1_000, 3_000),
+        actual: kept(FEE, 3_000)
+      }
+    ]
+  },
+  {
+    name: "a succeeded refund's row marked FAILED",
+    setup: async () => {
+      const { id, refundId } = await refunded(3_000)
+      return { id, params: [refundId] }
+    },
+    corrupt: "update refunds set status = 'FAILED' where id = $1",
+    repair: "update refunds set status = 'SUCCEEDED' where id = $1",
+    expected: (id, [refundId]) => [
+      { what: `transaction ${id} refunded_amount vs its SUCCEEDED refunds`, expected: 0, actual: 3_000 },
+      { what: `refund ${String(refundId)} FAILED vs its refund postings`, expected: 0, actual: 3_000 }
+    ]
+  },
+  {
+    name: "a refund row's amount",
+    setup: async () => {
+      const { id, refundId } = await refunded(3_000)
+      return { id, params: [refundId] }
+    },
+    corrupt: "update refunds set amount = amount + 1 where id = $1",
+    repair: "update refunds set amount = amount - 1 where id = $1",
+    expected: (id, [refundId]) => [
+      { what: `transaction ${id} refunded_amount vs its SUCCEEDED refunds`, expected: 3_001, actual: 3_000 },
+      { what: `refund ${String(refundId)} SUCCEEDED vs its refund postings`, expected: 3_001, actual: 3_000 }
+    ]
+  },
+  {
+    name: "a refund left PENDING with its amount reserved, its answer never recorded (issue 19's state)",
+    setup: async () => {
+      const { id, refundId } = await refunded(3_000)
+      return { id, params: [id, refundId] }
+    },
+    corrupt: `with r as (update refunds set status = 'PENDING', created_at = now() - interval '1 hour' where id = $2)
+              update transactions set refunded_amount = 0, refund_reserved = 3000 where id = $1`,
+    repair: `with r as (update refunds set status = 'SUCCEEDED', created_at = now() where id = $2)
+             update transactions set refunded_amount = 3000, refund_reserved = 0 where id = $1`,
+    expected: (_id, [, refundId]) => [{ what: `refund ${String(refundId)} PENDING since`, expected: 0, actual: 3_000 }]
+  },
+  {
+    name: "a disputed transaction's status (the holds say the dispute is open)",
+    setup: async () => {
+      const id = await paidCard()
+      const opened = await api.post(`/api/sandbox/transactions/${id}/chargeback`, { stage: "open" }, { key })
+      expect(opened.status, opened.text).toBe(200)
+      return { id, params: [id] }
+    },
+    corrupt: "update transactions set status = 'PAID' where id = $1",
+    repair: "update transactions set status = 'PRE_CHARGEBACK' where id = $1",
+    expected: (id) => [{ what: `transaction ${id} PAID dispute holds`, expected: 0, actual: AMOUNT }]
+  }
+]
+
+/** What the check says about the kind's transaction and refund, `what` cut where the expected one ends. */
+const found = (all: ReadonlyArray<Discrepancy>, id: string, params: Array<unknown>, kind: Kind) => {
+  const wanted = kind.expected(id, params)
+  const ids = new Set([id, ...params.map(String)])
+  return all
+    .filter((d) => [...ids].some((x) => d.what.includes(x)))
+    .map(({ actual, expected, what }) => ({
+      what: wanted.find((w) => what.startsWith(w.what))?.what ?? what,
+      expected,
+      actual
+    }))
+    .sort((x, y) => x.what.localeCompare(y.what))
+}
+
+describe("the books check compares each transaction's record with its postings (issue 19)", () => {
+  for (const kind of KINDS) {
+    it(`catches ${kind.name}`, async () => {
+      const { id, params } = await kind.setup()
+      expect(about(await check(), id)).toEqual([])
+      const all = await corrupted(kind.corrupt, kind.repair, params, check)
+      expect(found(all, id, params, kind)).toEqual(
+        kind.expected(id, params).sort((x, y) => x.what.localeCompare(y.what))
+      )
+      expect(about(await check(), id)).toEqual([])
+    })
+  }
+
+  it("`npm run cli -- ledger check` exits 1 naming each of them", async () => {
+    const cases = await Promise.all(KINDS.map(async (kind) => ({ kind, ...(await kind.setup()) })))
+    for (const c of cases) await server.db.query(c.kind.corrupt, c.params)
+    try {
+      const result = await runCli(server, ["ledger", "check"])
+      expect(result.code, result.stderr).toBe(1)
+      for (const c of cases) for (const d of c.kind.expected(c.id, c.params)) expect(result.stderr).toContain(d.what)
+    } finally {
+      for (const c of cases) await server.db.query(c.kind.repair, c.params)
+    }
+    expect(await check()).toEqual([])
+    // A cold start of the CLI (tsx): generous on a loaded 2-core machine.
+  }, 180_000)
+})
