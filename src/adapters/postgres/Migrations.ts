@@ -16,6 +16,7 @@ import rateLimitAsyncCommit from "./migrations/0011_rate_limit_async_commit.ts"
 import admissionClaim from "./migrations/0012_admission_claim.ts"
 import transactionTotals from "./migrations/0013_transaction_totals.ts"
 import refundsWithinTotal from "./migrations/0014_refunds_within_total.ts"
+import checkoutTokens from "./migrations/0015_checkout_tokens.ts"
 import { withSpan } from "../../spans.ts"
 
 export const MIGRATIONS = {
@@ -32,7 +33,8 @@ export const MIGRATIONS = {
   "0011_rate_limit_async_commit": rateLimitAsyncCommit,
   "0012_admission_claim": admissionClaim,
   "0013_transaction_totals": transactionTotals,
-  "0014_refunds_within_total": refundsWithinTotal
+  "0014_refunds_within_total": refundsWithinTotal,
+  "0015_checkout_tokens": checkoutTokens
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)
