@@ -17,6 +17,7 @@ import admissionClaim from "./migrations/0012_admission_claim.ts"
 import transactionTotals from "./migrations/0013_transaction_totals.ts"
 import refundsWithinTotal from "./migrations/0014_refunds_within_total.ts"
 import checkoutTokens from "./migrations/0015_checkout_tokens.ts"
+import accountDocument from "./migrations/0016_account_document.ts"
 import { withSpan } from "../../spans.ts"
 
 export const MIGRATIONS = {
@@ -34,7 +35,8 @@ export const MIGRATIONS = {
   "0012_admission_claim": admissionClaim,
   "0013_transaction_totals": transactionTotals,
   "0014_refunds_within_total": refundsWithinTotal,
-  "0015_checkout_tokens": checkoutTokens
+  "0015_checkout_tokens": checkoutTokens,
+  "0016_account_document": accountDocument
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)
