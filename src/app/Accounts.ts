@@ -17,6 +17,8 @@ export interface SignupInput {
   readonly name: string
   readonly email: string
   readonly password: string
+  /** The merchant's CPF or CNPJ, already validated and normalised, printed on its boletos (docs/boleto.md). */
+  readonly document?: string | undefined
 }
 
 const newSecretKey = () => formatApiKey("live", randomBytes(32))
@@ -42,7 +44,8 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
         id: yield* ids.next,
         name: input.name,
         email: input.email,
-        passwordHash: yield* hasher.hash(input.password)
+        passwordHash: yield* hasher.hash(input.password),
+        document: input.document ?? null
       })
       const fullKey = newSecretKey()
       const apiKey = yield* keys.insert({

@@ -10,9 +10,9 @@ export class Checkout extends Effect.Service<Checkout>()("Checkout", {
     const documents = yield* PublicDocuments
     return {
       view: fn("Checkout.view")(function* (token: string) {
-        const found = yield* documents.findCheckout(token)
+        const found = yield* documents.findWithMerchant(token, "checkout")
         if (Option.isNone(found)) return yield* new NotFound({ message: "checkout not found" })
-        return checkoutView(found.value.merchantName, found.value.transaction)
+        return checkoutView(found.value.merchant.name, found.value.transaction)
       })
     }
   })

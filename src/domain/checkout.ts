@@ -3,7 +3,7 @@ import type { TransactionRecord } from "./transaction.ts"
 
 /** What the buyer's page says of a transaction's state (CONTRACT-v1 §6). */
 export type CheckoutState =
-  "pending" | "processing" | "paid" | "expired" | "refused" | "failed" | "refunded" | "disputed"
+  "pending" | "processing" | "paid" | "expired" | "refused" | "failed" | "partially_refunded" | "refunded" | "disputed"
 
 export const checkoutState = (t: TransactionRecord): CheckoutState => {
   switch (t.status) {
@@ -21,7 +21,9 @@ export const checkoutState = (t: TransactionRecord): CheckoutState => {
       return t.declineCode === "expired" ? "expired" : "failed"
     case "DECLINED":
       return "refused"
+    // The buyer kept part of the purchase: "estornado" alone would tell them all of it came back (issue 23).
     case "PARTIAL_REFUND":
+      return "partially_refunded"
     case "REFUNDED":
       return "refunded"
     default:
@@ -36,11 +38,38 @@ const dateTime = new Intl.DateTimeFormat("pt-BR", {
   month: "2-digit",
   year: "numeric",
   hour: "2-digit",
-  minute: "2-digit"
+  minute: "2-digit",
+  hourCycle: "h23"
 })
 
-/** Centavos as a buyer reads them: `R$ 1.234,56`. */
-export const formatBrl = (centavos: number) => brl.format(centavos / 100).replace(/\u00a0/g, " ")
+/**
+ * Centavos as a buyer reads them: `R$ 1.234,56`, with the no-break space Intl puts after "R$", so that
+ * the symbol never wraps apart from its value (issue 23).
+ */
+export const formatBrl = (centavos: number) => brl.format(centavos / 100).replace(/\s/g, "\u00a0")
+
+/**
+ * A deadline as a buyer in any time zone reads it: the São Paulo wall clock, named as such
+ * ("25/11/2026 às 23:59 (horário de Brasília)"); America/Sao_Paulo has no daylight saving since 2019.
+ */
+export const formatDeadline = (at: Date) => {
+  const parts = Object.fromEntries(dateTime.formatToParts(at).map((p) => [p.type, p.value]))
+  return `${parts.day}/${parts.month}/${parts.year} às ${parts.hour}:${parts.minute} (horário de Brasília)`
+}
+
+/**
+ * The plan a card was charged on, in the buyer's words: "à vista", "3x de R$ 34,59" (the Price table
+ * makes every installment equal), or, interest-free with a remainder, the first one apart (CONTRACT-v1 §4:
+ * floor(N / n), the first carries the remainder).
+ */
+export const installmentPlan = (total: number, n: number) => {
+  if (n <= 1) return "à vista"
+  const each = Math.floor(total / n)
+  const first = total - each * (n - 1)
+  return first === each
+    ? `${n}x de ${formatBrl(each)}`
+    : `${n}x: a 1ª de ${formatBrl(first)} e ${n - 1}x de ${formatBrl(each)}`
+}
 
 /**
  * Everything the hosted page shows, and nothing else: no card number, CVV or document of the buyer,
@@ -52,13 +81,21 @@ export interface CheckoutView {
   readonly state: CheckoutState
   readonly method: "pix" | "billet" | "card"
   readonly products: ReadonlyArray<{ readonly name: string; readonly quantity: number; readonly total: string }>
+  /** Present once anything was refunded: what went back to the buyer and what the merchant kept. */
+  readonly refund?: { readonly refunded: string; readonly kept: string }
   readonly pix?: { readonly qrPath: string; readonly code: string; readonly deadline: string }
   readonly billet?: { readonly digitableLine: string; readonly pdfPath: string; readonly dueDate: string }
-  readonly card?: { readonly brand: string; readonly last4: string; readonly installments: number }
+  readonly card?: {
+    readonly brand: string
+    readonly last4: string
+    readonly installments: number
+    readonly plan: string
+  }
 }
 
 export const checkoutView = (merchantName: string, t: TransactionRecord): CheckoutView => {
   const { boleto, card, pix } = t.details
+  const installments = t.installments ?? 1
   return {
     merchantName,
     amount: formatBrl(t.amountTotal),
@@ -69,12 +106,15 @@ export const checkoutView = (merchantName: string, t: TransactionRecord): Checko
       quantity: p.quantity,
       total: formatBrl(p.unitPrice * p.quantity)
     })),
+    ...(t.refundedAmount > 0
+      ? { refund: { refunded: formatBrl(t.refundedAmount), kept: formatBrl(t.amountTotal - t.refundedAmount) } }
+      : {}),
     ...(pix
       ? {
           pix: {
             qrPath: `/documents/pix/${pix.qrToken}/qr.png`,
             code: pix.emv,
-            deadline: dateTime.format(new Date(pix.expiresAt))
+            deadline: formatDeadline(new Date(pix.expiresAt))
           }
         }
       : {}),
@@ -87,6 +127,15 @@ export const checkoutView = (merchantName: string, t: TransactionRecord): Checko
           }
         }
       : {}),
-    ...(card ? { card: { brand: card.brand, last4: card.last4, installments: t.installments ?? 1 } } : {})
+    ...(card
+      ? {
+          card: {
+            brand: card.brand,
+            last4: card.last4,
+            installments,
+            plan: installmentPlan(t.amountTotal, installments)
+          }
+        }
+      : {})
   }
 }

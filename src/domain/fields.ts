@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { isValidBirthdate, isValidBrazilianMobile, isValidBrazilianPhone, isValidCep, isValidUf } from "./address.ts"
-import { isValidBuyerDocument, isValidCpf } from "./document.ts"
+import { isValidBuyerDocument, isValidCpf, normalizeDocument } from "./document.ts"
 import { MAX_AMOUNT } from "./order.ts"
 import { isUuid } from "./uuid.ts"
 
@@ -33,6 +33,21 @@ export const BuyerDocument = Schema.String.pipe(
     message: () => "must be a CPF (11 digits) or CNPJ (14 digits), digits only"
   }),
   Schema.filter(isValidBuyerDocument, { message: () => "must be a valid CPF or CNPJ (check digits do not match)" })
+)
+
+/**
+ * A merchant's CPF or CNPJ as people write it (`12.345.678/0001-95`, the alphanumeric CNPJ too), decoded
+ * to its stored form without punctuation, in upper case.
+ */
+export const MerchantDocument = Schema.transform(
+  Schema.String.pipe(
+    Schema.maxLength(32),
+    Schema.filter((s) => isValidBuyerDocument(normalizeDocument(s)), {
+      message: () => "must be a valid CPF or CNPJ (check digits do not match)"
+    })
+  ),
+  Schema.String,
+  { strict: true, decode: normalizeDocument, encode: (s) => s }
 )
 
 export const Phone = Schema.String.pipe(

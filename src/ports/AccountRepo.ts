@@ -7,6 +7,8 @@ export interface NewAccount {
   readonly name: string
   readonly email: string
   readonly passwordHash: string
+  /** CPF or CNPJ, normalised; null when the merchant gave none. */
+  readonly document: string | null
 }
 
 export class AccountRepo extends Context.Tag("AccountRepo")<

@@ -17,9 +17,18 @@ export class PublicDocuments extends Context.Tag("PublicDocuments")<
       documents: ReadonlyArray<{ readonly token: string; readonly kind: DocumentKind }>
     ) => Effect.Effect<void>
     readonly find: (token: string, kind: DocumentKind) => Effect.Effect<Option.Option<TransactionRecord>>
-    /** The transaction behind a checkout token and the trade name of the merchant it belongs to. */
-    readonly findCheckout: (
-      token: string
-    ) => Effect.Effect<Option.Option<{ readonly transaction: TransactionRecord; readonly merchantName: string }>>
+    /**
+     * The transaction behind a token and the merchant it belongs to, as a buyer's page or slip names it:
+     * trade name and CPF/CNPJ (null when the merchant gave none).
+     */
+    readonly findWithMerchant: (
+      token: string,
+      kind: DocumentKind
+    ) => Effect.Effect<
+      Option.Option<{
+        readonly transaction: TransactionRecord
+        readonly merchant: { readonly name: string; readonly document: string | null }
+      }>
+    >
   }
 >() {}

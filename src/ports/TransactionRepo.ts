@@ -45,6 +45,10 @@ export interface TransactionChanges {
   readonly refundReserved?: number
   readonly declineCode?: string
   readonly acquirerReference?: string
+  /**
+   * The parts of `details` that change, merged key by key into the stored ones: a capture that adds the
+   * card's authorisation code keeps the checkout token (CONTRACT-v1 §2: every transaction has its page).
+   */
   readonly details?: TransactionDetails
   /** The analysis after a review's decision (CONTRACT-v1 §9). */
   readonly antifraud?: AntifraudAnalysis

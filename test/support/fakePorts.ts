@@ -40,7 +40,9 @@ export const makeFakePorts = () => {
         findForUpdate: (_, id) => Effect.sync(() => Option.fromNullable(transactions.get(id))),
         update: (_, id, changes) =>
           Effect.sync(() => {
-            const updated = { ...transactions.get(id)!, ...changes, updatedAt: new Date() }
+            const current = transactions.get(id)!
+            const details = { ...current.details, ...changes.details }
+            const updated = { ...current, ...changes, details, updatedAt: new Date() }
             transactions.set(id, updated)
             return updated
           }),

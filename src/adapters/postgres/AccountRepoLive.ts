@@ -32,8 +32,8 @@ export const AccountRepoLive = Layer.effect(
       traced("AccountRepo", {
         insert: (account) =>
           sql<AccountRow>`
-          insert into accounts (id, name, email, password_hash)
-          values (${account.id}, ${account.name}, ${account.email}, ${account.passwordHash})
+          insert into accounts (id, name, email, password_hash, document)
+          values (${account.id}, ${account.name}, ${account.email}, ${account.passwordHash}, ${account.document})
           on conflict do nothing
           returning ${columns}`.pipe(
             Effect.orDie,

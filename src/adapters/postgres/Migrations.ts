@@ -15,6 +15,9 @@ import listIndexes from "./migrations/0009_list_indexes.ts"
 import rateLimitAsyncCommit from "./migrations/0011_rate_limit_async_commit.ts"
 import admissionClaim from "./migrations/0012_admission_claim.ts"
 import transactionTotals from "./migrations/0013_transaction_totals.ts"
+import refundsWithinTotal from "./migrations/0014_refunds_within_total.ts"
+import checkoutTokens from "./migrations/0015_checkout_tokens.ts"
+import accountDocument from "./migrations/0016_account_document.ts"
 import { withSpan } from "../../spans.ts"
 
 export const MIGRATIONS = {
@@ -30,7 +33,10 @@ export const MIGRATIONS = {
   "0010_admission": admission,
   "0011_rate_limit_async_commit": rateLimitAsyncCommit,
   "0012_admission_claim": admissionClaim,
-  "0013_transaction_totals": transactionTotals
+  "0013_transaction_totals": transactionTotals,
+  "0014_refunds_within_total": refundsWithinTotal,
+  "0015_checkout_tokens": checkoutTokens,
+  "0016_account_document": accountDocument
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)

@@ -10,7 +10,11 @@ const COLUMNS = `t.id, t.origin, t.order_id, t.customer_id, t.method, t.amount, 
   t.installments, t.details, t.decline_code, t.acquirer_reference, t.card_token, t.antifraud, t.paid_at, t.expires_at,
   t.created_at, t.updated_at`
 
-const Checkout = Schema.Struct({ ...TransactionRecord.fields, merchantName: Schema.String })
+const WithMerchant = Schema.Struct({
+  ...TransactionRecord.fields,
+  merchantName: Schema.String,
+  merchantDocument: Schema.NullOr(Schema.String)
+})
 
 export const PublicDocumentsLive = Layer.effect(
   PublicDocuments,
@@ -39,22 +43,22 @@ export const PublicDocumentsLive = Layer.effect(
           Effect.map((rows) => Option.fromNullable(rows[0])),
           withSpan("PublicDocuments.find")
         ),
-      findCheckout: (token) =>
+      findWithMerchant: (token, kind) =>
         sql`
-          select ${sql.literal(COLUMNS)}, a.name as merchant_name
+          select ${sql.literal(COLUMNS)}, a.name as merchant_name, a.document as merchant_document
           from public_documents d
           join transactions t on t.id = d.transaction_id
           join accounts a on a.id = t.account_id
-          where d.token = ${token} and d.kind = 'checkout'`.pipe(
-          Effect.flatMap(Schema.decodeUnknown(Schema.Array(Checkout))),
+          where d.token = ${token} and d.kind = ${kind}`.pipe(
+          Effect.flatMap(Schema.decodeUnknown(Schema.Array(WithMerchant))),
           Effect.orDie,
           Effect.map((rows) =>
-            Option.map(Option.fromNullable(rows[0]), ({ merchantName, ...transaction }) => ({
+            Option.map(Option.fromNullable(rows[0]), ({ merchantDocument, merchantName, ...transaction }) => ({
               transaction,
-              merchantName
+              merchant: { name: merchantName, document: merchantDocument }
             }))
           ),
-          withSpan("PublicDocuments.findCheckout")
+          withSpan("PublicDocuments.findWithMerchant")
         )
     })
   })

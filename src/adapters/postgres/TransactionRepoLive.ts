@@ -78,7 +78,7 @@ export const TransactionRepoLive = Layer.effect(
             refund_reserved = coalesce(${c.refundReserved ?? null}, refund_reserved),
             decline_code = coalesce(${c.declineCode ?? null}, decline_code),
             acquirer_reference = coalesce(${c.acquirerReference ?? null}, acquirer_reference),
-            details = coalesce(${c.details === undefined ? null : JSON.stringify(c.details)}::jsonb, details),
+            details = details || coalesce(${c.details === undefined ? null : JSON.stringify(c.details)}::jsonb, '{}'),
             antifraud = coalesce(${analysis(c.antifraud)}::jsonb, antifraud),
             updated_at = now()
           where account_id = ${accountId} and id = ${id}

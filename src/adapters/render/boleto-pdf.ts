@@ -2,8 +2,8 @@ import type { BoletoSlip } from "../../ports/DocumentRenderer.ts"
 import PDFDocument from "pdfkit"
 import { encodeItf } from "./itf.ts"
 
-/** What the slip shows (the port's BoletoSlip), plus optional instructions to the bank's cashier. */
-export type BoletoPdfInput = BoletoSlip & { readonly instructions?: ReadonlyArray<string> }
+/** What the slip shows (the port's BoletoSlip). */
+export type BoletoPdfInput = BoletoSlip
 
 export type BarRect = { x: number; y: number; width: number; height: number }
 
@@ -152,6 +152,16 @@ const cells = (doc: Doc, y: number, specs: ReadonlyArray<readonly [number, strin
   return y + ROW
 }
 
+/** "Loja da Ana — CNPJ 12.345.678/0001-95", the name alone without a document, "" without a merchant. */
+const guarantor = (b: BoletoPdfInput): string =>
+  b.guarantorName === undefined
+    ? ""
+    : b.guarantorDocument
+      ? `${b.guarantorName} — ${formatTaxId(b.guarantorDocument)}`
+      : b.guarantorName
+
+// The payer's half: what they paid, to whom (the merchant beside the gateway), and when, kept after the
+// ficha is torn off at the bank (issue 23: it used to be half empty).
 const receipt = (doc: Doc, b: BoletoPdfInput, amount: string, due: string): number => {
   let y = header(doc, b, 36, 10)
   const r = { align: "right", bold: true } as const
@@ -162,15 +172,27 @@ const receipt = (doc: Doc, b: BoletoPdfInput, amount: string, due: string): numb
     [RIGHT_COL, "Vencimento", due, r]
   ])
   y = cells(doc, y, [
-    [w, "Pagador", b.payerName],
-    [130, "CPF/CNPJ do Pagador", formatTaxId(b.payerDocument)],
+    [w, "Sacador / Avalista (beneficiário final)", b.guarantorName ?? ""],
+    [130, "CPF/CNPJ do Sacador / Avalista", b.guarantorDocument ? formatTaxId(b.guarantorDocument) : ""],
     [RIGHT_COL, "(=) Valor do documento", amount, r]
   ])
   y = cells(doc, y, [
-    [w, "Número do documento", b.documentNumber],
+    [w, "Pagador", b.payerName],
+    [130, "CPF/CNPJ do Pagador", formatTaxId(b.payerDocument)],
+    [RIGHT_COL, "(-) Desconto / Abatimento"]
+  ])
+  y = cells(doc, y, [
+    [w / 2, "Nosso número", b.ourNumber ?? ""],
+    [w / 2, "Número do documento", b.documentNumber],
     [130, "Data do documento", formatDate(b.issuedAt)],
     [RIGHT_COL, "(=) Valor cobrado"]
   ])
+  doc.lineWidth(0.5).rect(LEFT, y, WIDTH, 34).stroke()
+  line(doc, "Instruções", LEFT + 2, y + 2, 100, { size: 6 })
+  for (const [i, t] of (b.instructions ?? []).slice(0, 2).entries()) {
+    line(doc, t, LEFT + 3, y + 11 + i * 10, WIDTH - 6, { size: 8 })
+  }
+  y += 34
   line(doc, "Recibo do Pagador", LEFT, y + 4, 200, { bold: true, size: 8 })
   line(doc, "Autenticação mecânica", LEFT + MAIN, y + 4, RIGHT_COL, { size: 7, align: "right" })
   return y
@@ -207,7 +229,7 @@ const slip = (doc: Doc, b: BoletoPdfInput, amount: string, due: string, top: num
     [q * 0.8, "Espécie doc."],
     [q * 0.6, "Aceite"],
     [q * 1.2, "Data processamento", issued],
-    [RIGHT_COL, "Nosso número"]
+    [RIGHT_COL, "Nosso número", b.ourNumber ?? "", { align: "right" }]
   ])
   y = cells(doc, y, [
     [q, "Uso do banco"],
@@ -239,7 +261,8 @@ const slip = (doc: Doc, b: BoletoPdfInput, amount: string, due: string, top: num
   doc.lineWidth(0.5).rect(LEFT, y, WIDTH, 40).stroke()
   line(doc, "Pagador", LEFT + 2, y + 2, 100, { size: 6 })
   line(doc, `${b.payerName} — ${formatTaxId(b.payerDocument)}`, LEFT + 3, y + 11, WIDTH - 6, { bold: true })
-  line(doc, "Sacador / Avalista", LEFT + 2, y + 31, 100, { size: 6 })
+  line(doc, "Sacador / Avalista", LEFT + 2, y + 31, 60, { size: 6 })
+  line(doc, guarantor(b), LEFT + 62, y + 29, WIDTH - 66, { size: 8 })
   y += 40
   line(doc, "Autenticação mecânica — Ficha de Compensação", LEFT, y + 3, WIDTH, { size: 7, align: "right" })
   return y

@@ -16,7 +16,10 @@ export class CheckoutApi extends HttpApiGroup.make("checkout")
     HttpApiEndpoint.get("status")`/${token}/status`
       .addSuccess(Schema.Struct({ status: Schema.String }))
       .addError(NotFound)
-      .annotate(OpenApi.Description, "The page's state: pending, processing, paid, expired, refused, failed, refunded.")
+      .annotate(
+        OpenApi.Description,
+        "The page's state: pending, processing, paid, expired, refused, failed, partially_refunded, refunded, disputed."
+      )
   )
   .add(
     HttpApiEndpoint.get("script", "/assets/checkout.js").addSuccess(

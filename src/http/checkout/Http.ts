@@ -4,14 +4,11 @@ import { Checkout } from "../../app/Checkout.ts"
 import { GatewayApi } from "../Api.ts"
 import { NotFound } from "../shared/errors.ts"
 import { CHECKOUT_CSS, CHECKOUT_JS } from "./assets.ts"
-import { CHECKOUT_CSP, checkoutPage } from "./page.ts"
+import { checkoutPage } from "./page.ts"
+import { CHECKOUT_SECURITY_HEADERS } from "./headers.ts"
+import { invalidLinkResponse } from "./invalidLink.ts"
+import { prefersHtml } from "./negotiate.ts"
 
-const security = {
-  "content-security-policy": CHECKOUT_CSP,
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
-  "x-frame-options": "DENY"
-}
 const notFound = NotFound.of({ message: "checkout not found", code: "not_found" })
 
 export const CheckoutHttp = HttpApiBuilder.group(GatewayApi, "checkout", (handlers) =>
@@ -19,12 +16,17 @@ export const CheckoutHttp = HttpApiBuilder.group(GatewayApi, "checkout", (handle
     const checkout = yield* Checkout
     const view = (token: string) => checkout.view(token).pipe(Effect.mapError(() => notFound))
     return handlers
-      .handle("page", ({ path }) =>
+      .handle("page", ({ path, request }) =>
         Effect.map(view(path.token), (v) =>
           HttpServerResponse.text(checkoutPage(v, `/checkout/${encodeURIComponent(path.token)}/status`), {
             contentType: "text/html; charset=utf-8",
-            headers: { ...security, "cache-control": "no-store" }
+            headers: { ...CHECKOUT_SECURITY_HEADERS, "cache-control": "no-store" }
           })
+        ).pipe(
+          // A buyer's browser gets a page that says what to do; an API client keeps the JSON envelope.
+          Effect.catchAll((error) =>
+            prefersHtml(request.headers["accept"]) ? Effect.succeed(invalidLinkResponse()) : Effect.fail(error)
+          )
         )
       )
       .handle("status", ({ path }) =>
@@ -36,7 +38,7 @@ export const CheckoutHttp = HttpApiBuilder.group(GatewayApi, "checkout", (handle
         Effect.succeed(
           HttpServerResponse.text(CHECKOUT_JS, {
             contentType: "text/javascript; charset=utf-8",
-            headers: { ...security, "cache-control": "public, max-age=300" }
+            headers: { ...CHECKOUT_SECURITY_HEADERS, "cache-control": "public, max-age=300" }
           })
         )
       )
@@ -44,7 +46,7 @@ export const CheckoutHttp = HttpApiBuilder.group(GatewayApi, "checkout", (handle
         Effect.succeed(
           HttpServerResponse.text(CHECKOUT_CSS, {
             contentType: "text/css; charset=utf-8",
-            headers: { ...security, "cache-control": "public, max-age=300" }
+            headers: { ...CHECKOUT_SECURITY_HEADERS, "cache-control": "public, max-age=300" }
           })
         )
       )

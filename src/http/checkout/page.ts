@@ -1,16 +1,16 @@
-import type { CheckoutView } from "../../domain/checkout.ts"
+import type { CheckoutState, CheckoutView } from "../../domain/checkout.ts"
+import { STATE_LABELS } from "./labels.ts"
 
 const escape = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
 
-/** A strict policy: no inline script or style, nothing framed, nothing from elsewhere. */
-export const CHECKOUT_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
-  "object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+/** A section shown only in `states`; the page's script shows and hides it as the status changes. */
+const when = (states: ReadonlyArray<CheckoutState>, current: CheckoutState) =>
+  `data-when="${states.join(" ")}"${states.includes(current) ? "" : " hidden"}`
 
 const methodSection = (v: CheckoutView) => {
   if (v.pix) {
-    return `<section class="card" id="pay">
+    return `<section class="card" id="pay" ${when(["pending"], v.state)}>
   <h2>Pague com PIX</h2>
   <img class="qr" src="${escape(v.pix.qrPath)}" alt="QR Code PIX" width="280" height="280">
   <p class="muted">Ou copie o código PIX (copia e cola):</p>
@@ -20,7 +20,7 @@ const methodSection = (v: CheckoutView) => {
 </section>`
   }
   if (v.billet) {
-    return `<section class="card" id="pay">
+    return `<section class="card" id="pay" ${when(["pending"], v.state)}>
   <h2>Pague com boleto</h2>
   <p class="muted">Linha digitável:</p>
   <p class="code" id="billet-line">${escape(v.billet.digitableLine)}</p>
@@ -32,10 +32,70 @@ const methodSection = (v: CheckoutView) => {
   if (v.card) {
     return `<section class="card">
   <h2>Cartão de crédito</h2>
-  <p>${escape(v.card.brand)} terminado em ${escape(v.card.last4)}, em ${v.card.installments}x.</p>
+  <p>${escape(v.card.brand)} terminado em ${escape(v.card.last4)}</p>
+  <p class="muted">${escape(v.card.plan)}</p>
 </section>`
   }
   return ""
+}
+
+/** What was refunded and what the buyer still paid for (issue 23: a partial refund is not "estornado"). */
+const refundSection = (v: CheckoutView) => {
+  if (!v.refund) return ""
+  return `<section class="card" ${when(["partially_refunded"], v.state)}>
+  <h2>Estorno parcial</h2>
+  <p>Parte do valor foi devolvida a você pelo mesmo meio de pagamento;
+  o restante continua pago a ${escape(v.merchantName)}.</p>
+  <dl class="sums">
+    <div><dt>Valor pago</dt><dd>${escape(v.amount)}</dd></div>
+    <div><dt>Valor estornado</dt><dd>${escape(v.refund.refunded)}</dd></div>
+    <div><dt>Valor mantido</dt><dd>${escape(v.refund.kept)}</dd></div>
+  </dl>
+</section>
+<section class="card" ${when(["refunded"], v.state)}>
+  <h2>Pagamento estornado</h2>
+  <p>O valor de ${escape(v.refund.refunded)} foi devolvido a você pelo mesmo meio de pagamento.</p>
+</section>`
+}
+
+/** Each ending says what happened and what the buyer can do next. */
+const noticeSections = (v: CheckoutView) => {
+  const shop = escape(v.merchantName)
+  const what = v.pix ? "este código PIX" : v.billet ? "este boleto" : "esta cobrança"
+  const deadline = v.pix
+    ? ` em ${escape(v.pix.deadline)},`
+    : v.billet
+      ? ` no vencimento, ${escape(v.billet.dueDate)},`
+      : ""
+  return `<section class="card" id="paid" ${when(["paid"], v.state)}>
+  <h2>Pagamento confirmado</h2>
+  <p>Obrigado! ${shop} já recebeu a confirmação do seu pagamento.</p>
+</section>
+<section class="card" ${when(["processing"], v.state)}>
+  <h2>Pagamento em análise</h2>
+  <p>Estamos conferindo o pagamento. Esta página se atualiza sozinha: não é preciso pagar de novo.</p>
+</section>
+<section class="card notice" ${when(["expired"], v.state)}>
+  <h2>O prazo para pagar terminou</h2>
+  <p>O prazo de pagamento terminou${deadline} e ${what} não pode mais ser pago. Nada foi cobrado.</p>
+  <p><strong>O que fazer:</strong> se ainda quiser concluir a compra,
+  fale com a loja (${shop}) e peça uma nova cobrança.</p>
+</section>
+<section class="card notice" ${when(["refused"], v.state)}>
+  <h2>Pagamento não aprovado</h2>
+  <p>O pagamento foi recusado e nada foi cobrado.</p>
+  <p><strong>O que fazer:</strong> tente outro cartão ou fale com a loja (${shop}).</p>
+</section>
+<section class="card notice" ${when(["failed"], v.state)}>
+  <h2>Não foi possível processar o pagamento</h2>
+  <p>Houve uma falha ao processar o pagamento e nada foi cobrado.</p>
+  <p><strong>O que fazer:</strong> tente de novo em alguns minutos ou fale com a loja (${shop}).</p>
+</section>
+<section class="card notice" ${when(["disputed"], v.state)}>
+  <h2>Pagamento em contestação</h2>
+  <p>Este pagamento está sendo contestado junto ao banco ou à bandeira.
+  Para saber mais, fale com a loja (${shop}).</p>
+</section>`
 }
 
 /** The buyer's page in pt-BR; its script polls `statusPath` and switches state without a reload. */
@@ -53,18 +113,16 @@ export const checkoutPage = (v: CheckoutView, statusPath: string) => `<!doctype 
 <section class="card">
   <h1>${escape(v.merchantName)}</h1>
   <p class="amount">${escape(v.amount)}</p>
-  <span class="status" id="status" role="status" aria-live="polite">…</span>
+  <span class="status" id="status" role="status" aria-live="polite">${STATE_LABELS[v.state]}</span>
 </section>
-<section class="card" id="paid" hidden>
-  <h2>Pagamento confirmado</h2>
-  <p>Obrigado! ${escape(v.merchantName)} já recebeu a confirmação do seu pagamento.</p>
-</section>
+${noticeSections(v)}
+${refundSection(v)}
 ${methodSection(v)}
 ${
   v.products.length === 0
     ? ""
     : `<section class="card"><h2>Itens</h2><ul>${v.products
-        .map((p) => `<li>${p.quantity} × ${escape(p.name)} — ${escape(p.total)}</li>`)
+        .map((p) => `<li>${p.quantity} × ${escape(p.name)} — <span class="money">${escape(p.total)}</span></li>`)
         .join("")}</ul></section>`
 }
 </main>

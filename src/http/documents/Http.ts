@@ -29,14 +29,23 @@ export const DocumentsHttp = HttpApiBuilder.group(GatewayApi, "documents", (hand
       )
       .handle("boletoPdf", ({ path }) =>
         Effect.gen(function* () {
-          const t = yield* Effect.flatMap(
-            documents.find(path.token, "boleto_pdf"),
+          const { merchant, transaction: t } = yield* Effect.flatMap(
+            documents.findWithMerchant(path.token, "boleto_pdf"),
             Option.match({ onNone: () => Effect.fail(notFound), onSome: Effect.succeed })
           )
           const b = t.details.boleto!
+          // The gateway holds the bank's collection agreement and is the beneficiário; the merchant the
+          // buyer pays is named as sacador/avalista, its final beneficiary (docs/boleto.md).
           const pdf = yield* renderer.boletoPdf({
             beneficiaryName: "Payment Gateway Sandbox",
             beneficiaryDocument: "00000000000191",
+            guarantorName: merchant.name,
+            guarantorDocument: merchant.document,
+            ourNumber: b.ourNumber,
+            instructions: [
+              `Pagamento de compra em ${merchant.name}. Dúvidas sobre a compra: fale com a loja.`,
+              "Não receber após o vencimento."
+            ],
             bankCode: b.bankCode,
             bankName: b.bankName,
             payerName: b.payerName,

@@ -27,6 +27,8 @@ import { Draining } from "./Draining.ts"
 import { isDatabaseOutage } from "./outage.ts"
 import { redactUrl } from "./redact.ts"
 import { routeTable } from "./routes.ts"
+import { invalidLinkResponse } from "../checkout/invalidLink.ts"
+import { prefersHtml } from "../checkout/negotiate.ts"
 
 const routes = routeTable(GatewayApi, [
   ["GET", "/openapi.json"],
@@ -180,6 +182,9 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
                 : Effect.void
             const body =
               error instanceof InternalServerError && traceId !== undefined ? withTrace(error, traceId) : error
+            // A cut or mistyped checkout link in a buyer's browser: the pt-BR page, not the JSON envelope.
+            if (error instanceof NotFound && path.startsWith("/checkout/") && prefersHtml(request.headers["accept"]))
+              return Effect.as(log, invalidLinkResponse())
             return Effect.as(log, respond(body, path))
           }),
           Effect.annotateLogs(traceId === undefined ? { requestId } : { requestId, traceId })
