@@ -26,6 +26,13 @@ const README = readFileSync(join(ROOT, "README.md"), "utf8")
 export const shellBlocks = (markdown: string): ReadonlyArray<string> =>
   [...markdown.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1]!)
 
+/**
+ * What a walkthrough block must never do, since the test runs it in the repository: install, start or
+ * test the project (those commands belong in ```bash blocks, which are shown and not run). An `npm ci`
+ * run from here would replace the node_modules the suite itself is running from.
+ */
+const NOT_IN_A_WALKTHROUGH = /\bnpm (ci|install|i|start|test|run (start|test|build|bench))\b|\brm -rf\b/
+
 /** CONTRACT-v1 §7: a percentage fee of amount_total, rounded half up (FEE_* defaults). */
 const percentFee = (amount: number, basisPointsTimes100: number) =>
   Math.floor((amount * basisPointsTimes100 + 5000) / 10_000)
@@ -73,12 +80,14 @@ describe("README walkthrough", () => {
     ]) {
       expect(all, step).toContain(step)
     }
+    expect(all).not.toMatch(NOT_IN_A_WALKTHROUGH)
     // Nothing a fresh Debian lacks, no placeholder to fill in, no date that goes stale.
     expect(all).not.toMatch(/uuidgen|<[A-Z0-9_]+>|20\d\d-\d\d-\d\dT/)
     expect(README).not.toMatch(/"expires_at":"20\d\d-/)
   })
 
   it("runs every sh block in order, as pasted, against a fresh service", async () => {
+    for (const block of shellBlocks(README)) expect(block, "a walkthrough block").not.toMatch(NOT_IN_A_WALKTHROUGH)
     const receiverPort = await freePort()
     // curl fails on a non-2xx answer, printing its body: the walkthrough expects success everywhere.
     const realCurl = execFileSync("sh", ["-c", "command -v curl"], { encoding: "utf8" }).trim()
