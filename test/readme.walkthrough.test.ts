@@ -52,10 +52,10 @@ beforeAll(async () => {
       BOLETO_CONFIRMATION_DELAY_SECONDS: "1",
       WITHDRAWAL_DELAY_SECONDS: "1"
     },
-    { readyTimeoutMs: 90_000 }
+    { readyTimeoutMs: 180_000 }
   )
   work = mkdtempSync(join(tmpdir(), "readme-walkthrough-"))
-}, 120_000)
+}, 240_000)
 afterAll(async () => {
   await stopAll([service])
   if (work) rmSync(work, { recursive: true, force: true })
