@@ -59,7 +59,8 @@ const measure = (label: string) => {
   for (const pid of tree(npm.pid!)) {
     try {
       const comm = readFileSync(`/proc/${pid}/comm`, "utf8").trim()
-      if (comm === "node" && command(pid).includes("src/main.ts")) service += kib(pid, "status", "VmRSS")
+      // The thread name: "node", or "node-MainThread" from Node 24 on.
+      if (comm.startsWith("node") && command(pid).includes("src/main.ts")) service += kib(pid, "status", "VmRSS")
       else if (comm === "postgres") {
         postgres += kib(pid, "smaps_rollup", "Pss")
         backends++
