@@ -104,6 +104,22 @@ describe("registration", () => {
   })
 })
 
+describe("a refused URL", () => {
+  it("is a 400 whose message says why once (issue 23: it said 'url url must use https')", async () => {
+    const m = await newMerchant(server.baseUrl)
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      ["ftp://127.0.0.1/hooks", "url must use https"],
+      ["https://user:pw@127.0.0.1/hooks", "url must not contain credentials"],
+      ["not a url", "url is not a valid absolute URL"]
+    ]
+    for (const [url, message] of cases) {
+      const reply = await m.api.post("/api/webhooks/upsert", { url }, { key: m.key })
+      expect(reply.status, reply.text).toBe(400)
+      expect(reply.body).toMatchObject({ message, errors: [{ field: "url", message }] })
+    }
+  })
+})
+
 describe.concurrent("DELETE and deliveries", () => {
   it("drops pending deliveries (FAILED, nextRetryAt null) and nothing reaches the receiver afterwards", async ({
     expect

@@ -20,7 +20,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
     return {
       /** The URL must be public https (unless WEBHOOK_ALLOW_PRIVATE_URLS); checked again at every delivery. */
       upsert: fn("Webhooks.upsert")(function* (accountId: AccountId, url: string) {
-        yield* sender.vet(url).pipe(Effect.mapError((refused) => ValidationFailed.one("url", `url ${refused.reason}`)))
+        yield* sender.vet(url).pipe(Effect.mapError((refused) => ValidationFailed.one("url", refused.reason)))
         return yield* repo.upsert(accountId, url, yield* sender.newSecret)
       }),
       get: fn("Webhooks.get")(function* (accountId: AccountId) {

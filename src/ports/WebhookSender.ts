@@ -35,5 +35,5 @@ export class WebhookSender extends Context.Tag("WebhookSender")<
   }
 >() {}
 
-/** Why a webhook URL is refused, in words that follow "url" ("url must use https"). */
+/** Why a webhook URL is refused: the whole message, naming the url ("url must use https"), shown as it is. */
 export class WebhookUrlRefused extends Data.TaggedError("WebhookUrlRefused")<{ readonly reason: string }> {}

@@ -138,8 +138,8 @@ describe("checkWebhookUrl", () => {
     ["https://user@hooks.example.com/", "url must not contain credentials"],
     ["https://mixed.example.com/", "url resolves to a private or reserved address (10.0.0.5)"],
     ["https://rebind.example.com/", "url resolves to a private or reserved address (::ffff:127.0.0.1)"],
-    ["https://nowhere.example.com/", "could not resolve host (ENOTFOUND)"],
-    ["https://empty.example.com/", "host did not resolve to any address"]
+    ["https://nowhere.example.com/", "url host could not be resolved (ENOTFOUND)"],
+    ["https://empty.example.com/", "url host did not resolve to any address"]
   ] as const)("refuses %s", ([url, reason]) => Effect.map(reasonFor(url, false, dns), (r) => expect(r).toBe(reason)))
 
   // Literals go through the real resolver (no network needed) and the URL parser's normalisation.

@@ -59,9 +59,9 @@ export const checkWebhookUrl = (
     const resolve = options.resolver ?? systemResolver
     const addresses = yield* Effect.tryPromise({
       try: () => resolve(hostname),
-      catch: (e) => new WebhookUrlRefused({ reason: `could not resolve host (${errorCode(e)})` })
+      catch: (e) => new WebhookUrlRefused({ reason: `url host could not be resolved (${errorCode(e)})` })
     })
-    if (addresses.length === 0) return yield* refuse("host did not resolve to any address")
+    if (addresses.length === 0) return yield* refuse("url host did not resolve to any address")
     if (!options.allowPrivate) {
       const bad = addresses.find((a) => !isPublicAddress(a.address))
       if (bad) return yield* refuse(`url resolves to a private or reserved address (${bad.address})`)
