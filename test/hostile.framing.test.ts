@@ -25,10 +25,9 @@ interface RawReply {
 }
 
 /** Writes bytes on a fresh connection and reads until the server closes it (or 5 s pass). */
-const exchange = (chunks: ReadonlyArray<string | Buffer>) =>
+const exchange = (chunks: ReadonlyArray<string | Buffer>, port = Number(new URL(server.baseUrl).port)) =>
   new Promise<RawReply>((resolve, reject) => {
-    const url = new URL(server.baseUrl)
-    const socket = connect({ host: url.hostname, port: Number(url.port) })
+    const socket = connect({ host: "127.0.0.1", port })
     const received: Array<Buffer> = []
     const timer = setTimeout(() => socket.destroy(), 5_000)
     socket.on("data", (chunk) => received.push(chunk))
@@ -115,6 +114,22 @@ describe("framing errors get the envelope, an X-Request-Id and a count", () => {
     ])
     expect(fine.status).toBe(100)
     expect(fine.body).toMatch(/^HTTP\/1\.1 400 /) // then the login's own answer to its empty body
+  })
+
+  it("a request slower than the headers timeout → 408 request_timeout", async () => {
+    const slow = await startTestServer({
+      http: { headersTimeoutMs: 1_000, requestTimeoutMs: 1_500, maxConnections: 100 }
+    })
+    try {
+      const url = new URL(slow.baseUrl)
+      const reply = await exchange(["GET /health HTTP/1.1\r\nHost: x\r\n"], Number(url.port))
+      expectEnvelope(reply, 408, "request_timeout")
+      expect((await client(slow.baseUrl).get("/metrics")).text).toMatch(
+        /^http_client_errors_total\{reason="timeout"\} 1$/m
+      )
+    } finally {
+      await slow.close()
+    }
   })
 
   it("garbage instead of a request line → 400 malformed_request; the service is healthy after all", async () => {
