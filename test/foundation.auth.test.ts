@@ -241,6 +241,40 @@ describe("GET /api/api-keys/me (JWT bearer)", () => {
     expectError(await api.get("/api/api-keys/me", { token }), 401, "invalid_token")
   })
 
+  it("a correctly signed token for an account that no longer exists is 401 invalid_token, not 404", async () => {
+    const account = await signup(api)
+    const now = Math.floor(Date.now() / 1000)
+    // Never existed: a signed token naming a random account.
+    const stranger = await forgeToken(server, { sub: randomUUID(), iat: now, exp: now + 60 })
+    expectError(await api.get("/api/api-keys/me", { token: stranger }), 401, "invalid_token")
+    expectError(await api.post("/api/api-keys/me/regenerate", undefined, { token: stranger }), 401, "invalid_token")
+    // Deleted after login: the token from login stays signed and unexpired, the row is gone.
+    expect((await api.get("/api/api-keys/me", { token: account.token })).status).toBe(200)
+    const client = await server.db.connect()
+    try {
+      await client.query("begin")
+      // Every row a fresh signup owns, then the account itself (no cascade in the schema).
+      const owners = await client.query<{ table_name: string }>(
+        `select distinct c.table_name from information_schema.columns c
+           join information_schema.tables t using (table_schema, table_name)
+          where c.table_schema = 'public' and c.column_name = 'account_id' and t.table_type = 'BASE TABLE'`
+      )
+      for (const { table_name } of owners.rows) {
+        await client.query(`delete from ${table_name} where account_id = $1`, [account.accountId])
+      }
+      await client.query("delete from accounts where id = $1", [account.accountId])
+      await client.query("commit")
+    } finally {
+      client.release()
+    }
+    expectError(await api.get("/api/api-keys/me", { token: account.token }), 401, "invalid_token")
+    expectError(
+      await api.post("/api/api-keys/me/regenerate", undefined, { token: account.token }),
+      401,
+      "invalid_token"
+    )
+  })
+
   it("lastUsedAt becomes set within ~2 s of a request made with the key", async () => {
     const account = await signup(api)
     expect((await api.get("/api/api-keys/me", { token: account.token })).body.lastUsedAt).toBeNull()

@@ -122,6 +122,79 @@ describe("sizes and encodings", () => {
   })
 })
 
+describe("text PostgreSQL cannot store (issue 19): one rule for both interfaces and every field", () => {
+  const pix = (overrides: Record<string, unknown>) => ({
+    method: "pix",
+    amount: 1_000,
+    customer: { name: "Maria", email: "m@example.com", document: "52998224725" },
+    ...overrides
+  })
+  const count = async (table: string) =>
+    (await server.db.query(`select count(*)::int as n from ${table}`)).rows[0].n as number
+
+  it("a lone surrogate or a NUL in a v1 transaction is a 400 naming the field; nothing stored", async () => {
+    const cases: ReadonlyArray<readonly [Record<string, unknown>, string]> = [
+      [pix({ customer: { name: "Ma\ud800ria", email: "m@example.com", document: "52998224725" } }), "customer.name"],
+      [
+        pix({ customer: { name: "M", email: "m@example.com", document: "52998224725", city: "\udc00" } }),
+        "customer.city"
+      ],
+      [pix({ metadata: { note: "\udc00\ud800" } }), "metadata.note"],
+      [pix({ metadata: { "k\ud800": "v" } }), "metadata.k\\ud800"],
+      [pix({ products: [{ name: "Camiseta", quantity: 1, unit_price: 1_000, sku: "CAM\udbff" }] }), "products[0].sku"],
+      [pix({ products: [{ name: "Cami\u0000seta", quantity: 1, unit_price: 1_000 }] }), "products[0].name"],
+      [pix({ comment: "obs \ud83d" }), "comment"]
+    ]
+    const before = await count("transactions")
+    for (const [body, field] of cases) {
+      // JSON.stringify writes a lone surrogate as its `\uXXXX` escape: what a client sends.
+      const reply = await raw_("POST", "/public/v1/transactions", JSON.stringify(body), {
+        authorization: `Bearer ${key}`
+      })
+      expect(reply.status, `${field} ${reply.body}`).toBe(400)
+      const envelope = JSON.parse(reply.body)
+      expect(envelope).toMatchObject({ success: false, statusCode: 400, code: "validation_failed" })
+      expect(envelope.errors.map((e: { field: string }) => e.field)).toEqual([field])
+    }
+    expect(await count("transactions")).toBe(before)
+    // Well-formed text beyond the BMP (surrogates in their pairs) is kept exactly.
+    const kept = await api.post(
+      "/public/v1/transactions",
+      pix({ comment: "pedido 😀 ção", metadata: { "😀": "漢字" } }),
+      { token: key }
+    )
+    expect(kept.status, kept.text).toBe(201)
+    expect(kept.body.data.metadata).toEqual({ "😀": "漢字" })
+  })
+
+  it("/api customer name with a lone surrogate is a 400, not U+FFFD stored", async () => {
+    const before = await count("customers")
+    const body = '{"name":"Jo\\ud800ao","email":"j@example.com","document":"52998224725","phone":"11912345678"}'
+    const reply = await raw_("POST", "/api/customers", body, { "x-api-key": key })
+    expect(reply.status, reply.body).toBe(400)
+    expect(JSON.parse(reply.body).errors).toEqual([
+      { field: "name", message: "name must be Unicode text: the surrogate \\ud800 is not part of a pair" }
+    ])
+    expect(await count("customers")).toBe(before)
+  })
+
+  it("a path segment or query parameter that is not UTF-8 once percent-decoded is a 400 naming it", async () => {
+    for (const [path, field] of [
+      ["/api/customers/ab%ED%A0%80", "id"],
+      ["/public/v1/transactions?document=%ED%B0%80", "document"],
+      ["/public/v1/transactions?status=%C3%28", "status"],
+      ["/public/v1/transactions?document=a%00b", "document"]
+    ]) {
+      const reply = await raw("GET", path!, { "x-api-key": key, authorization: `Bearer ${key}` }, undefined)
+      expect(reply.status, path).toBe(400)
+      expect(JSON.parse(reply.body).errors.map((e: { field: string }) => e.field)).toEqual([field])
+    }
+  })
+})
+
+const raw_ = (method: string, path: string, body: string, headers: Record<string, string>) =>
+  raw(method, path, { "content-type": "application/json", ...headers }, body)
+
 describe("slow clients", () => {
   it("a drip-fed request cannot hold its socket past HTTP_REQUEST_TIMEOUT_MS", async () => {
     const slow = await startTestServer({

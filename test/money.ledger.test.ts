@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto"
 import { execFile } from "node:child_process"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -493,6 +494,30 @@ describe("split (CONTRACT-v1 §8)", () => {
     )
     expect(ok.status, ok.text).toBe(201)
     expect((await api.get(`${V1}/balance?subaccount_id=${other}`, { token: key })).status).toBe(404)
+  })
+
+  it("a withdrawals list filtered by a subaccount the account does not own is 404, like the balance", async () => {
+    const key = await merchant()
+    const sub = await subaccount(key)
+    await paidPix(key, 10_000)
+    const theirs = await subaccount(await merchant())
+    const financials = (id: string) =>
+      api.get(`${V1}/financials?start_at=2020-01-01&end_at=2020-12-31&subaccount_id=${id}`, { token: key })
+    for (const id of [theirs, randomUUID(), "not-a-uuid"]) {
+      expect((await api.get(`${V1}/balance?subaccount_id=${id}`, { token: key })).status, id).toBe(404)
+      expect((await financials(id)).status, id).toBe(404)
+      const list = await api.get(`${V1}/withdrawals?subaccount_id=${id}`, { token: key })
+      expect(list.status, `${id} ${list.text}`).toBe(404)
+      expect(list.body).toMatchObject({ success: false, statusCode: 404 })
+    }
+    // The account's own subaccount lists its withdrawals (none yet); the main account its own.
+    const own = await api.get(`${V1}/withdrawals?subaccount_id=${sub}`, { token: key })
+    expect(own.status, own.text).toBe(200)
+    expect(own.body.data).toEqual([])
+    const w = await api.post(`${V1}/withdrawals`, { amount: 1_000, bank_account: BANK }, { token: key })
+    expect(w.status, w.text).toBe(201)
+    const all = await api.get(`${V1}/withdrawals`, { token: key })
+    expect(all.body.data.map((x: any) => x.id)).toEqual([w.body.data.id])
   })
 
   it("a lost MED takes each party's part from its reserved hold", async () => {

@@ -144,8 +144,18 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
       pay,
       get: (accountId: AccountId, id: WithdrawalId) =>
         Effect.flatMap(repo.find(accountId, id), found).pipe(withSpan("Withdrawals.get")),
-      page: (accountId: AccountId, subaccountId: SubaccountId | null | undefined, range: PageRange) =>
-        repo.page(accountId, { subaccountId }, range).pipe(withSpan("Withdrawals.page"))
+      page: fn("Withdrawals.page")(function* (
+        accountId: AccountId,
+        subaccountId: SubaccountId | null | undefined,
+        range: PageRange
+      ) {
+        // A filter naming a subaccount the account does not own is a 404, as on the balance and the
+        // financials (CONTRACT-v1 §1), not an empty list that says nothing about whether it exists.
+        if (typeof subaccountId === "string" && Option.isNone(yield* subaccounts.find(accountId, subaccountId))) {
+          return yield* new NotFound({ message: "subaccount not found" })
+        }
+        return yield* repo.page(accountId, { subaccountId }, range)
+      })
     }
   })
 }) {}

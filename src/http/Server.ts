@@ -8,6 +8,8 @@ import { ApiKeysHttp } from "./v2/apiKeys/Http.ts"
 import { AuthHttp } from "./v2/auth/Http.ts"
 import { CustomersHttp } from "./v2/customers/Http.ts"
 import { EnvelopeMiddleware } from "./shared/envelope.ts"
+import { installFramingAnswers } from "./shared/framing.ts"
+import { Metrics } from "../ports/Metrics.ts"
 import { OpsHttp } from "./ops/Http.ts"
 import { DocumentsHttp } from "./documents/Http.ts"
 import { CheckoutHttp } from "./checkout/Http.ts"
@@ -59,7 +61,7 @@ export const HttpLive = HttpApiBuilder.serve().pipe(
   HttpServer.withLogAddress,
   Layer.provideMerge(
     Layer.unwrapEffect(
-      Effect.map(AppConfig, (config) =>
+      Effect.map(Effect.all([AppConfig, Metrics]), ([config, metrics]) =>
         NodeHttpServer.layer(
           () => {
             // A slow or drip-fed client cannot hold a socket for long, and one process accepts a
@@ -72,6 +74,8 @@ export const HttpLive = HttpApiBuilder.serve().pipe(
               connectionsCheckingInterval: Math.min(1_000, config.http.headersTimeoutMs)
             })
             server.maxConnections = config.http.maxConnections
+            // Requests the parser refuses get the envelope too, and a count (docs/input.md "Framing").
+            installFramingAnswers(server, metrics)
             return server
           },
           {

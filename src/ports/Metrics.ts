@@ -18,6 +18,8 @@ export class Metrics extends Context.Tag("Metrics")<
   {
     readonly httpRequests: CounterOf<"route" | "method" | "status">
     readonly httpDuration: HistogramOf<"route" | "method">
+    /** Requests Node's HTTP parser refused before any route saw them, by reason (docs/input.md "Framing"). */
+    readonly httpClientErrors: CounterOf<"reason">
     readonly rateLimitDecisions: CounterOf<"outcome">
     readonly idempotency: CounterOf<"outcome">
     readonly charges: CounterOf<"method" | "outcome">

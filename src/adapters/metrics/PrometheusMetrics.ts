@@ -25,6 +25,12 @@ export const PrometheusMetrics = Layer.sync(Metrics, () => {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers
     }),
+    httpClientErrors: new Counter({
+      name: "http_client_errors_total",
+      help: "Requests refused by the HTTP parser before routing (framing, header size, Expect), by reason",
+      labelNames: ["reason"] as const,
+      registers
+    }),
     rateLimitDecisions: new Counter({
       name: "rate_limit_decisions_total",
       help: "Rate-limiter decisions on API-key requests",

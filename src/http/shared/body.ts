@@ -2,6 +2,7 @@ import { Headers, type HttpServerRequest } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect } from "effect"
 import { bodyProblem } from "./bodyGuard.ts"
+import { urlTextProblem } from "./text.ts"
 import { BadRequest, type HttpError, PayloadTooLarge, UnsupportedMediaType } from "./errors.ts"
 
 /** CONTRACT §4: bodies up to 1 MiB. */
@@ -63,8 +64,9 @@ const fatalUtf8 = new TextDecoder("utf-8", { fatal: true })
 /**
  * Every body gets a deliberate answer before any route sees it (README "Operations"): over 1 MiB → 413
  * (the rest is read and discarded up to a bound, then the connection closes); a media type other than
- * JSON → 415; bytes that are not UTF-8 → 400; JSON too deep or holding NUL → 400. What passes is handed
- * on read once, as `application/json`, so `+json` types decode like JSON.
+ * JSON → 415; bytes that are not UTF-8 → 400; JSON too deep, or holding NUL or a lone surrogate
+ * (text.ts) → 400 naming the field. What passes is handed on read once, as `application/json`, so
+ * `+json` types decode like JSON.
  */
 export const acceptBody = (
   request: HttpServerRequest.HttpServerRequest
@@ -112,30 +114,13 @@ export const acceptBody = (
     }) as HttpServerRequest.HttpServerRequest
   })
 
-const hasNul = (encoded: string) => {
-  try {
-    return decodeURIComponent(encoded).includes("\u0000")
-  } catch {
-    return false // a malformed escape is the router's to refuse
-  }
-}
-
 /**
- * NUL cannot be stored in PostgreSQL text and names nothing: a path segment or query parameter holding
- * one is a 400 naming it, before any route (or the database) sees it.
+ * Text in the URL follows the body's rule (text.ts): a path segment or query parameter whose
+ * percent-encoded bytes are not UTF-8, or that holds NUL, is a 400 naming it (the route's parameter
+ * name where `template` is known), before any route, or the database, sees it.
  */
-export const acceptUrl = (url: string): Effect.Effect<void, HttpError> => {
-  const [pathname = "", search = ""] = url.split("?", 2)
-  const field = hasNul(pathname)
-    ? "path"
-    : [...new URLSearchParams(search).entries()].find(([k, v]) => k.includes("\u0000") || v.includes("\u0000"))?.[0]
-  if (field === undefined) return Effect.void
-  const name = field.includes("\u0000") ? "query" : field
-  return Effect.fail(
-    BadRequest.of({
-      message: `${name} must not contain the NUL character`,
-      code: "validation_failed",
-      errors: [{ field: name, message: `${name} must not contain the NUL character` }]
-    })
-  )
+export const acceptUrl = (url: string, template: string | undefined): Effect.Effect<void, HttpError> => {
+  const problem = urlTextProblem(url, template)
+  if (problem === undefined) return Effect.void
+  return Effect.fail(BadRequest.of({ message: problem.message, code: "validation_failed", errors: [problem] }))
 }

@@ -30,3 +30,26 @@ describe("bodyGuard", () => {
     expect(bodyProblem(JSON.stringify({ name: "plain \\u0000 text" }))).toBeUndefined()
   })
 })
+
+describe("text PostgreSQL cannot store", () => {
+  it("names the field holding a lone surrogate, as the service names fields", () => {
+    const field = (value: unknown) => bodyProblem(JSON.stringify(value))?.field
+    expect(field({ customer: { name: "a\ud800b" } })).toBe("customer.name")
+    expect(field({ products: [{ sku: "ok" }, { sku: "\udc00" }] })).toBe("products[1].sku")
+    expect(field({ metadata: { note: "\udc00\ud800" } })).toBe("metadata.note")
+    expect(field({ metadata: { ["k\ud800"]: "v" } })).toBe("metadata.k\\ud800")
+    expect(field({ name: "x\udbff" })).toBe("name")
+    expect(field({ products: [{ name: "a\u0000" }] })).toBe("products[0].name")
+  })
+
+  it("accepts every well-formed string, astral characters included", () => {
+    expect(bodyProblem(JSON.stringify({ name: "😀 ção 漢字 \ud83d\ude00" }))).toBeUndefined()
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4 }), (value) => {
+        const text = JSON.stringify(value)
+        // fast-check's strings are well-formed unless they hold NUL.
+        if (!text.includes("\\u0000")) expect(bodyProblem(text)).toBeUndefined()
+      })
+    )
+  })
+})

@@ -1,4 +1,5 @@
 import type { FieldError } from "../../domain/errors.ts"
+import { findTextProblem, mayHoldBadText } from "./text.ts"
 
 /** Deeper than any request of this API; bounds the recursion of parsing and error formatting. */
 export const MAX_DEPTH = 32
@@ -20,35 +21,19 @@ export const jsonDepth = (text: string): number => {
   return max
 }
 
-/** The path of the first string (key or value) holding a NUL character, if any. */
-const findNul = (value: unknown, path: Array<string>): string | undefined => {
-  const stack: Array<[unknown, Array<string>]> = [[value, path]]
-  while (stack.length > 0) {
-    const [current, at] = stack.pop()!
-    if (typeof current === "string" && current.includes("\u0000")) return at.join(".") || "body"
-    if (current !== null && typeof current === "object") {
-      for (const [key, child] of Object.entries(current)) {
-        if (key.includes("\u0000")) return [...at, key.split("\u0000").join("\\u0000")].join(".")
-        stack.push([child, [...at, key]])
-      }
-    }
-  }
-  return undefined
-}
-
 /**
  * Problems of a JSON body that no field schema can report: nesting deep enough to exhaust the stack,
- * and NUL characters, which PostgreSQL cannot store in text. Malformed JSON is left to the decoder.
+ * and text PostgreSQL cannot store (NUL, lone surrogates: text.ts), named by the field that holds it.
+ * Malformed JSON is left to the decoder.
  */
 export const bodyProblem = (text: string): FieldError | undefined => {
   if (jsonDepth(text) > MAX_DEPTH) return { field: "body", message: `body is nested deeper than ${MAX_DEPTH} levels` }
-  if (!text.includes("\\u0000")) return undefined
+  if (!mayHoldBadText(text)) return undefined
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
   } catch {
     return undefined
   }
-  const field = findNul(parsed, [])
-  return field === undefined ? undefined : { field, message: `${field} must not contain the NUL character (\\u0000)` }
+  return findTextProblem(parsed)
 }

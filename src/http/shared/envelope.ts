@@ -166,7 +166,7 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         const traceId = Option.getOrUndefined(
           Option.map(Option.flatMapNullable(yield* Effect.option(Effect.currentSpan), exportedSpan), (s) => s.traceId)
         )
-        const response = yield* acceptUrl(request.url).pipe(
+        const response = yield* acceptUrl(request.url, routes.template(request.method, path)).pipe(
           Effect.zipRight(acceptBody(request)),
           Effect.flatMap((accepted) =>
             accepted === request ? app : Effect.provideService(app, HttpServerRequest.HttpServerRequest, accepted)

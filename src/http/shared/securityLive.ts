@@ -8,6 +8,7 @@ import { looksLikeApiKey } from "../../domain/apiKey.ts"
 import { ApiKeyHasher } from "../../ports/ApiKeyHasher.ts"
 import { KeyAdmission } from "../../ports/Admission.ts"
 import { SessionTokens } from "../../ports/SessionTokens.ts"
+import { AccountRepo } from "../../ports/AccountRepo.ts"
 import { GatewayApi } from "../Api.ts"
 import { Forbidden, NotFound, TooManyRequests, Unauthorized } from "./errors.ts"
 import { routeTable } from "./routes.ts"
@@ -114,6 +115,8 @@ export const SessionAuthLive = Layer.effect(
   SessionAuth,
   Effect.gen(function* () {
     const tokens = yield* SessionTokens
+    const accounts = yield* AccountRepo
+    const invalidToken = Unauthorized.of({ message: "access token is invalid", code: "invalid_token" })
     return SessionAuth.of({
       bearer: fn("SessionAuth.bearer")(function* () {
         // HttpApiSecurity.bearer strips 7 characters whatever they are: read the header ourselves.
@@ -132,13 +135,16 @@ export const SessionAuthLive = Layer.effect(
         const check = yield* tokens.check(match[1]!)
         switch (check._tag) {
           case "Valid":
+            // A correctly signed token outlives nothing it names: the account deleted since login makes
+            // it invalid (401), not a route that answers 404 for the account's own records.
+            if (Option.isNone(yield* accounts.findById(check.accountId))) return yield* Effect.fail(invalidToken)
             return { accountId: check.accountId }
           case "Expired":
             return yield* Effect.fail(
               Unauthorized.of({ message: "access token has expired; log in again", code: "expired_token" })
             )
           case "Invalid":
-            return yield* Effect.fail(Unauthorized.of({ message: "access token is invalid", code: "invalid_token" }))
+            return yield* Effect.fail(invalidToken)
         }
       })
     })

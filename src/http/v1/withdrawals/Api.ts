@@ -66,7 +66,11 @@ export class V1WithdrawalsApi extends HttpApiGroup.make("v1Withdrawals")
         Schema.Struct({ success: Schema.Literal(true), data: Schema.Array(V1Withdrawal), pagination: Pagination })
       )
       .addError(BadRequest)
-      .annotate(OpenApi.Description, "Oldest first; `subaccount_id` lists one subaccount's withdrawals.")
+      .addError(NotFound)
+      .annotate(
+        OpenApi.Description,
+        "Oldest first; `subaccount_id` lists one subaccount's withdrawals (404 if the account has no such subaccount)."
+      )
   )
   .add(
     HttpApiEndpoint.get("get")`/withdrawals/${id}`

@@ -76,11 +76,11 @@ export const V1WithdrawalsHttp = HttpApiBuilder.group(GatewayApi, "v1Withdrawals
         Effect.gen(function* () {
           const { accountId } = yield* CurrentPrincipal
           const window = listWindow("withdrawals", { page: q.page, per_page: q.per_page, cursor: q.cursor })
-          const errors = Either.isLeft(window) ? [...window.left] : []
+          if (Either.isLeft(window)) return yield* new ValidationFailed({ errors: window.left })
+          // A subaccount_id that is not a UUID names no subaccount: 404, like the balance's (CONTRACT-v1 §1).
           if (q.subaccount_id !== undefined && !isUuid(q.subaccount_id)) {
-            errors.push({ field: "subaccount_id", message: "subaccount_id must be a UUID" })
+            return yield* new NotFound({ message: "subaccount not found" })
           }
-          if (errors.length > 0 || Either.isLeft(window)) return yield* new ValidationFailed({ errors })
           const page = yield* withdrawals.page(
             accountId,
             q.subaccount_id === undefined ? undefined : SubaccountId.make(q.subaccount_id),
