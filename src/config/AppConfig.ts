@@ -12,6 +12,8 @@ export interface AppConfigShape {
   readonly host: string
   readonly databaseUrl: Option.Option<Redacted.Redacted>
   readonly dataDir: string
+  /** METRICS_PORT, METRICS_HOST: the separate listener of GET /metrics (docs/operations.md "Metrics"). */
+  readonly metrics: { readonly port: number; readonly host: string }
   readonly jwtSecret: Redacted.Redacted
   readonly cardVaultKey: Redacted.Redacted
   readonly publicBaseUrl: string
@@ -215,6 +217,10 @@ const fields = Config.all({
   ),
   port: Config.port("PORT").pipe(Config.withDefault(3000)),
   host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
+  metrics: Config.all({
+    port: Config.port("METRICS_PORT").pipe(Config.withDefault(9464)),
+    host: Config.string("METRICS_HOST").pipe(Config.withDefault("127.0.0.1"))
+  }),
   databaseUrl: Config.option(
     Config.redacted("DATABASE_URL").pipe(
       Config.validate({

@@ -524,23 +524,6 @@ export interface paths {
     patch?: never
     trace?: never
   }
-  "/metrics": {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    /** Prometheus metrics (text exposition format) */
-    get: operations["ops.metrics"]
-    put?: never
-    post?: never
-    delete?: never
-    options?: never
-    head?: never
-    patch?: never
-    trace?: never
-  }
   "/public/v1/antifraud/{transaction_hash}": {
     parameters: {
       query?: never
@@ -3964,35 +3947,6 @@ export interface operations {
             /** @enum {string} */
             status: "ok"
           }
-        }
-      }
-      /** @description Unexpected failure; retry with exponential back-off */
-      500: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          "application/json": components["schemas"]["InternalServerError"]
-        }
-      }
-    }
-  }
-  "ops.metrics": {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    requestBody?: never
-    responses: {
-      /** @description a string */
-      200: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          "text/plain; version=0.0.4; charset=utf-8": string
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
