@@ -9,6 +9,7 @@ import { Accounts } from "./app/Accounts.ts"
 import { Audit } from "./app/Audit.ts"
 import { AppLive } from "./Live.ts"
 import { AppConfig, AppConfigLive } from "./config/AppConfig.ts"
+import { isUuid } from "./domain/uuid.ts"
 import { isKnownScope } from "./http/shared/scopes.ts"
 import { DatabaseLive } from "./Roles.ts"
 import { redactedUrl } from "./startupFailure.ts"
@@ -17,12 +18,16 @@ import { redactedUrl } from "./startupFailure.ts"
  * Operator CLI (npm run cli -- …), against DATABASE_URL or the embedded database in DATA_DIR:
  *   accounts create --name N --email E --password P
  *   keys create --account <email|id> --scopes customers:read,orders:write [--label L] [--rate-limit N]
+ *   api-keys list --account <email|id>           (the account's restricted keys, revoked ones included)
+ *   api-keys revoke --account <email|id> --id ID  (refused at once by every process: docs/operations.md)
  *   ledger check   (README "Money": every balance recomputed from its postings; exit 1 on any difference)
  * Prints JSON, like the HTTP API.
  */
 const usage = `usage:
   npm run cli -- accounts create --name NAME --email EMAIL --password PASSWORD
   npm run cli -- keys create --account EMAIL_OR_ID --scopes SCOPE[,SCOPE…] [--label LABEL] [--rate-limit N]
+  npm run cli -- api-keys list --account EMAIL_OR_ID
+  npm run cli -- api-keys revoke --account EMAIL_OR_ID --id KEY_ID
   npm run cli -- ledger check`
 
 const fail = (message: string) => Effect.fail(new Error(message))
@@ -81,7 +86,8 @@ const program = (created: boolean) =>
         account: { type: "string" },
         scopes: { type: "string" },
         label: { type: "string" },
-        "rate-limit": { type: "string" }
+        "rate-limit": { type: "string" },
+        id: { type: "string" }
       }
     })
     const accounts = yield* Accounts
@@ -95,7 +101,28 @@ const program = (created: boolean) =>
       })
       return { account, apiKey: { ...apiKey, fullKey } }
     }
-    if (noun === "keys" && verb === "create") {
+    const keyNoun = noun === "keys" || noun === "api-keys"
+    if (keyNoun && (verb === "list" || verb === "revoke")) {
+      if (!values.account || (verb === "revoke" && !values.id)) return yield* fail(usage)
+      if (verb === "revoke" && !isUuid(values.id!)) return yield* fail("--id must be a key id (a UUID)")
+      const owner = yield* accounts.findByEmailOrId(values.account).pipe(
+        Effect.flatMap(
+          Option.match({
+            onSome: Effect.succeed,
+            onNone: () => fail(`no account with email or id ${values.account}`)
+          })
+        )
+      )
+      if (verb === "list") return yield* accounts.listRestrictedKeys(owner.id)
+      return yield* accounts
+        .revokeRestrictedKey(owner.id, values.id!)
+        .pipe(
+          Effect.catchTag("NotFound", () =>
+            fail(`account ${values.account} has no restricted key with id ${values.id}`)
+          )
+        )
+    }
+    if (keyNoun && verb === "create") {
       if (!values.account || !values.scopes) return yield* fail(usage)
       const scopes = values.scopes
         .split(",")
