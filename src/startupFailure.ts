@@ -7,7 +7,7 @@ import { Cause, ConfigError } from "effect"
  */
 export const describeStartupFailure = (
   cause: Cause.Cause<unknown>,
-  env: { readonly DATABASE_URL?: string | undefined } = process.env
+  env: { readonly DATABASE_URL?: string | undefined; readonly METRICS_PORT?: string | undefined } = process.env
 ): string | undefined => {
   const errors = [...chain([...Cause.failures(cause), ...Cause.defects(cause)])]
   for (const error of errors) {
@@ -17,7 +17,7 @@ export const describeStartupFailure = (
     if (error instanceof Error && error.name === "PlacementError") return `cannot start: ${error.message}`
   }
   for (const error of errors) {
-    const line = listenFailure(error)
+    const line = listenFailure(error, env.METRICS_PORT ?? "9464")
     if (line !== undefined) return line
   }
   for (const error of errors) {
@@ -80,20 +80,22 @@ interface SystemError {
   readonly message?: string
 }
 
-const listenFailure = (error: unknown): string | undefined => {
+const listenFailure = (error: unknown, metricsPort: string): string | undefined => {
   const e = error as SystemError
   if (typeof e !== "object" || e === null || e.syscall !== "listen") return undefined
   const where = `${e.address ?? "?"}:${e.port ?? "?"}`
+  // The metrics listener (docs/operations.md "Metrics") has its own variable.
+  const variable = String(e.port) === metricsPort ? "METRICS_PORT" : "PORT"
   switch (e.code) {
     case "EADDRINUSE":
       return (
         `cannot start: port ${e.port} is already in use on ${e.address} (another instance of the gateway or ` +
-        `another program listens there): stop it, or set PORT to a free port.`
+        `another program listens there): stop it, or set ${variable} to a free port.`
       )
     case "EACCES":
       return (
         `cannot start: not allowed to listen on ${where} (ports below 1024 need privileges): ` +
-        `set PORT to 1024 or above.`
+        `set ${variable} to 1024 or above.`
       )
     case "EADDRNOTAVAIL":
       return (

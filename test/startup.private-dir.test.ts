@@ -49,7 +49,7 @@ const npmStart = async (cwd: string, port: number): Promise<Started> => {
   const { DATABASE_URL: _url, DATA_DIR: _dir, ...env } = process.env // the defaults, as a newcomer runs it
   const child = spawn("npm", ["start"], {
     cwd,
-    env: { ...env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "info" },
+    env: { ...env, PORT: String(port), HOST: "127.0.0.1", METRICS_PORT: String(await freePort()), LOG_LEVEL: "info" },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true
   })

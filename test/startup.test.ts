@@ -34,7 +34,12 @@ const refusal = async (env: Record<string, string>) => {
 /** Starts the service with this environment and expects it to stop, returning what it said and where. */
 const failure = async (env: Record<string, string>) => {
   const { DATABASE_URL: _, ...inherited } = process.env
-  const merged: Record<string, string | undefined> = { ...inherited, LOG_LEVEL: "info", ...env }
+  const merged: Record<string, string | undefined> = {
+    ...inherited,
+    LOG_LEVEL: "info",
+    METRICS_PORT: String(await freePort()),
+    ...env
+  }
   if (merged.DATABASE_URL === "") delete merged.DATABASE_URL
   try {
     await run("node", ["--import", "tsx", "src/main.ts", "api"], { cwd: ROOT, env: merged, timeout: 50_000 })
@@ -95,6 +100,19 @@ describe("start-up failures print one line with the cause and the way out", () =
       const line = await oneLine({ DATABASE_URL: await createTestDatabase(), PORT: String(port), HOST: "127.0.0.1" })
       expect(line).toContain(`port ${port} is already in use on 127.0.0.1`)
       expect(line).toContain("set PORT")
+    } finally {
+      await new Promise((resolve) => squatter.close(resolve))
+    }
+  }, 60_000)
+
+  it("the metrics port in use names METRICS_PORT", async () => {
+    const port = await freePort()
+    const squatter = createServer()
+    await new Promise<void>((resolve) => squatter.listen(port, "127.0.0.1", resolve))
+    try {
+      const line = await oneLine({ DATABASE_URL: await createTestDatabase(), METRICS_PORT: String(port) })
+      expect(line).toContain(`port ${port} is already in use on 127.0.0.1`)
+      expect(line).toContain("set METRICS_PORT")
     } finally {
       await new Promise((resolve) => squatter.close(resolve))
     }
