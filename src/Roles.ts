@@ -4,6 +4,7 @@ import { PgPoolLive, SqlLive } from "./adapters/postgres/Database.ts"
 import { MigrationsLive } from "./adapters/postgres/Migrations.ts"
 import { AppLive } from "./Live.ts"
 import { HttpLive } from "./http/Server.ts"
+import { MetricsServerLive } from "./http/ops/MetricsServer.ts"
 import { DrainOnShutdown } from "./http/shared/Draining.ts"
 import { graceSeconds } from "./shutdown.ts"
 import { WorkerLive } from "./adapters/postgres/GraphileWorker.ts"
@@ -24,6 +25,7 @@ const drainMs = () => Math.max(1, graceSeconds() - 5) * 1000
 export const roleLayer = (role: Role) =>
   Layer.mergeAll(
     role === "worker" ? Layer.empty : DrainOnShutdown(drainMs()).pipe(Layer.provideMerge(HttpLive)),
+    role === "worker" ? Layer.empty : MetricsServerLive,
     role === "api" ? Layer.empty : WorkerLive
   ).pipe(
     Layer.provideMerge(AppLive),

@@ -1,98 +1,173 @@
+import { existsSync } from "node:fs"
+import { join, resolve } from "node:path"
 import { parseArgs } from "node:util"
 import { NodeContext } from "@effect/platform-node"
-import { Effect, Layer, Logger, LogLevel, Option } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import { plannedDataDir } from "./adapters/postgres/placement.ts"
 import { Accounts } from "./app/Accounts.ts"
 import { Audit } from "./app/Audit.ts"
 import { AppLive } from "./Live.ts"
-import { AppConfigLive } from "./config/AppConfig.ts"
+import { AppConfig, AppConfigLive } from "./config/AppConfig.ts"
+import { isUuid } from "./domain/uuid.ts"
 import { isKnownScope } from "./http/shared/scopes.ts"
 import { DatabaseLive } from "./Roles.ts"
+import { redactedUrl } from "./startupFailure.ts"
 
 /**
  * Operator CLI (npm run cli -- …), against DATABASE_URL or the embedded database in DATA_DIR:
  *   accounts create --name N --email E --password P
  *   keys create --account <email|id> --scopes customers:read,orders:write [--label L] [--rate-limit N]
+ *   api-keys list --account <email|id>           (the account's restricted keys, revoked ones included)
+ *   api-keys revoke --account <email|id> --id ID  (refused at once by every process: docs/operations.md)
  *   ledger check   (README "Money": every balance recomputed from its postings; exit 1 on any difference)
  * Prints JSON, like the HTTP API.
  */
 const usage = `usage:
   npm run cli -- accounts create --name NAME --email EMAIL --password PASSWORD
   npm run cli -- keys create --account EMAIL_OR_ID --scopes SCOPE[,SCOPE…] [--label LABEL] [--rate-limit N]
+  npm run cli -- api-keys list --account EMAIL_OR_ID
+  npm run cli -- api-keys revoke --account EMAIL_OR_ID --id KEY_ID
   npm run cli -- ledger check`
 
 const fail = (message: string) => Effect.fail(new Error(message))
 
-const program = Effect.gen(function* () {
-  const [noun, verb, ...rest] = process.argv.slice(2)
-  const { values } = parseArgs({
-    args: rest,
-    options: {
-      name: { type: "string" },
-      email: { type: "string" },
-      password: { type: "string" },
-      account: { type: "string" },
-      scopes: { type: "string" },
-      label: { type: "string" },
-      "rate-limit": { type: "string" }
+/**
+ * The CLI opens the database the service uses: DATABASE_URL, or the embedded PostgreSQL of DATA_DIR
+ * with the service's default (the project's .data, wherever the CLI runs from) and the same placement
+ * as root (docs/operations.md). When what it opened holds no account, it says which database that was
+ * (on stderr; stdout stays JSON): an operator who ran the service with another DATA_DIR or DATABASE_URL
+ * then knows why, instead of working in a second, empty database without a word.
+ */
+const describeDatabase = Effect.gen(function* () {
+  const config = yield* AppConfig
+  return Option.match(config.databaseUrl, {
+    onSome: (url) => `the PostgreSQL of DATABASE_URL (${redactedUrl(Redacted.value(url))})`,
+    onNone: () => {
+      const dir = plannedDataDir(resolve(join(config.dataDir, "pg")))
+      const origin = process.env.DATA_DIR === undefined ? "the default DATA_DIR" : "DATA_DIR"
+      return `the embedded PostgreSQL with its data in ${dir} (${origin}: ${resolve(config.dataDir)})`
     }
   })
-  const accounts = yield* Accounts
-  if (noun === "accounts" && verb === "create") {
-    if (!values.name || !values.email || !values.password) return yield* fail(usage)
-    const { account, apiKey, fullKey } = yield* accounts.create({
-      name: values.name,
-      email: values.email,
-      password: values.password
-    })
-    return { account, apiKey: { ...apiKey, fullKey } }
-  }
-  if (noun === "keys" && verb === "create") {
-    if (!values.account || !values.scopes) return yield* fail(usage)
-    const scopes = values.scopes
-      .split(",")
-      .map((s) => s.trim())
-      .filter((s) => s.length > 0)
-    const unknown = scopes.filter((s) => !isKnownScope(s))
-    if (scopes.length === 0 || unknown.length > 0)
-      return yield* fail(`unknown scopes: ${unknown.join(", ") || "(none given)"}`)
-    const account = yield* accounts
-      .findByEmailOrId(values.account)
-      .pipe(
-        Effect.flatMap(
-          Option.match({ onSome: Effect.succeed, onNone: () => fail(`no account with email or id ${values.account}`) })
-        )
-      )
-    const rateLimit = values["rate-limit"] === undefined ? undefined : Number(values["rate-limit"])
-    if (rateLimit !== undefined && !(Number.isInteger(rateLimit) && rateLimit > 0))
-      return yield* fail("--rate-limit must be a positive integer")
-    const { apiKey, fullKey } = yield* accounts.createRestrictedKey(
-      account.id,
-      values.label ?? "Restricted key",
-      scopes,
-      rateLimit
-    )
-    return { ...apiKey, fullKey }
-  }
-  if (noun === "ledger" && verb === "check") {
-    const discrepancies = yield* Effect.flatMap(Audit, (audit) => audit.check)
-    if (discrepancies.length > 0) {
-      return yield* fail(`the ledger does not reconcile:\n${JSON.stringify(discrepancies, null, 2)}`)
-    }
-    return { ok: true, discrepancies: [] }
-  }
-  return yield* fail(usage)
 })
 
-const CliLive = AppLive.pipe(
-  Layer.provideMerge(DatabaseLive),
-  Layer.provide(NodeContext.layer),
-  Layer.provide(AppConfigLive)
+/** Whether the embedded database is about to be created (initdb) by this run, before it starts. */
+const isNewEmbeddedDatabase = Effect.map(
+  AppConfig,
+  (config) =>
+    Option.isNone(config.databaseUrl) &&
+    !existsSync(join(plannedDataDir(resolve(join(config.dataDir, "pg"))), "PG_VERSION"))
 )
 
-program
+const warnWhenEmpty = (created: boolean) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* sql<{ n: number }>`select count(*)::int as n from accounts`
+    if ((row?.n ?? 0) > 0) return
+    const which = yield* describeDatabase
+    yield* Effect.sync(() =>
+      console.error(
+        `note: opened ${which}, ${created ? "created by this command" : "which already existed"}; ` +
+          `it has no accounts. If the service keeps its data elsewhere, run the CLI with the service's ` +
+          `DATA_DIR or DATABASE_URL.`
+      )
+    )
+  })
+
+const program = (created: boolean) =>
+  Effect.gen(function* () {
+    const [noun, verb, ...rest] = process.argv.slice(2)
+    const { values } = parseArgs({
+      args: rest,
+      options: {
+        name: { type: "string" },
+        email: { type: "string" },
+        password: { type: "string" },
+        account: { type: "string" },
+        scopes: { type: "string" },
+        label: { type: "string" },
+        "rate-limit": { type: "string" },
+        id: { type: "string" }
+      }
+    })
+    const accounts = yield* Accounts
+    yield* warnWhenEmpty(created)
+    if (noun === "accounts" && verb === "create") {
+      if (!values.name || !values.email || !values.password) return yield* fail(usage)
+      const { account, apiKey, fullKey } = yield* accounts.create({
+        name: values.name,
+        email: values.email,
+        password: values.password
+      })
+      return { account, apiKey: { ...apiKey, fullKey } }
+    }
+    const keyNoun = noun === "keys" || noun === "api-keys"
+    if (keyNoun && (verb === "list" || verb === "revoke")) {
+      if (!values.account || (verb === "revoke" && !values.id)) return yield* fail(usage)
+      if (verb === "revoke" && !isUuid(values.id!)) return yield* fail("--id must be a key id (a UUID)")
+      const owner = yield* accounts.findByEmailOrId(values.account).pipe(
+        Effect.flatMap(
+          Option.match({
+            onSome: Effect.succeed,
+            onNone: () => fail(`no account with email or id ${values.account}`)
+          })
+        )
+      )
+      if (verb === "list") return yield* accounts.listRestrictedKeys(owner.id)
+      return yield* accounts
+        .revokeRestrictedKey(owner.id, values.id!)
+        .pipe(
+          Effect.catchTag("NotFound", () =>
+            fail(`account ${values.account} has no restricted key with id ${values.id}`)
+          )
+        )
+    }
+    if (keyNoun && verb === "create") {
+      if (!values.account || !values.scopes) return yield* fail(usage)
+      const scopes = values.scopes
+        .split(",")
+        .map((s) => s.trim())
+        .filter((s) => s.length > 0)
+      const unknown = scopes.filter((s) => !isKnownScope(s))
+      if (scopes.length === 0 || unknown.length > 0)
+        return yield* fail(`unknown scopes: ${unknown.join(", ") || "(none given)"}`)
+      const account = yield* accounts.findByEmailOrId(values.account).pipe(
+        Effect.flatMap(
+          Option.match({
+            onSome: Effect.succeed,
+            onNone: () => fail(`no account with email or id ${values.account}`)
+          })
+        )
+      )
+      const rateLimit = values["rate-limit"] === undefined ? undefined : Number(values["rate-limit"])
+      if (rateLimit !== undefined && !(Number.isInteger(rateLimit) && rateLimit > 0))
+        return yield* fail("--rate-limit must be a positive integer")
+      const { apiKey, fullKey } = yield* accounts.createRestrictedKey(
+        account.id,
+        values.label ?? "Restricted key",
+        scopes,
+        rateLimit
+      )
+      return { ...apiKey, fullKey }
+    }
+    if (noun === "ledger" && verb === "check") {
+      const discrepancies = yield* Effect.flatMap(Audit, (audit) => audit.check)
+      if (discrepancies.length > 0) {
+        return yield* fail(`the ledger does not reconcile:\n${JSON.stringify(discrepancies, null, 2)}`)
+      }
+      return { ok: true, discrepancies: [] }
+    }
+    return yield* fail(usage)
+  })
+
+const CliLive = AppLive.pipe(Layer.provideMerge(DatabaseLive), Layer.provide(NodeContext.layer))
+
+// Whether the embedded database exists is read before CliLive starts (and possibly creates) it.
+isNewEmbeddedDatabase
   .pipe(
+    Effect.flatMap((created) => Effect.provide(program(created), CliLive)),
+    Effect.provide(AppConfigLive),
     Effect.flatMap((result) => Effect.sync(() => console.log(JSON.stringify(result, null, 2)))),
-    Effect.provide(CliLive),
     Effect.provide(Logger.minimumLogLevel(LogLevel.Warning)),
     Effect.scoped,
     Effect.runPromiseExit

@@ -1,8 +1,9 @@
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Effect, Layer, Logger, LogLevel } from "effect"
+import { Cause, Effect, Layer, Logger, LogLevel } from "effect"
 import { AppConfig, AppConfigLive } from "./config/AppConfig.ts"
 import { DatabaseLive, type Role, roleLayer } from "./Roles.ts"
 import { installShutdownBackstop } from "./shutdown.ts"
+import { describeStartupFailure } from "./startupFailure.ts"
 
 const role = process.argv[2] ?? "all"
 if (role !== "all" && role !== "api" && role !== "worker" && role !== "migrate") {
@@ -30,4 +31,15 @@ const program =
         Effect.provide(AppConfigLive)
       )
     : Layer.launch(roleLayer(role as Role).pipe(Layer.provide(AppConfigLive)))
-program.pipe(Effect.provide(LoggingLive), NodeRuntime.runMain({ disablePrettyLogger: true }))
+// A failure prints one line with its cause and the way out when it is a known one (a port in use, an
+// unreachable DATABASE_URL, bad configuration: docs/operations.md), the full cause otherwise.
+const reportFailure = (cause: Cause.Cause<unknown>) =>
+  Effect.sync(() => {
+    if (Cause.isInterruptedOnly(cause)) return
+    console.error(describeStartupFailure(cause) ?? Cause.pretty(cause, { renderErrorCause: true }))
+  })
+program.pipe(
+  Effect.provide(LoggingLive),
+  Effect.tapErrorCause(reportFailure),
+  NodeRuntime.runMain({ disablePrettyLogger: true, disableErrorReporting: true })
+)

@@ -154,7 +154,6 @@ describe("X-Request-Id", () => {
     const replies = await Promise.all([
       api.get("/health"),
       api.get("/ready"),
-      api.get("/metrics"),
       api.get("/openapi.json"),
       api.get("/api/customers", { key: account.key }),
       api.get("/api/customers"),
@@ -191,21 +190,30 @@ describe("operational endpoints", () => {
     expect(ready.body).toEqual({ status: "ready", database: "ok" })
   })
 
-  it("GET /metrics 200: Prometheus text labelled by route template, not raw ids", async () => {
+  it("GET /metrics 200 on its own listener: Prometheus text labelled by route template, not raw ids", async () => {
     const id = randomUUID()
     expect((await api.get(`/api/customers/${id}`, { key: account.key })).status).toBe(404)
     expect((await api.get(`/api/orders/${id}`, { key: account.key })).status).toBe(404)
-    const metrics = await api.get("/metrics")
+    const metrics = await fetch(server.metricsUrl)
+    const text = await metrics.text()
     expect(metrics.status).toBe(200)
     expect(metrics.headers.get("content-type")).toMatch(/^text\/plain/)
-    expect(metrics.text).toContain("# TYPE http_requests_total counter")
-    expect(metrics.text).toMatch(/http_requests_total\{[^}]*route="\/api\/customers\/:id"[^}]*status="404"[^}]*\} \d+/)
-    expect(metrics.text).toMatch(/http_requests_total\{[^}]*route="\/api\/orders\/:id"/)
-    expect(metrics.text).not.toContain(id)
-    expect(metrics.text).toMatch(/rate_limit_decisions_total\{outcome="allowed"\} \d+/)
+    expect(text).toContain("# TYPE http_requests_total counter")
+    expect(text).toMatch(/http_requests_total\{[^}]*route="\/api\/customers\/:id"[^}]*status="404"[^}]*\} \d+/)
+    expect(text).toMatch(/http_requests_total\{[^}]*route="\/api\/orders\/:id"/)
+    expect(text).not.toContain(id)
+    expect(text).toMatch(/rate_limit_decisions_total\{outcome="allowed"\} \d+/)
     // Unknown paths do not create one series each.
     await api.get(`/api/nope/${id}`)
-    expect((await api.get("/metrics")).text).not.toContain(id)
+    expect(await (await fetch(server.metricsUrl)).text()).not.toContain(id)
+  })
+
+  it("GET /metrics is not on the public listener (404); the metrics listener serves nothing else", async () => {
+    const reply = await api.get("/metrics")
+    expect(reply.status, reply.text).toBe(404)
+    expect(reply.text).not.toContain("http_requests_total")
+    expect((await fetch(server.metricsUrl.replace("/metrics", "/health"))).status).toBe(404)
+    expect((await fetch(server.metricsUrl.replace("/metrics", "/api/customers"))).status).toBe(404)
   })
 
   it("GET /openapi.json: OpenAPI 3.1 with every /api route and both security schemes", async () => {
@@ -229,8 +237,7 @@ describe("operational endpoints", () => {
       ["/api/transactions", "get"],
       ["/api/transactions/{transactionId}", "get"],
       ["/health", "get"],
-      ["/ready", "get"],
-      ["/metrics", "get"]
+      ["/ready", "get"]
     ]
     for (const [path, method] of expected) expect(doc.paths?.[path]?.[method], `${method} ${path}`).toBeTypeOf("object")
     const schemes = Object.values(doc.components?.securitySchemes ?? {}) as Array<Record<string, string>>

@@ -563,7 +563,7 @@ describe("concurrency", () => {
 
 describe("metrics (issue 9)", () => {
   it("count postings by type, withdrawals and disputes by outcome; sample the settlement lag", async () => {
-    const text = (await api.get("/metrics")).text
+    const text = await (await fetch(server.metricsUrl)).text()
     const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? Number.NaN)
     expect(value(/^ledger_postings_total\{type="sale"\} (\d+)/m)).toBeGreaterThan(0)
     expect(value(/^ledger_postings_total\{type="split"\} (\d+)/m)).toBeGreaterThan(0)
@@ -580,10 +580,10 @@ describe("metrics (issue 9)", () => {
        where transaction_id = $1 and balance = 'pending'`,
       [hash]
     )
-    const lag = Number(/^settlement_lag_seconds (\S+)$/m.exec((await api.get("/metrics")).text)?.[1])
+    const lag = Number(/^settlement_lag_seconds (\S+)$/m.exec(await (await fetch(server.metricsUrl)).text())?.[1])
     expect(lag).toBeGreaterThan(86_000)
     await sandbox(key, hash, "settle")
-    expect((await api.get("/metrics")).text).toMatch(/^settlement_lag_seconds 0$/m)
+    expect(await (await fetch(server.metricsUrl)).text()).toMatch(/^settlement_lag_seconds 0$/m)
   })
 })
 

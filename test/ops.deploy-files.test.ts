@@ -87,9 +87,14 @@ describe("ops/ deployment files", () => {
       expect(env.PORT).toBe("3000")
     }
     expect(services.grafana.volumes.join(" ")).toContain("grafana-dashboard.json")
+    // Metrics on their own listener, open to the compose network, never published on the host.
+    const metricsPort = Number(services.api.environment.METRICS_PORT)
+    expect(metricsPort).not.toBe(3000)
+    expect(services.api.environment.METRICS_HOST).toBe("0.0.0.0")
+    expect(services.api.ports.join(" ")).not.toContain(String(metricsPort))
     const [prometheus] = yamlDocs("ops/compose/prometheus.yml")
     expect(prometheus.scrape_configs[0].metrics_path).toBe("/metrics")
-    expect(prometheus.scrape_configs[0].dns_sd_configs[0].port).toBe(3000)
+    expect(prometheus.scrape_configs[0].dns_sd_configs[0].port).toBe(metricsPort)
   })
 
   it("Kubernetes: deployments, probes on the service's paths and port, requests, Service, Job, PDB, HPA, KEDA", () => {
@@ -115,14 +120,30 @@ describe("ops/ deployment files", () => {
     expect(container.resources.requests).toHaveProperty("cpu")
     expect(api.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(Number(config.SHUTDOWN_GRACE_SECONDS))
     expect(kinds("Service")[0].spec.ports[0].targetPort).toBe(Number(config.PORT))
+    // Prometheus scrapes the metrics port, which the Service (the public way in) does not expose.
+    expect(Number(config.METRICS_PORT)).not.toBe(Number(config.PORT))
+    expect(config.METRICS_HOST).toBe("0.0.0.0")
+    expect(api.spec.template.metadata.annotations["prometheus.io/port"]).toBe(config.METRICS_PORT)
+    expect(container.ports).toContainEqual({ name: "metrics", containerPort: Number(config.METRICS_PORT) })
+    for (const port of kinds("Service").flatMap((s) => s.spec.ports)) {
+      expect(port.targetPort).not.toBe(Number(config.METRICS_PORT))
+    }
+    const [prometheus] = yamlDocs("ops/prometheus.yml")
+    for (const job of prometheus.scrape_configs) {
+      for (const target of job.static_configs.flatMap((c: { targets: Array<string> }) => c.targets)) {
+        expect(target).toMatch(new RegExp(`:${config.METRICS_PORT}$`))
+      }
+    }
     expect(kinds("Job")[0].spec.template.spec.containers[0].args).toEqual(["migrate"])
     expect(kinds("HorizontalPodAutoscaler")[0].spec.metrics[0].resource.name).toBe("cpu")
   })
 
   it("the probe paths answer on the service, and the KEDA query runs on its schema", async () => {
-    for (const path of ["/ready", "/health", "/metrics"]) {
+    for (const path of ["/ready", "/health"]) {
       expect((await fetch(`${server.baseUrl}${path}`)).status, path).toBe(200)
     }
+    expect((await fetch(server.metricsUrl)).status).toBe(200)
+    expect((await fetch(`${server.baseUrl}/metrics`)).status).toBe(404)
     const keda = readdirSync(join(ROOT, "ops/k8s"))
       .flatMap((f) => yamlDocs(`ops/k8s/${f}`))
       .find((d) => d.kind === "ScaledObject")

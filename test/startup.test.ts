@@ -1,8 +1,14 @@
 import { MIGRATIONS } from "../src/adapters/postgres/Migrations.ts"
+import { relocatedDataDir } from "../src/adapters/postgres/placement.ts"
 import { execFile } from "node:child_process"
+import { mkdir, mkdtemp, rm, symlink } from "node:fs/promises"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
 import { promisify } from "node:util"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
+import { freePort } from "./support/config.ts"
 import { createTestDatabase } from "./support/database.ts"
 import { client } from "./support/http.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
@@ -23,6 +29,25 @@ const refusal = async (env: Record<string, string>) => {
     return { code: failed.code, output: failed.stdout + failed.stderr }
   }
   throw new Error("the service started although its configuration is bad")
+}
+
+/** Starts the service with this environment and expects it to stop, returning what it said and where. */
+const failure = async (env: Record<string, string>) => {
+  const { DATABASE_URL: _, ...inherited } = process.env
+  const merged: Record<string, string | undefined> = {
+    ...inherited,
+    LOG_LEVEL: "info",
+    METRICS_PORT: String(await freePort()),
+    ...env
+  }
+  if (merged.DATABASE_URL === "") delete merged.DATABASE_URL
+  try {
+    await run("node", ["--import", "tsx", "src/main.ts", "api"], { cwd: ROOT, env: merged, timeout: 50_000 })
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string }
+    return { code: failed.code, stderr: failed.stderr, output: failed.stdout + failed.stderr }
+  }
+  throw new Error("the service started although it cannot")
 }
 
 describe("configuration errors stop start-up and name the variable", () => {
@@ -49,6 +74,89 @@ describe("configuration errors stop start-up and name the variable", () => {
       expect(output).toContain(variable)
     },
     40_000
+  )
+})
+
+/**
+ * Issue 23 item 2: a start-up that cannot work prints ONE human line on stderr, with the cause and the
+ * way out (docs/operations.md "Start-up errors"), not a JSON log whose message is `[]`.
+ */
+describe("start-up failures print one line with the cause and the way out", () => {
+  const oneLine = async (env: Record<string, string>) => {
+    const { code, output, stderr } = await failure(env)
+    expect(code, output).toBe(1)
+    const lines = stderr.split("\n").filter((l) => l.trim().length > 0)
+    expect(lines, output).toHaveLength(1)
+    expect(lines[0]).toMatch(/^cannot start: /)
+    expect(output).not.toMatch(/"message":\[\]|^\s+at /m)
+    return lines[0]!
+  }
+
+  it("a port in use names the port and says to free it or set PORT", async () => {
+    const port = await freePort()
+    const squatter = createServer()
+    await new Promise<void>((resolve) => squatter.listen(port, "127.0.0.1", resolve))
+    try {
+      const line = await oneLine({ DATABASE_URL: await createTestDatabase(), PORT: String(port), HOST: "127.0.0.1" })
+      expect(line).toContain(`port ${port} is already in use on 127.0.0.1`)
+      expect(line).toContain("set PORT")
+    } finally {
+      await new Promise((resolve) => squatter.close(resolve))
+    }
+  }, 60_000)
+
+  it("the metrics port in use names METRICS_PORT", async () => {
+    const port = await freePort()
+    const squatter = createServer()
+    await new Promise<void>((resolve) => squatter.listen(port, "127.0.0.1", resolve))
+    try {
+      const line = await oneLine({ DATABASE_URL: await createTestDatabase(), METRICS_PORT: String(port) })
+      expect(line).toContain(`port ${port} is already in use on 127.0.0.1`)
+      expect(line).toContain("set METRICS_PORT")
+    } finally {
+      await new Promise((resolve) => squatter.close(resolve))
+    }
+  }, 60_000)
+
+  it.each([
+    ["nobody listens", "postgres://gw:s3cret-pass@127.0.0.1:1/shop", "connection refused at 127.0.0.1:1"],
+    ["an unknown host", "postgres://gw:s3cret-pass@db.invalid:5432/shop", 'host "db.invalid" not found']
+  ])(
+    "a DATABASE_URL where %s names the server, hides the password and gives the way out",
+    async (_, url, cause) => {
+      const line = await oneLine({ DATABASE_URL: url })
+      expect(line).toContain(cause)
+      expect(line).toContain(url.replace("s3cret-pass", "***"))
+      expect(line).not.toContain("s3cret-pass")
+      expect(line).toContain("unset DATABASE_URL to use the embedded PostgreSQL")
+    },
+    60_000
+  )
+
+  it("a DATABASE_URL that is no URL is refused before connecting", async () => {
+    const line = await oneLine({ DATABASE_URL: "localhost shop" })
+    expect(line).toContain("DATABASE_URL must be a URL like postgres://")
+  }, 60_000)
+
+  it.skipIf(process.getuid?.() !== 0)(
+    "as root, a relocated data directory planted as a symlink is refused with the command that clears it",
+    async () => {
+      const privateDir = await mkdtemp(join(tmpdir(), "gateway-planted-"))
+      const home = dirname(relocatedDataDir(join(privateDir, "data", "pg")))
+      try {
+        await mkdir(dirname(home), { recursive: true })
+        await symlink(privateDir, home)
+        const { DATABASE_URL: _, ...env } = process.env
+        const line = await oneLine({ ...env, DATABASE_URL: "", DATA_DIR: join(privateDir, "data") })
+        expect(line).toContain(`refusing to place the embedded PostgreSQL in ${home}`)
+        expect(line).toContain("symbolic link")
+        expect(line).toContain(`rm -rf ${home}`)
+      } finally {
+        await rm(home, { force: true })
+        await rm(privateDir, { recursive: true, force: true })
+      }
+    },
+    60_000
   )
 })
 

@@ -325,7 +325,7 @@ describe("manual review (POST /api/sandbox/transactions/{id}/antifraud)", () => 
   })
 
   it("counts every decision in antifraud_decisions_total{decision}", async () => {
-    const metrics = await api.get("/metrics")
+    const metrics = { text: await (await fetch(server.metricsUrl)).text() }
     for (const decision of ["approve", "review", "reject"]) {
       expect(metrics.text).toMatch(new RegExp(`antifraud_decisions_total\\{decision="${decision}"\\} [1-9]`))
     }

@@ -36,7 +36,7 @@ describe("api_token redaction", () => {
     await api.get(`/public/v1/nowhere?${q}`)
     await api.get(`/public/v1/installments?${q}`, { headers: { accept: "text/html" } })
     await api.get(`/public/v1/installments?amount=1000&${q}`)
-    const metrics = await (await fetch(`${service.baseUrl}/metrics`)).text()
+    const metrics = await (await fetch(service.metricsUrl)).text()
     await new Promise((resolve) => setTimeout(resolve, 500))
     const output = service.output()
     // The access log did record these requests, with the credential replaced.

@@ -588,7 +588,7 @@ describe("api_token stays secret", () => {
   it("never appears in metrics or stored rows", async () => {
     await api.get(`${V1}/installments?amount=1234&api_token=${key}`)
     await api.get(`${V1}/transactions/${crypto.randomUUID()}?api_token=${key}`)
-    const metrics = await (await fetch(`${server.baseUrl}/metrics`)).text()
+    const metrics = await (await fetch(server.metricsUrl)).text()
     expect(metrics).not.toContain(key)
     expect(metrics).not.toContain("api_token")
     const tables = await server.db.query<{ table_name: string }>(

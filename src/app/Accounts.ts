@@ -105,6 +105,17 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
         return { apiKey, fullKey }
       }),
 
+      listRestrictedKeys: fn("Accounts.listRestrictedKeys")(function* (accountId: AccountId) {
+        return yield* keys.listRestricted(accountId)
+      }),
+
+      /** Another account's key, the primary key or an unknown id: 404 alike (docs/operations.md). */
+      revokeRestrictedKey: fn("Accounts.revokeRestrictedKey")(function* (accountId: AccountId, id: string) {
+        return yield* Effect.flatten(keys.revokeRestricted(accountId, id)).pipe(
+          Effect.catchTag("NoSuchElementException", () => new NotFound({ message: "restricted API key not found" }))
+        )
+      }),
+
       findByEmailOrId: (emailOrId: string) =>
         isUuid(emailOrId)
           ? accounts.findById(emailOrId)

@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url"
 import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted } from "effect"
 import { type AntifraudSettings, DEFAULT_SETTINGS, parseWeights } from "../domain/antifraud.ts"
 import { type InstallmentRules, rateOf } from "../domain/installments.ts"
@@ -11,6 +12,8 @@ export interface AppConfigShape {
   readonly host: string
   readonly databaseUrl: Option.Option<Redacted.Redacted>
   readonly dataDir: string
+  /** METRICS_PORT, METRICS_HOST: the separate listener of GET /metrics (docs/operations.md "Metrics"). */
+  readonly metrics: { readonly port: number; readonly host: string }
   readonly jwtSecret: Redacted.Redacted
   readonly cardVaultKey: Redacted.Redacted
   readonly publicBaseUrl: string
@@ -140,6 +143,13 @@ const antifraud = Config.all({
   })
 )
 
+/**
+ * `.data` of the project, wherever the process was started from: the service and the CLI (src/cli.ts)
+ * then open the same database and secrets even when one of them runs from another directory
+ * (docs/operations.md). From src/config/ or dist/config/, the project is two levels up.
+ */
+export const DEFAULT_DATA_DIR = fileURLToPath(new URL("../../.data", import.meta.url))
+
 const logLevels = ["all", "trace", "debug", "info", "warning", "error", "fatal", "none"] as const
 
 const fee = (name: string, fallback: string) =>
@@ -207,8 +217,20 @@ const fields = Config.all({
   ),
   port: Config.port("PORT").pipe(Config.withDefault(3000)),
   host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
-  databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
-  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(".data")),
+  metrics: Config.all({
+    port: Config.port("METRICS_PORT").pipe(Config.withDefault(9464)),
+    host: Config.string("METRICS_HOST").pipe(Config.withDefault("127.0.0.1"))
+  }),
+  databaseUrl: Config.option(
+    Config.redacted("DATABASE_URL").pipe(
+      Config.validate({
+        // pg reads anything as a URL ("not a url" becomes host "base"): say what is wrong before connecting.
+        message: "DATABASE_URL must be a URL like postgres://user:password@host:5432/database",
+        validation: (url) => /^(postgres|postgresql|socket):/.test(Redacted.value(url))
+      })
+    )
+  ),
+  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(DEFAULT_DATA_DIR)),
   jwtSecret: Config.option(Config.redacted("JWT_SECRET")),
   cardVaultKey: Config.option(Config.redacted("CARD_VAULT_KEY")),
   publicBaseUrl: Config.option(Config.url("PUBLIC_BASE_URL")),

@@ -25,6 +25,13 @@ export class ApiKeyRepo extends Context.Tag("ApiKeyRepo")<
     readonly findPrimary: (accountId: AccountId) => Effect.Effect<Option.Option<ApiKey>>
     /** Replaces the primary key's secret in place: the old one stops matching at commit. */
     readonly rotatePrimary: (accountId: AccountId, material: KeyMaterial) => Effect.Effect<Option.Option<ApiKey>>
+    /** The account's restricted keys (not the primary), newest first, revoked ones included. */
+    readonly listRestricted: (accountId: AccountId) => Effect.Effect<ReadonlyArray<ApiKey>>
+    /**
+     * Deactivates one of the account's restricted keys; admission reads `active` on every request
+     * (api_key_admit, migration 0010), so it is refused from the commit on, by every process.
+     */
+    readonly revokeRestricted: (accountId: AccountId, id: string) => Effect.Effect<Option.Option<ApiKey>>
     /** Records when keys were last used, in one write for many requests. */
     readonly touch: (lastUsed: ReadonlyMap<string, Date>) => Effect.Effect<void>
   }

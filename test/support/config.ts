@@ -38,6 +38,7 @@ export const testConfig = async (
     production: false,
     port,
     host: "127.0.0.1",
+    metrics: { port: await freePort(), host: "127.0.0.1" },
     databaseUrl: Option.some(Redacted.make(databaseUrl)),
     dataDir: await mkdtemp(join(tmpdir(), "gateway-data-")),
     jwtSecret: Redacted.make(randomBytes(32).toString("base64url")),

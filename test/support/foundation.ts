@@ -133,14 +133,14 @@ export interface CliResult {
 }
 
 /** Runs the operator CLI as a real process (`npx tsx src/cli.ts …`) against the test server's database. */
-export const runCli = (server: TestServer, args: ReadonlyArray<string>) =>
+export const runCli = (server: TestServer, args: ReadonlyArray<string>, timeoutMs = 45_000) =>
   new Promise<CliResult>((resolve) => {
     execFile(
       "npx",
       ["tsx", "src/cli.ts", ...args],
       {
         cwd: new URL("../../", import.meta.url).pathname,
-        timeout: 45_000,
+        timeout: timeoutMs,
         env: {
           ...process.env,
           NODE_ENV: "development",

@@ -15,6 +15,8 @@ export interface RoleProcess {
   readonly role: "api" | "worker" | "all"
   readonly port: number
   readonly baseUrl: string
+  /** GET /metrics on the process's metrics listener (METRICS_PORT, loopback). */
+  readonly metricsUrl: string
   readonly child: ChildProcess
   /** stdout and stderr so far (the last 16 KiB of each). */
   readonly output: () => string
@@ -74,6 +76,7 @@ export const spawnRole = async (
 ): Promise<RoleProcess> => {
   installExitHook()
   const port = await freePort()
+  const metricsPort = await freePort()
   const dataDir = await mkdtemp(join(tmpdir(), `gateway-${role}-`))
   const baseUrl = `http://127.0.0.1:${port}`
   // The flags of `npm start` (package.json), so that what tests and the bench run is what ships.
@@ -84,6 +87,7 @@ export const spawnRole = async (
       ...process.env,
       PORT: String(port),
       HOST: "127.0.0.1",
+      METRICS_PORT: String(metricsPort),
       DATA_DIR: dataDir,
       LOG_LEVEL: "warning",
       ...env
@@ -108,7 +112,8 @@ export const spawnRole = async (
     return stopping
   }
 
-  const processHandle: RoleProcess = { role, port, baseUrl, child, output, stop }
+  const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`
+  const processHandle: RoleProcess = { role, port, baseUrl, metricsUrl, child, output, stop }
   if (role === "worker") return processHandle
 
   const timeoutMs = options.readyTimeoutMs ?? 30_000

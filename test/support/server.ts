@@ -9,6 +9,8 @@ export { freePort, testConfig } from "./config.ts"
 
 export interface TestServer {
   readonly baseUrl: string
+  /** GET /metrics, on its own listener (docs/operations.md "Metrics"). */
+  readonly metricsUrl: string
   readonly databaseUrl: string
   readonly config: AppConfigShape
   /** Direct database access for assertions (not for driving behaviour). */
@@ -36,6 +38,7 @@ export const startTestServer = async (
   const db = new pg.Pool({ connectionString: databaseUrl, max: 3 })
   return {
     baseUrl: `http://127.0.0.1:${config.port}`,
+    metricsUrl: `http://127.0.0.1:${config.metrics.port}/metrics`,
     databaseUrl,
     config,
     db,

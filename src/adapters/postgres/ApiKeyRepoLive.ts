@@ -72,6 +72,21 @@ export const ApiKeyRepoLive = Layer.effect(
             Effect.orDie,
             Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toApiKey))
           ),
+        listRestricted: (accountId) =>
+          sql<ApiKeyRow>`
+          select ${columns} from api_keys where account_id = ${accountId} and not is_primary
+          order by created_at desc, id desc`.pipe(
+            Effect.orDie,
+            Effect.map((rows) => rows.map(toApiKey))
+          ),
+        revokeRestricted: (accountId, id) =>
+          sql<ApiKeyRow>`
+          update api_keys set active = false
+          where id = ${id} and account_id = ${accountId} and not is_primary
+          returning ${columns}`.pipe(
+            Effect.orDie,
+            Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toApiKey))
+          ),
         touch: (lastUsed) => {
           if (lastUsed.size === 0) return Effect.void
           const ids = [...lastUsed.keys()]

