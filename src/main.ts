@@ -1,8 +1,9 @@
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Logger, LogLevel } from "effect"
 import { AppConfig, AppConfigLive } from "./config/AppConfig.ts"
+import { embeddedPostgresLost } from "./adapters/postgres/EmbeddedPostgres.ts"
 import { DatabaseLive, type Role, roleLayer } from "./Roles.ts"
-import { installShutdownBackstop } from "./shutdown.ts"
+import { exitWithin, installShutdownBackstop } from "./shutdown.ts"
 
 const role = process.argv[2] ?? "all"
 if (role !== "all" && role !== "api" && role !== "worker" && role !== "migrate") {
@@ -22,12 +23,15 @@ const LoggingLive = Layer.unwrapEffect(
 
 // `migrate` (a deployment's migrations Job) applies the migrations and exits; the other roles run until
 // a signal. runMain interrupts on SIGINT/SIGTERM: the layers' finalizers stop HTTP, the worker and
-// PostgreSQL in order.
+// PostgreSQL in order. An embedded PostgreSQL that cannot be started again ends the role with a failure
+// (exit code 1), its stop bounded: nothing it would wait for can be done without the database.
 const program =
   role === "migrate"
     ? Effect.scoped(Layer.build(DatabaseLive.pipe(Layer.provide(NodeContext.layer)))).pipe(
         Effect.zipRight(Effect.logInfo("migrations applied")),
         Effect.provide(AppConfigLive)
       )
-    : Layer.launch(roleLayer(role as Role).pipe(Layer.provide(AppConfigLive)))
+    : Layer.launch(roleLayer(role as Role).pipe(Layer.provide(AppConfigLive))).pipe(
+        Effect.raceFirst(embeddedPostgresLost.pipe(Effect.tapError(() => Effect.sync(() => exitWithin(5, 1)))))
+      )
 program.pipe(Effect.provide(LoggingLive), NodeRuntime.runMain({ disablePrettyLogger: true }))

