@@ -15,6 +15,7 @@ import listIndexes from "./migrations/0009_list_indexes.ts"
 import rateLimitAsyncCommit from "./migrations/0011_rate_limit_async_commit.ts"
 import admissionClaim from "./migrations/0012_admission_claim.ts"
 import transactionTotals from "./migrations/0013_transaction_totals.ts"
+import claimOwners from "./migrations/0014_claim_owners.ts"
 import { withSpan } from "../../spans.ts"
 
 export const MIGRATIONS = {
@@ -30,7 +31,8 @@ export const MIGRATIONS = {
   "0010_admission": admission,
   "0011_rate_limit_async_commit": rateLimitAsyncCommit,
   "0012_admission_claim": admissionClaim,
-  "0013_transaction_totals": transactionTotals
+  "0013_transaction_totals": transactionTotals,
+  "0014_claim_owners": claimOwners
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)
