@@ -25,7 +25,7 @@ afterAll(async () => {
 
 describe("embedded PostgreSQL: its postmaster SIGKILLed under concurrent charges", () => {
   it(`is started again; each of ${CHARGES} retried keys gets its one outcome within 10 s`, async () => {
-    const service = await spawnRole("all", ENV, { embedded: true, readyTimeoutMs: 60_000 })
+    const service = await spawnRole("all", ENV, { embedded: true, readyTimeoutMs: 120_000 })
     services.push(service)
     const api = client(service.baseUrl)
     const merchant = await signup(api)
@@ -61,7 +61,7 @@ describe("embedded PostgreSQL: its postmaster SIGKILLed under concurrent charges
   }, 180_000)
 
   it("that cannot be started again (its data directory unusable): the service exits non-zero", async () => {
-    const service = await spawnRole("all", ENV, { embedded: true, readyTimeoutMs: 60_000 })
+    const service = await spawnRole("all", ENV, { embedded: true, readyTimeoutMs: 120_000 })
     services.push(service)
     const pid = postmasterPid(service.dataDir)!
     // PostgreSQL refuses a data directory without PG_VERSION; the running server does not notice.
