@@ -87,12 +87,13 @@ describe("two API processes on one database", () => {
       await db.query("begin")
       await db.query("select 1 from orders where id = $1 for update", [order.orderId])
       void charge(a).catch(() => undefined)
+      // Its first write on the order (the row lock, or a foreign key's share lock on it) waits.
       await until(
         "A's charge waiting on the order",
         async () => {
           const found = await db.query(
-            `select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'
-               and query ilike '%from orders%'`
+            `select 1 from pg_stat_activity
+             where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`
           )
           return found.rows.length > 0 ? true : undefined
         },
