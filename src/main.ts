@@ -1,8 +1,9 @@
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Layer, Logger, LogLevel } from "effect"
 import { AppConfig, AppConfigLive } from "./config/AppConfig.ts"
+import { embeddedPostgresLost } from "./adapters/postgres/EmbeddedPostgres.ts"
 import { DatabaseLive, type Role, roleLayer } from "./Roles.ts"
-import { installShutdownBackstop } from "./shutdown.ts"
+import { exitWithin, installShutdownBackstop } from "./shutdown.ts"
 import { describeStartupFailure } from "./startupFailure.ts"
 
 const role = process.argv[2] ?? "all"
@@ -23,14 +24,17 @@ const LoggingLive = Layer.unwrapEffect(
 
 // `migrate` (a deployment's migrations Job) applies the migrations and exits; the other roles run until
 // a signal. runMain interrupts on SIGINT/SIGTERM: the layers' finalizers stop HTTP, the worker and
-// PostgreSQL in order.
+// PostgreSQL in order. An embedded PostgreSQL that cannot be started again ends the role with a failure
+// (exit code 1), its stop bounded: nothing it would wait for can be done without the database.
 const program =
   role === "migrate"
     ? Effect.scoped(Layer.build(DatabaseLive.pipe(Layer.provide(NodeContext.layer)))).pipe(
         Effect.zipRight(Effect.logInfo("migrations applied")),
         Effect.provide(AppConfigLive)
       )
-    : Layer.launch(roleLayer(role as Role).pipe(Layer.provide(AppConfigLive)))
+    : Layer.launch(roleLayer(role as Role).pipe(Layer.provide(AppConfigLive))).pipe(
+        Effect.raceFirst(embeddedPostgresLost.pipe(Effect.tapError(() => Effect.sync(() => exitWithin(5, 1)))))
+      )
 // A failure prints one line with its cause and the way out when it is a known one (a port in use, an
 // unreachable DATABASE_URL, bad configuration: docs/operations.md), the full cause otherwise.
 const reportFailure = (cause: Cause.Cause<unknown>) =>

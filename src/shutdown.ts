@@ -13,6 +13,14 @@ export const graceSeconds = (raw: string | undefined = process.env.SHUTDOWN_GRAC
   return n
 }
 
+/** Exits with `code` after `seconds` if the orderly stop has not ended the process by then. */
+export const exitWithin = (seconds: number, code: number) =>
+  setTimeout(() => {
+    console.error(JSON.stringify({ level: "WARN", message: `shutdown forced: not done after ${seconds} s` }))
+    stopStartedPostgresNow()
+    process.exit(code)
+  }, seconds * 1000).unref()
+
 /**
  * The backstop of a graceful shutdown (README "Operations"). The first SIGTERM or SIGINT starts the
  * orderly stop (Effect's runtime interrupts the layers: HTTP stops accepting and drains, the worker

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtemp, rm } from "node:fs/promises"
+import { readFileSync } from "node:fs"
+import { chmod, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -18,6 +19,8 @@ export interface RoleProcess {
   /** GET /metrics on the process's metrics listener (METRICS_PORT, loopback). */
   readonly metricsUrl: string
   readonly child: ChildProcess
+  /** Its DATA_DIR (the embedded PostgreSQL's data is under `pg/` when no DATABASE_URL is given). */
+  readonly dataDir: string
   /** stdout and stderr so far (the last 16 KiB of each). */
   readonly output: () => string
   /**
@@ -61,30 +64,63 @@ const exited = (child: ChildProcess) =>
     }
   })
 
+/** The postmaster of an embedded PostgreSQL under `dataDir`, if one runs (postmaster.pid, line 1). */
+export const postmasterPid = (dataDir: string): number | undefined => {
+  try {
+    const pid = Number(readFileSync(join(dataDir, "pg", "postmaster.pid"), "utf8").split("\n")[0])
+    process.kill(pid, 0)
+    return pid
+  } catch {
+    return undefined
+  }
+}
+
+/** The connection string of the embedded PostgreSQL a service runs under `dataDir` (port on line 4). */
+export const embeddedDatabaseUrl = (dataDir: string) => {
+  const port = Number(readFileSync(join(dataDir, "pg", "postmaster.pid"), "utf8").split("\n")[3])
+  return `postgres://postgres:gateway@127.0.0.1:${port}/gateway`
+}
+
+/** A SIGKILLed service leaves its embedded PostgreSQL running: nothing of a test may outlive it. */
+const killEmbeddedPostgres = (dataDir: string) => {
+  const pid = postmasterPid(dataDir)
+  if (pid !== undefined) process.kill(pid, "SIGKILL")
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
  * Runs `node --import tsx src/main.ts <role>` as a child process on a free loopback port, with its own
- * temporary DATA_DIR, and resolves once `GET /ready` answers 200 (rejects after `readyTimeoutMs`, or as
- * soon as the child exits, with its output in the message). `env` is applied last, so it may override
- * any of the defaults. For role `worker`, which serves no HTTP, it resolves once the process is spawned.
+ * temporary DATA_DIR (or `options.dataDir`, kept when it stops), and resolves once `GET /ready` answers
+ * 200 (rejects after `readyTimeoutMs`, or as soon as the child exits, with its output in the message).
+ * `env` is applied last, so it may override any of the defaults. For role `worker`, which serves no
+ * HTTP, it resolves once the process is spawned.
  */
 export const spawnRole = async (
   role: "api" | "worker" | "all",
   env: Record<string, string>,
-  options: { readonly readyTimeoutMs?: number; readonly nodeArgs?: ReadonlyArray<string> } = {}
+  options: {
+    readonly readyTimeoutMs?: number
+    readonly nodeArgs?: ReadonlyArray<string>
+    /** Run the embedded PostgreSQL under DATA_DIR even if the test run has a DATABASE_URL. */
+    readonly embedded?: boolean
+    readonly dataDir?: string
+  } = {}
 ): Promise<RoleProcess> => {
   installExitHook()
   const port = await freePort()
   const metricsPort = await freePort()
-  const dataDir = await mkdtemp(join(tmpdir(), `gateway-${role}-`))
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), `gateway-${role}-`)))
+  // As root, the embedded PostgreSQL runs as `postgres`, who must reach its data (mkdtemp makes 0700).
+  if (options.embedded) await chmod(dataDir, 0o755)
+  const { DATABASE_URL: _, ...inherited } = process.env
   const baseUrl = `http://127.0.0.1:${port}`
   // The flags of `npm start` (package.json), so that what tests and the bench run is what ships.
   const nodeFlags = ["--max-semi-space-size=32", ...(options.nodeArgs ?? [])]
   const child = spawn(process.execPath, [...nodeFlags, "--import", "tsx", "src/main.ts", role], {
     cwd: ROOT,
     env: {
-      ...process.env,
+      ...(options.embedded ? inherited : process.env),
       PORT: String(port),
       HOST: "127.0.0.1",
       METRICS_PORT: String(metricsPort),
@@ -106,14 +142,15 @@ export const spawnRole = async (
       const timer = setTimeout(() => child.kill("SIGKILL"), 10_000)
       const { code } = await exit
       clearTimeout(timer)
-      await rm(dataDir, { recursive: true, force: true })
+      if (options.embedded) killEmbeddedPostgres(dataDir)
+      if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true })
       return code
     })()
     return stopping
   }
 
   const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`
-  const processHandle: RoleProcess = { role, port, baseUrl, metricsUrl, child, output, stop }
+  const processHandle: RoleProcess = { role, port, baseUrl, metricsUrl, child, dataDir, output, stop }
   if (role === "worker") return processHandle
 
   const timeoutMs = options.readyTimeoutMs ?? 30_000

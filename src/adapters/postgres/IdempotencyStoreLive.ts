@@ -4,18 +4,21 @@ import { traced } from "./traced.ts"
 import { Effect, Layer } from "effect"
 import { IdempotencyStore } from "../../ports/IdempotencyStore.ts"
 import { claimOutcome, type ClaimColumns } from "./claimOutcome.ts"
+import { ClaimOwner, ClaimOwnerLive } from "./ClaimOwner.ts"
 
 export const IdempotencyStoreLive = Layer.effect(
   IdempotencyStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const owner = yield* ClaimOwner
     return IdempotencyStore.of(
       traced("IdempotencyStore", {
-        // A claim's lease (60 s) protects a running request; a process that dies mid-request frees its
-        // keys when the lease runs out. The rules are idempotency_claim's (migration 0012), one statement.
+        // A claim protects a running request while its owner process lives (migration 0014) and its
+        // lease (60 s) lasts; a process that dies mid-request frees its keys at once. The rules are
+        // idempotency_claim's (migrations 0012 and 0014), one statement.
         claim: (accountId, key, fingerprint, newResourceId) =>
           sql<ClaimColumns>`select outcome, resource_id, response_status, response_body
-            from idempotency_claim(${accountId}, ${key}, ${fingerprint}, ${newResourceId})`.pipe(
+            from idempotency_claim(${accountId}, ${key}, ${fingerprint}, ${newResourceId}, ${owner.id})`.pipe(
             Effect.map(([row]) => claimOutcome(row!)),
             Effect.orDie
           ),
@@ -46,4 +49,4 @@ export const IdempotencyStoreLive = Layer.effect(
       })
     )
   })
-)
+).pipe(Layer.provide(ClaimOwnerLive))

@@ -3,6 +3,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { AccountId } from "../../domain/ids.ts"
 import { KeyAdmission } from "../../ports/Admission.ts"
 import { claimOutcome } from "./claimOutcome.ts"
+import { ClaimOwner, ClaimOwnerLive } from "./ClaimOwner.ts"
 import { traced } from "./traced.ts"
 
 const Row = Schema.Struct({
@@ -21,11 +22,12 @@ const Row = Schema.Struct({
 })
 const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
 
-/** One statement: api_key_admit (migration 0010), or api_key_admit_claim (0012) with a claim. */
+/** One statement: api_key_admit (migration 0010), or api_key_admit_claim (0012, 0017) with a claim. */
 export const KeyAdmissionLive = Layer.effect(
   KeyAdmission,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const owner = yield* ClaimOwner
     return KeyAdmission.of(
       traced("KeyAdmission", {
         admit: (digest, neededScope, claim) =>
@@ -35,7 +37,7 @@ export const KeyAdmissionLive = Layer.effect(
             : sql`select key_id, account_id, scopes, rate_limit, granted, allowed, remaining, reset_ms,
                   claim, claim_resource_id, claim_status, claim_body
                 from api_key_admit_claim(${Buffer.from(digest)}, ${neededScope}, interval '60 seconds',
-                  ${claim.key}, ${claim.fingerprint}, ${claim.newResourceId})`
+                  ${claim.key}, ${claim.fingerprint}, ${claim.newResourceId}, ${owner.id})`
           ).pipe(
             Effect.flatMap(decodeRows),
             Effect.orDie,
@@ -74,4 +76,4 @@ export const KeyAdmissionLive = Layer.effect(
       })
     )
   })
-)
+).pipe(Layer.provide(ClaimOwnerLive))

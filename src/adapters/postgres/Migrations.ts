@@ -18,6 +18,7 @@ import transactionTotals from "./migrations/0013_transaction_totals.ts"
 import refundsWithinTotal from "./migrations/0014_refunds_within_total.ts"
 import checkoutTokens from "./migrations/0015_checkout_tokens.ts"
 import accountDocument from "./migrations/0016_account_document.ts"
+import claimOwners from "./migrations/0017_claim_owners.ts"
 import { withSpan } from "../../spans.ts"
 
 export const MIGRATIONS = {
@@ -36,7 +37,8 @@ export const MIGRATIONS = {
   "0013_transaction_totals": transactionTotals,
   "0014_refunds_within_total": refundsWithinTotal,
   "0015_checkout_tokens": checkoutTokens,
-  "0016_account_document": accountDocument
+  "0016_account_document": accountDocument,
+  "0017_claim_owners": claimOwners
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)
