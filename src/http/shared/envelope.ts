@@ -9,6 +9,7 @@ import {
   HttpServerResponse
 } from "@effect/platform"
 import { Cause, Effect, Option } from "effect"
+import { unknownFieldMessage } from "../../domain/errors.ts"
 import { Metrics } from "../../ports/Metrics.ts"
 import { GatewayApi } from "../Api.ts"
 import {
@@ -60,6 +61,9 @@ const fromDecodeError = (error: HttpApiError.HttpApiDecodeError) => {
     const field = fieldOf(issue.path)
     if (seen.has(field)) return []
     seen.add(field)
+    // A key the body's schema does not declare (payload.ts): Schema's "is unexpected, expected: …"
+    // lists every other field; the merchant needs the one it sent by mistake.
+    if (issue._tag === "Unexpected") return [{ field, message: unknownFieldMessage(field) }]
     return [{ field, message: phrase(field, issue.message) }]
   })
   return BadRequest.of({ message: errors[0]?.message ?? "invalid request", code: "validation_failed", errors })
