@@ -46,7 +46,7 @@ const seed = (accountId: string, count: number, from = "2026-01-01") =>
 const expectedIds = async (accountId: string) =>
   (
     await server.db.query<{ id: string }>(
-      "select id::text as id from transactions where account_id = $1 order by created_at, id",
+      "select id::text as id from transactions where account_id = $1 order by created_at desc, id desc",
       [accountId]
     )
   ).rows.map((row) => row.id)
@@ -233,7 +233,7 @@ describe("other streamed lists", () => {
       (
         await server.db.query<{ id: string }>(
           `select id::text as id from webhook_deliveries where account_id = $1 and ($2::text is null or status = $2)
-           order by created_at desc, id`,
+           order by created_at desc, id desc`,
           [other.accountId, status ?? null]
         )
       ).rows.map((row) => row.id)

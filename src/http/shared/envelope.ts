@@ -24,6 +24,8 @@ import {
   TooManyRequests
 } from "./errors.ts"
 import { acceptBody, acceptUrl, MAX_BODY_BYTES } from "./body.ts"
+import { challengeFor } from "./challenge.ts"
+import { acceptQuery } from "./query.ts"
 import { Draining } from "./Draining.ts"
 import { isDatabaseOutage } from "./outage.ts"
 import { redactUrl } from "./redact.ts"
@@ -31,7 +33,8 @@ import { routeTable } from "./routes.ts"
 
 const routes = routeTable(GatewayApi, [
   ["GET", "/openapi.json"],
-  ["GET", "/docs"]
+  ["GET", "/docs"],
+  ["GET", "/favicon.ico"]
 ])
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/
@@ -169,6 +172,7 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
           Option.map(Option.flatMapNullable(yield* Effect.option(Effect.currentSpan), exportedSpan), (s) => s.traceId)
         )
         const response = yield* acceptUrl(request.url).pipe(
+          Effect.zipRight(acceptQuery(routes.route(request.method, path), request.method, request.url)),
           Effect.zipRight(acceptBody(request)),
           Effect.flatMap((accepted) =>
             accepted === request ? app : Effect.provideService(app, HttpServerRequest.HttpServerRequest, accepted)
@@ -202,7 +206,11 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         )
         metrics.httpRequests.inc({ route, method: request.method, status })
         metrics.httpDuration.observe({ route, method: request.method }, (performance.now() - started) / 1000)
-        return HttpServerResponse.setHeader(response, "x-request-id", requestId)
+        const challenged =
+          response.status === 401 && response.headers["www-authenticate"] === undefined
+            ? HttpServerResponse.setHeader(response, "www-authenticate", challengeFor(path))
+            : response
+        return HttpServerResponse.setHeader(challenged, "x-request-id", requestId)
       }).pipe(draining.track)
   })
 )
