@@ -71,7 +71,7 @@ export const CreateTransactionWire = Schema.Struct({
         type: "array",
         maxItems: 20,
         description:
-          "CONTRACT-v1 §8: [{subaccount_id, amount | percentage}], exactly one of the two; percentages of " +
+          "[{subaccount_id, amount | percentage}], exactly one of the two; percentages of " +
           "amount_total, rounded down; the shares may not exceed amount_total minus the fee",
         items: {
           type: "object",
