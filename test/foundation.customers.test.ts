@@ -110,12 +110,12 @@ describe("POST /api/customers", () => {
 })
 
 describe("GET /api/customers and /api/customers/{id}", () => {
-  it("list is exactly the account's live customers, oldest first; get returns one", async () => {
+  it("list is exactly the account's live customers, newest first; get returns one", async () => {
     const fresh = await signup(api)
     expect(await list(fresh)).toEqual([])
     const one = (await create(fresh, customerBody({ name: "Um" }))).body
     const two = (await create(fresh, customerBody({ name: "Dois" }))).body
-    expect(await list(fresh)).toEqual([one, two])
+    expect(await list(fresh)).toEqual([two, one])
     const got = await api.get(`/api/customers/${two.id}`, { key: fresh.key })
     expect(got.status).toBe(200)
     expect(got.body).toEqual(two)

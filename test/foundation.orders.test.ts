@@ -88,7 +88,7 @@ describe("POST /api/orders", () => {
 })
 
 describe("GET /api/orders and /api/orders/{id}", () => {
-  it("list has the account's orders oldest first; get returns one", async () => {
+  it("list has the account's orders newest first; get returns one", async () => {
     const fresh = await signup(api)
     expect((await api.get("/api/orders", { key: fresh.key })).body).toEqual([])
     const customer = (await api.post("/api/customers", customerBody(), { key: fresh.key })).body
@@ -96,7 +96,7 @@ describe("GET /api/orders and /api/orders/{id}", () => {
     const second = (await createOrder(fresh, { customerId: customer.id, amount: 200 })).body
     const listed = await api.get("/api/orders", { key: fresh.key })
     expect(listed.status).toBe(200)
-    expect(listed.body).toEqual([first, second])
+    expect(listed.body).toEqual([second, first])
     const got = await api.get(`/api/orders/${second.id}`, { key: fresh.key })
     expect(got.status).toBe(200)
     expect(got.body).toEqual(second)

@@ -45,7 +45,7 @@ describe("GET /api/transactions", () => {
     expect(reply.text).toBe("[]")
   })
 
-  it("lists the account's transactions, oldest first, with the spec's Transaction shape", async () => {
+  it("lists the account's transactions, newest first, with the spec's Transaction shape", async () => {
     const { order } = await customerAndOrder(api, a.key, 5000)
     const paidId = await insertTransaction(a.accountId, {
       orderId: order.id,
@@ -83,7 +83,7 @@ describe("GET /api/transactions", () => {
 
     const listed = await api.get("/api/transactions", { key: a.key })
     expect(listed.status).toBe(200)
-    expect(listed.body).toEqual([paid, pending])
+    expect(listed.body).toEqual([pending, paid])
 
     const got = await api.get(`/api/transactions/${paidId}`, { key: a.key })
     expect(got.status).toBe(200)

@@ -46,7 +46,7 @@ const seed = (accountId: string, count: number, from = "2026-01-01") =>
 const expectedIds = async (accountId: string) =>
   (
     await server.db.query<{ id: string }>(
-      "select id::text as id from transactions where account_id = $1 order by created_at, id",
+      "select id::text as id from transactions where account_id = $1 order by created_at desc, id desc",
       [accountId]
     )
   ).rows.map((row) => row.id)
@@ -209,8 +209,8 @@ describe("other streamed lists", () => {
     expect(reply.body).toHaveLength(621)
     expect(reply.text).toBe(JSON.stringify(reply.body))
     expect(new Set(reply.body.map((c: { id: string }) => c.id)).size).toBe(621)
-    expect(reply.body[620].name).toBe("Último Cliente")
-    expect(reply.body.slice(0, 620).map((c: { name: string }) => c.name)).toContain("Zoë Ångström")
+    expect(reply.body[0].name).toBe("Último Cliente") // newest first (docs/api.md "Lists")
+    expect(reply.body.slice(1).map((c: { name: string }) => c.name)).toContain("Zoë Ångström")
   })
   it("webhook deliveries across several pages: newest first, ties by id, each once, filters kept", async () => {
     const other = await signup(api, "Loja Entregas")
@@ -233,7 +233,7 @@ describe("other streamed lists", () => {
       (
         await server.db.query<{ id: string }>(
           `select id::text as id from webhook_deliveries where account_id = $1 and ($2::text is null or status = $2)
-           order by created_at desc, id`,
+           order by created_at desc, id desc`,
           [other.accountId, status ?? null]
         )
       ).rows.map((row) => row.id)
@@ -272,7 +272,7 @@ describe("failures of a streamed list", () => {
     await seed(other.accountId, 1_500)
     await server.db.query(
       `insert into transactions (id, account_id, order_id, method, amount, status, details, created_at)
-       values (gen_random_uuid(), $1, $2, 'PIX', 5000, 'BROKEN', '{}', '2027-01-01')`,
+       values (gen_random_uuid(), $1, $2, 'PIX', 5000, 'BROKEN', '{}', '2000-01-01')`,
       [other.accountId, orderId]
     )
     orderId = previous

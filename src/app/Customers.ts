@@ -1,3 +1,4 @@
+import type { ListFilter } from "../ports/Page.ts"
 import { AccountId, CustomerId } from "../domain/ids.ts"
 import { Effect, Option } from "effect"
 import { NotFound, ValidationFailed } from "../domain/errors.ts"
@@ -24,8 +25,8 @@ export class Customers extends Effect.Service<Customers>()("Customers", {
       create: fn("Customers.create")(function* (accountId: AccountId, input: CustomerInput) {
         return yield* repo.insertOrGetByDocument(accountId, { id: CustomerId.make(yield* ids.next), ...input })
       }),
-      /** Every live customer of the account, oldest first, as a stream of pages (never all in memory). */
-      list: (accountId: AccountId) => repo.stream(accountId),
+      /** The account's live customers, newest first (docs/api.md "Lists"), streamed by pages (never all in memory). */
+      list: (accountId: AccountId, filter: ListFilter = {}) => repo.stream(accountId, filter),
       get: fn("Customers.get")(function* (accountId: AccountId, id: CustomerId) {
         return yield* Option.match(yield* repo.find(accountId, id), {
           onNone: () => Effect.fail(notFound()),

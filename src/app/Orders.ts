@@ -1,3 +1,4 @@
+import type { ListFilter } from "../ports/Page.ts"
 import { AccountId, CustomerId, OrderId } from "../domain/ids.ts"
 import { Effect, Option } from "effect"
 import { NotFound } from "../domain/errors.ts"
@@ -21,8 +22,8 @@ export class Orders extends Effect.Service<Orders>()("Orders", {
           onSome: Effect.succeed
         })
       }),
-      /** Every order of the account, oldest first, as a stream of pages (never all in memory). */
-      list: (accountId: AccountId) => repo.stream(accountId),
+      /** Every order of the account, newest first (docs/api.md "Lists"), as a stream of pages (never all in memory). */
+      list: (accountId: AccountId, filter: ListFilter = {}) => repo.stream(accountId, filter),
       get: fn("Orders.get")(function* (accountId: AccountId, id: OrderId) {
         return yield* Option.match(yield* repo.find(accountId, id), {
           onNone: () => Effect.fail(new NotFound({ message: "order not found" })),

@@ -1,3 +1,4 @@
+import type { ListFilter } from "../ports/Page.ts"
 import type { AccountId, TransactionId } from "../domain/ids.ts"
 import { Effect, Option } from "effect"
 import type { Customer } from "../domain/customer.ts"
@@ -36,8 +37,8 @@ export class Transactions extends Effect.Service<Transactions>()("Transactions",
     })
 
     return {
-      /** Every transaction of the account (its v2 fields), oldest first, as a stream of pages (never all in memory). */
-      list: (accountId: AccountId) => repo.stream(accountId),
+      /** The account's transactions (v2 fields), newest first (docs/api.md "Lists"), streamed by pages. */
+      list: (accountId: AccountId, filter: ListFilter = {}) => repo.stream(accountId, filter),
       get,
       view,
       getView: fn("Transactions.getView")(function* (accountId: AccountId, id: TransactionId) {

@@ -8,6 +8,25 @@ export interface FieldError {
   readonly message: string
 }
 
+/** The one wording of a field the operation does not declare (docs/api.md "Unknown fields"). */
+export const unknownFieldMessage = (field: string) => `${field} is not a known field`
+
+/**
+ * The keys of an object checked by hand (not by a schema) that the operation does not declare, each
+ * named by its path: the same 400 a schema-decoded body gives for one.
+ */
+export const unknownFields = (
+  input: Readonly<Record<string, unknown>>,
+  known: ReadonlyArray<string>,
+  path: string
+): Array<FieldError> =>
+  Object.keys(input)
+    .filter((key) => !known.includes(key))
+    .map((key) => {
+      const field = `${path}.${key}`
+      return { field, message: unknownFieldMessage(field) }
+    })
+
 /** Input that breaks a rule of the spec. Each interface names the first field; `errors` lists them all. */
 export class ValidationFailed extends Data.TaggedError("ValidationFailed")<{
   readonly errors: ReadonlyArray<FieldError>

@@ -1,5 +1,5 @@
 import { Either, Schema } from "effect"
-import { Conflict, type FieldError } from "./errors.ts"
+import { Conflict, type FieldError, unknownFields } from "./errors.ts"
 import { AccountId, SubaccountId } from "./ids.ts"
 
 /**
@@ -49,6 +49,9 @@ export type SubaccountRecord = typeof SubaccountRecord.Type
 export const subaccountExists = () =>
   new Conflict({ code: "subaccount_exists", message: "a subaccount with this document already exists" })
 
+/** The wire names of a bank account's fields; any other key is a 400 naming it. */
+const BANK_ACCOUNT_FIELDS = ["bank_code", "agency", "agency_digit", "account", "account_digit", "type"]
+
 const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
@@ -70,7 +73,7 @@ export const validateBankAccount = (
       }
     ])
   }
-  const errors: Array<FieldError> = []
+  const errors: Array<FieldError> = unknownFields(input, BANK_ACCOUNT_FIELDS, path)
   const text = (key: string, pattern: RegExp, rule: string, optional = false): string | null => {
     const field = `${path}.${key}`
     const value = input[key]

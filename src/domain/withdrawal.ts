@@ -33,6 +33,7 @@ export const withdrawalEventBody = (name: string, w: WithdrawalRecord, at: Date)
     amount: w.amount,
     status: w.status,
     paid_at: w.paidAt === null ? null : isoInSaoPaulo(w.paidAt),
-    subaccount_id: w.subaccountId
+    subaccount_id: w.subaccountId,
+    failure_reason: w.failureReason
   }
 })

@@ -57,6 +57,10 @@ export class GatewayApi extends HttpApi.make("gateway")
   .annotate(OpenApi.Transform, describeErrorsTruthfully)
   .annotate(
     OpenApi.Description,
-    "Card, PIX and boleto payments for Brazil. See README for conventions: money in centavos, ISO " +
-      "8601 UTC timestamps, UUID identifiers, one error envelope."
+    "Card, PIX and boleto payments for Brazil, through two interfaces: `/api` (authenticate with the " +
+      "`X-Api-Key` header) and `/public/v1` (the same API key as `Authorization: Bearer`). Money is an " +
+      "integer number of centavos; identifiers are UUIDs; every error is one JSON envelope with a `code`. " +
+      "Bodies and query strings take only the fields each operation lists: anything else is a 400 naming " +
+      "it. Lists are newest first. The rules across operations are in the project's docs/api.md; the " +
+      "sandbox section lets you pay, expire and dispute test charges."
   ) {}

@@ -11,6 +11,7 @@ import { EnvelopeMiddleware } from "./shared/envelope.ts"
 import { installFramingAnswers } from "./shared/framing.ts"
 import { Metrics } from "../ports/Metrics.ts"
 import { OpsHttp } from "./ops/Http.ts"
+import { FaviconLive } from "./ops/favicon.ts"
 import { DocumentsHttp } from "./documents/Http.ts"
 import { CheckoutHttp } from "./checkout/Http.ts"
 import { OrdersHttp } from "./v2/orders/Http.ts"
@@ -55,7 +56,10 @@ export const ApiLive = HttpApiBuilder.api(GatewayApi).pipe(
 /** The HTTP server: API, OpenAPI document, reference UI, on PORT/HOST (port 0 picks a free one). */
 export const HttpLive = HttpApiBuilder.serve().pipe(
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
-  Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
+  // The reference's script is inlined by HttpApiScalar; its default fonts would come from a CDN, which
+  // fails offline and tells a third party who reads the docs: the system's fonts instead.
+  Layer.provide(HttpApiScalar.layer({ path: "/docs", scalar: { withDefaultFonts: false } })),
+  Layer.provide(FaviconLive),
   Layer.provide(EnvelopeMiddleware),
   Layer.provide(ApiLive),
   HttpServer.withLogAddress,

@@ -1,3 +1,4 @@
+import type { ListFilter } from "./Page.ts"
 import type { AccountId, CustomerId } from "../domain/ids.ts"
 import { Context, type Effect, type Option, type Stream } from "effect"
 import type { Customer } from "../domain/customer.ts"
@@ -26,7 +27,7 @@ export class CustomerRepo extends Context.Tag("CustomerRepo")<
       customer: NewCustomer
     ) => Effect.Effect<{ readonly customer: Customer; readonly created: boolean }>
     /** Every live customer of the account, oldest first, read page by page (interface-v2 lists return all). */
-    readonly stream: (accountId: AccountId) => Stream.Stream<Customer>
+    readonly stream: (accountId: AccountId, filter?: ListFilter) => Stream.Stream<Customer>
     readonly find: (accountId: AccountId, id: CustomerId) => Effect.Effect<Option.Option<Customer>>
     readonly update: (
       accountId: AccountId,

@@ -1,3 +1,4 @@
+import type { ListFilter } from "./Page.ts"
 import type { AccountId, CustomerId, OrderId } from "../domain/ids.ts"
 import { Context, type Effect, type Option, type Stream } from "effect"
 import type { Order, OrderStatus } from "../domain/order.ts"
@@ -11,7 +12,7 @@ export class OrderRepo extends Context.Tag("OrderRepo")<
       order: { readonly id: OrderId; readonly customerId: CustomerId; readonly amount: number }
     ) => Effect.Effect<Option.Option<Order>>
     /** Every order of the account, oldest first, read page by page (interface-v2 lists return all). */
-    readonly stream: (accountId: AccountId) => Stream.Stream<Order>
+    readonly stream: (accountId: AccountId, filter?: ListFilter) => Stream.Stream<Order>
     readonly find: (accountId: AccountId, id: OrderId) => Effect.Effect<Option.Option<Order>>
     /** Row-locks the order for the rest of the database transaction. */
     readonly findForUpdate: (accountId: AccountId, id: OrderId) => Effect.Effect<Option.Option<Order>>

@@ -25,3 +25,14 @@ export interface Page<A> {
   readonly total: number
   readonly next: ListKey | null
 }
+
+/**
+ * What a list of /api keeps (docs/api.md "Lists"): rows created in [createdFrom, createdBefore), and
+ * with this status and method where the resource has them. Nothing set: every row.
+ */
+export interface ListFilter {
+  readonly status?: string | undefined
+  readonly method?: string | undefined
+  readonly createdFrom?: Date | undefined
+  readonly createdBefore?: Date | undefined
+}

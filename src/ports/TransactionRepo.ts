@@ -1,3 +1,4 @@
+import type { ListFilter } from "./Page.ts"
 import type { Page, PageRange } from "./Page.ts"
 import type { AccountId, CustomerId, OrderId, TransactionId } from "../domain/ids.ts"
 import { Context, type Effect, type Option, type Stream } from "effect"
@@ -70,7 +71,7 @@ export class TransactionRepo extends Context.Tag("TransactionRepo")<
   {
     readonly insert: (accountId: AccountId, transaction: NewTransaction) => Effect.Effect<TransactionRecord>
     /** Every transaction of the account, oldest first, read page by page (interface-v2 lists return all). */
-    readonly stream: (accountId: AccountId) => Stream.Stream<TransactionSummary>
+    readonly stream: (accountId: AccountId, filter?: ListFilter) => Stream.Stream<TransactionSummary>
     readonly find: (accountId: AccountId, id: TransactionId) => Effect.Effect<Option.Option<TransactionRecord>>
     /** Row-locks the transaction until the database transaction ends. */
     readonly findForUpdate: (accountId: AccountId, id: TransactionId) => Effect.Effect<Option.Option<TransactionRecord>>

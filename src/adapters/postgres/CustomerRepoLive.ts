@@ -1,6 +1,6 @@
 import { CustomerId } from "../../domain/ids.ts"
 import { SqlClient } from "@effect/sql"
-import { KEYSET_AT, keysetStream, seekAfter } from "./keyset.ts"
+import { KEYSET_AT, listWhere, keysetStream, seekAfter } from "./keyset.ts"
 import { traced } from "./traced.ts"
 import { Effect, Layer, Option, Schema } from "effect"
 import { Customer } from "../../domain/customer.ts"
@@ -53,14 +53,16 @@ export const CustomerRepoLive = Layer.effect(
               if (existing[0]) return { customer: toCustomer(existing[0]), created: false }
             }
           }).pipe(Effect.orDie),
-        // Keyset pages on the index (account_id, created_at, id); deleted customers are skipped.
-        stream: (accountId) =>
+        // Newest first, ties by id (docs/api.md "Lists"): keyset pages on the index (account_id, created_at,
+        // id); deleted customers are skipped.
+        stream: (accountId, filter = {}) =>
           keysetStream(
             (after, limit) => sql`
               select ${columns}, ${sql.literal(KEYSET_AT)} from customers
               where account_id = ${accountId} and deleted_at is null
-                ${seekAfter(sql, Option.getOrUndefined(after), "asc", "uuid")}
-              order by created_at, id limit ${limit}`,
+                ${listWhere(sql, filter)}
+                ${seekAfter(sql, Option.getOrUndefined(after), "desc", "uuid")}
+              order by created_at desc, id desc limit ${limit}`,
             (rows) => Effect.sync(() => rows.map(toCustomer))
           ),
         find: (accountId, id) =>

@@ -1,6 +1,6 @@
 import { CustomerId, OrderId } from "../../domain/ids.ts"
 import { SqlClient } from "@effect/sql"
-import { KEYSET_AT, keysetStream, seekAfter } from "./keyset.ts"
+import { KEYSET_AT, listWhere, keysetStream, seekAfter } from "./keyset.ts"
 import { traced } from "./traced.ts"
 import { Effect, Layer, Option, Schema } from "effect"
 import { Order, OrderStatus } from "../../domain/order.ts"
@@ -45,14 +45,15 @@ export const OrderRepoLive = Layer.effect(
           where c.account_id = ${accountId} and c.id = ${order.customerId} and c.deleted_at is null
           for share
           returning ${columns}`.pipe(Effect.orDie, Effect.map(first)),
-        // Keyset pages on the index (account_id, created_at, id).
-        stream: (accountId) =>
+        // Newest first, ties by id (docs/api.md "Lists"): keyset pages on the index (account_id, created_at, id).
+        stream: (accountId, filter = {}) =>
           keysetStream(
             (after, limit) => sql`
               select ${columns}, ${sql.literal(KEYSET_AT)} from orders
               where account_id = ${accountId}
-                ${seekAfter(sql, Option.getOrUndefined(after), "asc", "uuid")}
-              order by created_at, id limit ${limit}`,
+                ${listWhere(sql, filter)}
+                ${seekAfter(sql, Option.getOrUndefined(after), "desc", "uuid")}
+              order by created_at desc, id desc limit ${limit}`,
             (rows) => Effect.sync(() => rows.map(toOrder))
           ),
         find: (accountId, id) =>

@@ -4,7 +4,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { AntifraudAnalysis } from "../../domain/antifraud.ts"
 import { TransactionRecord, TransactionSummary } from "../../domain/transaction.ts"
 import { TransactionRepo } from "../../ports/TransactionRepo.ts"
-import { KEYSET_AT, keysetPage, keysetStream, pageBounds, seekAfter } from "./keyset.ts"
+import { KEYSET_AT, listWhere, keysetPage, keysetStream, pageBounds, seekAfter } from "./keyset.ts"
 import { withSpan } from "../../spans.ts"
 
 const COLUMNS = `id, origin, order_id, customer_id, method, amount, amount_total, amount_interest, buyer, products,
@@ -49,15 +49,16 @@ export const TransactionRepoLive = Layer.effect(
                   ${JSON.stringify(t.details)}::jsonb, ${t.expiresAt}, ${t.cardToken},
                   ${analysis(t.antifraud)}::jsonb, ${t.declineCode ?? null})
           returning ${columns}`).pipe(withSpan("TransactionRepo.insert")),
-      // Keyset pages on the index (account_id, created_at, id).
-      stream: (accountId) =>
+      // Newest first, ties by id (docs/api.md "Lists"): keyset pages on the index (account_id, created_at, id).
+      stream: (accountId, filter = {}) =>
         keysetStream(
           (after, limit) => sql`
             select id, order_id, method, amount, status, created_at, updated_at, ${sql.literal(KEYSET_AT)}
             from transactions
             where account_id = ${accountId}
-              ${seekAfter(sql, Option.getOrUndefined(after), "asc", "uuid")}
-            order by created_at, id limit ${limit}`,
+              ${listWhere(sql, filter)}
+              ${seekAfter(sql, Option.getOrUndefined(after), "desc", "uuid")}
+            order by created_at desc, id desc limit ${limit}`,
           (found) => Effect.orDie(decodeSummaries(found))
         ),
       find: (accountId, id) =>

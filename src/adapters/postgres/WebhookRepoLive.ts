@@ -168,8 +168,9 @@ export const WebhookRepoLive = Layer.scoped(
               })
             )
             .pipe(Effect.orDie),
-        // Newest first, ties by id: keyset pages on the index (account_id, created_at desc, id) of 0009.
-        // The mixed direction rules out a row comparison; `created_at <= key` keeps the scan on the index.
+        // Newest first, ties by id descending like every list (docs/api.md "Lists"): keyset pages on the
+        // index (account_id, created_at desc, id) of 0009 (rows of one instant, rare, are sorted on the
+        // fly); `created_at <= key` keeps the scan on the index.
         deliveries: (accountId, filter) =>
           keysetStream(
             (after, limit) => sql`
@@ -181,9 +182,9 @@ export const WebhookRepoLive = Layer.scoped(
                   onNone: () => sql``,
                   onSome: (key) => sql`
                     and created_at <= ${key.at}::timestamptz
-                    and (created_at < ${key.at}::timestamptz or id > ${key.id}::uuid)`
+                    and (created_at < ${key.at}::timestamptz or id < ${key.id}::uuid)`
                 })}
-              order by created_at desc, id limit ${limit}`,
+              order by created_at desc, id desc limit ${limit}`,
             (rows) => Effect.sync(() => (rows as ReadonlyArray<unknown> as ReadonlyArray<DeliveryRow>).map(toDelivery))
           ),
         findDelivery: (accountId, deliveryId) =>

@@ -51,11 +51,12 @@ export const WithdrawalRepoLive = Layer.effect(
                 ? [sql`subaccount_id is null`]
                 : [sql`subaccount_id = ${filter.subaccountId}`])
           ])
-          const { seek, limit } = pageBounds(sql, range, "asc", "uuid")
+          // Newest first, ties by id (docs/api.md "Lists").
+          const { seek, limit } = pageBounds(sql, range, "desc", "uuid")
           return keysetPage(
             sql`
               select ${columns}, ${sql.literal(KEYSET_AT)} from withdrawals where ${where} ${seek}
-              order by created_at, id ${limit}`,
+              order by created_at desc, id desc ${limit}`,
             range.limit,
             decodeRows,
             sql<{ n: number }>`select count(*)::int as n from withdrawals where ${where}`.pipe(

@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { Chunk, Effect, Option, Stream } from "effect"
-import type { ListKey, Page, PageRange } from "../../ports/Page.ts"
+import type { ListFilter, ListKey, Page, PageRange } from "../../ports/Page.ts"
 import { withSpan } from "../../spans.ts"
 
 /**
@@ -105,3 +105,13 @@ export const keysetStream = <A, E>(
       withSpan("keysetStream.page")
     )
   })
+
+/**
+ * The conditions of a ListFilter (ports/Page.ts), each `and …`, for a table with `created_at` and,
+ * where the filter names them, `status` and `method` columns.
+ */
+export const listWhere = (sql: SqlClient.SqlClient, filter: ListFilter) =>
+  sql`${filter.status === undefined ? sql`` : sql`and status = ${filter.status}`}
+    ${filter.method === undefined ? sql`` : sql`and method = ${filter.method}`}
+    ${filter.createdFrom === undefined ? sql`` : sql`and created_at >= ${filter.createdFrom}`}
+    ${filter.createdBefore === undefined ? sql`` : sql`and created_at < ${filter.createdBefore}`}`

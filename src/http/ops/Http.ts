@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { GatewayApi } from "../Api.ts"
@@ -10,6 +10,16 @@ export const OpsHttp = HttpApiBuilder.group(GatewayApi, "ops", (handlers) =>
     const sql = yield* SqlClient.SqlClient
     const draining = yield* Draining
     return handlers
+      .handle("index", () =>
+        Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
+          /text\/html/i.test(request.headers["accept"] ?? "")
+            ? HttpServerResponse.redirect("/docs", { status: 302 })
+            : HttpServerResponse.unsafeJson(
+                { name: "Brazil Payment Gateway", docs: "/docs", openapi: "/openapi.json" },
+                { headers: { link: '</docs>; rel="service-doc", </openapi.json>; rel="service-desc"' } }
+              )
+        )
+      )
       .handle("health", () => Effect.succeed({ status: "ok" as const }))
       .handle("ready", () =>
         // Start-up applies the migrations before the server listens, so a reachable database is the last check.

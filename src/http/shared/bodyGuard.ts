@@ -1,4 +1,4 @@
-import type { FieldError } from "../../domain/errors.ts"
+import { type FieldError, unknownFieldMessage } from "../../domain/errors.ts"
 import { findTextProblem, mayHoldBadText } from "./text.ts"
 
 /** Deeper than any request of this API; bounds the recursion of parsing and error formatting. */
@@ -21,19 +21,46 @@ export const jsonDepth = (text: string): number => {
   return max
 }
 
+const fieldPath = (at: ReadonlyArray<string | number>) =>
+  at.map((key, i) => (typeof key === "number" ? `[${key}]` : i === 0 ? key : `.${key}`)).join("")
+
+/**
+ * The path of the first `__proto__` key, if any. JSON.parse makes it an own property, but any code
+ * that copies the object key by key (a schema decoding a free-form record such as `metadata`) would
+ * set the copy's prototype instead: no request of this API declares such a field, so it is refused.
+ */
+const findProto = (value: unknown): string | undefined => {
+  const stack: Array<[unknown, Array<string | number>]> = [[value, []]]
+  while (stack.length > 0) {
+    const [current, at] = stack.pop()!
+    if (Array.isArray(current)) current.forEach((child, i) => stack.push([child, [...at, i]]))
+    else if (current !== null && typeof current === "object") {
+      for (const [key, child] of Object.entries(current)) {
+        if (key === "__proto__") return fieldPath([...at, key])
+        stack.push([child, [...at, key]])
+      }
+    }
+  }
+  return undefined
+}
+
 /**
  * Problems of a JSON body that no field schema can report: nesting deep enough to exhaust the stack,
- * and text PostgreSQL cannot store (NUL, lone surrogates: text.ts), named by the field that holds it.
- * Malformed JSON is left to the decoder.
+ * a `__proto__` key anywhere (even in free-form `metadata`), and text PostgreSQL cannot store (NUL,
+ * lone surrogates: text.ts), named by the field that holds it. Malformed JSON is left to the decoder.
  */
 export const bodyProblem = (text: string): FieldError | undefined => {
   if (jsonDepth(text) > MAX_DEPTH) return { field: "body", message: `body is nested deeper than ${MAX_DEPTH} levels` }
-  if (!mayHoldBadText(text)) return undefined
+  // "__proto__" may be written with escapes ("\\u005f_proto__"): any escape sends the body to the parse.
+  const proto = text.includes("__proto__") || text.includes("\\u")
+  if (!proto && !mayHoldBadText(text)) return undefined
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
   } catch {
     return undefined
   }
+  const protoField = proto ? findProto(parsed) : undefined
+  if (protoField !== undefined) return { field: protoField, message: unknownFieldMessage(protoField) }
   return findTextProblem(parsed)
 }

@@ -9,6 +9,7 @@ import {
   HttpServerResponse
 } from "@effect/platform"
 import { Cause, Effect, Option } from "effect"
+import { unknownFieldMessage } from "../../domain/errors.ts"
 import { Metrics } from "../../ports/Metrics.ts"
 import { GatewayApi } from "../Api.ts"
 import {
@@ -23,6 +24,8 @@ import {
   TooManyRequests
 } from "./errors.ts"
 import { acceptBody, acceptUrl, MAX_BODY_BYTES } from "./body.ts"
+import { challengeFor } from "./challenge.ts"
+import { acceptQuery } from "./query.ts"
 import { Draining } from "./Draining.ts"
 import { isDatabaseOutage } from "./outage.ts"
 import { redactUrl } from "./redact.ts"
@@ -32,7 +35,8 @@ import { prefersHtml } from "../checkout/negotiate.ts"
 
 const routes = routeTable(GatewayApi, [
   ["GET", "/openapi.json"],
-  ["GET", "/docs"]
+  ["GET", "/docs"],
+  ["GET", "/favicon.ico"]
 ])
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/
@@ -62,6 +66,9 @@ const fromDecodeError = (error: HttpApiError.HttpApiDecodeError) => {
     const field = fieldOf(issue.path)
     if (seen.has(field)) return []
     seen.add(field)
+    // A key the body's schema does not declare (payload.ts): Schema's "is unexpected, expected: …"
+    // lists every other field; the merchant needs the one it sent by mistake.
+    if (issue._tag === "Unexpected") return [{ field, message: unknownFieldMessage(field) }]
     return [{ field, message: phrase(field, issue.message) }]
   })
   return BadRequest.of({ message: errors[0]?.message ?? "invalid request", code: "validation_failed", errors })
@@ -167,6 +174,7 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
           Option.map(Option.flatMapNullable(yield* Effect.option(Effect.currentSpan), exportedSpan), (s) => s.traceId)
         )
         const response = yield* acceptUrl(request.url, routes.template(request.method, path)).pipe(
+          Effect.zipRight(acceptQuery(routes.route(request.method, path), request.method, request.url)),
           Effect.zipRight(acceptBody(request)),
           Effect.flatMap((accepted) =>
             accepted === request ? app : Effect.provideService(app, HttpServerRequest.HttpServerRequest, accepted)
@@ -203,7 +211,11 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         )
         metrics.httpRequests.inc({ route, method: request.method, status })
         metrics.httpDuration.observe({ route, method: request.method }, (performance.now() - started) / 1000)
-        return HttpServerResponse.setHeader(response, "x-request-id", requestId)
+        const challenged =
+          response.status === 401 && response.headers["www-authenticate"] === undefined
+            ? HttpServerResponse.setHeader(response, "www-authenticate", challengeFor(path))
+            : response
+        return HttpServerResponse.setHeader(challenged, "x-request-id", requestId)
       }).pipe(draining.track)
   })
 )

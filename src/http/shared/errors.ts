@@ -2,7 +2,7 @@ import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 
 /**
- * The error envelope of CONTRACT §4: `{statusCode, error, message, code?, errors?}`. One schema class
+ * The error envelope of CONTRACT §4: `{statusCode, error, message, code, errors?}`. One schema class
  * per status so that each endpoint documents exactly the failures it can answer with; as plain
  * `Schema.Class`es they serialise as their fields only (no `_tag`).
  */
@@ -12,13 +12,14 @@ const envelope = <S extends number, P extends string>(statusCode: S, phrase: P) 
   statusCode: Schema.Literal(statusCode),
   error: Schema.Literal(phrase),
   message: Schema.String,
-  code: Schema.optional(Schema.String),
+  // Every error names its kind in `code` (README, docs/api.md "Errors"), 406 and 415 included.
+  code: Schema.String,
   errors: Schema.optional(Schema.Array(FieldError))
 })
 
 type Details = {
   readonly message: string
-  readonly code?: string
+  readonly code: string
   readonly errors?: ReadonlyArray<typeof FieldError.Type>
 }
 

@@ -1,5 +1,5 @@
 import { HttpApi } from "@effect/platform"
-import { Context, Option } from "effect"
+import { Context, Option, SchemaAST } from "effect"
 import { ErrorBody, Idempotent, ScopeResource } from "./annotations.ts"
 
 export interface RouteTemplate {
@@ -11,6 +11,8 @@ export interface RouteTemplate {
   readonly resource: string
   /** It honours `Idempotency-Key` (annotated `Idempotent`). */
   readonly idempotent: boolean
+  /** The query parameters it declares (its urlParams schema's keys); undefined for routes outside the API. */
+  readonly query: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -19,7 +21,12 @@ export interface RouteTemplate {
  */
 export const routeTable = (api: HttpApi.HttpApi.Any, extra: ReadonlyArray<readonly [string, string]> = []) => {
   const routes: Array<RouteTemplate> = []
-  const add = (method: string, path: string, annotations: Context.Context<never> = Context.empty()) => {
+  const add = (
+    method: string,
+    path: string,
+    annotations: Context.Context<never> = Context.empty(),
+    query: ReadonlyArray<string> | undefined = undefined
+  ) => {
     const source = path
       .split("/")
       .map((part) => (part.startsWith(":") ? "[^/]+" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
@@ -30,12 +37,23 @@ export const routeTable = (api: HttpApi.HttpApi.Any, extra: ReadonlyArray<readon
       pattern: new RegExp(`^${source}/?$`),
       errorBody: Option.getOrElse(Context.getOption(annotations, ErrorBody), () => "plain" as const),
       resource: Option.getOrElse(Context.getOption(annotations, ScopeResource), () => "other"),
-      idempotent: Option.getOrElse(Context.getOption(annotations, Idempotent), () => false)
+      idempotent: Option.getOrElse(Context.getOption(annotations, Idempotent), () => false),
+      query
     })
   }
   HttpApi.reflect(api as HttpApi.HttpApi.AnyWithProps, {
     onGroup: () => {},
-    onEndpoint: ({ endpoint, mergedAnnotations }) => add(endpoint.method, endpoint.path, mergedAnnotations)
+    onEndpoint: ({ endpoint, mergedAnnotations }) =>
+      add(
+        endpoint.method,
+        endpoint.path,
+        mergedAnnotations,
+        Option.match(endpoint.urlParamsSchema, {
+          onNone: () => [],
+          onSome: (schema) =>
+            SchemaAST.getPropertySignatures(SchemaAST.encodedAST(schema.ast)).map((p) => String(p.name))
+        })
+      )
   })
   for (const [method, path] of extra) add(method, path)
   const matching = (path: string) => routes.filter((r) => r.pattern.test(path))

@@ -29,13 +29,21 @@ const conventions = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
   if (!acceptsJson(request.headers["accept"])) {
     return yield* Effect.fail(
-      NotAcceptable.of({ message: "this API answers application/json only; send Accept: application/json" })
+      NotAcceptable.of({
+        message: "this API answers application/json only; send Accept: application/json",
+        code: "not_acceptable"
+      })
     )
   }
   const hasBody = request.method === "POST" || request.method === "PUT" || request.method === "PATCH"
   const length = request.headers["content-length"]
   if (hasBody && (length === undefined || length !== "0") && !isJson(request.headers["content-type"])) {
-    return yield* Effect.fail(UnsupportedMediaType.of({ message: "send the body as Content-Type: application/json" }))
+    return yield* Effect.fail(
+      UnsupportedMediaType.of({
+        message: "send the body as Content-Type: application/json",
+        code: "unsupported_media_type"
+      })
+    )
   }
   // The key from the header first, then the query: the header is the recommended form.
   const authorization = request.headers["authorization"] ?? ""

@@ -49,4 +49,5 @@ export class V1AntifraudApi extends HttpApiGroup.make("v1Antifraud")
           "transaction, an unknown hash, or another account's."
       )
   )
-  .middleware(ApiTokenAuth) {}
+  .middleware(ApiTokenAuth)
+  .annotate(OpenApi.Title, "Antifraud (v1)") {}

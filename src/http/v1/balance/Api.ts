@@ -75,4 +75,5 @@ export class V1BalanceApi extends HttpApiGroup.make("v1Balance")
           "range over 366 days or an unknown type."
       )
   )
-  .middleware(ApiTokenAuth) {}
+  .middleware(ApiTokenAuth)
+  .annotate(OpenApi.Title, "Balance and financials (v1)") {}

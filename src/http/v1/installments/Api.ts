@@ -22,11 +22,12 @@ export class V1InstallmentsApi extends HttpApiGroup.make("v1Installments")
       .addError(BadRequest)
       .annotate(
         OpenApi.Description,
-        "Options 1..INSTALLMENTS_MAX for `amount` centavos (CONTRACT-v1 §4): interest-free up to " +
+        "Options 1..INSTALLMENTS_MAX for `amount` centavos: interest-free up to " +
           "INSTALLMENTS_WITHOUT_INTEREST (total = amount); above, the Price table at " +
           "INSTALLMENT_MONTHLY_INTEREST_PERCENT a month, each installment rounded half up, total = installment × n. " +
           "Options whose installment is below INSTALLMENT_MIN_AMOUNT are omitted (option 1 always offered). " +
           "A card charge with n installments charges option n's total."
       )
   )
-  .middleware(ApiTokenAuth) {}
+  .middleware(ApiTokenAuth)
+  .annotate(OpenApi.Title, "Installments (v1)") {}

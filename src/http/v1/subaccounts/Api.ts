@@ -65,7 +65,9 @@ const Success = <A, I>(data: Schema.Schema<A, I>) => Schema.Struct({ success: Sc
 
 const IdempotencyHeaders = Schema.Struct({
   "idempotency-key": Schema.optional(
-    Schema.String.annotations({ description: "1–255 printable characters; recommended (CONTRACT §6)" })
+    Schema.String.annotations({
+      description: "1–255 printable characters (a UUID v4 per attempt is recommended); remembered 24 hours per account"
+    })
   )
 })
 
@@ -123,4 +125,5 @@ export class V1SubaccountsApi extends HttpApiGroup.make("v1Subaccounts")
       .addError(NotFound)
       .annotate(OpenApi.Description, "The subaccount; 404 when unknown, malformed or of another account.")
   )
-  .middleware(ApiTokenAuth) {}
+  .middleware(ApiTokenAuth)
+  .annotate(OpenApi.Title, "Subaccounts (v1)") {}

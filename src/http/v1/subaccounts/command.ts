@@ -15,7 +15,8 @@ const BankAccountDoc = {
     account: { type: "string", description: "account number, 1 to 12 digits", pattern: "^\\d{1,12}$" },
     account_digit: { type: "string", description: "account check digit, 1 character (digit or letter)" },
     type: { type: "string", enum: ["checking", "savings"] }
-  }
+  },
+  additionalProperties: false
 } as const
 
 /**

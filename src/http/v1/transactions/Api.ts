@@ -69,7 +69,7 @@ export const V1Transaction = Schema.Struct({
       amount: Schema.optional(Schema.Int),
       percentage: Schema.optional(Schema.Number)
     })
-  ).annotations({ description: "the split rules as sent (CONTRACT-v1 §8); [] when none" }),
+  ).annotations({ description: "the split rules as sent; [] when none" }),
   refusal_reason: Nullable(Schema.String),
   checkout_url: Nullable(Schema.String),
   expires_at: Nullable(Schema.String),
@@ -99,7 +99,9 @@ const Success = <A, I>(data: Schema.Schema<A, I>) => Schema.Struct({ success: Sc
 
 const IdempotencyHeaders = Schema.Struct({
   "idempotency-key": Schema.optional(
-    Schema.String.annotations({ description: "1–255 printable characters; recommended (CONTRACT §6)" })
+    Schema.String.annotations({
+      description: "1–255 printable characters (a UUID v4 per attempt is recommended); remembered 24 hours per account"
+    })
   )
 })
 
@@ -145,7 +147,7 @@ export class V1TransactionsApi extends HttpApiGroup.make("v1Transactions")
         "201 for every outcome once the body is valid: pix and billet `pending` with their codes; an approved " +
           "card `paid`; a card refused by the acquirer or the antifraud `refused` with `refusal_reason`; an " +
           "acquirer failure `failed`; a card the antifraud sends to manual review (test card 4000000000000101) " +
-          "`antifraud`, see GET /antifraud/{transaction_hash} (CONTRACT-v1 §9). 400 names every " +
+          "`antifraud`, see GET /antifraud/{transaction_hash}. 400 names every " +
           "broken field by its path (`customer.document`, `products[0].unit_price`, `card.number`). 404 " +
           "`card_token not found`. Idempotency-Key as on /api: replays are byte for byte with " +
           "`Idempotent-Replayed: true`, 409 while the first runs, 422 for another body."
@@ -192,4 +194,5 @@ export class V1TransactionsApi extends HttpApiGroup.make("v1Transactions")
           "(amount_total − refunded_amount) is 400 naming `amount`. Concurrent refunds never exceed the balance."
       )
   )
-  .middleware(ApiTokenAuth) {}
+  .middleware(ApiTokenAuth)
+  .annotate(OpenApi.Title, "Transactions (v1)") {}

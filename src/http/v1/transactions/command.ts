@@ -3,7 +3,7 @@ import { Either, Schema } from "effect"
 import { isValidUf } from "../../../domain/address.ts"
 import { cardExpired, detectBrand, luhnValid } from "../../../domain/card.ts"
 import { documentType, normalizeDocument } from "../../../domain/document.ts"
-import type { FieldError } from "../../../domain/errors.ts"
+import { type FieldError, unknownFields } from "../../../domain/errors.ts"
 import { installmentOption, type InstallmentRules, offered } from "../../../domain/installments.ts"
 import { MAX_AMOUNT } from "../../../domain/order.ts"
 import { SubaccountId } from "../../../domain/ids.ts"
@@ -71,7 +71,7 @@ export const CreateTransactionWire = Schema.Struct({
         type: "array",
         maxItems: 20,
         description:
-          "CONTRACT-v1 §8: [{subaccount_id, amount | percentage}], exactly one of the two; percentages of " +
+          "[{subaccount_id, amount | percentage}], exactly one of the two; percentages of " +
           "amount_total, rounded down; the shares may not exceed amount_total minus the fee",
         items: {
           type: "object",
@@ -80,7 +80,8 @@ export const CreateTransactionWire = Schema.Struct({
             subaccount_id: { type: "string", format: "uuid" },
             amount: { type: "integer", minimum: 1 },
             percentage: { type: "number", exclusiveMinimum: 0, maximum: 100 }
-          }
+          },
+          additionalProperties: false
         }
       }
     })
@@ -111,6 +112,8 @@ const isHttpUrl = (s: string) => {
 const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
+const SPLIT_RULE_FIELDS = ["subaccount_id", "amount", "percentage"]
+
 /** The split rules' shape (CONTRACT-v1 §8); recipients and totals are checked by the core. */
 const decodeSplit = (
   raw: ReadonlyArray<unknown> | undefined,
@@ -123,6 +126,7 @@ const decodeSplit = (
   raw.forEach((rule, i) => {
     const at = `split[${i}]`
     if (!isRecord(rule)) return fail(at, "must be an object {subaccount_id, amount | percentage}")
+    for (const unknown of unknownFields(rule, SPLIT_RULE_FIELDS, at)) fail(unknown.field, "is not a known field")
     const id = rule["subaccount_id"]
     if (typeof id !== "string" || !isUuid(id)) fail(`${at}.subaccount_id`, "must be a subaccount's id (UUID)")
     else if (seen.has(id)) fail(`${at}.subaccount_id`, "appears twice")

@@ -15,7 +15,10 @@ export const V1Withdrawal = Schema.Struct({
   bank_account: V1Subaccount.fields.bank_account,
   subaccount_id: Schema.NullOr(Schema.String),
   created_at: Schema.String,
-  paid_at: Schema.NullOr(Schema.String)
+  paid_at: Schema.NullOr(Schema.String),
+  failure_reason: Schema.NullOr(Schema.String).annotations({
+    description: "why the bank refused a `failed` withdrawal (the money is back in `available`); null otherwise"
+  })
 }).annotations({ identifier: "V1Withdrawal" })
 
 export const CreateWithdrawalWire = Schema.Struct({
@@ -78,4 +81,5 @@ export class V1WithdrawalsApi extends HttpApiGroup.make("v1Withdrawals")
       .addError(NotFound)
       .annotate(OpenApi.Description, "The withdrawal; 404 when unknown, malformed or of another account.")
   )
-  .middleware(ApiTokenAuth) {}
+  .middleware(ApiTokenAuth)
+  .annotate(OpenApi.Title, "Withdrawals (v1)") {}

@@ -23,7 +23,8 @@ const present = (w: WithdrawalRecord) => ({
   bank_account: v1BankAccount(w.bankAccount),
   subaccount_id: w.subaccountId,
   created_at: isoInSaoPaulo(w.createdAt),
-  paid_at: w.paidAt === null ? null : isoInSaoPaulo(w.paidAt)
+  paid_at: w.paidAt === null ? null : isoInSaoPaulo(w.paidAt),
+  failure_reason: w.failureReason
 })
 
 export const V1WithdrawalsHttp = HttpApiBuilder.group(GatewayApi, "v1Withdrawals", (handlers) =>

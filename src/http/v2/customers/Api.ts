@@ -7,6 +7,7 @@ import { Cpf, Email, Name, Phone } from "../../../domain/fields.ts"
 import { BadRequest, NotFound } from "../../shared/errors.ts"
 import { payload } from "../../shared/payload.ts"
 import { ApiKeyAuth } from "../../shared/security.ts"
+import { CustomersQuery } from "../listQuery.ts"
 
 export const CreateCustomer = payload(Schema.Struct({ name: Name, email: Email, document: Cpf, phone: Phone }))
 
@@ -38,7 +39,12 @@ export class CustomersApi extends HttpApiGroup.make("customers")
         "201 with the new customer, or 200 with the existing one when the CPF is already a customer of the account."
       )
   )
-  .add(HttpApiEndpoint.get("list", "/").addSuccess(Schema.Array(Customer)))
+  .add(
+    HttpApiEndpoint.get("list", "/")
+      .setUrlParams(CustomersQuery)
+      .addSuccess(Schema.Array(Customer))
+      .addError(BadRequest)
+  )
   .add(HttpApiEndpoint.get("get")`/${id}`.addSuccess(Customer).addError(BadRequest).addError(NotFound))
   .add(
     HttpApiEndpoint.patch("update")`/${id}`

@@ -7,6 +7,7 @@ import { Order } from "../../../domain/order.ts"
 import { BadRequest, NotFound } from "../../shared/errors.ts"
 import { payload } from "../../shared/payload.ts"
 import { ApiKeyAuth } from "../../shared/security.ts"
+import { OrdersQuery } from "../listQuery.ts"
 
 export const CreateOrder = payload(Schema.Struct({ customerId: CustomerId, amount: Amount }))
 
@@ -26,7 +27,7 @@ export class OrdersApi extends HttpApiGroup.make("orders")
           "unknown, deleted or of another account."
       )
   )
-  .add(HttpApiEndpoint.get("list", "/").addSuccess(Schema.Array(Order)))
+  .add(HttpApiEndpoint.get("list", "/").setUrlParams(OrdersQuery).addSuccess(Schema.Array(Order)).addError(BadRequest))
   .add(HttpApiEndpoint.get("get")`/${id}`.addSuccess(Order).addError(BadRequest).addError(NotFound))
   .middleware(ApiKeyAuth)
   .prefix("/orders")

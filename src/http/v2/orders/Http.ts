@@ -6,6 +6,7 @@ import { GatewayApi } from "../../Api.ts"
 import { rendered } from "../render.ts"
 import { jsonArrayStream } from "../../shared/jsonStream.ts"
 import { CurrentPrincipal } from "../../shared/security.ts"
+import { toListFilter } from "../listQuery.ts"
 
 export const OrdersHttp = HttpApiBuilder.group(GatewayApi, "orders", (handlers) =>
   Effect.gen(function* () {
@@ -14,8 +15,10 @@ export const OrdersHttp = HttpApiBuilder.group(GatewayApi, "orders", (handlers) 
       .handle("create", ({ payload }) =>
         Effect.flatMap(CurrentPrincipal, ({ accountId }) => orders.create(accountId, payload)).pipe(rendered)
       )
-      .handle("list", () =>
-        Effect.flatMap(CurrentPrincipal, ({ accountId }) => jsonArrayStream(Order, orders.list(accountId)))
+      .handle("list", ({ urlParams }) =>
+        Effect.flatMap(CurrentPrincipal, ({ accountId }) =>
+          jsonArrayStream(Order, orders.list(accountId, toListFilter(urlParams)))
+        )
       )
       .handle("get", ({ path }) =>
         Effect.flatMap(CurrentPrincipal, ({ accountId }) => orders.get(accountId, path.id)).pipe(rendered)

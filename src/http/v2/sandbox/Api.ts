@@ -56,7 +56,7 @@ export class SandboxApi extends HttpApiGroup.make("sandbox")
       .addError(Conflict)
       .annotate(
         OpenApi.Description,
-        "CONTRACT-v1 §9: decide a card charge in manual review (ANTIFRAUD). approve → PROCESSING, then the " +
+        "Decides a card charge in manual review (ANTIFRAUD). approve → PROCESSING, then the " +
           "acquirer's answer (CAPTURED, DECLINED or FAILED); reject → DECLINED with fraud_suspected. The " +
           "analysis becomes completed with the decision. 409 in any other state; 400 naming `decision`."
       )
@@ -70,7 +70,7 @@ export class SandboxApi extends HttpApiGroup.make("sandbox")
       .addError(Conflict)
       .annotate(
         OpenApi.Description,
-        "CONTRACT-v1 §10, a paid card transaction: open → PRE_CHARGEBACK (the disputed amount moves to reserved); " +
+        "A paid card transaction: open → PRE_CHARGEBACK (the disputed amount moves to reserved); " +
           "lost → CHARGEBACK (debited); won → PAID (money back where it came from). 409 in any other state."
       )
   )
@@ -83,7 +83,7 @@ export class SandboxApi extends HttpApiGroup.make("sandbox")
       .addError(Conflict)
       .annotate(
         OpenApi.Description,
-        "CONTRACT-v1 §10, a paid PIX: open → MED_RECEIVED (amount to reserved); analysis → MED_ANALYSIS; lost → " +
+        "A paid PIX: open → MED_RECEIVED (amount to reserved); analysis → MED_ANALYSIS; lost → " +
           "MED_REPROVED (the amount goes back to the payer); won → PAID. lost/won also from MED_RECEIVED."
       )
   )

@@ -6,14 +6,15 @@ import { GatewayApi } from "../../Api.ts"
 import { rendered } from "../render.ts"
 import { jsonArrayStream } from "../../shared/jsonStream.ts"
 import { CurrentPrincipal } from "../../shared/security.ts"
+import { toListFilter } from "../listQuery.ts"
 
 export const TransactionsHttp = HttpApiBuilder.group(GatewayApi, "transactions", (handlers) =>
   Effect.gen(function* () {
     const transactions = yield* Transactions
     return handlers
-      .handle("list", () =>
+      .handle("list", ({ urlParams }) =>
         Effect.flatMap(CurrentPrincipal, ({ accountId }) =>
-          jsonArrayStream(Transaction, Stream.map(transactions.list(accountId), toTransaction))
+          jsonArrayStream(Transaction, Stream.map(transactions.list(accountId, toListFilter(urlParams)), toTransaction))
         )
       )
       .handle("get", ({ path }) =>

@@ -1,0 +1,77 @@
+import { existsSync } from "node:fs"
+import { type Browser, chromium } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startTestServer, type TestServer } from "./support/server.ts"
+
+/**
+ * The API reference a merchant reads (issue 23.5, docs/api.md "Reference"): /docs in Debian's chromium
+ * (playwright-core) makes no request leaving the host (every request URL recorded), fails none, and
+ * does not scroll sideways at 360 px. A screenshot is left in the temp directory to look at.
+ */
+const CHROMIUM = "/usr/bin/chromium"
+const available = existsSync(CHROMIUM)
+if (!available && process.env.CI) throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium`)
+if (!available) console.warn(`docs browser test skipped: ${CHROMIUM} not found (apt-get install -y chromium)`)
+
+let server: TestServer
+let browser: Browser
+
+beforeAll(async () => {
+  if (!available) return
+  server = await startTestServer({ rateLimitPerMinute: 100_000 })
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--no-first-run"
+    ]
+  })
+}, 60_000)
+afterAll(async () => {
+  await browser?.close()
+  await server?.close()
+})
+
+describe.skipIf(!available)("/docs in Chromium", () => {
+  for (const width of [360, 1280]) {
+    it(`${width} px: every request stays on the host, none fails, no horizontal scroll`, async () => {
+      const page = await browser.newPage({ viewport: { width, height: 800 } })
+      const requests: Array<string> = []
+      const failed: Array<string> = []
+      page.on("request", (r) => requests.push(r.url()))
+      page.on("requestfailed", (r) => failed.push(`${r.url()} ${r.failure()?.errorText}`))
+      page.on("response", (r) => {
+        if (r.status() >= 400) failed.push(`${r.url()} ${r.status()}`)
+      })
+      // Requests the page events do not show (the favicon) still log a console error when they fail.
+      page.on("console", (m) => {
+        if (m.type() === "error") failed.push(`${m.location().url} ${m.text()}`)
+      })
+      page.on("pageerror", (e) => failed.push(String(e)))
+      const response = await page.goto(`${server.baseUrl}/docs`, { waitUntil: "networkidle" })
+      expect(response?.status()).toBe(200)
+      // The reference rendered: its title and the v1 tags are on the page.
+      await page.waitForFunction(
+        "document.body.innerText.includes('Brazil Payment Gateway') && " +
+          "document.body.innerText.includes('Transactions (v1)')",
+        undefined,
+        { timeout: 20_000 }
+      )
+      await page.waitForLoadState("networkidle")
+      const origin = new URL(server.baseUrl).origin
+      const away = requests.filter((url) => !url.startsWith(origin) && !url.startsWith("data:"))
+      expect(away, requests.join("\n")).toEqual([])
+      expect(failed).toEqual([])
+      const overflow = await page.evaluate(
+        "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+      )
+      expect(overflow).toBeLessThanOrEqual(0)
+      await page.screenshot({ path: `${process.env.TMPDIR ?? "/tmp"}/gateway-docs-${width}.png` })
+      await page.close()
+    }, 60_000)
+  }
+})
