@@ -618,7 +618,8 @@ describe("OpenAPI (issue 8)", () => {
       expect(doc.paths[path], path).toBeDefined()
     }
     const create = doc.paths["/public/v1/transactions"].post
-    expect(create.security).toEqual([{ apiToken: [] }, { apiKeyBearer: [] }])
+    // The recommended credential first (docs/api.md): the key as a bearer token; api_token in the query is also read.
+    expect(create.security).toEqual([{ apiKeyBearer: [] }, { apiToken: [] }])
     expect(JSON.stringify(create.requestBody)).toContain("credit_card")
   })
 })
