@@ -1,21 +1,18 @@
-import { existsSync } from "node:fs"
 import { mkdtemp } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type Browser, chromium } from "playwright-core"
+import type { Browser } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client, type Client, signup } from "./support/http.ts"
 import { CARDS, freshCpf } from "./support/payments.ts"
+import { chromiumAvailable, launchChromium } from "./support/browser.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
 
 /**
  * The hosted checkout page (CONTRACT-v1 §6) in a real browser: Debian's chromium driven by
  * playwright-core. In CI (CI set) a missing chromium fails the test; locally it is skipped with a note.
  */
-const CHROMIUM = "/usr/bin/chromium"
-const available = existsSync(CHROMIUM)
-if (!available && process.env.CI) throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium`)
-if (!available) console.warn(`checkout browser test skipped: ${CHROMIUM} not found (apt-get install -y chromium)`)
+const available = chromiumAvailable("checkout browser test")
 
 let server: TestServer
 let api: Client
@@ -27,17 +24,7 @@ beforeAll(async () => {
   server = await startTestServer({ rateLimitPerMinute: 100_000 })
   api = client(server.baseUrl)
   key = (await signup(api, "Loja da Ana")).key
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--no-first-run"
-    ]
-  })
+  browser = await launchChromium()
 }, 60_000)
 afterAll(async () => {
   await browser?.close()

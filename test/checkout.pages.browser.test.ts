@@ -1,12 +1,12 @@
-import { existsSync } from "node:fs"
 import { mkdtemp } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { AxeBuilder } from "@axe-core/playwright"
-import { type Browser, chromium, type Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client, type Client, signup } from "./support/http.ts"
 import { CARDS, freshCpf } from "./support/payments.ts"
+import { chromiumAvailable, launchChromium } from "./support/browser.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
 
 /**
@@ -15,10 +15,7 @@ import { startTestServer, type TestServer } from "./support/server.ts"
  * invalid link, a card approved and refused. Each state is screenshotted (paths printed), has no horizontal
  * scroll at 360 px and no serious or critical axe violation.
  */
-const CHROMIUM = "/usr/bin/chromium"
-const available = existsSync(CHROMIUM)
-if (!available && process.env.CI) throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium`)
-if (!available) console.warn(`checkout pages browser test skipped: ${CHROMIUM} not found (apt-get install -y chromium)`)
+const available = chromiumAvailable("checkout pages browser test")
 
 let server: TestServer
 let api: Client
@@ -33,17 +30,7 @@ beforeAll(async () => {
   key = (await signup(api, "Loja da Ana")).key
   shots = await mkdtemp(join(tmpdir(), "checkout-pages-"))
   console.log(`checkout screenshots in ${shots}`)
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--no-first-run"
-    ]
-  })
+  browser = await launchChromium()
 }, 60_000)
 afterAll(async () => {
   await browser?.close()

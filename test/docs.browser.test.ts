@@ -1,6 +1,6 @@
-import { existsSync } from "node:fs"
-import { type Browser, chromium } from "playwright-core"
+import type { Browser } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { chromiumAvailable, launchChromium } from "./support/browser.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
 
 /**
@@ -8,10 +8,7 @@ import { startTestServer, type TestServer } from "./support/server.ts"
  * (playwright-core) makes no request leaving the host (every request URL recorded), fails none, and
  * does not scroll sideways at 360 px. A screenshot is left in the temp directory to look at.
  */
-const CHROMIUM = "/usr/bin/chromium"
-const available = existsSync(CHROMIUM)
-if (!available && process.env.CI) throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium`)
-if (!available) console.warn(`docs browser test skipped: ${CHROMIUM} not found (apt-get install -y chromium)`)
+const available = chromiumAvailable("docs browser test")
 
 let server: TestServer
 let browser: Browser
@@ -19,17 +16,7 @@ let browser: Browser
 beforeAll(async () => {
   if (!available) return
   server = await startTestServer({ rateLimitPerMinute: 100_000 })
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--no-first-run"
-    ]
-  })
+  browser = await launchChromium()
 }, 60_000)
 afterAll(async () => {
   await browser?.close()
