@@ -1,5 +1,5 @@
 import { type FieldError, unknownFieldMessage } from "../../domain/errors.ts"
-import { findTextProblem, mayHoldBadText } from "./text.ts"
+import { fieldName, findTextProblem, mayHoldBadText } from "./text.ts"
 
 /** Deeper than any request of this API; bounds the recursion of parsing and error formatting. */
 export const MAX_DEPTH = 32
@@ -21,9 +21,6 @@ export const jsonDepth = (text: string): number => {
   return max
 }
 
-const fieldPath = (at: ReadonlyArray<string | number>) =>
-  at.map((key, i) => (typeof key === "number" ? `[${key}]` : i === 0 ? key : `.${key}`)).join("")
-
 /**
  * The path of the first `__proto__` key, if any. JSON.parse makes it an own property, but any code
  * that copies the object key by key (a schema decoding a free-form record such as `metadata`) would
@@ -36,7 +33,7 @@ const findProto = (value: unknown): string | undefined => {
     if (Array.isArray(current)) current.forEach((child, i) => stack.push([child, [...at, i]]))
     else if (current !== null && typeof current === "object") {
       for (const [key, child] of Object.entries(current)) {
-        if (key === "__proto__") return fieldPath([...at, key])
+        if (key === "__proto__") return fieldName([...at, key])
         stack.push([child, [...at, key]])
       }
     }

@@ -42,7 +42,8 @@ const printable = (key: string) => {
   return out
 }
 
-const join = (path: ReadonlyArray<string | number>) =>
+/** A field's name as the service writes it (`customer.name`, `products[0].sku`); the root is `body`. */
+export const fieldName = (path: ReadonlyArray<string | number>) =>
   path.map((k, i) => (typeof k === "number" ? `[${k}]` : i === 0 ? k : `.${k}`)).join("") || "body"
 
 /**
@@ -56,7 +57,10 @@ export const findTextProblem = (value: unknown): { field: string; message: strin
     const [current, at] = stack.pop()!
     if (typeof current === "string") {
       const problem = textProblem(current)
-      if (problem !== undefined) return { field: join(at), message: `${join(at)} ${problem}` }
+      if (problem !== undefined) {
+        const field = fieldName(at)
+        return { field, message: `${field} ${problem}` }
+      }
     } else if (Array.isArray(current)) {
       for (let i = current.length - 1; i >= 0; i--) stack.push([current[i], [...at, i]])
     } else if (current !== null && typeof current === "object") {
@@ -64,7 +68,7 @@ export const findTextProblem = (value: unknown): { field: string; message: strin
       for (const [key] of entries) {
         const problem = textProblem(key)
         if (problem !== undefined) {
-          const field = join([...at, printable(key)])
+          const field = fieldName([...at, printable(key)])
           return { field, message: `${field}: the key ${problem}` }
         }
       }
