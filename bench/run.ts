@@ -29,6 +29,7 @@ import { benchLists } from "./lists.ts"
 import { benchRaw } from "./raw.ts"
 import { freshDatabase, pixProcessBody } from "./setup.ts"
 import { benchWebhooks } from "./webhooks.ts"
+import { setupYardstick } from "./yardstick.ts"
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6)
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 100_000)
@@ -122,6 +123,7 @@ const main = async () => {
     }
   )
   const db = new pg.Pool({ connectionString: databaseUrl, max: 4 })
+  let yardstickDb: pg.Pool | undefined
   try {
     const origin = service.baseUrl
     const setup = http(origin, 4)
@@ -168,12 +170,21 @@ const main = async () => {
     }
     // Autovacuum and checkpoints at random moments were a large part of the spread between runs: the
     // bench's own tables do without autovacuum, and each scenario starts vacuumed and checkpointed.
+    // The fixed yardstick (issue 22 §1): its own schema and database, the same backlog.
+    const yardstick = await setupYardstick(server, { backlog: BACKLOG, orders: ORDERS, amount: AMOUNT })
+    const ydb = (yardstickDb = new pg.Pool({ connectionString: yardstick.databaseUrl, max: 2 }))
+    const { rows: ytables } = await ydb.query<{ name: string }>(
+      `select format('%I.%I', schemaname, relname) as name from pg_stat_user_tables
+       where schemaname in ('public', 'graphile_worker')`
+    )
+    for (const { name } of ytables) await ydb.query(`alter table ${name} set (autovacuum_enabled = false)`)
     const { rows: tables } = await db.query<{ name: string }>(
       `select format('%I.%I', schemaname, relname) as name from pg_stat_user_tables
        where schemaname in ('public', 'graphile_worker')`
     )
     for (const { name } of tables) await db.query(`alter table ${name} set (autovacuum_enabled = false)`)
     const settle = async () => {
+      await ydb.query("vacuum analyze")
       await db.query("vacuum analyze")
       await db.query("checkpoint").catch(() => undefined) // needs pg_checkpoint on a shared server
     }
@@ -208,7 +219,17 @@ const main = async () => {
       }
     }
     const checks: Array<string> = []
+    let yardstickMade = 0
     const verify = async (name: string, before: Awaited<ReturnType<typeof count>>, result: LoadResult) => {
+      if (name.startsWith("yardstick")) {
+        const { rows } = await ydb.query<{ n: number }>("select count(*)::int as n from transactions")
+        const made = rows[0]!.n - yardstickMade
+        yardstickMade = rows[0]!.n
+        const ok = made >= result.requests
+        checks.push(`${name}: ${made} transactions${ok ? "" : " ✗"}`)
+        if (!ok) throw new Error(`${name}: the yardstick's work does not add up`)
+        return
+      }
       const after = await count()
       const made = after.transactions - before.transactions
       // Warm-up requests are not counted in `result`: every counted one made exactly one of each.
@@ -231,6 +252,7 @@ const main = async () => {
       const client = http(origin, clients)
       const headers = { "content-type": "application/json", "x-api-key": apiKey }
       const all: Record<string, () => Promise<LoadResult>> = {
+        [`yardstick PIX charge, ${clients} clients`]: () => yardstick.run(clients, SECONDS),
         [`raw PIX charge, ${clients} clients`]: () =>
           benchRaw({ databaseUrl, apiKey, orderIds, amount: AMOUNT }, clients, SECONDS),
         [`/api PIX process, ${clients} clients`]: () =>
@@ -259,7 +281,11 @@ const main = async () => {
           })
       }
       const wanted = Object.entries(all).filter(([name]) =>
-        only === undefined ? true : only === "raw" ? name.startsWith("raw") : !name.startsWith("raw")
+        only === undefined
+          ? true
+          : only === "raw"
+            ? name.startsWith("raw") || name.startsWith("yardstick")
+            : !name.startsWith("raw") && !name.startsWith("yardstick")
       )
       return { wanted, close: () => client.close() }
     }
@@ -319,12 +345,23 @@ const main = async () => {
       const a = rounds[service] ?? []
       const b = rounds[raw] ?? []
       const each = a.map((r, i) => pick(r) / pick(b[i] ?? r)).filter(() => b.length === a.length)
-      spreads[`${service} ÷ raw`] = each
+      spreads[`${service} ÷ ${raw.split(" ")[0]}`] = each
       return median(each)
     }
     const ratios: Record<string, number> = {}
     const spreads: Record<string, Array<number>> = {}
     for (const clients of CLIENTS) {
+      // Issue 22: the service against the fixed yardstick first; against its own SQL beside it.
+      const fixed = `yardstick PIX charge, ${clients} clients`
+      for (const [label, service] of [
+        ["/api PIX", `/api PIX process, ${clients} clients`],
+        ["v1 PIX", `v1 PIX transaction, ${clients} clients`]
+      ] as const) {
+        ratios[`${label} ÷ yardstick, ${clients} clients`] = roundRatio(service, fixed, (r) => r.perSecond)
+        ratios[`${label} p99 ÷ yardstick p99, ${clients} clients`] = median(
+          (rounds[service] ?? []).map((r, i) => r.p99Ms / (rounds[fixed]?.[i]?.p99Ms ?? Number.NaN))
+        )
+      }
       const raw = `raw PIX charge, ${clients} clients`
       const perSecond = (r: LoadResult) => r.perSecond
       ratios[`/api PIX ÷ raw, ${clients} clients`] = roundRatio(`/api PIX process, ${clients} clients`, raw, perSecond)
@@ -401,6 +438,7 @@ const main = async () => {
     console.log(`\nwrote ${file}`)
   } finally {
     await db.end()
+    await yardstickDb?.end()
     await service.stop("SIGTERM")
     await Effect.runPromise(Scope.close(scope, Exit.void))
     await rm(dir, { recursive: true, force: true })
