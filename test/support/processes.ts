@@ -31,6 +31,8 @@ export interface RoleProcess {
 
 /** Every child still running, so a failing test, a failing hook or a dying worker never leaves one behind. */
 const live = new Set<ChildProcess>()
+/** How to stop each child `spawnRole` started (its embedded PostgreSQL and DATA_DIR with it). */
+const stoppers = new Map<ChildProcess, () => Promise<unknown>>()
 let exitHookInstalled = false
 const installExitHook = () => {
   if (exitHookInstalled) return
@@ -144,10 +146,14 @@ export const spawnRole = async (
       clearTimeout(timer)
       if (options.embedded) killEmbeddedPostgres(dataDir)
       if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true })
+      stoppers.delete(child)
       return code
     })()
     return stopping
   }
+
+  // Until stopped: a child the test killed itself may still leave its embedded PostgreSQL and DATA_DIR.
+  stoppers.set(child, () => stop("SIGKILL"))
 
   const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`
   const processHandle: RoleProcess = { role, port, baseUrl, metricsUrl, child, dataDir, output, stop }
@@ -179,6 +185,15 @@ export const spawnRole = async (
   }
   await stop("SIGKILL")
   throw new Error(`${role} process not ready within ${timeoutMs} ms (${lastProblem})\n${output()}`)
+}
+
+/**
+ * Kills every child a test file left running (test/support/setup.ts runs it after each file): test files
+ * share their fork (vitest.config.ts, `isolate: false`), whose exit no longer ends a file's children.
+ */
+export const stopLeftovers = async () => {
+  await Promise.all([...stoppers.values()].map((stop) => stop()))
+  for (const child of live) child.kill("SIGKILL")
 }
 
 /** Stops every child this module started that is still running (for afterAll). */
