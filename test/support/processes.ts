@@ -91,9 +91,10 @@ const killEmbeddedPostgres = (dataDir: string) => {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
- * Runs `src/main.ts <role>` (compiled once per state of src/, test/support/compiled.ts) as a child process on a free loopback port, with its own
- * temporary DATA_DIR (or `options.dataDir`, kept when it stops), and resolves once `GET /ready` answers
- * 200 (rejects after `readyTimeoutMs`, or as soon as the child exits, with its output in the message).
+ * Runs `src/main.ts <role>` (compiled once per state of src/: test/support/compiled.ts) as a child
+ * process on a free loopback port, with its own temporary DATA_DIR (or `options.dataDir`, kept when it
+ * stops), and resolves once `GET /ready` answers 200 (rejects after `readyTimeoutMs`, or as soon as the
+ * child exits, with its output in the message).
  * `env` is applied last, so it may override any of the defaults. For role `worker`, which serves no
  * HTTP, it resolves once the process is spawned.
  */
