@@ -4,6 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
+import { serviceEntry } from "./support/compiled.ts"
 import { createTestDatabase } from "./support/database.ts"
 
 /**
@@ -13,16 +14,19 @@ import { createTestDatabase } from "./support/database.ts"
  */
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 
-const cli = (args: ReadonlyArray<string>, env: Record<string, string>) =>
-  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+// The CLI compiled, as spawnRole's children (test/support/compiled.ts).
+const cli = async (args: ReadonlyArray<string>, env: Record<string, string>) => {
+  const entry = await serviceEntry()
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     const { DATABASE_URL: _, ...inherited } = process.env
     execFile(
       process.execPath,
-      ["--import", "tsx", "src/cli.ts", ...args],
+      [...entry.cli, ...args],
       { cwd: ROOT, env: { ...inherited, ...env }, timeout: 60_000 },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr })
     )
   })
+}
 
 describe("the CLI names the database it opened when it holds no account", () => {
   const dirs: Array<string> = []

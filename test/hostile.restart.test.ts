@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AMOUNT, CHARGE_ENV, CHARGES, chargesThrough, expectChargedOnce } from "./support/charges.ts"
-import { createTestDatabase } from "./support/database.ts"
+import { createMigratedTestDatabase } from "./support/database.ts"
 import { client, signup } from "./support/http.ts"
 import { sleep, until } from "./support/payments-fixtures.ts"
 import { cardBody, newOrder, PROCESS } from "./support/payments.ts"
@@ -20,7 +20,7 @@ let env: Record<string, string>
 const services: Array<RoleProcess> = []
 
 beforeAll(async () => {
-  databaseUrl = await createTestDatabase()
+  databaseUrl = await createMigratedTestDatabase()
   env = { ...CHARGE_ENV, DATABASE_URL: databaseUrl }
 }, 60_000)
 afterAll(async () => {

@@ -1,6 +1,6 @@
 import { request as httpRequest } from "node:http"
 import { afterAll, describe, expect, it } from "vitest"
-import { createTestDatabase } from "./support/database.ts"
+import { createMigratedTestDatabase } from "./support/database.ts"
 import { client, signup } from "./support/http.ts"
 import { freshCpf } from "./support/payments.ts"
 import { type RoleProcess, spawnRole, stopAll } from "./support/processes.ts"
@@ -16,7 +16,7 @@ afterAll(async () => {
 
 describe("SIGTERM with a request in flight", () => {
   it("answers the request, reports not ready while draining, and exits 0", async () => {
-    service = await spawnRole("all", { DATABASE_URL: await createTestDatabase(), SHUTDOWN_GRACE_SECONDS: "15" })
+    service = await spawnRole("all", { DATABASE_URL: await createMigratedTestDatabase(), SHUTDOWN_GRACE_SECONDS: "15" })
     const api = client(service.baseUrl)
     const { key } = await signup(api)
     const body = JSON.stringify({

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createTestDatabase } from "./support/database.ts"
+import { createMigratedTestDatabase } from "./support/database.ts"
 import {
   type Charge,
   chargePix,
@@ -33,7 +33,7 @@ let receiver: Receiver
 let merchant: Merchant
 
 beforeAll(async () => {
-  const databaseUrl = await createTestDatabase()
+  const databaseUrl = await createMigratedTestDatabase()
   env = {
     DATABASE_URL: databaseUrl,
     JWT_SECRET: randomBytes(32).toString("base64url"),

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createTestDatabase } from "./support/database.ts"
+import { createMigratedTestDatabase } from "./support/database.ts"
 import { type Merchant, newMerchant, until } from "./support/payments-fixtures.ts"
 import { freshCpf } from "./support/payments.ts"
 import { type RoleProcess, spawnRole, stopAll } from "./support/processes.ts"
@@ -19,7 +19,7 @@ const workers: Array<RoleProcess> = []
 let merchant: Merchant
 
 beforeAll(async () => {
-  const databaseUrl = await createTestDatabase()
+  const databaseUrl = await createMigratedTestDatabase()
   env = {
     DATABASE_URL: databaseUrl,
     JWT_SECRET: randomBytes(32).toString("base64url"),

@@ -3,6 +3,7 @@ import { execFile } from "node:child_process"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client, type Client, signup } from "./support/http.ts"
+import { serviceEntry } from "./support/compiled.ts"
 import { boletoBody, CARDS, eventually, freshCpf, newOrder, pixBody, PROCESS, REFUND } from "./support/payments.ts"
 import { jsonBody, type Receiver, startReceiver } from "./support/receiver.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
@@ -622,8 +623,10 @@ describe("the database keeps the books honest", () => {
   })
 
   it("`npm run cli -- ledger check` passes on these books and names a balance that drifts", async () => {
+    // The CLI compiled, as spawnRole's children (test/support/compiled.ts): what `npm run cli` runs.
+    const entry = await serviceEntry()
     const run = (env: Record<string, string>) =>
-      promisify(execFile)("npx", ["tsx", "src/cli.ts", "ledger", "check"], {
+      promisify(execFile)(process.execPath, [...entry.cli, "ledger", "check"], {
         env: { ...process.env, ...env },
         timeout: 80_000
       }).then(

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createTestDatabase } from "./support/database.ts"
+import { createMigratedTestDatabase } from "./support/database.ts"
 import { client, type Client, type Reply, signup } from "./support/http.ts"
 import { type RoleProcess, runCli, spawnRole, stopAll } from "./support/processes.ts"
 
@@ -23,7 +23,7 @@ let apiA: Client
 let apiB: Client
 
 beforeAll(async () => {
-  databaseUrl = await createTestDatabase()
+  databaseUrl = await createMigratedTestDatabase()
   env = {
     DATABASE_URL: databaseUrl,
     RATE_LIMIT_PER_MINUTE: String(LIMIT),
@@ -31,8 +31,8 @@ beforeAll(async () => {
     JWT_SECRET: randomBytes(32).toString("base64url"),
     CARD_VAULT_KEY: randomBytes(32).toString("base64")
   }
-  a = await spawnRole("api", env) // migrates the empty database
-  b = await spawnRole("api", env)
+  // The database is migrated already (a copy of the run's template): both start side by side.
+  ;[a, b] = await Promise.all([spawnRole("api", env), spawnRole("api", env)])
   apiA = client(a.baseUrl)
   apiB = client(b.baseUrl)
   db = new pg.Pool({ connectionString: databaseUrl, max: 2 })

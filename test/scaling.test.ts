@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createTestDatabase } from "./support/database.ts"
+import { createMigratedTestDatabase } from "./support/database.ts"
 import { client, signup } from "./support/http.ts"
 import { eventually, newOrder, pixBody, PROCESS } from "./support/payments.ts"
 import { type RoleProcess, spawnRole, stopAll } from "./support/processes.ts"
@@ -12,7 +12,7 @@ import { type Receiver, startReceiver } from "./support/receiver.ts"
  * exact across the APIs, a key regenerated on one is refused by the other at once, every webhook is
  * delivered once by one of the workers, and killing a worker loses nothing.
  */
-let apis: Array<RoleProcess> = []
+const apis: Array<RoleProcess> = []
 const workers: Array<RoleProcess> = []
 let receiver: Receiver
 let db: pg.Pool
@@ -20,14 +20,15 @@ let env: Record<string, string>
 
 beforeAll(async () => {
   env = {
-    DATABASE_URL: await createTestDatabase(),
+    DATABASE_URL: await createMigratedTestDatabase(),
     JWT_SECRET: randomBytes(32).toString("base64url"),
     CARD_VAULT_KEY: randomBytes(32).toString("base64"),
     WEBHOOK_ALLOW_PRIVATE_URLS: "true",
     RATE_LIMIT_PER_MINUTE: "100000"
   }
-  apis = [await spawnRole("api", env)] // migrates the empty database first
-  ;[apis[1], workers[0], workers[1], receiver] = await Promise.all([
+  // The database is migrated already (a copy of the run's template): the four start side by side.
+  ;[apis[0], apis[1], workers[0], workers[1], receiver] = await Promise.all([
+    spawnRole("api", env),
     spawnRole("api", env),
     spawnRole("worker", env),
     spawnRole("worker", env),

@@ -8,6 +8,7 @@ import { dirname, join } from "node:path"
 import { promisify } from "node:util"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
+import { serviceEntry } from "./support/compiled.ts"
 import { freePort } from "./support/config.ts"
 import { createTestDatabase } from "./support/database.ts"
 import { client } from "./support/http.ts"
@@ -16,10 +17,13 @@ import { startTestServer, type TestServer } from "./support/server.ts"
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 const run = promisify(execFile)
 
-/** Starts the service with this environment and expects it to refuse, returning what it said. */
+/**
+ * Starts the service with this environment and expects it to refuse, returning what it said. The
+ * service runs compiled, as spawnRole's children do (test/support/compiled.ts).
+ */
 const refusal = async (env: Record<string, string>) => {
   try {
-    await run("node", ["--import", "tsx", "src/main.ts", "api"], {
+    await run(process.execPath, [...(await serviceEntry()).main, "api"], {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: "postgres://nobody@127.0.0.1:1/none", LOG_LEVEL: "info", ...env },
       timeout: 30_000
@@ -42,7 +46,7 @@ const failure = async (env: Record<string, string>) => {
   }
   if (merged.DATABASE_URL === "") delete merged.DATABASE_URL
   try {
-    await run("node", ["--import", "tsx", "src/main.ts", "api"], { cwd: ROOT, env: merged, timeout: 50_000 })
+    await run(process.execPath, [...(await serviceEntry()).main, "api"], { cwd: ROOT, env: merged, timeout: 50_000 })
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string }
     return { code: failed.code, stderr: failed.stderr, output: failed.stdout + failed.stderr }

@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createTestDatabase } from "./support/database.ts"
+import { createMigratedTestDatabase } from "./support/database.ts"
 import { client, signup } from "./support/http.ts"
 import { newOrder, pixBody, PROCESS } from "./support/payments.ts"
 import { type RoleProcess, spawnRole, stopAll } from "./support/processes.ts"
@@ -39,7 +39,7 @@ beforeAll(async () => {
   const port = (collector.address() as { port: number }).port
   hooks = await startReceiver()
   service = await spawnRole("all", {
-    DATABASE_URL: await createTestDatabase(),
+    DATABASE_URL: await createMigratedTestDatabase(),
     OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
     WEBHOOK_ALLOW_PRIVATE_URLS: "true"
   })

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createTestDatabase } from "./support/database.ts"
+import { createMigratedTestDatabase } from "./support/database.ts"
 import { client, signup } from "./support/http.ts"
 import { freshCpf } from "./support/payments.ts"
 import { type RoleProcess, spawnRole, stopAll } from "./support/processes.ts"
@@ -12,7 +12,7 @@ import { type RoleProcess, spawnRole, stopAll } from "./support/processes.ts"
 let service: RoleProcess
 beforeAll(async () => {
   service = await spawnRole("all", {
-    DATABASE_URL: await createTestDatabase(),
+    DATABASE_URL: await createMigratedTestDatabase(),
     LOG_LEVEL: "all",
     WEBHOOK_ALLOW_PRIVATE_URLS: "true"
   })

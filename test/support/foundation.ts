@@ -3,6 +3,7 @@ import { randomBytes, randomUUID } from "node:crypto"
 import { Redacted } from "effect"
 import { SignJWT } from "jose"
 import { expect } from "vitest"
+import { ROOT, serviceEntry } from "./compiled.ts"
 import type { Client, Reply } from "./http.ts"
 import type { TestServer } from "./server.ts"
 
@@ -132,14 +133,18 @@ export interface CliResult {
   readonly stderr: string
 }
 
-/** Runs the operator CLI as a real process (`npx tsx src/cli.ts …`) against the test server's database. */
-export const runCli = (server: TestServer, args: ReadonlyArray<string>, timeoutMs = 45_000) =>
-  new Promise<CliResult>((resolve) => {
+/**
+ * Runs the operator CLI as a real process (`src/cli.ts …`, compiled once per run like the children of
+ * `spawnRole`: test/support/compiled.ts) against the test server's database.
+ */
+export const runCli = async (server: TestServer, args: ReadonlyArray<string>, timeoutMs = 45_000) => {
+  const entry = await serviceEntry()
+  return new Promise<CliResult>((resolve) => {
     execFile(
-      "npx",
-      ["tsx", "src/cli.ts", ...args],
+      process.execPath,
+      [...entry.cli, ...args],
       {
-        cwd: new URL("../../", import.meta.url).pathname,
+        cwd: ROOT,
         timeout: timeoutMs,
         env: {
           ...process.env,
@@ -158,6 +163,7 @@ export const runCli = (server: TestServer, args: ReadonlyArray<string>, timeoutM
       }
     )
   })
+}
 
 /** Creates a customer and an order for an account (201s asserted). */
 export const customerAndOrder = async (api: Client, key: string, amount = 1000) => {

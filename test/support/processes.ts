@@ -3,11 +3,10 @@ import { readFileSync } from "node:fs"
 import { chmod, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { ROOT, serviceEntry } from "./compiled.ts"
 import { freePort } from "./config.ts"
 
-/** The repository root: children run `src/main.ts` / `src/cli.ts` from here. */
-const ROOT = fileURLToPath(new URL("../..", import.meta.url))
+export { serviceEntry } from "./compiled.ts"
 
 /** Keep only the tail of a child's output for error messages. */
 const OUTPUT_LIMIT = 16_384
@@ -32,6 +31,8 @@ export interface RoleProcess {
 
 /** Every child still running, so a failing test, a failing hook or a dying worker never leaves one behind. */
 const live = new Set<ChildProcess>()
+/** How to stop each child `spawnRole` started (its embedded PostgreSQL and DATA_DIR with it). */
+const stoppers = new Map<ChildProcess, () => Promise<unknown>>()
 let exitHookInstalled = false
 const installExitHook = () => {
   if (exitHookInstalled) return
@@ -90,9 +91,10 @@ const killEmbeddedPostgres = (dataDir: string) => {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
- * Runs `node --import tsx src/main.ts <role>` as a child process on a free loopback port, with its own
- * temporary DATA_DIR (or `options.dataDir`, kept when it stops), and resolves once `GET /ready` answers
- * 200 (rejects after `readyTimeoutMs`, or as soon as the child exits, with its output in the message).
+ * Runs `src/main.ts <role>` (compiled once per state of src/: test/support/compiled.ts) as a child
+ * process on a free loopback port, with its own temporary DATA_DIR (or `options.dataDir`, kept when it
+ * stops), and resolves once `GET /ready` answers 200 (rejects after `readyTimeoutMs`, or as soon as the
+ * child exits, with its output in the message).
  * `env` is applied last, so it may override any of the defaults. For role `worker`, which serves no
  * HTTP, it resolves once the process is spawned.
  */
@@ -108,6 +110,7 @@ export const spawnRole = async (
   } = {}
 ): Promise<RoleProcess> => {
   installExitHook()
+  const entry = await serviceEntry()
   const port = await freePort()
   const metricsPort = await freePort()
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), `gateway-${role}-`)))
@@ -117,7 +120,7 @@ export const spawnRole = async (
   const baseUrl = `http://127.0.0.1:${port}`
   // The flags of `npm start` (package.json), so that what tests and the bench run is what ships.
   const nodeFlags = ["--max-semi-space-size=32", ...(options.nodeArgs ?? [])]
-  const child = spawn(process.execPath, [...nodeFlags, "--import", "tsx", "src/main.ts", role], {
+  const child = spawn(process.execPath, [...nodeFlags, ...entry.main, role], {
     cwd: ROOT,
     env: {
       ...(options.embedded ? inherited : process.env),
@@ -144,10 +147,14 @@ export const spawnRole = async (
       clearTimeout(timer)
       if (options.embedded) killEmbeddedPostgres(dataDir)
       if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true })
+      stoppers.delete(child)
       return code
     })()
     return stopping
   }
+
+  // Until stopped: a child the test killed itself may still leave its embedded PostgreSQL and DATA_DIR.
+  stoppers.set(child, () => stop("SIGKILL"))
 
   const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`
   const processHandle: RoleProcess = { role, port, baseUrl, metricsUrl, child, dataDir, output, stop }
@@ -181,6 +188,15 @@ export const spawnRole = async (
   throw new Error(`${role} process not ready within ${timeoutMs} ms (${lastProblem})\n${output()}`)
 }
 
+/**
+ * Kills every child a test file left running (test/support/setup.ts runs it after each file): test files
+ * share their fork (vitest.config.ts, `isolate: false`), whose exit no longer ends a file's children.
+ */
+export const stopLeftovers = async () => {
+  await Promise.all([...stoppers.values()].map((stop) => stop()))
+  for (const child of live) child.kill("SIGKILL")
+}
+
 /** Stops every child this module started that is still running (for afterAll). */
 export const stopAll = async (processes: ReadonlyArray<RoleProcess | undefined>) => {
   await Promise.all(processes.map((p) => p?.stop()))
@@ -188,7 +204,7 @@ export const stopAll = async (processes: ReadonlyArray<RoleProcess | undefined>)
 }
 
 /**
- * Runs the operator CLI (`node --import tsx src/cli.ts …args`) to completion and returns its parsed JSON
+ * Runs the operator CLI (`src/cli.ts …args`, compiled like `spawnRole`'s) to completion and returns its parsed JSON
  * output; rejects with the output when it exits non-zero or does not finish within `timeoutMs`.
  */
 export const runCli = async <T = unknown>(
@@ -197,8 +213,9 @@ export const runCli = async <T = unknown>(
   timeoutMs = 30_000
 ): Promise<T> => {
   installExitHook()
+  const entry = await serviceEntry()
   const dataDir = await mkdtemp(join(tmpdir(), "gateway-cli-"))
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], {
+  const child = spawn(process.execPath, [...entry.cli, ...args], {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "warning", ...env },
     stdio: ["ignore", "pipe", "pipe"]

@@ -4,7 +4,7 @@ import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Cause, Effect, Exit, Layer, Option, Redacted } from "effect"
-import { createTestDatabase } from "../../../test/support/database.ts"
+import { createMigratedTestDatabase } from "../../../test/support/database.ts"
 import { testConfig } from "../../../test/support/server.ts"
 import { AppConfig, AppConfigFrom } from "../../config/AppConfig.ts"
 import { CardVault, type VaultCard } from "../../ports/CardVault.ts"
@@ -15,7 +15,7 @@ import { MigrationsLive } from "./Migrations.ts"
 // A fresh, migrated database for this file, and the vault over it.
 const Database = Layer.unwrapEffect(
   Effect.promise(async () => {
-    const url = await createTestDatabase()
+    const url = await createMigratedTestDatabase()
     return MigrationsLive.pipe(
       Layer.provideMerge(SqlLive),
       Layer.provideMerge(Layer.scoped(PgPool, makePool(url, 4))),

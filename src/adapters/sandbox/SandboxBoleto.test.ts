@@ -3,7 +3,7 @@ import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { createTestDatabase } from "../../../test/support/database.ts"
+import { createMigratedTestDatabase } from "../../../test/support/database.ts"
 import { testConfig } from "../../../test/support/server.ts"
 import { AppConfig, AppConfigFrom } from "../../config/AppConfig.ts"
 import { barcodeFromDigitableLine, dueDateFactor, isValidBarcode, isValidDigitableLine } from "../../domain/boleto.ts"
@@ -15,7 +15,7 @@ import { SandboxBoletoLive } from "./SandboxBoleto.ts"
 // A fresh, migrated database for this file.
 const Database = Layer.unwrapEffect(
   Effect.promise(async () => {
-    const url = await createTestDatabase()
+    const url = await createMigratedTestDatabase()
     const config = await testConfig(url)
     return MigrationsLive.pipe(
       Layer.provideMerge(SqlLive),
