@@ -336,8 +336,12 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         .charge({ idempotencyKey: current.id, amount: current.amountTotal, installments, card })
         .pipe(Effect.either)
       const cardDetails = current.details.card
-      if (Either.isLeft(result))
+      if (Either.isLeft(result)) {
+        // The acquirer may have charged and could not be asked: the charge stays PROCESSING and the
+        // reconcile_charges job settles it from the acquirer's answer (docs/providers.md "Failover rules").
+        if (result.left.outcome === "unknown") return current
         return yield* lifecycle.move(accountId, current.id, "fail", { declineCode: "processing_error" })
+      }
       if (result.right._tag === "Declined") {
         return yield* lifecycle.move(accountId, current.id, "decline", { declineCode: result.right.code })
       }
@@ -352,6 +356,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       return yield* lifecycle.move(accountId, current.id, "capture", {
         paidAt,
         acquirerReference: result.right.acquirerReference,
+        ...(result.right.acquirer === undefined ? {} : { acquirer: result.right.acquirer }),
         ...(cardDetails
           ? { details: { card: { ...cardDetails, authorizationCode: result.right.authorizationCode } } }
           : {})
