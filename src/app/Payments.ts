@@ -329,11 +329,18 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
     const authorize = fn("Payments.authorize")(function* (
       accountId: AccountId,
       current: TransactionRecord,
-      card: CardData
+      card: CardData,
+      sentBefore = false
     ) {
       const installments = current.installments ?? 1
       const result = yield* acquirer
-        .charge({ idempotencyKey: current.id, amount: current.amountTotal, installments, card })
+        .charge({
+          idempotencyKey: current.id,
+          amount: current.amountTotal,
+          installments,
+          card,
+          ...(sentBefore ? { sentBefore } : {})
+        })
         .pipe(Effect.either)
       const cardDetails = current.details.card
       if (Either.isLeft(result)) {
@@ -374,7 +381,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       if (Option.isSome(existing)) {
         // A retry of a request that died mid-charge: resume it with the same acquirer idempotency key.
         if (existing.value.status !== "PROCESSING") return existing.value
-        return yield* authorize(accountId, existing.value, card)
+        return yield* authorize(accountId, existing.value, card, true)
       }
       const analysis = yield* antifraud.assess({
         accountId,

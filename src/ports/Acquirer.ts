@@ -67,6 +67,11 @@ export class Acquirer extends Context.Tag("Acquirer")<
       readonly amount: number
       readonly installments: number
       readonly card: CardData
+      /**
+       * This key may have reached the acquirer before (a retry resuming a charge whose process died):
+       * an acquirer without idempotency keys asks what it did with it before charging again.
+       */
+      readonly sentBefore?: boolean
     }) => Effect.Effect<AuthorizationResult, AcquirerUnavailable>
     /**
      * What the acquirer knows of the charge made with this idempotency key: the reconciliation job
