@@ -296,6 +296,8 @@ export const startFakeCielo = async (options: FakeCieloOptions = {}) => {
     /** Sales captured for a MerchantOrderId (Status 2, 10 or 11): the "exactly one capture" assertion. */
     captures: (merchantOrderId: string) =>
       sales.filter((s) => s.merchantOrderId === merchantOrderId && s.payment.CapturedAmount > 0),
+    /** What was voided of a sale (PaymentId), in centavos. */
+    refunded: (paymentId: string) => sales.find((s) => s.payment.PaymentId === paymentId)?.payment.VoidedAmount ?? 0,
     seen: () => seen,
     refuseRefunds: (on: boolean) => {
       refuseRefunds = on
