@@ -12,8 +12,10 @@ import { expired, faultQueue, listen, luhn, readBody, sendJson, withFault } from
  *   0/1/4 authorised, 2 → 05, 3 → 57, 5 → 78, 6 → 99, 7 → 77, 8 → 70, 9 → authorised or 99 at random;
  *   an expiry in the past → 57;
  * - zero auth: valid only for a card starting with 5 and ending in 0 (the current sandbox page);
- * - a repeated RequestId on `POST /1/sales` replays the first answer and creates no sale (Cielo does not
- *   document this; the adapter never relies on it, it asks by MerchantOrderId after a lost answer);
+ * - a repeated RequestId on `POST /1/sales`: Cielo does not document what it does, so by default the
+ *   fake does the worst (a second sale, a second capture) and the adapter must not rely on it: it asks
+ *   by MerchantOrderId before sending again. `duplicateRequestIds("replay" | "reject")` switches to
+ *   replaying the first answer, or to a 409, to check the adapter under either reading;
  * - faults on demand per operation (timeout before accepting, 5xx, commit then drop, slow answer), a
  *   listener that can be taken down (connection refused), refunds refused on demand.
  *
@@ -77,6 +79,7 @@ export const startFakeCielo = async (options: FakeCieloOptions = {}) => {
   const sales: Array<FakeSale> = []
   const replies = new Map<string, unknown>()
   let refuseRefunds = false
+  let duplicates: "new-sale" | "replay" | "reject" = "new-sale"
   /** Every request seen (method, path, RequestId): never the body, never the key. */
   const seen: Array<{
     readonly host: "api" | "query"
@@ -181,7 +184,10 @@ export const startFakeCielo = async (options: FakeCieloOptions = {}) => {
       return sendJson(res, 400, errors([0, "Malformed JSON"]))
     }
     if (req.method === "POST" && url.pathname === "/1/sales") {
-      if (requestId !== undefined && replies.has(requestId)) return sendJson(res, 201, replies.get(requestId))
+      if (requestId !== undefined && replies.has(requestId)) {
+        if (duplicates === "replay") return sendJson(res, 201, replies.get(requestId))
+        if (duplicates === "reject") return sendJson(res, 409, errors([0, "Duplicated RequestId"]))
+      }
       return withFault(faults.take("sale"), res, () => {
         const answer = createSale(body, requestId)
         if (answer.status === 201 && requestId !== undefined) replies.set(requestId, answer.body)
@@ -299,6 +305,9 @@ export const startFakeCielo = async (options: FakeCieloOptions = {}) => {
     /** What was voided of a sale (PaymentId), in centavos. */
     refunded: (paymentId: string) => sales.find((s) => s.payment.PaymentId === paymentId)?.payment.VoidedAmount ?? 0,
     seen: () => seen,
+    duplicateRequestIds: (mode: "new-sale" | "replay" | "reject") => {
+      duplicates = mode
+    },
     refuseRefunds: (on: boolean) => {
       refuseRefunds = on
     },
