@@ -88,7 +88,7 @@ describe("ACQUIRER=failover, ACQUIRERS=cielo,rede", () => {
     return { orderId, reply: await api.post(PROCESS, cardBody(orderId, amount, pan), { key }) }
   }
 
-  it("approved by Cielo: CAPTURED, one sale of exactly the amount at Cielo, none at e.Rede, the order PAID", async () => {
+  it("approved by Cielo: CAPTURED, one sale of exactly the amount at Cielo, none at e.Rede, order PAID", async () => {
     const { orderId, reply } = await pay(12_345, APPROVED)
     expect(reply.status, reply.text).toBe(201)
     expect(reply.body.status).toBe("CAPTURED")
@@ -106,7 +106,7 @@ describe("ACQUIRER=failover, ACQUIRERS=cielo,rede", () => {
     expect(await orderStatus(api, key, orderId)).toBe("PAID")
   })
 
-  it("declined by Cielo (05 → card_declined, 57 → expired_card): 422, never sent to e.Rede, the order still payable", async () => {
+  it("declined by Cielo (05 → card_declined, 57 → expired_card): 422, never sent to e.Rede", async () => {
     for (const [pan, code] of [
       [DECLINED, "card_declined"],
       [EXPIRED, "expired_card"]
@@ -133,7 +133,7 @@ describe("ACQUIRER=failover, ACQUIRERS=cielo,rede", () => {
     expect(await rowOf(server, id)).toMatchObject({ acquirer: "rede", acquirer_reference: captured[0]!.tid })
   })
 
-  it("Cielo commits then drops the connection: its status query finds the sale, CAPTURED, e.Rede never asked", async () => {
+  it("Cielo commits then drops the connection: its status query finds the sale, e.Rede never asked", async () => {
     const redeCalls = rede.seen().length
     cielo.faults.inject("sale", { kind: "drop" })
     const { reply } = await pay(5_050, APPROVED)
@@ -145,7 +145,7 @@ describe("ACQUIRER=failover, ACQUIRERS=cielo,rede", () => {
     expect(await rowOf(server, id)).toMatchObject({ status: "CAPTURED", acquirer: "cielo" })
   })
 
-  it("refunds go to the acquirer that charged: partial then full, to the centavo at each fake and in the balance", async () => {
+  it("refunds go to the acquirer that charged: partial then full, to the centavo at fakes and balance", async () => {
     const own = await merchantKey(api)
     const payOwn = async (amount: number) => {
       const { orderId } = await newOrder(api, own, amount)
@@ -228,7 +228,7 @@ describe("ACQUIRER=cielo alone", () => {
     await cielo?.close()
   })
 
-  it("commit then drop, no second acquirer: the status query finds the charge and the transaction ends CAPTURED", async () => {
+  it("commit then drop, no second acquirer: the status query finds the charge, CAPTURED", async () => {
     cielo.faults.inject("sale", { kind: "drop" })
     const { orderId } = await newOrder(api, key, 9_999)
     const reply = await api.post(PROCESS, cardBody(orderId, 9_999, APPROVED), { key })
@@ -241,7 +241,7 @@ describe("ACQUIRER=cielo alone", () => {
     expect(await orderStatus(api, key, orderId)).toBe("PAID")
   })
 
-  it("Cielo times out before accepting and nothing else is configured: FAILED processing_error, nothing charged", async () => {
+  it("Cielo times out before accepting, nothing else configured: FAILED processing_error", async () => {
     cielo.faults.inject("sale", { kind: "timeout" })
     const { orderId } = await newOrder(api, key, 1_234)
     const reply = await api.post(PROCESS, cardBody(orderId, 1_234, APPROVED), { key })

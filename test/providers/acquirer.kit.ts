@@ -36,7 +36,7 @@ export interface KitHarness {
 
 const run = <A>(effect: Effect.Effect<A, AcquirerUnavailable>) => Effect.runPromise(Effect.either(effect))
 
-/** A Luhn-valid number of `length` digits starting with `prefix` and ending in `last` (the digit before it is solved). */
+/** A Luhn-valid number of `length` digits, starting with `prefix` and ending in `last` (the digit before is solved). */
 export const panEndingIn = (prefix: string, last: string, length = 16) => {
   const body = prefix.padEnd(length - 2, "0")
   for (let x = 0; x < 10; x++) {

@@ -69,8 +69,8 @@ export const jsonCall = (request: {
         return new NotSent({ message: `${request.method} ${path}: ${code}` })
       }
       const name = (error as { name?: string } | null)?.name
-      return new NoAnswer({
-        message: `${request.method} ${path}: ${name === "TimeoutError" ? `no answer within ${request.timeoutMs} ms` : (code ?? name ?? "connection lost")}`
-      })
+      const why =
+        name === "TimeoutError" ? `no answer within ${request.timeoutMs} ms` : (code ?? name ?? "connection lost")
+      return new NoAnswer({ message: `${request.method} ${path}: ${why}` })
     }
   })

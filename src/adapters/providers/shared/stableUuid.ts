@@ -8,5 +8,6 @@ import { createHash } from "node:crypto"
 export const stableUuid = (...parts: ReadonlyArray<string>): string => {
   const hex = createHash("sha256").update(parts.join("\u0000")).digest("hex")
   const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`
+  const [a, b, c, d, e] = [hex.slice(0, 8), hex.slice(8, 12), hex.slice(13, 16), hex.slice(17, 20), hex.slice(20, 32)]
+  return `${a}-${b}-5${c}-${variant}${d}-${e}`
 }
