@@ -192,6 +192,37 @@ describe("ACQUIRER=failover, ACQUIRERS=cielo,rede", () => {
     expect(rede.refunded(cieloRef)).toBe(0)
   })
 
+  it("the acquirer refuses a refund while a dispute opened: 422 refund_failed, the dispute holds it all", async () => {
+    // docs/money.md "Refunds and disputes": a refund accepted before the dispute opened, then refused
+    // by the acquirer, gives the money back and the open dispute holds it.
+    const own = await merchantKey(api)
+    const { orderId } = await newOrder(api, own, 20_000)
+    const sale = await api.post(PROCESS, cardBody(orderId, 20_000, APPROVED), { key: own })
+    expect(sale.status, sale.text).toBe(201)
+    const id = sale.body.transactionId as string
+    const reference = (await rowOf(server, id)).acquirer_reference!
+    cielo.refuseRefunds(true)
+    cielo.faults.inject("void", { kind: "slow", ms: 1_000 })
+    try {
+      const refunding = api.post(REFUND, { transactionId: id }, { key: own })
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const dispute = await api.post(`/api/sandbox/transactions/${id}/chargeback`, { stage: "open" }, { key: own })
+      expect(dispute.status, dispute.text).toBe(200)
+      expectError(await refunding, 422, "refund_failed")
+    } finally {
+      cielo.refuseRefunds(false)
+    }
+    expect(cielo.refunded(reference)).toBe(0)
+    const held = await server.db.query<{ amount: number }>(
+      `select coalesce(sum(amount), 0)::int as amount from ledger_holds
+       where transaction_id = $1 and released_at is null and tag like 'dispute:%'`,
+      [id]
+    )
+    expect(held.rows[0]!.amount).toBe(20_000)
+    const refunds = await server.db.query("select status from refunds where transaction_id = $1", [id])
+    expect(refunds.rows).toEqual([{ status: "FAILED" }])
+  })
+
   it("an outcome nobody can tell stays PROCESSING; the reconcile job asks Cielo and the order ends PAID", async () => {
     cielo.faults.inject("sale", { kind: "drop" })
     cielo.faults.inject("query", { kind: "error", status: 503 }, 2)
