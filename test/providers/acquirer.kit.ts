@@ -110,6 +110,15 @@ export const acquirerKit = (name: string, start: () => Promise<KitHarness>, opti
       if (h.faults) expect(h.faults.captures(key)).toBe(0)
     })
 
+    it("a card number the acquirer refuses as malformed: declined card_declined, not a failure", async () => {
+      const key = randomUUID()
+      const good = h.cards.approved.pan
+      const bad = `${good.slice(0, -1)}${(Number(good.slice(-1)) + 5) % 10}`
+      const result = await charge(10_000, key, { ...h.cards.approved, pan: bad })
+      expect(Either.getOrThrow(result)).toMatchObject({ _tag: "Declined", code: "card_declined" })
+      if (h.faults) expect(h.faults.captures(key)).toBe(0)
+    })
+
     it("a key it never saw: NotReceived", async () => {
       expect(Either.getOrThrow(await run(h.acquirer.status(randomUUID())))).toEqual({ _tag: "NotReceived" })
     })

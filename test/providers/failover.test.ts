@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto"
-import { Effect, Either, Redacted } from "effect"
+import { ConfigProvider, Effect, Either, Redacted } from "effect"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { makeCieloAcquirer } from "../../src/adapters/providers/cielo/CieloAcquirer.ts"
+import { failoverConfig } from "../../src/adapters/providers/failover/config.ts"
 import { makeFailoverAcquirer, type AcquirerService } from "../../src/adapters/providers/failover/FailoverAcquirer.ts"
 import { makeRedeAcquirer } from "../../src/adapters/providers/rede/RedeAcquirer.ts"
 import type { Metrics } from "../../src/ports/Metrics.ts"
@@ -163,5 +164,47 @@ describe("failover", () => {
       })
     )
     expect(rede.refunded(approved.acquirerReference)).toBe(2_500)
+  })
+})
+
+describe("failover configuration", () => {
+  const read = (env: Record<string, string>) =>
+    Effect.runPromise(
+      Effect.either(
+        Effect.withConfigProvider(
+          failoverConfig(["sandbox", "cielo", "rede"]),
+          ConfigProvider.fromMap(new Map(Object.entries(env)))
+        )
+      )
+    )
+
+  it("reads the order, the brand routes and the breaker", async () => {
+    const read1 = Either.getOrThrow(
+      await read({
+        ACQUIRERS: "cielo, rede",
+        ACQUIRERS_BY_BRAND: "Elo:rede,cielo",
+        ACQUIRER_BREAKER_FAILURES: "3",
+        ACQUIRER_BREAKER_COOLDOWN_SECONDS: "10"
+      })
+    )
+    expect(read1).toEqual({
+      order: ["cielo", "rede"],
+      byBrand: { Elo: ["rede", "cielo"] },
+      breaker: { failures: 3, cooldownMs: 10_000 }
+    })
+  })
+
+  it("refuses a missing list, an unknown or repeated name, a bad brand route: start-up names the variable", async () => {
+    for (const env of [
+      {},
+      { ACQUIRERS: "cielo,stone" },
+      { ACQUIRERS: "cielo,cielo" },
+      { ACQUIRERS: "cielo", ACQUIRERS_BY_BRAND: "Amex:cielo" },
+      { ACQUIRERS: "cielo", ACQUIRERS_BY_BRAND: "Elo:nobody" }
+    ]) {
+      const result = await read(env)
+      expect(Either.isLeft(result), JSON.stringify(env)).toBe(true)
+      expect(String(Either.isLeft(result) && result.left)).toMatch(/ACQUIRERS/)
+    }
   })
 })

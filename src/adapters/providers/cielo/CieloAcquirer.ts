@@ -42,6 +42,16 @@ const errorsOf = (answer: Answer) =>
     onRight: (errors) => `HTTP ${answer.status} ${errors.map((e) => `${e.Code} ${e.Message}`).join("; ")}`
   })
 
+/** Cielo's 4xx codes about the card's fields (126–131: number, holder, expiry, security code, brand). */
+const CARD_FIELD_CODES: ReadonlySet<number> = new Set([126, 127, 128, 129, 130, 131])
+
+const cardDataRefusal = (answer: Answer): AuthorizationResult | undefined => {
+  if (answer.status !== 400) return undefined
+  const errors = Schema.decodeUnknownOption(CieloErrors)(answer.body)
+  if (errors._tag === "None" || !errors.value.some((e) => CARD_FIELD_CODES.has(e.Code))) return undefined
+  return { _tag: "Declined", code: "card_declined", message: "The card's data was refused by the acquirer." }
+}
+
 const expiry = (card: CardData) => `${String(card.expMonth).padStart(2, "0")}/${card.expYear}`
 
 /**
@@ -167,6 +177,10 @@ export const makeCieloAcquirer = (config: CieloConfig) => {
       const answer = sent.right
       // Cielo's 5xx: the request was not processed (its manual's status-code table); nothing charged.
       if (answer.status >= 500) return yield* notCharged(`HTTP ${answer.status}`)
+      // The card's own data refused (number, holder, expiry, CVV, brand): a decline, so the buyer is told
+      // and no other acquirer, nor the circuit breaker, sees what the buyer typed.
+      const refused = cardDataRefusal(answer)
+      if (refused !== undefined) return refused
       if (answer.status !== 201 && answer.status !== 200) return yield* notCharged(errorsOf(answer))
       const sale = yield* decode(SaleSchema, "sale", unknown)(answer.body).pipe(Effect.either)
       // Accepted but unreadable: it may have charged.

@@ -13,6 +13,7 @@ import { type RedeConfig, RedeConfigFromEnv } from "./config.ts"
 import {
   isValidationCode,
   REDE_APPROVED,
+  REDE_CARD_FIELD_CODES,
   REDE_DUPLICATE_REFERENCE,
   REDE_REFUNDED,
   REDE_ZERO_DOLLAR_OK,
@@ -140,6 +141,10 @@ export const makeRedeAcquirer = (config: RedeConfig) => {
       }
       // The reference was used before (a retry of this attempt): what e.Rede did with it is the answer.
       if (a.returnCode === REDE_DUPLICATE_REFERENCE) return yield* afterLostAnswer(reference, "reference already sent")
+      // The card's own data refused: a decline, so neither another acquirer nor the breaker sees the buyer's typo.
+      if (REDE_CARD_FIELD_CODES.has(a.returnCode)) {
+        return { _tag: "Declined", code: "card_declined", message: "The card's data was refused by the acquirer." }
+      }
       if (isValidationCode(a.returnCode))
         return yield* notCharged(`refused: ${a.returnCode} ${a.returnMessage ?? ""}`.trim())
       return { _tag: "Declined", code: redeDecline(a.returnCode), message: a.returnMessage ?? "The card was declined." }

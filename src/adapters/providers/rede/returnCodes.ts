@@ -29,3 +29,6 @@ export const redeDecline = (returnCode: string): DeclineCode => REDE_DECLINES.ge
 
 /** A validation error (1–99): the request was refused before any authorisation. */
 export const isValidationCode = (returnCode: string) => /^\d{1,2}$/.test(returnCode) && returnCode !== REDE_APPROVED
+
+/** Validation codes about the card's own fields (holder, number, expiry, security code): a decline, not a failure. */
+export const REDE_CARD_FIELD_CODES: ReadonlySet<string> = new Set(["28", "37", "38", "39", "40", "41", "42", "43"])
