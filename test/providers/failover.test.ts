@@ -194,7 +194,7 @@ describe("failover configuration", () => {
     })
   })
 
-  it("refuses a missing list, an unknown or repeated name, a bad brand route: start-up names the variable", async () => {
+  it("refuses a missing list, an unknown or repeated name, a bad brand route, naming the variable", async () => {
     for (const env of [
       {},
       { ACQUIRERS: "cielo,stone" },
