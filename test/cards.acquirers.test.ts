@@ -239,6 +239,24 @@ describe("ACQUIRER=failover, ACQUIRERS=cielo,rede", () => {
     expect(cielo.captures(id)).toHaveLength(1)
     expect(await orderStatus(api, key, orderId)).toBe("PAID")
   })
+
+  it("/metrics shows attempts, approvals and latency per acquirer (after the cases above)", async () => {
+    const text = await (await fetch(server.metricsUrl)).text()
+    const value = (name: string, labels: Record<string, string>) => {
+      const line = text
+        .split("\n")
+        .find((l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)))
+      return line === undefined ? 0 : Number(line.split(" ").at(-1))
+    }
+    // Cielo approved the first case; e.Rede charged when Cielo timed out and when it was down.
+    expect(value("acquirer_attempts_total", { acquirer: "cielo", outcome: "approved" })).toBeGreaterThanOrEqual(1)
+    expect(value("acquirer_attempts_total", { acquirer: "cielo", outcome: "declined" })).toBeGreaterThanOrEqual(2)
+    expect(value("acquirer_attempts_total", { acquirer: "cielo", outcome: "not_charged" })).toBeGreaterThanOrEqual(2)
+    expect(value("acquirer_attempts_total", { acquirer: "cielo", outcome: "unknown" })).toBeGreaterThanOrEqual(1)
+    expect(value("acquirer_attempts_total", { acquirer: "rede", outcome: "approved" })).toBeGreaterThanOrEqual(2)
+    expect(value("acquirer_attempt_duration_seconds_count", { acquirer: "rede" })).toBeGreaterThanOrEqual(2)
+    expect(value("acquirer_attempt_duration_seconds_count", { acquirer: "cielo" })).toBeGreaterThanOrEqual(5)
+  })
 })
 
 describe("ACQUIRER=cielo alone", () => {
