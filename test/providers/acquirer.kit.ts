@@ -215,6 +215,36 @@ export const acquirerKit = (name: string, start: () => Promise<KitHarness>, opti
       }
     )
 
+    const chargedForRefund = async () =>
+      Either.getOrThrow(await charge(10_000)) as { acquirerReference: string; acquirer?: string }
+    const refundOf = (approved: { acquirerReference: string; acquirer?: string }, amount: number) =>
+      run(
+        h.acquirer.refund({
+          idempotencyKey: randomUUID(),
+          acquirerReference: approved.acquirerReference,
+          amount,
+          acquirer: approved.acquirer ?? null
+        })
+      )
+
+    faulty(
+      "refund, commit then drop: the refunded amount is read back, the refund stands, nothing twice",
+      async (f) => {
+        const approved = await chargedForRefund()
+        f.inject("refund", { kind: "drop" })
+        expect(Either.isRight(await refundOf(approved, 4_000))).toBe(true)
+        expect(f.refunded(approved.acquirerReference)).toBe(4_000)
+      }
+    )
+
+    faulty("refund times out before accepting: not refunded, and it says so (not_charged)", async (f) => {
+      const approved = await chargedForRefund()
+      f.inject("refund", { kind: "timeout" })
+      const result = await refundOf(approved, 4_000)
+      expect(Either.isLeft(result) && result.left.outcome).toBe("not_charged")
+      expect(f.refunded(approved.acquirerReference)).toBe(0)
+    })
+
     faulty("a slow answer within the timeout is an ordinary approval", async (f) => {
       const key = randomUUID()
       f.inject("charge", { kind: "slow", ms: 100 })

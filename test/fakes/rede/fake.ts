@@ -29,6 +29,7 @@ interface FakeTransaction {
   readonly returnMessage: string
   readonly authorizationCode: string | undefined
   refunded: number
+  readonly refunds: Array<{ readonly refundId: string; readonly amount: number; readonly status: "Done" }>
 }
 
 const answer = (code: string, message: string, extra: Record<string, unknown> = {}) => ({
@@ -103,7 +104,8 @@ export const startFakeRede = async (options: FakeRedeOptions = {}) => {
       returnCode: decline?.[0] ?? "00",
       returnMessage: decline?.[1] ?? "Success.",
       authorizationCode: decline ? undefined : String(randomInt(0, 1_000_000)).padStart(6, "0"),
-      refunded: 0
+      refunded: 0,
+      refunds: []
     }
     transactions.push(t)
     return {
@@ -163,6 +165,15 @@ export const startFakeRede = async (options: FakeRedeOptions = {}) => {
         }
       })
     }
+    const one = /^\/v1\/transactions\/([^/]+)$/.exec(url.pathname)
+    if (one && req.method === "GET") {
+      const t = transactions.find((x) => x.tid === one[1])
+      if (t === undefined) return sendJson(res, 404, answer("78", "Transaction does not exist."))
+      return sendJson(res, 200, {
+        authorization: { returnCode: t.returnCode, tid: t.tid, reference: t.reference, amount: t.amount },
+        refunds: t.refunds
+      })
+    }
     const refund = /^\/v1\/transactions\/([^/]+)\/refunds$/.exec(url.pathname)
     if (refund && req.method === "POST") {
       return withFault(faults.take("refund"), res, () => {
@@ -175,13 +186,11 @@ export const startFakeRede = async (options: FakeRedeOptions = {}) => {
         if (refuseRefunds)
           return { status: 422, body: answer("357", "Sum of amount refunded is greater than transaction amount.") }
         t.refunded += amount
+        const refundId = randomUUID()
+        t.refunds.push({ refundId, amount, status: "Done" })
         return {
           status: 201,
-          body: answer("359", "Refund successful.", {
-            refundId: randomUUID(),
-            tid: t.tid,
-            nsu: String(randomInt(1e8, 1e9 - 1))
-          })
+          body: answer("359", "Refund successful.", { refundId, tid: t.tid, nsu: String(randomInt(1e8, 1e9 - 1)) })
         }
       })
     }

@@ -109,6 +109,10 @@ export const makeCieloAcquirer = (config: CieloConfig) => {
       )
     )
 
+  /** How much of a sale Cielo has voided so far. */
+  const voidedOf = (paymentId: string, requestId: string) =>
+    Effect.map(readSale(paymentId, requestId), (sale) => sale.Payment.VoidedAmount ?? 0)
+
   /** What Cielo did with the sales of this MerchantOrderId (our transaction id). */
   const status = (merchantOrderId: string): Effect.Effect<ChargeStatus, AcquirerUnavailable> =>
     Effect.gen(function* () {
@@ -226,12 +230,27 @@ export const makeCieloAcquirer = (config: CieloConfig) => {
     refund: (request) =>
       Effect.gen(function* () {
         const requestId = stableUuid(CIELO, "refund", request.idempotencyKey)
-        const answer = yield* call(
+        // A void carries no idempotency key: what was voided before is read first, so that a lost
+        // answer can be told apart (voided by exactly this amount since, or not at all) without resending.
+        const voidedBefore = yield* Effect.option(voidedOf(request.acquirerReference, requestId))
+        const sent = yield* call(
           "PUT",
           config.apiUrl,
           `/1/sales/${encodeURIComponent(request.acquirerReference)}/void?amount=${request.amount}`,
           requestId
-        ).pipe(Effect.mapError((e) => (e._tag === "NotSent" ? notCharged(e.message) : unknown(e.message))))
+        ).pipe(Effect.either)
+        if (Either.isLeft(sent)) {
+          if (sent.left._tag === "NotSent" || voidedBefore._tag === "None") {
+            return yield* sent.left._tag === "NotSent" ? notCharged(sent.left.message) : unknown(sent.left.message)
+          }
+          const after = yield* voidedOf(request.acquirerReference, requestId).pipe(
+            Effect.mapError((e) => unknown(`${sent.left.message}; then ${e.message}`))
+          )
+          if (after === voidedBefore.value + request.amount) return
+          if (after === voidedBefore.value) return yield* notCharged(`${sent.left.message}; nothing was voided`)
+          return yield* unknown(`${sent.left.message}; the voided amount moved by ${after - voidedBefore.value}`)
+        }
+        const answer = sent.right
         if (answer.status !== 200) return yield* notCharged(`refund refused: ${errorsOf(answer)}`)
         const voided = yield* decode(VoidResponse, "void", unknown)(answer.body)
         if (voided.ReasonCode !== 0) {

@@ -19,7 +19,7 @@ import {
   REDE_ZERO_DOLLAR_OK,
   redeDecline
 } from "./returnCodes.ts"
-import { RedeAnswer, RedeQuery } from "./wire.ts"
+import { RedeAnswer, RedeQuery, RedeTransaction } from "./wire.ts"
 
 /** The name recorded on the transactions e.Rede charges (docs/providers.md). */
 export const REDE = "rede"
@@ -176,13 +176,32 @@ export const makeRedeAcquirer = (config: RedeConfig) => {
       }).pipe(withSpan("RedeAcquirer.verify")),
     refund: (request) =>
       Effect.gen(function* () {
-        const answer = yield* call(
-          "POST",
-          `/v1/transactions/${encodeURIComponent(request.acquirerReference)}/refunds`,
-          {
-            amount: request.amount
+        const path = `/v1/transactions/${encodeURIComponent(request.acquirerReference)}`
+        // A refund carries no idempotency key: what was refunded before is read first, so that a lost
+        // answer can be told apart (refunded by exactly this amount since, or not at all) without resending.
+        const refundedOf = call("GET", path).pipe(
+          Effect.mapError((e) => unknown(e.message)),
+          Effect.flatMap((a) =>
+            a.status === 200
+              ? decode(RedeTransaction, "transaction", unknown)(a.body)
+              : Effect.fail(unknown(message(a)))
+          ),
+          Effect.map((t) => t.refunds.filter((r) => r.status !== "Denied").reduce((sum, r) => sum + r.amount, 0))
+        )
+        const before = yield* Effect.option(refundedOf)
+        const sent = yield* call("POST", `${path}/refunds`, { amount: request.amount }).pipe(Effect.either)
+        if (Either.isLeft(sent)) {
+          if (sent.left._tag === "NotSent" || before._tag === "None") {
+            return yield* sent.left._tag === "NotSent" ? notCharged(sent.left.message) : unknown(sent.left.message)
           }
-        ).pipe(Effect.mapError((e) => (e._tag === "NotSent" ? notCharged(e.message) : unknown(e.message))))
+          const after = yield* refundedOf.pipe(
+            Effect.mapError((e) => unknown(`${sent.left.message}; then ${e.message}`))
+          )
+          if (after === before.value + request.amount) return
+          if (after === before.value) return yield* notCharged(`${sent.left.message}; nothing was refunded`)
+          return yield* unknown(`${sent.left.message}; the refunded amount moved by ${after - before.value}`)
+        }
+        const answer = sent.right
         const a = Schema.decodeUnknownEither(RedeAnswer)(answer.body)
         if (Either.isRight(a) && a.right.returnCode === REDE_REFUNDED && answer.status < 300) return
         return yield* notCharged(`refund refused: ${message(answer)}`)

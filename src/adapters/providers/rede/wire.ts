@@ -29,3 +29,11 @@ export const RedeQuery = Schema.Struct({
     amount: Schema.Number
   })
 })
+
+/** `GET /v1/transactions/{tid}`: the refunds made of it so far (what a lost refund answer is checked against). */
+export const RedeTransaction = Schema.Struct({
+  refunds: Schema.optionalWith(
+    Schema.Array(Schema.Struct({ amount: Schema.Number, status: Schema.optional(Schema.String) })),
+    { default: () => [] }
+  )
+})
