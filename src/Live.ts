@@ -20,7 +20,7 @@ import { SubaccountRepoLive } from "./adapters/postgres/SubaccountRepoLive.ts"
 import { TransactionalLive } from "./adapters/postgres/TransactionalLive.ts"
 import { TransactionRepoLive } from "./adapters/postgres/TransactionRepoLive.ts"
 import { WebhookRepoLive } from "./adapters/postgres/WebhookRepoLive.ts"
-import { SandboxAcquirerLive } from "./adapters/sandbox/SandboxAcquirer.ts"
+import { AcquirerLayers } from "./adapters/providers/registry.ts"
 import { SandboxAntifraudLive } from "./adapters/sandbox/SandboxAntifraud.ts"
 import { AntifraudSignalsLive } from "./adapters/postgres/AntifraudSignalsLive.ts"
 import { RulesAntifraudLive } from "./adapters/rules/RulesAntifraud.ts"
@@ -65,9 +65,9 @@ import { Webhooks } from "./app/Webhooks.ts"
  * or bank replaces one of these layers and nothing else.
  */
 /** The adapter a variable names (default `sandbox`); an unknown name stops start-up naming the variable. */
-const chosen = <A, R>(
+const chosen = <A, E, R>(
   variable: string,
-  options: Readonly<Record<string, Layer.Layer<A, never, R>>>,
+  options: Readonly<Record<string, Layer.Layer<A, E, R>>>,
   fallback = "sandbox"
 ) =>
   Layer.unwrapEffect(
@@ -84,7 +84,8 @@ const chosen = <A, R>(
   )
 
 export const RailsLive = Layer.mergeAll(
-  TimedAcquirer.pipe(Layer.provide(chosen("ACQUIRER", { sandbox: SandboxAcquirerLive }))),
+  // Cards: the sandbox, one acquirer, or a failover list of them (docs/providers.md "Cards: acquirers and failover").
+  TimedAcquirer.pipe(Layer.provide(chosen("ACQUIRER", AcquirerLayers))),
   // CONTRACT-v1 §9: the rules engine by default; the sandbox's fixed answers stay selectable.
   chosen(
     "ANTIFRAUD",

@@ -32,6 +32,7 @@ const seed = (status: TransactionStatus, method: PaymentMethod, origin: "v2" | "
   details: {},
   declineCode: null,
   acquirerReference: null,
+  acquirer: null,
   cardToken: null,
   antifraud: null,
   paidAt: null,

@@ -329,15 +329,26 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
     const authorize = fn("Payments.authorize")(function* (
       accountId: AccountId,
       current: TransactionRecord,
-      card: CardData
+      card: CardData,
+      sentBefore = false
     ) {
       const installments = current.installments ?? 1
       const result = yield* acquirer
-        .charge({ idempotencyKey: current.id, amount: current.amountTotal, installments, card })
+        .charge({
+          idempotencyKey: current.id,
+          amount: current.amountTotal,
+          installments,
+          card,
+          ...(sentBefore ? { sentBefore } : {})
+        })
         .pipe(Effect.either)
       const cardDetails = current.details.card
-      if (Either.isLeft(result))
+      if (Either.isLeft(result)) {
+        // The acquirer may have charged and could not be asked: the charge stays PROCESSING and the
+        // reconcile_charges job settles it from the acquirer's answer (docs/providers.md "Failover rules").
+        if (result.left.outcome === "unknown") return current
         return yield* lifecycle.move(accountId, current.id, "fail", { declineCode: "processing_error" })
+      }
       if (result.right._tag === "Declined") {
         return yield* lifecycle.move(accountId, current.id, "decline", { declineCode: result.right.code })
       }
@@ -352,6 +363,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       return yield* lifecycle.move(accountId, current.id, "capture", {
         paidAt,
         acquirerReference: result.right.acquirerReference,
+        ...(result.right.acquirer === undefined ? {} : { acquirer: result.right.acquirer }),
         ...(cardDetails
           ? { details: { card: { ...cardDetails, authorizationCode: result.right.authorizationCode } } }
           : {})
@@ -369,7 +381,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       if (Option.isSome(existing)) {
         // A retry of a request that died mid-charge: resume it with the same acquirer idempotency key.
         if (existing.value.status !== "PROCESSING") return existing.value
-        return yield* authorize(accountId, existing.value, card)
+        return yield* authorize(accountId, existing.value, card, true)
       }
       const analysis = yield* antifraud.assess({
         accountId,

@@ -21,14 +21,15 @@ export class Reconciliation extends Effect.Service<Reconciliation>()("Reconcilia
     const lifecycle = yield* Lifecycle
 
     const settle = fn("Reconciliation.settle")(function* (accountId: AccountId, id: TransactionId) {
-      const status = yield* acquirer.status(id)
+      const t = yield* transactions.find(accountId, id)
+      const status = yield* acquirer.status(id, t._tag === "Some" ? t.value.acquirer : null)
       switch (status._tag) {
         case "Approved": {
-          const t = yield* transactions.find(accountId, id)
           const card = t._tag === "Some" ? t.value.details.card : undefined
           return yield* lifecycle.move(accountId, id, "capture", {
             paidAt: new Date(yield* Clock.currentTimeMillis),
             acquirerReference: status.acquirerReference,
+            ...(status.acquirer === undefined ? {} : { acquirer: status.acquirer }),
             ...(card ? { details: { card: { ...card, authorizationCode: status.authorizationCode } } } : {})
           })
         }

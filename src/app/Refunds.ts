@@ -93,7 +93,12 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
       switch (t.method) {
         case "CARD":
           return acquirer
-            .refund({ idempotencyKey: refundId, acquirerReference: t.acquirerReference ?? t.id, amount })
+            .refund({
+              idempotencyKey: refundId,
+              acquirerReference: t.acquirerReference ?? t.id,
+              amount,
+              acquirer: t.acquirer
+            })
             .pipe(Effect.either)
         case "PIX":
           return pix.refund({ txid: t.details.pix?.txid ?? t.id, refundId, amount }).pipe(Effect.either)

@@ -142,6 +142,8 @@ export const TransactionRecord = Schema.Struct({
   details: TransactionDetails,
   declineCode: Schema.NullOr(Schema.String),
   acquirerReference: Schema.NullOr(Schema.String),
+  /** Which acquirer charged a card transaction when several are routed (docs/providers.md); null otherwise. */
+  acquirer: Schema.NullOr(Schema.String),
   /** A card charge's vaulted card: the token charged, or the card held while a review decides. */
   cardToken: Schema.NullOr(Schema.String),
   /** A card charge's antifraud analysis (CONTRACT-v1 §9); null for PIX and boleto. */

@@ -23,6 +23,12 @@ export type AuthorizationResult =
        * card, CONTRACT-v1 §10); the core opens it after SANDBOX_DISPUTE_DELAY_SECONDS.
        */
       readonly chargebackExpected?: true
+      /**
+       * Which acquirer charged it, when the deployment routes among several (docs/providers.md "Cards:
+       * acquirers and failover"): recorded on the transaction, so refunds and status queries go back to it.
+       * An opaque name in the core; the sandbox leaves it out.
+       */
+      readonly acquirer?: string
     }
   | { readonly _tag: "Declined"; readonly code: DeclineCode; readonly message: string }
 
@@ -34,8 +40,19 @@ export type DeclineCode = "card_declined" | "insufficient_funds" | "expired_card
 export type VerificationResult =
   { readonly _tag: "Verified" } | { readonly _tag: "Rejected"; readonly code: DeclineCode; readonly message: string }
 
-/** The acquirer could not give an answer (network, timeout, its own error): the charge is FAILED. */
-export class AcquirerUnavailable extends Data.TaggedError("AcquirerUnavailable")<{ readonly message: string }> {}
+/**
+ * The acquirer could not give an answer (network, timeout, its own error).
+ * - `not_charged` (or absent): it certainly charged nothing (connection refused, an error before it
+ *   accepted the request, or a status query that says it never received it): the charge is FAILED and
+ *   a failover may try the next acquirer.
+ * - `unknown`: it may have charged and could not be asked (a timeout, then the status query failed
+ *   too): the transaction stays PROCESSING and the reconcile_charges job asks `status` later. Never
+ *   retried elsewhere (docs/providers.md "Failover rules").
+ */
+export class AcquirerUnavailable extends Data.TaggedError("AcquirerUnavailable")<{
+  readonly message: string
+  readonly outcome?: "not_charged" | "unknown"
+}> {}
 
 /**
  * The card acquirer (Cielo, Rede, Stone, …). Every call carries our own id as the acquirer's
@@ -50,19 +67,30 @@ export class Acquirer extends Context.Tag("Acquirer")<
       readonly amount: number
       readonly installments: number
       readonly card: CardData
+      /**
+       * This key may have reached the acquirer before (a retry resuming a charge whose process died):
+       * an acquirer without idempotency keys asks what it did with it before charging again.
+       */
+      readonly sentBefore?: boolean
     }) => Effect.Effect<AuthorizationResult, AcquirerUnavailable>
     /**
      * What the acquirer knows of the charge made with this idempotency key: the reconciliation job
      * asks it about charges whose process died before recording the answer. NotReceived: it never
      * got the request, so nothing was charged.
      */
-    readonly status: (idempotencyKey: string) => Effect.Effect<ChargeStatus, AcquirerUnavailable>
+    readonly status: (
+      idempotencyKey: string,
+      /** The acquirer recorded on the transaction, when known; a router asks each of its acquirers otherwise. */
+      acquirer?: string | null
+    ) => Effect.Effect<ChargeStatus, AcquirerUnavailable>
     /** Zero-amount verification used at tokenization (expiry, CVV). */
     readonly verify: (card: CardData) => Effect.Effect<VerificationResult, AcquirerUnavailable>
     readonly refund: (request: {
       readonly idempotencyKey: string
       readonly acquirerReference: string
       readonly amount: number
+      /** The acquirer that charged the transaction (its `Approved.acquirer`), when recorded. */
+      readonly acquirer?: string | null
     }) => Effect.Effect<void, AcquirerUnavailable>
   }
 >() {}

@@ -27,6 +27,14 @@ export class Metrics extends Context.Tag("Metrics")<
     readonly antifraudDecisions: CounterOf<"decision">
     readonly refunds: CounterOf<"method" | "kind">
     readonly acquirerDuration: HistogramOf<"operation" | "outcome">
+    /**
+     * Charge attempts a router made per acquirer (docs/providers.md "Failover rules"), by outcome:
+     * approved, declined, not_charged, unknown, skipped (circuit open). Approvals are outcome="approved".
+     */
+    readonly acquirerAttempts: CounterOf<"acquirer" | "outcome">
+    readonly acquirerAttemptDuration: HistogramOf<"acquirer">
+    /** 1 while an acquirer's circuit breaker is open (it is skipped), else 0. */
+    readonly acquirerCircuitOpen: { readonly set: (labels: Labels<"acquirer">, value: number) => void }
     readonly webhookDeliveries: CounterOf<"event" | "outcome">
     readonly webhookDuration: HistogramOf<"outcome">
     readonly webhookAttemptsUntilSuccess: { readonly observe: (value: number) => void }

@@ -46,6 +46,8 @@ export interface TransactionChanges {
   readonly refundReserved?: number
   readonly declineCode?: string
   readonly acquirerReference?: string
+  /** The acquirer that charged it (the Acquirer port's `Approved.acquirer`). */
+  readonly acquirer?: string
   /**
    * The parts of `details` that change, merged key by key into the stored ones: a capture that adds the
    * card's authorisation code keeps the checkout token (CONTRACT-v1 §2: every transaction has its page).

@@ -28,6 +28,7 @@ export const makeFakePorts = () => {
               refundReserved: 0,
               declineCode: t.declineCode ?? null,
               acquirerReference: null,
+              acquirer: null,
               paidAt: null,
               createdAt: now,
               updatedAt: now

@@ -68,6 +68,25 @@ export const PrometheusMetrics = Layer.sync(Metrics, () => {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers
     }),
+    acquirerAttempts: new Counter({
+      name: "acquirer_attempts_total",
+      help: "Card charge attempts per acquirer by outcome (approved, declined, not_charged, unknown, skipped)",
+      labelNames: ["acquirer", "outcome"] as const,
+      registers
+    }),
+    acquirerAttemptDuration: new Histogram({
+      name: "acquirer_attempt_duration_seconds",
+      help: "Latency of card charge attempts per acquirer",
+      labelNames: ["acquirer"] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers
+    }),
+    acquirerCircuitOpen: new Gauge({
+      name: "acquirer_circuit_open",
+      help: "1 while the acquirer's circuit breaker is open and charges skip it",
+      labelNames: ["acquirer"] as const,
+      registers
+    }),
     webhookDeliveries: new Counter({
       name: "webhook_deliveries_total",
       help: "Webhook delivery attempts by event and outcome",

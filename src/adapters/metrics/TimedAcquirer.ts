@@ -36,7 +36,7 @@ export const TimedAcquirer = Layer.effect(
     return Acquirer.of({
       charge: (request) => timed("charge", byTag)(inner.charge(request)),
       refund: (request) => timed("refund", () => "approved")(inner.refund(request)),
-      status: (key) => timed("status", () => "answered")(inner.status(key)),
+      status: (key, acquirer) => timed("status", () => "answered")(inner.status(key, acquirer)),
       verify: (card) => timed("verify", byTag)(inner.verify(card))
     })
   })

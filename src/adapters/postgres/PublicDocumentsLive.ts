@@ -7,8 +7,8 @@ import { deferWrite } from "./deferred.ts"
 
 const COLUMNS = `t.id, t.origin, t.order_id, t.customer_id, t.method, t.amount, t.amount_total, t.amount_interest,
   t.buyer, t.products, t.metadata, t.comment, t.split, t.fee, t.status, t.refunded_amount, t.refund_reserved,
-  t.installments, t.details, t.decline_code, t.acquirer_reference, t.card_token, t.antifraud, t.paid_at, t.expires_at,
-  t.created_at, t.updated_at`
+  t.installments, t.details, t.decline_code, t.acquirer_reference, t.acquirer, t.card_token, t.antifraud, t.paid_at,
+  t.expires_at, t.created_at, t.updated_at`
 
 const WithMerchant = Schema.Struct({
   ...TransactionRecord.fields,

@@ -9,7 +9,7 @@ import { withSpan } from "../../spans.ts"
 
 const COLUMNS = `id, origin, order_id, customer_id, method, amount, amount_total, amount_interest, buyer, products,
   metadata, comment, split, fee, status, refunded_amount, refund_reserved, installments, details, decline_code,
-  acquirer_reference, card_token, antifraud, paid_at, expires_at, created_at, updated_at`
+  acquirer_reference, acquirer, card_token, antifraud, paid_at, expires_at, created_at, updated_at`
 
 const encodeAnalysis = Schema.encodeSync(AntifraudAnalysis)
 const analysis = (value: AntifraudAnalysis | null | undefined) =>
@@ -79,6 +79,7 @@ export const TransactionRepoLive = Layer.effect(
             refund_reserved = coalesce(${c.refundReserved ?? null}, refund_reserved),
             decline_code = coalesce(${c.declineCode ?? null}, decline_code),
             acquirer_reference = coalesce(${c.acquirerReference ?? null}, acquirer_reference),
+            acquirer = coalesce(${c.acquirer ?? null}, acquirer),
             details = details || coalesce(${c.details === undefined ? null : JSON.stringify(c.details)}::jsonb, '{}'),
             antifraud = coalesce(${analysis(c.antifraud)}::jsonb, antifraud),
             updated_at = now()

@@ -1,0 +1,34 @@
+import type { DeclineCode } from "../../../ports/Acquirer.ts"
+
+/**
+ * e.Rede's `returnCode` → our decline codes, documented in docs/providers.md "e.Rede return codes"
+ * (e.Rede's return-code table, "Códigos de retorno" of its v1 API). Codes 1–99 are request
+ * validations (a field is wrong: nothing was charged); 100 and up are the issuer's or Rede's answer.
+ */
+export const REDE_APPROVED = "00"
+export const REDE_REFUNDED = "359"
+export const REDE_ZERO_DOLLAR_OK = "174"
+/** "Transaction previously sent": a reference already used (the fake's reading; see docs/providers.md). */
+export const REDE_DUPLICATE_REFERENCE = "122"
+
+export const REDE_DECLINES: ReadonlyMap<string, DeclineCode> = new Map<string, DeclineCode>([
+  ["101", "card_declined"], // Unauthorized. Problems on the card, contact the issuer.
+  ["102", "card_declined"], // Unauthorized. Verify the situation of the store with the issuer.
+  ["105", "card_declined"], // Unauthorized. Card restrictions.
+  ["106", "card_declined"], // Error in issuer processing.
+  ["109", "card_declined"], // Unauthorized. Nonexistent card.
+  ["111", "insufficient_funds"], // Unauthorized. Insufficient funds.
+  ["112", "expired_card"], // Unauthorized. Expiry date expired.
+  ["113", "fraud_suspected"], // Unauthorized. Identified moderate risk by the issuer.
+  ["118", "card_declined"], // Unauthorized. Card locked.
+  ["119", "incorrect_cvc"], // Unauthorized. Invalid security code.
+  ["175", "card_declined"] // Zero dollar transaction denied.
+])
+
+export const redeDecline = (returnCode: string): DeclineCode => REDE_DECLINES.get(returnCode) ?? "card_declined"
+
+/** A validation error (1–99): the request was refused before any authorisation. */
+export const isValidationCode = (returnCode: string) => /^\d{1,2}$/.test(returnCode) && returnCode !== REDE_APPROVED
+
+/** Validation codes about the card's own fields (holder, number, expiry, security code): a decline, not a failure. */
+export const REDE_CARD_FIELD_CODES: ReadonlySet<string> = new Set(["28", "37", "38", "39", "40", "41", "42", "43"])
