@@ -1,10 +1,14 @@
 import { AccountId } from "./ids.ts"
 import { Schema } from "effect"
+import { Mode } from "./mode.ts"
 
 export class Account extends Schema.Class<Account>("Account")({
   id: AccountId,
   name: Schema.String,
   email: Schema.String,
+  /** The tenant's mode; a live tenant belongs to the merchant whose test tenant is `ownerId`. */
+  mode: Mode,
+  ownerId: Schema.NullOr(AccountId),
   createdAt: Schema.Date
 }) {}
 
@@ -26,7 +30,9 @@ export class ApiKey extends Schema.Class<ApiKey>("ApiKey")({
 
 /** Who is calling, once an API key has been checked. */
 export interface Principal {
+  /** The tenant: the merchant's account of the key's mode. */
   readonly accountId: AccountId
+  readonly mode: Mode
   readonly keyId: string
   readonly scopes: ReadonlyArray<string> | null
   readonly rateLimit: number
