@@ -289,7 +289,10 @@ export const loadAppConfig = Effect.gen(function* () {
       onNone: () => `http://localhost:${raw.port}`,
       onSome: (url) => url.toString().replace(/\/$/, "")
     }),
-    sandboxEnabled: Option.getOrElse(raw.sandboxEnabled, () => !raw.production)
+    // Test mode is allowed in every environment by default, production included (issue 24 §1): signup
+    // hands out test keys everywhere, and a test key never reaches a real provider nor real money
+    // (docs/decisions.md "Test and live modes").
+    sandboxEnabled: Option.getOrElse(raw.sandboxEnabled, () => true)
   } satisfies AppConfigShape
 })
 
