@@ -53,7 +53,8 @@ export const AccountRepoLive = Layer.effect(
           ),
         findByEmail: (email) =>
           // Merchants log in; a live tenant (owner_id set) shares its merchant's email and has no password.
-          sql<AccountRow>`select ${columns} from accounts where lower(email) = lower(${email}) and owner_id is null`.pipe(
+          sql<AccountRow>`
+          select ${columns} from accounts where lower(email) = lower(${email}) and owner_id is null`.pipe(
             Effect.orDie,
             Effect.map((rows) =>
               Option.fromNullable(rows[0]).pipe(

@@ -43,8 +43,11 @@ const acquirersNamed = Config.option(Config.array(Config.string(), "LIVE_ACQUIRE
   Config.map(Option.map((names) => names.map((n) => n.trim()).filter((n) => n !== ""))),
   Config.map(Option.filter((names) => names.length > 0)),
   Config.validate({
-    message: `must name one acquirer, one of: ${Object.keys(LIVE_ACQUIRERS).join(", ")} (failover across several is not built yet)`,
-    validation: (names) => Option.isNone(names) || (names.value.length === 1 && Object.hasOwn(LIVE_ACQUIRERS, names.value[0]!))
+    message:
+      `must name one acquirer, one of: ${Object.keys(LIVE_ACQUIRERS).join(", ")} ` +
+      "(failover across several is not built yet)",
+    validation: (names) =>
+      Option.isNone(names) || (names.value.length === 1 && Object.hasOwn(LIVE_ACQUIRERS, names.value[0]!))
   }),
   Config.map(Option.map((names) => names[0]!))
 )
@@ -91,7 +94,10 @@ export const LiveRailsLive = Layer.unwrapEffect(
         ? ["no live acquirer configured (LIVE_ACQUIRERS)", "no live PIX provider configured (LIVE_PIX_PROVIDER)"]
         : []
     return Layer.mergeAll(
-      Option.match(acquirer, { onNone: () => Layer.succeed(Acquirer, absentAcquirer), onSome: (n) => LIVE_ACQUIRERS[n]! }),
+      Option.match(acquirer, {
+        onNone: () => Layer.succeed(Acquirer, absentAcquirer),
+        onSome: (n) => LIVE_ACQUIRERS[n]!
+      }),
       Option.match(pix, { onNone: () => Layer.succeed(PixProvider, absentPix), onSome: (n) => LIVE_PIX_PROVIDERS[n]! }),
       Option.match(boleto, {
         onNone: () => Layer.succeed(BoletoProvider, absentBoleto),

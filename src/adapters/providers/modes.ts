@@ -35,7 +35,8 @@ export const routeByMode = <S extends object>(port: string, adapters: Readonly<R
  * (the sandbox bank's side door, LiveRails).
  */
 export const byMode = <TestOut, E1, R1, LiveOut, E2, R2>(
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tags of different ports, each provided by both layers
+  // Tags of different ports, each provided by both layers.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   tags: ReadonlyArray<Context.Tag<any, any>>,
   test: Layer.Layer<TestOut, E1, R1>,
   live: Layer.Layer<LiveOut, E2, R2>

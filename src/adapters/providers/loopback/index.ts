@@ -55,8 +55,7 @@ export const LoopbackAcquirerLive = Layer.effect(
               : ({ _tag: "Rejected", code: "card_declined", message: "rejected by the loopback acquirer" } as const)
           )
         ),
-      refund: (request) =>
-        call(base, "POST", "/refunds", Ok, request).pipe(Effect.mapError(unavailable), Effect.asVoid)
+      refund: (request) => call(base, "POST", "/refunds", Ok, request).pipe(Effect.mapError(unavailable), Effect.asVoid)
     })
   )
 )
@@ -77,9 +76,12 @@ export const LoopbackPixLive = Layer.effect(
           expiresAt: request.expiresAt.toISOString()
         }).pipe(
           Effect.mapError(pixUnavailable),
-          Effect.flatMap((c) => (c === null ? Effect.fail(pixUnavailable({ message: "no such route" })) : Effect.succeed(c)))
+          Effect.flatMap((c) =>
+            c === null ? Effect.fail(pixUnavailable({ message: "no such route" })) : Effect.succeed(c)
+          )
         ),
-      refund: (request) => call(base, "POST", "/pix/refunds", Ok, request).pipe(Effect.mapError(pixUnavailable), Effect.asVoid)
+      refund: (request) =>
+        call(base, "POST", "/pix/refunds", Ok, request).pipe(Effect.mapError(pixUnavailable), Effect.asVoid)
     })
   )
 )
