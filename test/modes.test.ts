@@ -194,9 +194,7 @@ describe("no record of one mode is visible, countable or payable from the other"
 
     // lists and their totals
     const liveList = (await api.get("/api/transactions", { key: liveKey })).body as Array<{ id: string }>
-    const testList = (await api.get("/api/transactions", { key: merchant.key })).body as Array<{
-      transactionId: string
-    }>
+    const testList = (await api.get("/api/transactions", { key: merchant.key })).body as Array<{ id: string }>
     expect(liveList.map((t) => t.id)).toContain(liveId)
     expect(liveList.map((t) => t.id)).not.toContain(testId)
     expect(testList.map((t) => t.id)).toContain(testId)
