@@ -96,9 +96,7 @@ const TestRails = Layer.mergeAll(SandboxAcquirerLive, SandboxPixProviderLive, Sa
 
 export const RailsLive = Layer.mergeAll(
   TimedAcquirer.pipe(
-    Layer.provideMerge(
-      byMode([Acquirer, PixProvider, BoletoProvider, Payouts], TestRails, LiveRailsLive)
-    )
+    Layer.provideMerge(byMode([Acquirer, PixProvider, BoletoProvider, Payouts], TestRails, LiveRailsLive))
   ),
   // CONTRACT-v1 §9: the rules engine by default; the sandbox's fixed answers stay selectable. The
   // antifraud is the gateway's own judgement, the same in both modes.

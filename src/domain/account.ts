@@ -6,10 +6,16 @@ export class Account extends Schema.Class<Account>("Account")({
   id: AccountId,
   name: Schema.String,
   email: Schema.String,
-  /** The tenant's mode; a live tenant belongs to the merchant whose test tenant is `ownerId`. */
-  mode: Mode,
-  ownerId: Schema.NullOr(AccountId),
   createdAt: Schema.Date
+}) {}
+
+/**
+ * An account with its mode (issue 24 §1): the tenant. A live tenant belongs to the merchant whose test
+ * tenant is `ownerId`. Shown to clients as an Account (the mode travels as `livemode` where it is shown).
+ */
+export class Tenant extends Account.extend<Tenant>("Tenant")({
+  mode: Mode,
+  ownerId: Schema.NullOr(AccountId)
 }) {}
 
 /**

@@ -14,16 +14,7 @@ import { withSpan } from "../spans.ts"
 import { Tenancy } from "../ports/Modes.ts"
 
 export type TaskServices =
-  | Deliveries
-  | Settlement
-  | Boletos
-  | Housekeeping
-  | Reconciliation
-  | Metrics
-  | Disputes
-  | Withdrawals
-  | Audit
-  | Tenancy
+  Deliveries | Settlement | Boletos | Housekeeping | Reconciliation | Metrics | Disputes | Withdrawals | Audit | Tenancy
 
 /**
  * graphile-worker tasks: each decodes its payload and makes one call into the core, in the mode of the

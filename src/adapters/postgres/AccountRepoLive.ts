@@ -2,7 +2,7 @@ import { AccountId } from "../../domain/ids.ts"
 import { SqlClient } from "@effect/sql"
 import { traced } from "./traced.ts"
 import { Effect, Layer, Option, Schema } from "effect"
-import { Account } from "../../domain/account.ts"
+import { Tenant } from "../../domain/account.ts"
 import { EmailAlreadyRegistered } from "../../domain/errors.ts"
 import { Mode } from "../../domain/mode.ts"
 import { AccountRepo } from "../../ports/AccountRepo.ts"
@@ -23,7 +23,7 @@ const COLUMNS = "id, name, email, password_hash, mode, owner_id, created_at"
 
 const toAccount = (raw: unknown) => {
   const row = Schema.decodeUnknownSync(AccountRow)(raw)
-  return Account.make({
+  return Tenant.make({
     id: row.id,
     name: row.name,
     email: row.email,

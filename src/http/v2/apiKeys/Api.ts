@@ -46,7 +46,7 @@ export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
       .annotate(OpenApi.Summary, "Create the live key")
       .annotate(
         OpenApi.Description,
-        "Issues the account's live key (`sk_live_…`; docs/providers.md \"Test and live modes\"): its records, " +
+        'Issues the account\'s live key (`sk_live_…`; docs/providers.md "Test and live modes"): its records, ' +
           "balance and webhooks are the live mode's, apart from the test key's. The full key is shown only here; " +
           "asked again, a new secret replaces it and the previous live key is refused at once. 409 " +
           "`live_mode_unavailable` when the operator has configured no live payment provider, naming what is missing."
