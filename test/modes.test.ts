@@ -16,6 +16,7 @@ import {
 } from "./support/payments.ts"
 import { runCli, spawnRole, stopAll, type RoleProcess } from "./support/processes.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
+import { jsonBody, startReceiver, type Receiver } from "./support/receiver.ts"
 import { freshCpf } from "./support/payments.ts"
 
 /**
@@ -41,6 +42,8 @@ let databaseUrl: string
 let api: Client
 let merchant: Awaited<ReturnType<typeof signup>>
 let liveKey: string
+let testHooks: Receiver
+let liveHooks: Receiver
 
 beforeAll(async () => {
   fake = await startLoopbackFake()
@@ -53,15 +56,20 @@ beforeAll(async () => {
       LIVE_LOOPBACK_ALLOWED: "true",
       LOOPBACK_PROVIDER_URL: fake.url,
       LIVE_ACQUIRERS: "loopback",
-      LIVE_PIX_PROVIDER: "loopback"
+      LIVE_PIX_PROVIDER: "loopback",
+      WEBHOOK_ALLOW_PRIVATE_URLS: "true"
     },
     { readyTimeoutMs: 90_000 }
   )
   api = client(service.baseUrl)
   merchant = await signup(api, "Loja dos Modos")
+  testHooks = await startReceiver()
+  liveHooks = await startReceiver()
 }, 120_000)
 afterAll(async () => {
   await stopAll([service])
+  await testHooks?.close()
+  await liveHooks?.close()
   await fake?.close()
 })
 
@@ -184,6 +192,20 @@ describe("no record of one mode is visible, countable or payable from the other"
     expect(liveCard.status, liveCard.text).toBe(201)
     const liveId = liveCard.body.transactionId as string
 
+    // livemode: present (true) on live records, absent on test records (test mode answers as before)
+    const liveGot = await api.get(`/api/transactions/${liveId}`, { key: liveKey })
+    expect(liveGot.body.livemode).toBe(true)
+    const testGot = await api.get(`/api/transactions/${testId}`, { key: merchant.key })
+    expect(testGot.status).toBe(200)
+    expect(testGot.body).not.toHaveProperty("livemode")
+    expect(liveCard.body.livemode).toBe(true)
+    expect(testPix.body).not.toHaveProperty("livemode")
+    expect((await api.get(`/api/orders/${liveOrder.orderId}`, { key: liveKey })).body.livemode).toBe(true)
+    expect((await api.get(`${V1}/transactions/${liveId}`, { token: liveKey })).body.data.livemode).toBe(true)
+    expect((await api.get(`${V1}/transactions/${testId}`, { token: merchant.key })).body.data).not.toHaveProperty(
+      "livemode"
+    )
+
     // get by id
     expectError(await api.get(`/api/transactions/${testId}`, { key: liveKey }), 404)
     expectError(await api.get(`/api/transactions/${liveId}`, { key: merchant.key }), 404)
@@ -212,6 +234,7 @@ describe("no record of one mode is visible, countable or payable from the other"
     const liveBalance = await api.get(`${V1}/balance`, { token: liveKey })
     expect(liveBalance.status, liveBalance.text).toBe(200)
     expect(liveBalance.body.data).toMatchObject({
+      livemode: true,
       available: 0,
       pending: 12_300 - cardFee(12_300) + (8_800 - cardFee(8_800)),
       reserved: 0
@@ -235,6 +258,41 @@ describe("no record of one mode is visible, countable or payable from the other"
     )
     expect(crossToken.status, crossToken.text).toBeGreaterThanOrEqual(400)
     expect(crossToken.status).toBeLessThan(500)
+  })
+})
+
+describe("webhooks per mode", () => {
+  it("each mode's endpoint gets its own mode's events; a live event says livemode: true", async () => {
+    const other = await signup(api, "Loja dos Webhooks")
+    const live = await api.post("/api/api-keys/me/live", undefined, { token: other.token })
+    expect(live.status, live.text).toBe(201)
+    const otherLiveKey = live.body.fullKey as string
+    const testHook = await api.post("/api/webhooks/upsert", { url: testHooks.url }, { key: other.key })
+    expect(testHook.status, testHook.text).toBe(201)
+    expect(testHook.body).not.toHaveProperty("livemode")
+    const liveHook = await api.post("/api/webhooks/upsert", { url: liveHooks.url }, { key: otherLiveKey })
+    expect(liveHook.status, liveHook.text).toBe(201)
+    expect(liveHook.body.livemode).toBe(true)
+    expect(liveHook.body.secret).not.toBe(testHook.body.secret)
+
+    const liveOrder = await newOrder(api, otherLiveKey, 3_300)
+    const liveCharge = await api.post(PROCESS, cardBody(liveOrder.orderId, liveOrder.amount), { key: otherLiveKey })
+    expect(liveCharge.status, liveCharge.text).toBe(201)
+    const testOrder = await newOrder(api, other.key, 4_400)
+    const testCharge = await api.post(PROCESS, cardBody(testOrder.orderId, testOrder.amount), { key: other.key })
+    expect(testCharge.status, testCharge.text).toBe(201)
+
+    const [liveEvent] = await liveHooks.waitFor((r) => r.length >= 1, 20_000)
+    const [testEvent] = await testHooks.waitFor((r) => r.length >= 1, 20_000)
+    expect(jsonBody(liveEvent!)).toMatchObject({
+      livemode: true,
+      data: { transactionId: liveCharge.body.transactionId }
+    })
+    expect(jsonBody(testEvent!)).toMatchObject({ data: { transactionId: testCharge.body.transactionId } })
+    expect(jsonBody(testEvent!)).not.toHaveProperty("livemode")
+    // Neither endpoint saw the other mode's event.
+    expect(liveHooks.requests.map((r) => jsonBody(r).data.transactionId)).not.toContain(testCharge.body.transactionId)
+    expect(testHooks.requests.map((r) => jsonBody(r).data.transactionId)).not.toContain(liveCharge.body.transactionId)
   })
 })
 
