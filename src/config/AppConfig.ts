@@ -289,10 +289,9 @@ export const loadAppConfig = Effect.gen(function* () {
       onNone: () => `http://localhost:${raw.port}`,
       onSome: (url) => url.toString().replace(/\/$/, "")
     }),
-    // Test mode is allowed in every environment by default, production included (issue 24 §1): signup
-    // hands out test keys everywhere, and a test key never reaches a real provider nor real money
-    // (docs/decisions.md "Test and live modes").
-    sandboxEnabled: Option.getOrElse(raw.sandboxEnabled, () => true)
+    // CONTRACT §1's default. It governs test mode's buyer simulation (/api/sandbox/*), not test keys,
+    // which charge the sandbox rails in every environment (docs/decisions.md "Test and live modes").
+    sandboxEnabled: Option.getOrElse(raw.sandboxEnabled, () => !raw.production)
   } satisfies AppConfigShape
 })
 
