@@ -305,6 +305,18 @@ describe("a deployment with no live provider", () => {
     await server?.close()
   })
 
+  it("/openapi.json documents the live key route, its 409 and the livemode fields", async () => {
+    const doc = (await client(server.baseUrl).get("/openapi.json")).body
+    const live = doc.paths["/api/api-keys/me/live"]?.post
+    expect(live, "POST /api/api-keys/me/live").toBeDefined()
+    expect(Object.keys(live.responses)).toEqual(expect.arrayContaining(["201", "409"]))
+    const text = JSON.stringify(doc.components.schemas)
+    for (const name of ["Transaction", "Order", "Customer", "Webhook", "V1Balance"]) {
+      expect(JSON.stringify(doc.components.schemas[name] ?? {}), name).toContain('"livemode"')
+    }
+    expect(text).toContain("livemode")
+  })
+
   it("refuses live keys with 409 live_mode_unavailable naming what is missing", async () => {
     const local = client(server.baseUrl)
     const owner = await signup(local)
