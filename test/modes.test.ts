@@ -170,7 +170,7 @@ describe("rails per mode", () => {
     expect(detail.body.status).toBe("PENDING")
   })
 
-  it("live withdrawals answer 409 payouts_unavailable; test withdrawals are taken", async () => {
+  it("live withdrawals answer 409 payouts_unavailable (no payouts provider in live mode)", async () => {
     const live = await api.post(`${V1}/withdrawals`, { amount: 100, bank_account: BANK }, { token: liveKey })
     expect(live.status, live.text).toBe(409)
     expect(live.body.code ?? live.body.error?.code ?? live.text).toContain("payouts_unavailable")
