@@ -261,6 +261,29 @@ describe("no record of one mode is visible, countable or payable from the other"
   })
 })
 
+describe("subaccounts per mode", () => {
+  it("a live subaccount says livemode: true and is unknown to the test key", async () => {
+    const made = await api.post(
+      `${V1}/subaccounts`,
+      {
+        name: "Loja Parceira Ltda",
+        document: freshCpf(),
+        email: "financeiro@parceira.example",
+        phone: "+55 (11) 3123-4567",
+        bank_account: BANK
+      },
+      { token: liveKey }
+    )
+    expect(made.status, made.text).toBe(201)
+    expect(made.body.data.livemode).toBe(true)
+    const id = made.body.data.id as string
+    expect((await api.get(`${V1}/subaccounts/${id}`, { token: merchant.key })).status).toBe(404)
+    const testList = await api.get(`${V1}/subaccounts`, { token: merchant.key })
+    expect((testList.body.data as Array<{ id: string }>).map((s) => s.id)).not.toContain(id)
+    expect((await api.get(`${V1}/subaccounts/${id}`, { token: liveKey })).body.data.livemode).toBe(true)
+  })
+})
+
 describe("webhooks per mode", () => {
   it("each mode's endpoint gets its own mode's events; a live event says livemode: true", async () => {
     const other = await signup(api, "Loja dos Webhooks")
