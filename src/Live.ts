@@ -20,13 +20,20 @@ import { SubaccountRepoLive } from "./adapters/postgres/SubaccountRepoLive.ts"
 import { TransactionalLive } from "./adapters/postgres/TransactionalLive.ts"
 import { TransactionRepoLive } from "./adapters/postgres/TransactionRepoLive.ts"
 import { WebhookRepoLive } from "./adapters/postgres/WebhookRepoLive.ts"
-import { AcquirerLayers } from "./adapters/providers/registry.ts"
+import { SandboxAcquirerLive } from "./adapters/sandbox/SandboxAcquirer.ts"
 import { SandboxAntifraudLive } from "./adapters/sandbox/SandboxAntifraud.ts"
 import { AntifraudSignalsLive } from "./adapters/postgres/AntifraudSignalsLive.ts"
 import { RulesAntifraudLive } from "./adapters/rules/RulesAntifraud.ts"
 import { SandboxBoletoLive } from "./adapters/sandbox/SandboxBoleto.ts"
 import { SandboxPixProviderLive } from "./adapters/sandbox/SandboxPixProvider.ts"
 import { JobStats } from "./jobs/JobStats.ts"
+import { byMode } from "./adapters/providers/modes.ts"
+import { LiveRailsLive } from "./adapters/providers/live.ts"
+import { TenancyLive } from "./adapters/postgres/TenancyLive.ts"
+import { Acquirer } from "./ports/Acquirer.ts"
+import { PixProvider } from "./ports/PixProvider.ts"
+import { BoletoProvider } from "./ports/BoletoProvider.ts"
+import { Payouts } from "./ports/Payouts.ts"
 import { Ids } from "./ports/Ids.ts"
 import { AppConfig } from "./config/AppConfig.ts"
 import { Accounts } from "./app/Accounts.ts"
@@ -60,10 +67,6 @@ import { Subaccounts } from "./app/Subaccounts.ts"
 import { Transactions } from "./app/Transactions.ts"
 import { Webhooks } from "./app/Webhooks.ts"
 
-/**
- * The payment rails. The sandbox adapters are the reference implementations; a real acquirer, PSP
- * or bank replaces one of these layers and nothing else.
- */
 /** The adapter a variable names (default `sandbox`); an unknown name stops start-up naming the variable. */
 const chosen = <A, E, R>(
   variable: string,
@@ -83,18 +86,25 @@ const chosen = <A, E, R>(
     )
   )
 
+/**
+ * The payment rails, per mode (docs/decisions.md "Test and live modes"): test mode is the sandbox
+ * adapters, whatever the configuration; live mode is the providers `src/adapters/providers/live.ts`
+ * registers and the operator names (`LIVE_*`). Each port's service routes every call by the mode of the
+ * tenant it runs for; the app services only ever see the port tags.
+ */
+const TestRails = Layer.mergeAll(SandboxAcquirerLive, SandboxPixProviderLive, SandboxBoletoLive, SandboxPayoutsLive)
+
 export const RailsLive = Layer.mergeAll(
-  // Cards: the sandbox, one acquirer, or a failover list of them (docs/providers.md "Cards: acquirers and failover").
-  TimedAcquirer.pipe(Layer.provide(chosen("ACQUIRER", AcquirerLayers))),
-  // CONTRACT-v1 §9: the rules engine by default; the sandbox's fixed answers stay selectable.
+  TimedAcquirer.pipe(
+    Layer.provideMerge(byMode([Acquirer, PixProvider, BoletoProvider, Payouts], TestRails, LiveRailsLive))
+  ),
+  // CONTRACT-v1 §9: the rules engine by default; the sandbox's fixed answers stay selectable. The
+  // antifraud is the gateway's own judgement, the same in both modes.
   chosen(
     "ANTIFRAUD",
     { rules: RulesAntifraudLive.pipe(Layer.provide(AntifraudSignalsLive)), sandbox: SandboxAntifraudLive },
     "rules"
-  ),
-  chosen("PIX_PROVIDER", { sandbox: SandboxPixProviderLive }),
-  chosen("BOLETO_PROVIDER", { sandbox: SandboxBoletoLive }),
-  chosen("PAYOUTS_PROVIDER", { sandbox: SandboxPayoutsLive })
+  )
 )
 
 const WebhookSenderFromConfig = Layer.unwrapEffect(
@@ -106,6 +116,7 @@ const WebhookSenderFromConfig = Layer.unwrapEffect(
 /** The adapters behind the ports; needs AppConfig and SqlClient. */
 export const AdaptersLive = Layer.mergeAll(
   AccountRepoLive,
+  TenancyLive,
   ApiKeyRepoLive,
   CustomerRepoLive,
   OrderRepoLive,

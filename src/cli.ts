@@ -20,6 +20,7 @@ import { redactedUrl } from "./startupFailure.ts"
  *   keys create --account <email|id> --scopes customers:read,orders:write [--label L] [--rate-limit N]
  *   api-keys list --account <email|id>           (the account's restricted keys, revoked ones included)
  *   api-keys revoke --account <email|id> --id ID  (refused at once by every process: docs/operations.md)
+ *   api-keys live --account <email|id>           (the merchant's live key; needs the service's LIVE_* settings)
  *   ledger check   (README "Money": every balance recomputed from its postings; exit 1 on any difference)
  * Prints JSON, like the HTTP API.
  */
@@ -28,6 +29,7 @@ const usage = `usage:
   npm run cli -- keys create --account EMAIL_OR_ID --scopes SCOPE[,SCOPE…] [--label LABEL] [--rate-limit N]
   npm run cli -- api-keys list --account EMAIL_OR_ID
   npm run cli -- api-keys revoke --account EMAIL_OR_ID --id KEY_ID
+  npm run cli -- api-keys live --account EMAIL_OR_ID
   npm run cli -- ledger check`
 
 const fail = (message: string) => Effect.fail(new Error(message))
@@ -121,6 +123,22 @@ const program = (created: boolean) =>
             fail(`account ${values.account} has no restricted key with id ${values.id}`)
           )
         )
+    }
+    if (keyNoun && verb === "live") {
+      if (!values.account) return yield* fail(usage)
+      const owner = yield* accounts.findByEmailOrId(values.account).pipe(
+        Effect.flatMap(
+          Option.match({
+            onSome: Effect.succeed,
+            onNone: () => fail(`no account with email or id ${values.account}`)
+          })
+        )
+      )
+      // The same rule as POST /api/api-keys/me/live: the LIVE_* variables the CLI sees are the service's.
+      const { account, apiKey, fullKey } = yield* accounts
+        .createLiveKey(owner.id)
+        .pipe(Effect.catchTags({ Conflict: (e) => fail(e.message), NotFound: (e) => fail(e.message) }))
+      return { account, apiKey: { ...apiKey, fullKey, livemode: true } }
     }
     if (keyNoun && verb === "create") {
       if (!values.account || !values.scopes) return yield* fail(usage)

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client, type Client, signup } from "./support/http.ts"
+import { client, type Client, liveMerchant, signup } from "./support/http.ts"
 import { cardBody, eventually, expectError, newOrder, orderStatus, PROCESS, REFUND } from "./support/payments.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
 import { startFakeCielo, type FakeCielo } from "./fakes/cielo/fake.ts"
@@ -8,16 +8,13 @@ import { panEndingIn } from "./providers/acquirer.kit.ts"
 
 /**
  * Cards through real acquirers, end to end (issue 24 §3 "What proves it"): the service (HTTP,
- * PostgreSQL, worker) with ACQUIRER=failover over the fake Cielo and the fake e.Rede as local
- * servers. Amounts are asserted to the centavo at the fakes, which are what a real acquirer would have
+ * PostgreSQL, worker) in live mode, LIVE_ACQUIRERS=cielo,rede over the fake Cielo and the fake e.Rede
+ * as local servers. Amounts are asserted to the centavo at the fakes, which are what a real acquirer would have
  * charged and refunded.
  */
 
-/**
- * The one place these tests get their API key. Today every key charges through the deployment's
- * acquirer; with test and live modes (issue 24 §1) this becomes the live key, and nothing else changes.
- */
-const merchantKey = async (api: Client) => (await signup(api)).key
+/** The one place these tests get their API key: a live key (test keys never reach an acquirer). */
+const merchantKey = async (api: Client) => (await liveMerchant(api)).key
 
 // Cielo's sandbox outcome is the card's last digit: 1 authorised, 2 → 05 (docs/providers.md).
 const APPROVED = panEndingIn("402400719769", "1")
@@ -46,7 +43,7 @@ const rowOf = async (server: TestServer, id: string) =>
     )
   ).rows[0]!
 
-describe("ACQUIRER=failover, ACQUIRERS=cielo,rede", () => {
+describe("LIVE_ACQUIRERS=cielo,rede", () => {
   let cielo: FakeCielo
   let rede: FakeRede
   let server: TestServer
@@ -57,8 +54,7 @@ describe("ACQUIRER=failover, ACQUIRERS=cielo,rede", () => {
     rede = await startFakeRede()
     server = await withEnv(
       {
-        ACQUIRER: "failover",
-        ACQUIRERS: "cielo,rede",
+        LIVE_ACQUIRERS: "cielo,rede",
         ANTIFRAUD: "sandbox",
         CIELO_TIMEOUT_MS: "1000",
         REDE_TIMEOUT_MS: "1000",
@@ -104,6 +100,18 @@ describe("ACQUIRER=failover, ACQUIRERS=cielo,rede", () => {
       acquirer_reference: sales[0]!.payment.PaymentId
     })
     expect(await orderStatus(api, key, orderId)).toBe("PAID")
+  })
+
+  it("a test key never reaches an acquirer: the sandbox charges it, no connection reaches either fake", async () => {
+    const merchant = await signup(api)
+    const connections = () => [cielo.api.connections(), cielo.query.connections(), rede.server.connections()]
+    const before = connections()
+    const { orderId } = await newOrder(api, merchant.key, 5_000)
+    const reply = await api.post(PROCESS, cardBody(orderId, 5_000, APPROVED), { key: merchant.key })
+    expect(reply.status, reply.text).toBe(201)
+    expect(reply.body.status).toBe("CAPTURED")
+    expect(await rowOf(server, reply.body.transactionId as string)).toMatchObject({ acquirer: null })
+    expect(connections()).toEqual(before)
   })
 
   it("declined by Cielo (05 → card_declined, 57 → expired_card): 422, never sent to e.Rede", async () => {
@@ -259,15 +267,16 @@ describe("ACQUIRER=failover, ACQUIRERS=cielo,rede", () => {
   })
 })
 
-describe("ACQUIRER=cielo alone", () => {
+describe("LIVE_ACQUIRERS=cielo alone", () => {
   let cielo: FakeCielo
   let server: TestServer
   let api: Client
   let key: string
   beforeAll(async () => {
     cielo = await startFakeCielo()
-    server = await withEnv({ ACQUIRER: "cielo", ANTIFRAUD: "sandbox", CIELO_TIMEOUT_MS: "1000", ...cielo.env() }, () =>
-      startTestServer({ rateLimitPerMinute: 100_000 })
+    server = await withEnv(
+      { LIVE_ACQUIRERS: "cielo", ANTIFRAUD: "sandbox", CIELO_TIMEOUT_MS: "1000", ...cielo.env() },
+      () => startTestServer({ rateLimitPerMinute: 100_000 })
     )
     api = client(server.baseUrl)
     key = await merchantKey(api)

@@ -3,7 +3,9 @@ import { randomBytes } from "node:crypto"
 import { Effect, Option } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
 import { formatApiKey, keyMaterial } from "../domain/apiKey.ts"
-import { InvalidCredentials, NotFound, ValidationFailed } from "../domain/errors.ts"
+import { Conflict, InvalidCredentials, NotFound, ValidationFailed } from "../domain/errors.ts"
+import type { Mode } from "../domain/mode.ts"
+import { LiveRails } from "../ports/Modes.ts"
 import { isUuid } from "../domain/uuid.ts"
 import { AccountRepo } from "../ports/AccountRepo.ts"
 import { ApiKeyHasher } from "../ports/ApiKeyHasher.ts"
@@ -21,7 +23,8 @@ export interface SignupInput {
   readonly document?: string | undefined
 }
 
-const newSecretKey = () => formatApiKey("live", randomBytes(32))
+/** A key of the tenant's mode: `sk_test_…` or `sk_live_…` (docs/decisions.md "Test and live modes"). */
+const newSecretKey = (mode: Mode) => formatApiKey(mode, randomBytes(32))
 
 /** Accounts, their login and their keys (CONTRACT §3). */
 export class Accounts extends Effect.Service<Accounts>()("Accounts", {
@@ -33,8 +36,12 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
     const hasher = yield* PasswordHasher
     const tokens = yield* SessionTokens
     const ids = yield* Ids
+    const liveRails = yield* LiveRails
     // A real hash of a password nobody knows: login spends the same time on unknown emails.
     const dummyHash = yield* Effect.cached(hasher.hash(randomBytes(24).toString("base64")))
+
+    const modeOf = (accountId: AccountId) =>
+      Effect.map(accounts.findById(accountId), Option.match({ onNone: () => "test" as const, onSome: (a) => a.mode }))
 
     const create = fn("Accounts.create")(function* (input: SignupInput) {
       if (input.password.length < 10) {
@@ -47,7 +54,8 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
         passwordHash: yield* hasher.hash(input.password),
         document: input.document ?? null
       })
-      const fullKey = newSecretKey()
+      // Signup makes the merchant's test tenant and a test key, in every environment (issue 24 §1).
+      const fullKey = newSecretKey("test")
       const apiKey = yield* keys.insert({
         id: yield* ids.next,
         accountId: account.id,
@@ -78,8 +86,43 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
         )
       }),
 
+      /**
+       * The merchant's live key (issue 24 §1): the primary key of its live tenant, which is made the first
+       * time. Asked again, it replaces that key's secret (the previous live key stops at once), as
+       * regenerate does for the test key. 409 `live_mode_unavailable` while the operator has configured no
+       * live payment rail, naming what is missing. `ownerId` is the merchant (the account that logs in).
+       */
+      createLiveKey: fn("Accounts.createLiveKey")(function* (ownerId: AccountId) {
+        if (liveRails.missing.length > 0) {
+          return yield* new Conflict({
+            code: "live_mode_unavailable",
+            message: `live mode is not available on this deployment: ${liveRails.missing.join("; ")}`
+          })
+        }
+        const owner = yield* Effect.flatten(accounts.findById(ownerId)).pipe(
+          Effect.catchTag("NoSuchElementException", () => new NotFound({ message: "account not found" }))
+        )
+        // A live tenant's own session, if one ever reaches here, asks for its merchant's live key.
+        const tenant = yield* accounts.liveTenant(owner.ownerId ?? owner.id, yield* ids.next)
+        const fullKey = newSecretKey("live")
+        const material = keyMaterial(fullKey, keyHasher.digest)
+        const rotated = yield* keys.rotatePrimary(tenant.id, material)
+        const apiKey = Option.isSome(rotated)
+          ? rotated.value
+          : yield* keys.insert({
+              id: yield* ids.next,
+              accountId: tenant.id,
+              label: "Live key",
+              isPrimary: true,
+              scopes: null,
+              rateLimit: config.rateLimitPerMinute,
+              ...material
+            })
+        return { account: tenant, apiKey, fullKey }
+      }),
+
       regenerate: fn("Accounts.regenerate")(function* (accountId: AccountId) {
-        const fullKey = newSecretKey()
+        const fullKey = newSecretKey(yield* modeOf(accountId))
         const apiKey = yield* Effect.flatten(
           keys.rotatePrimary(accountId, keyMaterial(fullKey, keyHasher.digest))
         ).pipe(Effect.catchTag("NoSuchElementException", () => new NotFound({ message: "API key not found" })))
@@ -92,7 +135,7 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
         scopes: ReadonlyArray<string>,
         rateLimit?: number
       ) {
-        const fullKey = newSecretKey()
+        const fullKey = newSecretKey(yield* modeOf(accountId))
         const apiKey = yield* keys.insert({
           id: yield* ids.next,
           accountId,

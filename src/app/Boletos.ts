@@ -4,6 +4,8 @@ import { BoletoProvider } from "../ports/BoletoProvider.ts"
 import { JobScheduler } from "../ports/JobScheduler.ts"
 import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Settlement } from "./Settlement.ts"
+import { inMode, Tenancy } from "../ports/Modes.ts"
+import type { Mode } from "../domain/mode.ts"
 import { fn } from "../spans.ts"
 
 const BATCH = 500
@@ -19,6 +21,7 @@ export class Boletos extends Effect.Service<Boletos>()("Boletos", {
     const transactions = yield* TransactionRepo
     const settlement = yield* Settlement
     const scheduler = yield* JobScheduler
+    const tenancy = yield* Tenancy
     // Ask the bank about as often as it can have news (the sandbox's delay), at most once a minute apart.
     const pollMs = Math.min(60, Math.max(1, config.boletoConfirmationDelaySeconds)) * 1000
 
@@ -33,14 +36,23 @@ export class Boletos extends Effect.Service<Boletos>()("Boletos", {
           const page = yield* transactions.pendingBoletos(BATCH, after)
           if (page.length === 0) break
           const owners = new Map(page.map((p) => [p.id as string, [p.accountId, p.id] as const]))
-          // A bank outage is asked again at the next poll, like a slip it has no news of.
-          const settled = yield* provider
-            .settlements(page.map((p) => p.id))
-            .pipe(
+          // Each slip is asked of the bank of its tenant's mode (docs/decisions.md "Test and live modes").
+          const byMode = new Map<Mode, Array<string>>()
+          for (const p of page) {
+            const mode = yield* tenancy.modeOf(p.accountId)
+            byMode.set(mode, [...(byMode.get(mode) ?? []), p.id])
+          }
+          const settled = []
+          for (const [mode, ids] of byMode) {
+            // A bank outage is asked again at the next poll, like a slip it has no news of.
+            const answer = yield* provider.settlements(ids).pipe(
+              inMode(mode),
               Effect.catchTag("ProviderUnavailable", (e) =>
                 Effect.as(Effect.logWarning("boleto provider unavailable", e.message), [])
               )
             )
+            settled.push(...answer)
+          }
           for (const slip of settled) {
             const owner = owners.get(slip.transactionId)
             if (owner === undefined) continue

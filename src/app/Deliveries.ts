@@ -2,6 +2,7 @@ import { Clock, Effect, Option, Random } from "effect"
 import { Metrics } from "../ports/Metrics.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import { nextRetryDelayMs } from "../domain/webhook.ts"
+import { Tenancy } from "../ports/Modes.ts"
 import { EventPayloads } from "../ports/EventPayloads.ts"
 import { JobScheduler } from "../ports/JobScheduler.ts"
 import { Transactional } from "../ports/Transactional.ts"
@@ -23,6 +24,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("Deliveries", {
     const tx = yield* Transactional
     const metrics = yield* Metrics
     const payloads = yield* EventPayloads
+    const tenancy = yield* Tenancy
 
     return {
       attempt: fn("Deliveries.attempt")(function* (deliveryId: string) {
@@ -47,7 +49,10 @@ export class Deliveries extends Effect.Service<Deliveries>()("Deliveries", {
           url: target.webhook.value.url,
           deliveryId,
           timestamp: Math.floor(attemptedAt.getTime() / 1000),
-          body: "_tag" in target.stored ? target.stored.body : payloads.render(target.stored),
+          body:
+            "_tag" in target.stored
+              ? target.stored.body
+              : payloads.render(target.stored, (yield* tenancy.modeOf(target.accountId)) === "live"),
           secret: target.webhook.value.secret
         })
         metrics.webhookDeliveries.inc({ event: target.event, outcome: outcome._tag.toLowerCase() })

@@ -2,6 +2,7 @@ import type { AccountId, TransactionId } from "../domain/ids.ts"
 import { Clock, Effect } from "effect"
 import { Acquirer } from "../ports/Acquirer.ts"
 import { TransactionRepo } from "../ports/TransactionRepo.ts"
+import { Tenancy } from "../ports/Modes.ts"
 import { Lifecycle } from "./Lifecycle.ts"
 import { fn } from "../spans.ts"
 
@@ -19,6 +20,7 @@ export class Reconciliation extends Effect.Service<Reconciliation>()("Reconcilia
     const transactions = yield* TransactionRepo
     const acquirer = yield* Acquirer
     const lifecycle = yield* Lifecycle
+    const tenancy = yield* Tenancy
 
     const settle = fn("Reconciliation.settle")(function* (accountId: AccountId, id: TransactionId) {
       const t = yield* transactions.find(accountId, id)
@@ -49,7 +51,10 @@ export class Reconciliation extends Effect.Service<Reconciliation>()("Reconcilia
         for (const { accountId, id } of stuck) {
           // A retry may have settled it meanwhile (IllegalTransition), or the acquirer may be down:
           // the next run asks again.
+          // Each charge is asked of the acquirer of its tenant's mode.
           yield* settle(accountId, id).pipe(
+            Tenancy.within(accountId),
+            Effect.provideService(Tenancy, tenancy),
             Effect.tap(() => Effect.sync(() => settled++)),
             Effect.catchAll((e) => Effect.logWarning("charge not reconciled", { id, reason: e._tag }))
           )

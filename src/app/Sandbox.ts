@@ -1,6 +1,7 @@
 import type { TransactionId } from "../domain/ids.ts"
 import type { AccountId } from "../domain/ids.ts"
-import { Effect, Option } from "effect"
+import { Effect, FiberRef, Option } from "effect"
+import { CurrentMode } from "../ports/Modes.ts"
 import { Disabled, NotFound } from "../domain/errors.ts"
 import { transition } from "../domain/lifecycle.ts"
 import { AppConfig } from "../config/AppConfig.ts"
@@ -28,7 +29,11 @@ export class Sandbox extends Effect.Service<Sandbox>()("Sandbox", {
     const disputes = yield* Disputes
     const payments = yield* Payments
 
-    const enabled = config.sandboxEnabled ? Effect.void : Effect.fail(new Disabled())
+    // Acting as the buyer is test mode's alone: with a live key these routes do not exist (404), as
+    // with SANDBOX_ENABLED=false (docs/decisions.md "Test and live modes").
+    const enabled = Effect.flatMap(FiberRef.get(CurrentMode), (mode) =>
+      config.sandboxEnabled && mode === "test" ? Effect.void : Effect.fail(new Disabled())
+    )
     const find = (accountId: AccountId, id: TransactionId) =>
       Effect.flatMap(
         transactions.find(accountId, id),

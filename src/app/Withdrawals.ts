@@ -52,6 +52,13 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
       command: WithdrawalCommand,
       id: WithdrawalId
     ) {
+      // Live mode without a payouts adapter (issue 24): refused before any money moves.
+      if (!(yield* payouts.available)) {
+        return yield* new Conflict({
+          code: "payouts_unavailable",
+          message: "withdrawals are not available in this mode: no payouts provider is configured"
+        })
+      }
       let bankAccount = command.bankAccount
       if (command.subaccountId !== null) {
         const sub = yield* subaccounts.find(accountId, command.subaccountId)

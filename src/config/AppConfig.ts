@@ -289,6 +289,8 @@ export const loadAppConfig = Effect.gen(function* () {
       onNone: () => `http://localhost:${raw.port}`,
       onSome: (url) => url.toString().replace(/\/$/, "")
     }),
+    // CONTRACT §1's default. It governs test mode's buyer simulation (/api/sandbox/*), not test keys,
+    // which charge the sandbox rails in every environment (docs/decisions.md "Test and live modes").
     sandboxEnabled: Option.getOrElse(raw.sandboxEnabled, () => !raw.production)
   } satisfies AppConfigShape
 })

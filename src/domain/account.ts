@@ -1,11 +1,21 @@
 import { AccountId } from "./ids.ts"
 import { Schema } from "effect"
+import { Mode } from "./mode.ts"
 
 export class Account extends Schema.Class<Account>("Account")({
   id: AccountId,
   name: Schema.String,
   email: Schema.String,
   createdAt: Schema.Date
+}) {}
+
+/**
+ * An account with its mode (issue 24 §1): the tenant. A live tenant belongs to the merchant whose test
+ * tenant is `ownerId`. Shown to clients as an Account (the mode travels as `livemode` where it is shown).
+ */
+export class Tenant extends Account.extend<Tenant>("Tenant")({
+  mode: Mode,
+  ownerId: Schema.NullOr(AccountId)
 }) {}
 
 /**
@@ -26,7 +36,9 @@ export class ApiKey extends Schema.Class<ApiKey>("ApiKey")({
 
 /** Who is calling, once an API key has been checked. */
 export interface Principal {
+  /** The tenant: the merchant's account of the key's mode. */
   readonly accountId: AccountId
+  readonly mode: Mode
   readonly keyId: string
   readonly scopes: ReadonlyArray<string> | null
   readonly rateLimit: number

@@ -1,8 +1,12 @@
+import type { Mode } from "./mode.ts"
+
 /**
- * API keys look like `sk_live_<43 base64url chars>`: 32 random bytes (256 bits) behind a prefix that
- * tells a leaked key's kind at a glance (as Stripe's do). Only its digest is stored (ApiKeyHasher).
+ * API keys look like `sk_test_<43 base64url chars>` or `sk_live_<…>`: 32 random bytes (256 bits) behind a
+ * prefix that tells a leaked key's mode at a glance (as Stripe's do). Only its digest is stored
+ * (ApiKeyHasher). The mode a key works in is its tenant's (docs/decisions.md "Test and live modes"), not
+ * its prefix: keys issued before modes existed say `sk_live_` and are test keys.
  */
-export type KeyEnvironment = "live" | "test"
+export type KeyEnvironment = Mode
 
 const KEY_PATTERN = /^sk_(live|test)_[A-Za-z0-9_-]{43}$/
 

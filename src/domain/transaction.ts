@@ -33,7 +33,9 @@ export class Transaction extends Schema.Class<Transaction>("Transaction")({
   amount: Schema.Int,
   status: TransactionStatus,
   createdAt: Schema.Date,
-  updatedAt: Schema.Date
+  updatedAt: Schema.Date,
+  /** Present (true) on a record of live mode (issue 24 §1); absent on test mode's (src/http/shared/livemode.ts). */
+  livemode: Schema.optional(Schema.Literal(true))
 }) {}
 
 /** The interface a transaction was created through; its events speak that interface's words. */
@@ -164,7 +166,7 @@ export const TransactionSummary = TransactionRecord.pipe(
 )
 export type TransactionSummary = typeof TransactionSummary.Type
 
-export const toTransaction = (record: TransactionSummary) =>
+export const toTransaction = (record: TransactionSummary, livemode: boolean) =>
   Transaction.make(
     {
       id: record.id,
@@ -173,7 +175,8 @@ export const toTransaction = (record: TransactionSummary) =>
       amount: record.amount,
       status: record.status,
       createdAt: record.createdAt,
-      updatedAt: record.updatedAt
+      updatedAt: record.updatedAt,
+      ...(livemode ? { livemode: true as const } : {})
     },
     { disableValidation: true }
   )

@@ -11,12 +11,14 @@ import { Disputes } from "../app/Disputes.ts"
 import { Withdrawals } from "../app/Withdrawals.ts"
 import { Audit } from "../app/Audit.ts"
 import { withSpan } from "../spans.ts"
+import { Tenancy } from "../ports/Modes.ts"
 
 export type TaskServices =
-  Deliveries | Settlement | Boletos | Housekeeping | Reconciliation | Metrics | Disputes | Withdrawals | Audit
+  Deliveries | Settlement | Boletos | Housekeeping | Reconciliation | Metrics | Disputes | Withdrawals | Audit | Tenancy
 
 /**
- * graphile-worker tasks: each decodes its payload and makes one call into the core. A thrown
+ * graphile-worker tasks: each decodes its payload and makes one call into the core, in the mode of the
+ * tenant the job is for (`Tenancy.within`; the sweeps over every tenant set it per record). A thrown
  * error makes graphile-worker retry the job with its back-off.
  */
 const task =
@@ -60,7 +62,8 @@ const expireTransaction = task(
   ({ accountId, transactionId }) =>
     // Paid, or expired by the sandbox, before the deadline: nothing to do.
     Effect.flatMap(Settlement, (s) => s.expire(accountId, transactionId)).pipe(
-      Effect.catchTags({ IllegalTransition: () => Effect.void, NotFound: () => Effect.void })
+      Effect.catchTags({ IllegalTransition: () => Effect.void, NotFound: () => Effect.void }),
+      Tenancy.within(accountId)
     )
 )
 
@@ -73,13 +76,15 @@ const reconcileCharges = task("reconcile_charges", Schema.Unknown, () =>
 const settleReceivable = task(
   "settle_receivable",
   Schema.Struct({ accountId: AccountId, receivableId: Schema.UUID }),
-  ({ accountId, receivableId }) => Effect.flatMap(Settlement, (s) => s.settleReceivable(accountId, receivableId))
+  ({ accountId, receivableId }) =>
+    Effect.flatMap(Settlement, (s) => s.settleReceivable(accountId, receivableId)).pipe(Tenancy.within(accountId))
 )
 
 const payWithdrawal = task(
   "pay_withdrawal",
   Schema.Struct({ accountId: AccountId, withdrawalId: WithdrawalId }),
-  ({ accountId, withdrawalId }) => Effect.flatMap(Withdrawals, (w) => w.pay(accountId, withdrawalId))
+  ({ accountId, withdrawalId }) =>
+    Effect.flatMap(Withdrawals, (w) => w.pay(accountId, withdrawalId)).pipe(Tenancy.within(accountId))
 )
 
 // The sandbox acquirer's announced chargeback: refunded or disputed meanwhile, there is nothing to open.
@@ -88,7 +93,8 @@ const sandboxDispute = task(
   Schema.Struct({ accountId: AccountId, transactionId: TransactionId }),
   ({ accountId, transactionId }) =>
     Effect.flatMap(Disputes, (d) => d.chargeback(accountId, transactionId, "open")).pipe(
-      Effect.catchTags({ IllegalTransition: () => Effect.void, NotFound: () => Effect.void })
+      Effect.catchTags({ IllegalTransition: () => Effect.void, NotFound: () => Effect.void }),
+      Tenancy.within(accountId)
     )
 )
 

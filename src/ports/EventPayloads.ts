@@ -7,5 +7,8 @@ import type { StoredEvent } from "../domain/events.ts"
  */
 export class EventPayloads extends Context.Tag("EventPayloads")<
   EventPayloads,
-  { readonly render: (event: StoredEvent) => string }
+  {
+    /** `live`: the event is of a live tenant, and its body says `livemode: true` (issue 24 §1). */
+    readonly render: (event: StoredEvent, live: boolean) => string
+  }
 >() {}

@@ -11,6 +11,11 @@ export type PayoutResult = { readonly _tag: "Paid" } | { readonly _tag: "Failed"
 export class Payouts extends Context.Tag("Payouts")<
   Payouts,
   {
+    /**
+     * Whether this bank pays out at all: false in live mode until a payouts adapter is configured, and a
+     * withdrawal is then refused before any money moves (409 `payouts_unavailable`).
+     */
+    readonly available: Effect.Effect<boolean>
     readonly pay: (request: {
       readonly withdrawalId: string
       readonly amount: number

@@ -181,8 +181,8 @@ describe("failover configuration", () => {
   it("reads the order, the brand routes and the breaker", async () => {
     const read1 = Either.getOrThrow(
       await read({
-        ACQUIRERS: "cielo, rede",
-        ACQUIRERS_BY_BRAND: "Elo:rede,cielo",
+        LIVE_ACQUIRERS: "cielo, rede",
+        LIVE_ACQUIRERS_BY_BRAND: "Elo:rede,cielo",
         ACQUIRER_BREAKER_FAILURES: "3",
         ACQUIRER_BREAKER_COOLDOWN_SECONDS: "10"
       })
@@ -197,14 +197,14 @@ describe("failover configuration", () => {
   it("refuses a missing list, an unknown or repeated name, a bad brand route, naming the variable", async () => {
     for (const env of [
       {},
-      { ACQUIRERS: "cielo,stone" },
-      { ACQUIRERS: "cielo,cielo" },
-      { ACQUIRERS: "cielo", ACQUIRERS_BY_BRAND: "Amex:cielo" },
-      { ACQUIRERS: "cielo", ACQUIRERS_BY_BRAND: "Elo:nobody" }
+      { LIVE_ACQUIRERS: "cielo,stone" },
+      { LIVE_ACQUIRERS: "cielo,cielo" },
+      { LIVE_ACQUIRERS: "cielo", LIVE_ACQUIRERS_BY_BRAND: "Amex:cielo" },
+      { LIVE_ACQUIRERS: "cielo", LIVE_ACQUIRERS_BY_BRAND: "Elo:nobody" }
     ]) {
       const result = await read(env)
       expect(Either.isLeft(result), JSON.stringify(env)).toBe(true)
-      expect(String(Either.isLeft(result) && result.left)).toMatch(/ACQUIRERS/)
+      expect(String(Either.isLeft(result) && result.left)).toMatch(/LIVE_ACQUIRERS/)
     }
   })
 })

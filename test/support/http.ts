@@ -54,6 +54,18 @@ export type Client = ReturnType<typeof client>
 
 let counter = 0
 /** Signs up a fresh account and returns its key, login token and a client. */
+/**
+ * A merchant with a live key (docs/providers.md "Test and live modes"): signed up (which gives the test
+ * key), then `POST /api/api-keys/me/live` with the login token. `key` is the live key; the server must
+ * have a live provider configured (LIVE_ACQUIRERS or LIVE_PIX_PROVIDER).
+ */
+export const liveMerchant = async (api: Client, name = "Loja Teste") => {
+  const merchant = await signup(api, name)
+  const reply = await api.post("/api/api-keys/me/live", undefined, { token: merchant.token })
+  if (reply.status !== 201) throw new Error(`live key failed: ${reply.status} ${reply.text}`)
+  return { ...merchant, testKey: merchant.key, key: reply.body.fullKey as string }
+}
+
 export const signup = async (api: Client, name = "Loja Teste") => {
   counter += 1
   const email = `merchant-${process.pid}-${Date.now()}-${counter}@example.com`

@@ -226,13 +226,16 @@ export const eventRows = async (db: pg.Pool, transactionId: string): Promise<Rea
     id: row.id,
     type: row.type,
     payload: JSON.parse(
-      renderEvent({
-        name: row.type,
-        kind: row.kind as EventKind,
-        origin: row.origin,
-        snapshot: row.snapshot,
-        createdAt: row.created_at
-      })
+      renderEvent(
+        {
+          name: row.type,
+          kind: row.kind as EventKind,
+          origin: row.origin,
+          snapshot: row.snapshot,
+          createdAt: row.created_at
+        },
+        false
+      ) // test-mode accounts: the body of a test event
     )
   }))
 

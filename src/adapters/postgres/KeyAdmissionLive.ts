@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { AccountId } from "../../domain/ids.ts"
+import { Mode } from "../../domain/mode.ts"
 import { KeyAdmission } from "../../ports/Admission.ts"
 import { claimOutcome } from "./claimOutcome.ts"
 import { ClaimOwner, ClaimOwnerLive } from "./ClaimOwner.ts"
@@ -9,6 +10,7 @@ import { traced } from "./traced.ts"
 const Row = Schema.Struct({
   keyId: Schema.String,
   accountId: AccountId,
+  mode: Mode,
   scopes: Schema.NullOr(Schema.Array(Schema.String)),
   rateLimit: Schema.Number,
   granted: Schema.Boolean,
@@ -22,7 +24,10 @@ const Row = Schema.Struct({
 })
 const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
 
-/** One statement: api_key_admit (migration 0010), or api_key_admit_claim (0012, 0017) with a claim. */
+/**
+ * One statement: api_key_admit (migration 0010), or api_key_admit_claim (0012, 0017) with a claim, and
+ * the tenant's mode (0018) read beside it by its primary key.
+ */
 export const KeyAdmissionLive = Layer.effect(
   KeyAdmission,
   Effect.gen(function* () {
@@ -32,12 +37,15 @@ export const KeyAdmissionLive = Layer.effect(
       traced("KeyAdmission", {
         admit: (digest, neededScope, claim) =>
           (claim === undefined
-            ? sql`select key_id, account_id, scopes, rate_limit, granted, allowed, remaining, reset_ms
-                from api_key_admit(${Buffer.from(digest)}, ${neededScope}, interval '60 seconds')`
-            : sql`select key_id, account_id, scopes, rate_limit, granted, allowed, remaining, reset_ms,
-                  claim, claim_resource_id, claim_status, claim_body
+            ? sql`select f.key_id, f.account_id, a.mode, f.scopes, f.rate_limit, f.granted, f.allowed, f.remaining,
+                  f.reset_ms
+                from api_key_admit(${Buffer.from(digest)}, ${neededScope}, interval '60 seconds') f
+                join accounts a on a.id = f.account_id`
+            : sql`select f.key_id, f.account_id, a.mode, f.scopes, f.rate_limit, f.granted, f.allowed, f.remaining,
+                  f.reset_ms, f.claim, f.claim_resource_id, f.claim_status, f.claim_body
                 from api_key_admit_claim(${Buffer.from(digest)}, ${neededScope}, interval '60 seconds',
-                  ${claim.key}, ${claim.fingerprint}, ${claim.newResourceId}, ${owner.id})`
+                  ${claim.key}, ${claim.fingerprint}, ${claim.newResourceId}, ${owner.id}) f
+                join accounts a on a.id = f.account_id`
           ).pipe(
             Effect.flatMap(decodeRows),
             Effect.orDie,
@@ -45,6 +53,7 @@ export const KeyAdmissionLive = Layer.effect(
               Option.map(Option.fromNullable(rows[0]), (row) => {
                 const principal = {
                   accountId: row.accountId,
+                  mode: row.mode,
                   keyId: row.keyId,
                   scopes: row.scopes,
                   rateLimit: row.rateLimit

@@ -19,6 +19,7 @@ import refundsWithinTotal from "./migrations/0014_refunds_within_total.ts"
 import checkoutTokens from "./migrations/0015_checkout_tokens.ts"
 import accountDocument from "./migrations/0016_account_document.ts"
 import claimOwners from "./migrations/0017_claim_owners.ts"
+import modes from "./migrations/0018_modes.ts"
 import transactionAcquirer from "./migrations/0022_transaction_acquirer.ts"
 import { withSpan } from "../../spans.ts"
 
@@ -40,6 +41,7 @@ export const MIGRATIONS = {
   "0015_checkout_tokens": checkoutTokens,
   "0016_account_document": accountDocument,
   "0017_claim_owners": claimOwners,
+  "0018_modes": modes,
   "0022_transaction_acquirer": transactionAcquirer
 }
 

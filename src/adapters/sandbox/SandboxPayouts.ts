@@ -11,6 +11,7 @@ export const FAILING_ACCOUNT = "0000000"
 export const SandboxPayoutsLive = Layer.succeed(
   Payouts,
   Payouts.of({
+    available: Effect.succeed(true),
     pay: ({ bankAccount }) =>
       Effect.succeed(
         bankAccount.account === FAILING_ACCOUNT

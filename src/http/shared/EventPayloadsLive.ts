@@ -2,17 +2,19 @@ import { Layer } from "effect"
 import { EventPayloads } from "../../ports/EventPayloads.ts"
 import { v1EventPayload } from "../v1/events.ts"
 import { v2EventPayload } from "../v2/events.ts"
+import { livemodeOf } from "./livemode.ts"
 
 /** Each event in the words of the interface that created its transaction (CONTRACT-v1 §5). */
 export const EventPayloadsLive = Layer.succeed(
   EventPayloads,
   EventPayloads.of({
-    render: (event) => {
+    // A live event says `livemode: true`; a test event's body is what it was before modes (livemode.ts).
+    render: (event, live) => {
       switch (event.origin) {
         case "v2":
-          return JSON.stringify(v2EventPayload(event))
+          return JSON.stringify({ ...v2EventPayload(event), ...livemodeOf(live) })
         case "v1":
-          return JSON.stringify(v1EventPayload(event))
+          return JSON.stringify({ ...v1EventPayload(event), ...livemodeOf(live) })
       }
     }
   })

@@ -1,5 +1,6 @@
 import { HttpApp, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { Context, Effect, FiberRef, Layer, Option, Redacted } from "effect"
+import { CurrentMode } from "../../ports/Modes.ts"
 import type { Principal } from "../../domain/account.ts"
 import { Metrics } from "../../ports/Metrics.ts"
 import { AppConfig } from "../../config/AppConfig.ts"
@@ -97,6 +98,9 @@ export const KeyAuthenticationLive = Layer.effect(
           yield* claimMade(store, principal.accountId, claim, admitted.value.claim)
         }
         yield* usage.mark(principal.keyId)
+        // The rest of the request runs in the key's mode: its tenant's rails (docs/decisions.md
+        // "Test and live modes"). Set on the request's fiber, which the handler runs on next.
+        yield* FiberRef.set(CurrentMode, principal.mode)
         return principal
       })
     })

@@ -15,7 +15,7 @@ const fake = await startFakeCielo({
   ...(apiPort === undefined ? {} : { apiPort }),
   ...(queryPort === undefined ? {} : { queryPort })
 })
-const env = { ACQUIRER: "cielo", ...fake.env() }
+const env = { LIVE_ACQUIRERS: "cielo", ...fake.env() }
 process.stdout.write(
   `fake Cielo listening\n${Object.entries(env)
     .map(([k, v]) => `${k}=${v}`)

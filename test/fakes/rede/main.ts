@@ -7,7 +7,7 @@ import { startFakeRede } from "./fake.ts"
 const i = process.argv.indexOf("--port")
 const port = i >= 0 ? Number(process.argv[i + 1]) : undefined
 const fake = await startFakeRede(port === undefined ? {} : { port })
-const env = { ACQUIRER: "rede", ...fake.env() }
+const env = { LIVE_ACQUIRERS: "rede", ...fake.env() }
 process.stdout.write(
   `fake e.Rede listening\n${Object.entries(env)
     .map(([k, v]) => `${k}=${v}`)

@@ -11,7 +11,7 @@ const list = (raw: string) =>
     .filter((s) => s.length > 0)
 
 /**
- * ACQUIRERS=cielo,rede (the order), ACQUIRERS_BY_BRAND=Elo:rede;Visa:cielo,rede (optional),
+ * LIVE_ACQUIRERS=cielo,rede (the order), LIVE_ACQUIRERS_BY_BRAND=Elo:rede;Visa:cielo,rede (optional),
  * ACQUIRER_BREAKER_FAILURES, ACQUIRER_BREAKER_COOLDOWN_SECONDS (docs/configuration.md). Every name must
  * be one of `known`; start-up stops naming the variable otherwise.
  */
@@ -21,14 +21,14 @@ export const failoverConfig = (known: ReadonlyArray<string>): Config.Config<Fail
       ? true
       : `${variable} must list distinct names among ${known.join(", ")}`
   return Config.all({
-    order: Config.string("ACQUIRERS").pipe(
+    order: Config.string("LIVE_ACQUIRERS").pipe(
       Config.map(list),
       Config.validate({
-        message: `ACQUIRERS must list one or more distinct names among ${known.join(", ")}`,
-        validation: (value) => value.length > 0 && names("ACQUIRERS")(value) === true
+        message: `LIVE_ACQUIRERS must list one or more distinct names among ${known.join(", ")}`,
+        validation: (value) => value.length > 0 && names("LIVE_ACQUIRERS")(value) === true
       })
     ),
-    byBrand: Config.string("ACQUIRERS_BY_BRAND").pipe(
+    byBrand: Config.string("LIVE_ACQUIRERS_BY_BRAND").pipe(
       Config.withDefault(""),
       Config.mapOrFail((raw) => {
         const routes: Partial<Record<CardBrand, ReadonlyArray<string>>> = {}
@@ -38,7 +38,7 @@ export const failoverConfig = (known: ReadonlyArray<string>): Config.Config<Fail
           if (!BRANDS.includes(brand as CardBrand) || order.length === 0 || names("")(order) !== true) {
             return Either.left(
               ConfigError.InvalidData(
-                ["ACQUIRERS_BY_BRAND"],
+                ["LIVE_ACQUIRERS_BY_BRAND"],
                 `must read Brand:name,name;… with Brand among ${BRANDS.join(", ")} and names among ${known.join(", ")}`
               )
             )

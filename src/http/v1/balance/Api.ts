@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { LivemodeField } from "../../shared/livemode.ts"
 import { Schema } from "effect"
 import { POSTING_TYPES } from "../../../domain/ledger.ts"
 import { ScopeResource } from "../../shared/annotations.ts"
@@ -12,7 +13,8 @@ export const V1Balance = Schema.Struct({
   pending: Schema.Int,
   reserved: Schema.Int,
   currency: Schema.Literal("BRL"),
-  updated_at: Schema.String
+  updated_at: Schema.String,
+  livemode: LivemodeField
 }).annotations({
   identifier: "V1Balance",
   examples: [

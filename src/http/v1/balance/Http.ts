@@ -7,6 +7,7 @@ import { MERCHANT, POSTING_TYPES, type PostingType } from "../../../domain/ledge
 import { isoInSaoPaulo, startOfDayInSaoPaulo } from "../../../domain/time.ts"
 import { isUuid } from "../../../domain/uuid.ts"
 import { GatewayApi } from "../../Api.ts"
+import { livemode, livemodeOf } from "../../shared/livemode.ts"
 import { CurrentPrincipal } from "../../shared/security.ts"
 import { isDate, listWindow, paginationOf } from "../listParams.ts"
 import { renderedV1 } from "../render.ts"
@@ -36,7 +37,9 @@ export const V1BalanceHttp = HttpApiBuilder.group(GatewayApi, "v1Balance", (hand
               pending: b.pending,
               reserved: b.reserved,
               currency: "BRL" as const,
-              updated_at: isoInSaoPaulo(b.updatedAt)
+              updated_at: isoInSaoPaulo(b.updatedAt),
+              // The balance of the key's mode: each mode has its own books (http/shared/livemode.ts).
+              ...livemodeOf(yield* livemode)
             }
           }
         }).pipe(renderedV1)

@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { LivemodeField } from "../../shared/livemode.ts"
 import { Schema } from "effect"
 import { Idempotent, ScopeResource } from "../../shared/annotations.ts"
 import { BadRequest, Conflict, NotFound, UnprocessableEntity } from "../../shared/errors.ts"
@@ -26,6 +27,7 @@ const createExample: CreateSubaccountWire = {
 
 /** The v1 subaccount of CONTRACT-v1 §8. */
 export const V1Subaccount = Schema.Struct({
+  livemode: LivemodeField,
   id: Schema.String,
   name: Schema.String,
   document: Schema.String.annotations({ description: "without punctuation, letters of a CNPJ in upper case" }),

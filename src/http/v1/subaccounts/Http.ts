@@ -14,6 +14,7 @@ import { renderedV1 } from "../render.ts"
 import { V1Subaccount } from "./Api.ts"
 import { decodeSubaccount } from "./command.ts"
 import { v1Subaccount } from "./present.ts"
+import { withLivemode } from "../../shared/livemode.ts"
 
 /** An id that is not a UUID names no subaccount: 404, as for another account's (CONTRACT-v1 §1). */
 const knownId = (id: string) =>
@@ -21,7 +22,9 @@ const knownId = (id: string) =>
 
 const isStatus = (s: string): s is SubaccountStatus => (SUBACCOUNT_STATUSES as ReadonlyArray<string>).includes(s)
 
-const present = (s: SubaccountRecord) => Schema.encode(V1Subaccount)(v1Subaccount(s)).pipe(Effect.orDie)
+// Live records carry `livemode: true` (http/shared/livemode.ts).
+const present = (s: SubaccountRecord) =>
+  Effect.flatMap(withLivemode(v1Subaccount(s)), (body) => Schema.encode(V1Subaccount)(body).pipe(Effect.orDie))
 
 export const V1SubaccountsHttp = HttpApiBuilder.group(GatewayApi, "v1Subaccounts", (handlers) =>
   Effect.gen(function* () {

@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { LivemodeField } from "../../shared/livemode.ts"
 import { Schema } from "effect"
 import { Idempotent, ScopeResource } from "../../shared/annotations.ts"
 import { BadRequest, Conflict, NotFound, ServiceUnavailable, UnprocessableEntity } from "../../shared/errors.ts"
@@ -27,6 +28,7 @@ const Customer = Schema.Struct({
 
 /** The v1 transaction of CONTRACT-v1 §2. */
 export const V1Transaction = Schema.Struct({
+  livemode: LivemodeField,
   hash: Schema.String,
   status: Schema.String.annotations({
     description:

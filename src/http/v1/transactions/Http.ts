@@ -19,6 +19,7 @@ import { CORE_METHOD, coreStatuses, V1_STATUSES } from "../words.ts"
 import { V1Transaction } from "./Api.ts"
 import { decodeCreate } from "./command.ts"
 import { v1Transaction } from "./present.ts"
+import { withLivemode } from "../../shared/livemode.ts"
 
 export const V1TransactionsHttp = HttpApiBuilder.group(GatewayApi, "v1Transactions", (handlers) =>
   Effect.gen(function* () {
@@ -26,10 +27,13 @@ export const V1TransactionsHttp = HttpApiBuilder.group(GatewayApi, "v1Transactio
     const payments = yield* Payments
     const refunds = yield* Refunds
     const transactions = yield* Transactions
-    const present = (accountId: AccountId, id: TransactionId) =>
-      Effect.flatMap(transactions.getView(accountId, id), (view) =>
-        Schema.encode(V1Transaction)(v1Transaction(config.publicBaseUrl, view)).pipe(Effect.orDie)
+    // Live records carry `livemode: true` (http/shared/livemode.ts).
+    const encodeView = (view: Parameters<typeof v1Transaction>[1]) =>
+      Effect.flatMap(withLivemode(v1Transaction(config.publicBaseUrl, view)), (body) =>
+        Schema.encode(V1Transaction)(body).pipe(Effect.orDie)
       )
+    const present = (accountId: AccountId, id: TransactionId) =>
+      Effect.flatMap(transactions.getView(accountId, id), (view) => encodeView(view))
 
     return handlers
       .handle("create", ({ headers, payload }) =>
@@ -49,9 +53,7 @@ export const V1TransactionsHttp = HttpApiBuilder.group(GatewayApi, "v1Transactio
             Effect.gen(function* () {
               // Presented from the record the charge returned: no second read of what it just wrote.
               const view = yield* transactions.view(accountId, created)
-              const data = yield* Schema.encode(V1Transaction)(v1Transaction(config.publicBaseUrl, view)).pipe(
-                Effect.orDie
-              )
+              const data = yield* encodeView(view)
               return { status: 201, body: { success: true, data } }
             }).pipe(renderedV1)
         )
@@ -84,9 +86,7 @@ export const V1TransactionsHttp = HttpApiBuilder.group(GatewayApi, "v1Transactio
             createdBefore: window.right.createdBefore
           }
           const page = yield* transactions.page(accountId, filter, window.right.range)
-          const data = yield* Effect.forEach(page.rows, (view) =>
-            Schema.encode(V1Transaction)(v1Transaction(config.publicBaseUrl, view)).pipe(Effect.orDie)
-          )
+          const data = yield* Effect.forEach(page.rows, (view) => encodeView(view))
           return { success: true as const, data, pagination: paginationOf(window.right, page) }
         }).pipe(renderedV1)
       )

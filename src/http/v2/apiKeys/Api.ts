@@ -1,13 +1,24 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { ApiKey } from "../../../domain/account.ts"
-import { BadRequest, NotFound } from "../../shared/errors.ts"
+import { BadRequest, Conflict, NotFound } from "../../shared/errors.ts"
 import { SessionAuth } from "../../shared/security.ts"
 
 export const RegenerateResponse = Schema.Struct({
   id: Schema.UUID,
   label: Schema.String,
   fullKey: Schema.String,
+  active: Schema.Boolean,
+  createdAt: Schema.Date
+})
+
+export const LiveKeyResponse = Schema.Struct({
+  id: Schema.UUID,
+  label: Schema.String,
+  fullKey: Schema.String,
+  keyPrefix: Schema.String,
+  maskedKey: Schema.String,
+  livemode: Schema.Literal(true),
   active: Schema.Boolean,
   createdAt: Schema.Date
 })
@@ -26,6 +37,20 @@ export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
       .addSuccess(RegenerateResponse)
       .addError(NotFound)
       .annotate(OpenApi.Description, "Issues a new secret; the old key is refused (401) by every API process at once.")
+  )
+  .add(
+    HttpApiEndpoint.post("live", "/me/live")
+      .addSuccess(LiveKeyResponse, { status: 201 })
+      .addError(Conflict)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Create the live key")
+      .annotate(
+        OpenApi.Description,
+        'Issues the account\'s live key (`sk_live_…`; docs/providers.md "Test and live modes"): its records, ' +
+          "balance and webhooks are the live mode's, apart from the test key's. The full key is shown only here; " +
+          "asked again, a new secret replaces it and the previous live key is refused at once. 409 " +
+          "`live_mode_unavailable` when the operator has configured no live payment provider, naming what is missing."
+      )
   )
   .add(
     HttpApiEndpoint.get("list", "/")

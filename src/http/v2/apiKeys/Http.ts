@@ -20,6 +20,21 @@ export const ApiKeysHttp = HttpApiBuilder.group(GatewayApi, "apiKeys", (handlers
           rendered
         )
       )
+      .handle("live", () =>
+        Effect.flatMap(CurrentSession, ({ accountId }) => accounts.createLiveKey(accountId)).pipe(
+          Effect.map(({ apiKey, fullKey }) => ({
+            id: apiKey.id,
+            label: apiKey.label,
+            fullKey,
+            keyPrefix: apiKey.keyPrefix,
+            maskedKey: apiKey.maskedKey,
+            livemode: true as const,
+            active: apiKey.active,
+            createdAt: apiKey.createdAt
+          })),
+          rendered
+        )
+      )
       .handle("regenerate", () =>
         Effect.flatMap(CurrentSession, ({ accountId }) => accounts.regenerate(accountId)).pipe(
           Effect.map(({ apiKey, fullKey }) => ({

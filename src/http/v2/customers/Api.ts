@@ -3,11 +3,17 @@ import { ScopeResource } from "../../shared/annotations.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Customer } from "../../../domain/customer.ts"
+import { LivemodeField } from "../../shared/livemode.ts"
 import { Cpf, Email, Name, Phone } from "../../../domain/fields.ts"
 import { BadRequest, NotFound } from "../../shared/errors.ts"
 import { payload } from "../../shared/payload.ts"
 import { ApiKeyAuth } from "../../shared/security.ts"
 import { CustomersQuery } from "../listQuery.ts"
+
+/** A customer as the API shows it: with its mode (issue 24 §1). */
+export const CustomerBody = Schema.Struct({ ...Customer.fields, livemode: LivemodeField }).annotations({
+  identifier: "Customer"
+})
 
 export const CreateCustomer = payload(Schema.Struct({ name: Name, email: Email, document: Cpf, phone: Phone }))
 
@@ -28,9 +34,11 @@ export class CustomersApi extends HttpApiGroup.make("customers")
   .add(
     HttpApiEndpoint.post("create", "/")
       .setPayload(CreateCustomer)
-      .addSuccess(Customer, { status: 201 })
+      .addSuccess(CustomerBody, { status: 201 })
       .addSuccess(
-        Customer.annotations({ description: "A customer with this CPF already exists in the account: that record" }),
+        CustomerBody.annotations({
+          description: "A customer with this CPF already exists in the account: that record"
+        }),
         { status: 200 }
       )
       .addError(BadRequest)
@@ -42,14 +50,14 @@ export class CustomersApi extends HttpApiGroup.make("customers")
   .add(
     HttpApiEndpoint.get("list", "/")
       .setUrlParams(CustomersQuery)
-      .addSuccess(Schema.Array(Customer))
+      .addSuccess(Schema.Array(CustomerBody))
       .addError(BadRequest)
   )
-  .add(HttpApiEndpoint.get("get")`/${id}`.addSuccess(Customer).addError(BadRequest).addError(NotFound))
+  .add(HttpApiEndpoint.get("get")`/${id}`.addSuccess(CustomerBody).addError(BadRequest).addError(NotFound))
   .add(
     HttpApiEndpoint.patch("update")`/${id}`
       .setPayload(UpdateCustomer)
-      .addSuccess(Customer)
+      .addSuccess(CustomerBody)
       .addError(BadRequest)
       .addError(NotFound)
       .annotate(

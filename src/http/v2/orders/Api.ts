@@ -8,8 +8,14 @@ import { BadRequest, NotFound } from "../../shared/errors.ts"
 import { payload } from "../../shared/payload.ts"
 import { ApiKeyAuth } from "../../shared/security.ts"
 import { OrdersQuery } from "../listQuery.ts"
+import { LivemodeField } from "../../shared/livemode.ts"
 
 export const CreateOrder = payload(Schema.Struct({ customerId: CustomerId, amount: Amount }))
+
+/** An order as the API shows it: with its mode (issue 24 §1). */
+export const OrderBody = Schema.Struct({ ...Order.fields, livemode: LivemodeField }).annotations({
+  identifier: "Order"
+})
 
 const id = HttpApiSchema.param("id", OrderId)
 
@@ -18,7 +24,7 @@ export class OrdersApi extends HttpApiGroup.make("orders")
   .add(
     HttpApiEndpoint.post("create", "/")
       .setPayload(CreateOrder)
-      .addSuccess(Order, { status: 201 })
+      .addSuccess(OrderBody, { status: 201 })
       .addError(BadRequest)
       .addError(NotFound)
       .annotate(
@@ -27,8 +33,10 @@ export class OrdersApi extends HttpApiGroup.make("orders")
           "unknown, deleted or of another account."
       )
   )
-  .add(HttpApiEndpoint.get("list", "/").setUrlParams(OrdersQuery).addSuccess(Schema.Array(Order)).addError(BadRequest))
-  .add(HttpApiEndpoint.get("get")`/${id}`.addSuccess(Order).addError(BadRequest).addError(NotFound))
+  .add(
+    HttpApiEndpoint.get("list", "/").setUrlParams(OrdersQuery).addSuccess(Schema.Array(OrderBody)).addError(BadRequest)
+  )
+  .add(HttpApiEndpoint.get("get")`/${id}`.addSuccess(OrderBody).addError(BadRequest).addError(NotFound))
   .middleware(ApiKeyAuth)
   .prefix("/orders")
   .annotate(OpenApi.Title, "Orders") {}

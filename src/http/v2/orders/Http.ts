@@ -1,6 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
-import { Order } from "../../../domain/order.ts"
+import { Effect, Stream } from "effect"
+import { OrderBody } from "./Api.ts"
+import { livemode, livemodeOf, withLivemode } from "../../shared/livemode.ts"
 import { Orders } from "../../../app/Orders.ts"
 import { GatewayApi } from "../../Api.ts"
 import { rendered } from "../render.ts"
@@ -13,15 +14,26 @@ export const OrdersHttp = HttpApiBuilder.group(GatewayApi, "orders", (handlers) 
     const orders = yield* Orders
     return handlers
       .handle("create", ({ payload }) =>
-        Effect.flatMap(CurrentPrincipal, ({ accountId }) => orders.create(accountId, payload)).pipe(rendered)
+        Effect.flatMap(CurrentPrincipal, ({ accountId }) => orders.create(accountId, payload)).pipe(
+          Effect.flatMap(withLivemode),
+          rendered
+        )
       )
       .handle("list", ({ urlParams }) =>
         Effect.flatMap(CurrentPrincipal, ({ accountId }) =>
-          jsonArrayStream(Order, orders.list(accountId, toListFilter(urlParams)))
+          Effect.flatMap(livemode, (live) =>
+            jsonArrayStream(
+              OrderBody,
+              Stream.map(orders.list(accountId, toListFilter(urlParams)), (o) => ({ ...o, ...livemodeOf(live) }))
+            )
+          )
         )
       )
       .handle("get", ({ path }) =>
-        Effect.flatMap(CurrentPrincipal, ({ accountId }) => orders.get(accountId, path.id)).pipe(rendered)
+        Effect.flatMap(CurrentPrincipal, ({ accountId }) => orders.get(accountId, path.id)).pipe(
+          Effect.flatMap(withLivemode),
+          rendered
+        )
       )
   })
 )

@@ -1,6 +1,7 @@
 import { TransactionId } from "../../../domain/ids.ts"
 import { Idempotent, ScopeResource } from "../../shared/annotations.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { LivemodeField } from "../../shared/livemode.ts"
 import { Schema } from "effect"
 import { toPaymentCommand, toTokenizeCommand } from "./command.ts"
 import { Amount, Birthdate, Cep, Cpf, MobilePhone, Name, Uf, Uuid } from "../../../domain/fields.ts"
@@ -72,6 +73,7 @@ const ProcessWire = payload(
 export const ProcessPayment = payload(toPaymentCommand(ProcessWire))
 
 export const PaymentResult = Schema.Struct({
+  livemode: LivemodeField,
   transactionId: Schema.UUID,
   status: TransactionStatus,
   method: PaymentMethod,
@@ -116,6 +118,7 @@ export const RefundPayment = payload(
 )
 
 export const RefundResult = Schema.Struct({
+  livemode: LivemodeField,
   transactionId: Schema.UUID,
   status: TransactionStatus,
   method: PaymentMethod,
@@ -126,6 +129,7 @@ export const RefundResult = Schema.Struct({
 })
 
 export const TransactionDetail = Schema.Struct({
+  livemode: LivemodeField,
   id: Schema.UUID,
   orderId: Schema.NullOr(Schema.UUID),
   method: PaymentMethod,

@@ -10,6 +10,7 @@ import { AppConfig } from "../../../config/AppConfig.ts"
 import { GatewayApi } from "../../Api.ts"
 import { idempotentPost, idempotentPresented } from "../../shared/idempotency.ts"
 import { rendered } from "../render.ts"
+import { withLivemode } from "../../shared/livemode.ts"
 import { CurrentPrincipal } from "../../shared/security.ts"
 import { PaymentResult, RefundResult } from "./Api.ts"
 import { paymentResult, transactionDetail } from "./present.ts"
@@ -32,9 +33,8 @@ export const PaymentsHttp = HttpApiBuilder.group(GatewayApi, "payments", (handle
           (t: TransactionRecord) =>
             refusedAs422(t).pipe(
               rendered,
-              Effect.flatMap((t) =>
-                Schema.encode(PaymentResult)(paymentResult(config.publicBaseUrl, t)).pipe(Effect.orDie)
-              ),
+              Effect.flatMap((t) => withLivemode(paymentResult(config.publicBaseUrl, t))),
+              Effect.flatMap((result) => Schema.encode(PaymentResult)(result).pipe(Effect.orDie)),
               Effect.map((body) => ({ status: 201, body }))
             )
         )
@@ -47,7 +47,7 @@ export const PaymentsHttp = HttpApiBuilder.group(GatewayApi, "payments", (handle
           refunds.refund(accountId, payload, RefundId.make(refundId)).pipe(
             rendered,
             Effect.flatMap(({ reason, refundedAt, transaction: t }) =>
-              Schema.encode(RefundResult)({
+              withLivemode({
                 transactionId: t.id,
                 status: t.status,
                 method: t.method,
@@ -55,15 +55,16 @@ export const PaymentsHttp = HttpApiBuilder.group(GatewayApi, "payments", (handle
                 refundedAmount: t.refundedAmount,
                 ...(reason === null ? {} : { reason }),
                 refundedAt: refundedAt.toISOString()
-              }).pipe(Effect.orDie)
+              })
             ),
+            Effect.flatMap((result) => Schema.encode(RefundResult)(result).pipe(Effect.orDie)),
             Effect.map((body) => ({ status: 200, body }))
           )
         )
       )
       .handle("transaction", ({ path }) =>
         Effect.flatMap(CurrentPrincipal, ({ accountId }) => transactions.get(accountId, path.transactionId)).pipe(
-          Effect.map((t) => transactionDetail(config.publicBaseUrl, t)),
+          Effect.flatMap((t) => withLivemode(transactionDetail(config.publicBaseUrl, t))),
           rendered
         )
       )

@@ -1,7 +1,7 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Schema } from "effect"
 import { Sandbox } from "../../../app/Sandbox.ts"
-import { toTransaction, Transaction } from "../../../domain/transaction.ts"
+import { toTransaction, Transaction, type TransactionSummary } from "../../../domain/transaction.ts"
 import { GatewayApi } from "../../Api.ts"
 import { rendered } from "../render.ts"
 import { CurrentPrincipal } from "../../shared/security.ts"
@@ -10,14 +10,16 @@ export const SandboxHttp = HttpApiBuilder.group(GatewayApi, "sandbox", (handlers
   Effect.gen(function* () {
     const sandbox = yield* Sandbox
     const encode = Schema.encode(Transaction)
+    // The sandbox acts in test mode only (a live key gets 404 before this runs).
+    const toTestTransaction = (t: TransactionSummary) => toTransaction(t, false)
     return handlers
       .handle("pay", ({ path }) =>
         Effect.gen(function* () {
           const { accountId } = yield* CurrentPrincipal
           const { settled, transaction } = yield* sandbox.pay(accountId, path.id)
-          if (settled) return toTransaction(transaction)
+          if (settled) return toTestTransaction(transaction)
           // A boleto is only paid at the bank; the confirmation job settles it later.
-          return yield* encode(toTransaction(transaction)).pipe(
+          return yield* encode(toTestTransaction(transaction)).pipe(
             Effect.flatMap((body) => HttpServerResponse.json(body, { status: 202 })),
             Effect.orDie
           )
@@ -25,32 +27,32 @@ export const SandboxHttp = HttpApiBuilder.group(GatewayApi, "sandbox", (handlers
       )
       .handle("chargeback", ({ path, payload }) =>
         Effect.flatMap(CurrentPrincipal, ({ accountId }) => sandbox.chargeback(accountId, path.id, payload.stage)).pipe(
-          Effect.map(toTransaction),
+          Effect.map(toTestTransaction),
           rendered
         )
       )
       .handle("med", ({ path, payload }) =>
         Effect.flatMap(CurrentPrincipal, ({ accountId }) => sandbox.med(accountId, path.id, payload.stage)).pipe(
-          Effect.map(toTransaction),
+          Effect.map(toTestTransaction),
           rendered
         )
       )
       .handle("settle", ({ path }) =>
         Effect.flatMap(CurrentPrincipal, ({ accountId }) => sandbox.settle(accountId, path.id)).pipe(
-          Effect.map(toTransaction),
+          Effect.map(toTestTransaction),
           rendered
         )
       )
       .handle("expire", ({ path }) =>
         Effect.flatMap(CurrentPrincipal, ({ accountId }) => sandbox.expire(accountId, path.id)).pipe(
-          Effect.map(toTransaction),
+          Effect.map(toTestTransaction),
           rendered
         )
       )
       .handle("antifraud", ({ path, payload }) =>
         Effect.flatMap(CurrentPrincipal, ({ accountId }) =>
           sandbox.antifraud(accountId, path.id, payload.decision)
-        ).pipe(Effect.map(toTransaction), rendered)
+        ).pipe(Effect.map(toTestTransaction), rendered)
       )
   })
 )

@@ -13,15 +13,17 @@ export const TransactionsHttp = HttpApiBuilder.group(GatewayApi, "transactions",
     const transactions = yield* Transactions
     return handlers
       .handle("list", ({ urlParams }) =>
-        Effect.flatMap(CurrentPrincipal, ({ accountId }) =>
-          jsonArrayStream(Transaction, Stream.map(transactions.list(accountId, toListFilter(urlParams)), toTransaction))
+        Effect.flatMap(CurrentPrincipal, ({ accountId, mode }) =>
+          jsonArrayStream(
+            Transaction,
+            Stream.map(transactions.list(accountId, toListFilter(urlParams)), (t) => toTransaction(t, mode === "live"))
+          )
         )
       )
       .handle("get", ({ path }) =>
-        Effect.flatMap(CurrentPrincipal, ({ accountId }) => transactions.get(accountId, path.transactionId)).pipe(
-          Effect.map(toTransaction),
-          rendered
-        )
+        Effect.flatMap(CurrentPrincipal, ({ accountId, mode }) =>
+          Effect.map(transactions.get(accountId, path.transactionId), (t) => toTransaction(t, mode === "live"))
+        ).pipe(rendered)
       )
   })
 )

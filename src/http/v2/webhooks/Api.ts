@@ -4,9 +4,15 @@ import { Schema } from "effect"
 import { EVENT_TYPES } from "../../../domain/events.ts"
 import { Uuid } from "../../../domain/fields.ts"
 import { Delivery, DeliveryStatus, Webhook } from "../../../domain/webhook.ts"
+import { LivemodeField } from "../../shared/livemode.ts"
 import { BadRequest, NotFound } from "../../shared/errors.ts"
 import { payload } from "../../shared/payload.ts"
 import { ApiKeyAuth } from "../../shared/security.ts"
+
+/** The webhook endpoint as the API shows it: with its mode (issue 24 §1); each mode has its own. */
+export const WebhookBody = Schema.Struct({ ...Webhook.fields, livemode: LivemodeField }).annotations({
+  identifier: "Webhook"
+})
 
 export const UpsertWebhook = payload(
   Schema.Struct({
@@ -28,8 +34,8 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.post("upsert", "/upsert")
       .setPayload(UpsertWebhook)
-      .addSuccess(Webhook, { status: 201 })
-      .addSuccess(Webhook.annotations({ description: "The URL was replaced; the secret is kept" }), { status: 200 })
+      .addSuccess(WebhookBody, { status: 201 })
+      .addSuccess(WebhookBody.annotations({ description: "The URL was replaced; the secret is kept" }), { status: 200 })
       .addError(BadRequest)
       .annotate(
         OpenApi.Description,
@@ -39,7 +45,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
           "public address (checked again at each delivery)."
       )
   )
-  .add(HttpApiEndpoint.get("get", "/").addSuccess(Webhook).addError(NotFound))
+  .add(HttpApiEndpoint.get("get", "/").addSuccess(WebhookBody).addError(NotFound))
   .add(
     HttpApiEndpoint.del("remove", "/")
       .addSuccess(HttpApiSchema.NoContent)

@@ -1,0 +1,112 @@
+import { Config, type ConfigError, Effect, Layer, Option } from "effect"
+import { ProviderUnavailable } from "../../domain/errors.ts"
+import { Acquirer, AcquirerUnavailable } from "../../ports/Acquirer.ts"
+import { BoletoProvider } from "../../ports/BoletoProvider.ts"
+import { LiveRails } from "../../ports/Modes.ts"
+import type { Metrics } from "../../ports/Metrics.ts"
+import { Payouts } from "../../ports/Payouts.ts"
+import { PixProvider } from "../../ports/PixProvider.ts"
+import { LoopbackPixLive } from "./loopback/index.ts"
+import { LIVE_ACQUIRER_NAMES, LiveAcquirerLive } from "./registry.ts"
+
+/**
+ * The live rails: the ONE registry of real providers, a record per port from a provider's name to the
+ * layer that serves the port and reads its own configuration (docs/providers.md). The operator names
+ * which are used: `LIVE_ACQUIRERS`, `LIVE_PIX_PROVIDER`, `LIVE_BOLETO_PROVIDER`, `LIVE_PAYOUTS_PROVIDER`.
+ * A new provider is one folder under `src/adapters/providers/<name>/` and one line here.
+ *
+ * `loopback` is not a provider: a test-only adapter refused outside tests (loopback/client.ts).
+ */
+// Config errors and the SQL client are what a provider's layer may need; add to these when one needs more.
+type ProviderLayer<Port> = Layer.Layer<Port, ConfigError.ConfigError, Metrics>
+
+export const LIVE_PIX_PROVIDERS: Readonly<Record<string, ProviderLayer<PixProvider>>> = {
+  loopback: LoopbackPixLive
+}
+export const LIVE_BOLETO_PROVIDERS: Readonly<Record<string, ProviderLayer<BoletoProvider>>> = {}
+export const LIVE_PAYOUTS_PROVIDERS: Readonly<Record<string, ProviderLayer<Payouts>>> = {}
+
+/** A provider name a variable gives, checked against the registry; None when the variable is unset or empty. */
+const named = (variable: string, registry: Readonly<Record<string, unknown>>) =>
+  Config.option(Config.string(variable)).pipe(
+    Config.map(Option.map((name) => name.trim())),
+    Config.map(Option.filter((name) => name !== "")),
+    Config.validate({
+      message: `must be one of: ${Object.keys(registry).join(", ") || "(no provider registered yet)"}`,
+      validation: (name) => Option.isNone(name) || Object.hasOwn(registry, name.value)
+    })
+  )
+
+// The acquirers, in failover order (registry.ts); None when LIVE_ACQUIRERS is unset or empty.
+const acquirersNamed = Config.option(Config.string("LIVE_ACQUIRERS")).pipe(
+  Config.map(Option.filter((raw) => raw.trim() !== "")),
+  Config.validate({
+    message: `must list acquirers among: ${LIVE_ACQUIRER_NAMES.join(", ")}`,
+    validation: (raw) =>
+      Option.isNone(raw) ||
+      raw.value
+        .split(",")
+        .map((n) => n.trim())
+        .every((n) => n === "" || LIVE_ACQUIRER_NAMES.includes(n))
+  })
+)
+
+// What live mode does on a rail the operator did not configure: the call is refused, nothing is sent.
+const absentAcquirer = Acquirer.of({
+  charge: () => Effect.fail(new AcquirerUnavailable({ message: "no live acquirer configured (LIVE_ACQUIRERS)" })),
+  status: () => Effect.fail(new AcquirerUnavailable({ message: "no live acquirer configured (LIVE_ACQUIRERS)" })),
+  verify: () => Effect.fail(new AcquirerUnavailable({ message: "no live acquirer configured (LIVE_ACQUIRERS)" })),
+  refund: () => Effect.fail(new AcquirerUnavailable({ message: "no live acquirer configured (LIVE_ACQUIRERS)" }))
+})
+const absent = (provider: string, variable: string) =>
+  new ProviderUnavailable({
+    provider,
+    message: `no live ${provider} provider configured (${variable})`,
+    retryAfterSeconds: 3600
+  })
+const absentPix = PixProvider.of({
+  createCharge: () => Effect.fail(absent("pix", "LIVE_PIX_PROVIDER")),
+  refund: () => Effect.fail(absent("pix", "LIVE_PIX_PROVIDER"))
+})
+const absentBoleto = BoletoProvider.of({
+  register: () => Effect.fail(absent("boleto", "LIVE_BOLETO_PROVIDER")),
+  settlements: () => Effect.succeed([])
+})
+// CONTRACT-v1 §7 withdrawals in live mode answer 409 payouts_unavailable until a payouts adapter exists.
+const absentPayouts = Payouts.of({
+  available: Effect.succeed(false),
+  pay: () => Effect.die("live payouts are not configured: a withdrawal should have been refused (409)")
+})
+
+/**
+ * The live side of every payment port, from the configuration, and what is missing for live mode:
+ * live keys can be created once at least one payment rail (cards or PIX) is live.
+ */
+export const LiveRailsLive = Layer.unwrapEffect(
+  Effect.gen(function* () {
+    const acquirer = yield* acquirersNamed
+    const pix = yield* named("LIVE_PIX_PROVIDER", LIVE_PIX_PROVIDERS)
+    const boleto = yield* named("LIVE_BOLETO_PROVIDER", LIVE_BOLETO_PROVIDERS)
+    const payouts = yield* named("LIVE_PAYOUTS_PROVIDER", LIVE_PAYOUTS_PROVIDERS)
+    const missing =
+      Option.isNone(acquirer) && Option.isNone(pix)
+        ? ["no live acquirer configured (LIVE_ACQUIRERS)", "no live PIX provider configured (LIVE_PIX_PROVIDER)"]
+        : []
+    return Layer.mergeAll(
+      Option.match(acquirer, {
+        onNone: () => Layer.succeed(Acquirer, absentAcquirer),
+        onSome: () => LiveAcquirerLive
+      }),
+      Option.match(pix, { onNone: () => Layer.succeed(PixProvider, absentPix), onSome: (n) => LIVE_PIX_PROVIDERS[n]! }),
+      Option.match(boleto, {
+        onNone: () => Layer.succeed(BoletoProvider, absentBoleto),
+        onSome: (n) => LIVE_BOLETO_PROVIDERS[n]!
+      }),
+      Option.match(payouts, {
+        onNone: () => Layer.succeed(Payouts, absentPayouts),
+        onSome: (n) => LIVE_PAYOUTS_PROVIDERS[n]!
+      }),
+      Layer.succeed(LiveRails, LiveRails.of({ missing }))
+    )
+  })
+)

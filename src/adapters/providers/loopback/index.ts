@@ -1,0 +1,87 @@
+import { Effect, Layer, Schema } from "effect"
+import { ProviderUnavailable } from "../../../domain/errors.ts"
+import { Acquirer, AcquirerUnavailable, type ChargeStatus } from "../../../ports/Acquirer.ts"
+import { PixProvider } from "../../../ports/PixProvider.ts"
+import { call, loopbackBaseUrl } from "./client.ts"
+
+const DeclineCode = Schema.Literal(
+  "card_declined",
+  "insufficient_funds",
+  "expired_card",
+  "incorrect_cvc",
+  "fraud_suspected"
+)
+const Outcome = Schema.Union(
+  Schema.Struct({ outcome: Schema.Literal("approved"), authorizationCode: Schema.String, reference: Schema.String }),
+  Schema.Struct({ outcome: Schema.Literal("declined"), code: DeclineCode })
+)
+const toResult = (o: typeof Outcome.Type) =>
+  o.outcome === "approved"
+    ? ({ _tag: "Approved", authorizationCode: o.authorizationCode, acquirerReference: o.reference } as const)
+    : ({ _tag: "Declined", code: o.code, message: "declined by the loopback acquirer" } as const)
+const Ok = Schema.Struct({ ok: Schema.Boolean })
+
+const unavailable = (e: { readonly message: string }) => new AcquirerUnavailable({ message: e.message })
+
+/** The loopback acquirer (client.ts): charges by idempotency key; it is told the card's last four digits only. */
+export const LoopbackAcquirerLive = Layer.effect(
+  Acquirer,
+  Effect.map(loopbackBaseUrl, (base) =>
+    Acquirer.of({
+      charge: (request) =>
+        call(base, "POST", "/charges", Outcome, {
+          idempotencyKey: request.idempotencyKey,
+          amount: request.amount,
+          installments: request.installments,
+          last4: request.card.pan.slice(-4)
+        }).pipe(
+          Effect.mapError(unavailable),
+          Effect.flatMap((o) =>
+            o === null ? Effect.fail(new AcquirerUnavailable({ message: "no such route" })) : Effect.succeed(o)
+          ),
+          Effect.map(toResult)
+        ),
+      status: (idempotencyKey) =>
+        call(base, "GET", `/charges/${encodeURIComponent(idempotencyKey)}`, Outcome).pipe(
+          Effect.mapError(unavailable),
+          Effect.map((o): ChargeStatus => (o === null ? { _tag: "NotReceived" } : toResult(o)))
+        ),
+      verify: (card) =>
+        call(base, "POST", "/verifications", Ok, { last4: card.pan.slice(-4) }).pipe(
+          Effect.mapError(unavailable),
+          Effect.map((o) =>
+            o?.ok
+              ? ({ _tag: "Verified" } as const)
+              : ({ _tag: "Rejected", code: "card_declined", message: "rejected by the loopback acquirer" } as const)
+          )
+        ),
+      refund: (request) => call(base, "POST", "/refunds", Ok, request).pipe(Effect.mapError(unavailable), Effect.asVoid)
+    })
+  )
+)
+
+const Charge = Schema.Struct({ emv: Schema.String, txid: Schema.String })
+const pixUnavailable = (e: { readonly message: string }) =>
+  new ProviderUnavailable({ provider: "pix", message: e.message, retryAfterSeconds: 30 })
+
+/** The loopback PSP (client.ts): returns the BR Code the local server makes up. */
+export const LoopbackPixLive = Layer.effect(
+  PixProvider,
+  Effect.map(loopbackBaseUrl, (base) =>
+    PixProvider.of({
+      createCharge: (request) =>
+        call(base, "POST", "/pix", Charge, {
+          transactionId: request.transactionId,
+          amount: request.amount,
+          expiresAt: request.expiresAt.toISOString()
+        }).pipe(
+          Effect.mapError(pixUnavailable),
+          Effect.flatMap((c) =>
+            c === null ? Effect.fail(pixUnavailable({ message: "no such route" })) : Effect.succeed(c)
+          )
+        ),
+      refund: (request) =>
+        call(base, "POST", "/pix/refunds", Ok, request).pipe(Effect.mapError(pixUnavailable), Effect.asVoid)
+    })
+  )
+)

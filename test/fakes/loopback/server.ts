@@ -1,0 +1,79 @@
+import { createServer, type IncomingMessage } from "node:http"
+import type { AddressInfo } from "node:net"
+
+/**
+ * The local server behind the test-only `loopback` live provider (src/adapters/providers/loopback/): it
+ * approves every charge (or declines amounts ending in 02), remembers charges by idempotency key for the
+ * status query, makes up a BR Code for PIX, and counts every TCP connection it accepts, so that a test
+ * can prove a mode never reached it.
+ */
+export interface LoopbackFake {
+  readonly url: string
+  /** TCP connections accepted since start. */
+  readonly connections: () => number
+  readonly charges: ReadonlyMap<string, { readonly amount: number; readonly last4: string }>
+  readonly pixCharges: ReadonlyArray<{ readonly transactionId: string; readonly amount: number }>
+  readonly close: () => Promise<void>
+}
+
+const read = async (request: IncomingMessage) => {
+  const chunks: Array<Buffer> = []
+  for await (const chunk of request) chunks.push(chunk as Buffer)
+  return chunks.length === 0 ? {} : (JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>)
+}
+
+export const startLoopbackFake = async (port = 0): Promise<LoopbackFake> => {
+  let connections = 0
+  const charges = new Map<string, { amount: number; last4: string; outcome: Record<string, unknown> }>()
+  const pixCharges: Array<{ transactionId: string; amount: number }> = []
+  const server = createServer(async (request, response) => {
+    const body = await read(request)
+    const answer = (status: number, value: unknown) => {
+      response.writeHead(status, { "content-type": "application/json" })
+      response.end(JSON.stringify(value))
+    }
+    const url = request.url ?? "/"
+    if (request.method === "POST" && url === "/charges") {
+      const key = String(body.idempotencyKey)
+      const amount = Number(body.amount)
+      const known = charges.get(key)
+      if (known) return answer(200, known.outcome)
+      const outcome =
+        amount % 100 === 2
+          ? { outcome: "declined", code: "card_declined" }
+          : { outcome: "approved", authorizationCode: "LB0001", reference: `lb_${key}` }
+      charges.set(key, { amount, last4: String(body.last4), outcome })
+      return answer(200, outcome)
+    }
+    const status = /^\/charges\/(.+)$/.exec(url)
+    if (request.method === "GET" && status) {
+      const known = charges.get(decodeURIComponent(status[1]!))
+      return known ? answer(200, known.outcome) : answer(404, {})
+    }
+    if (request.method === "POST" && url === "/verifications") return answer(200, { ok: true })
+    if (request.method === "POST" && (url === "/refunds" || url === "/pix/refunds")) return answer(200, { ok: true })
+    if (request.method === "POST" && url === "/pix") {
+      const transactionId = String(body.transactionId)
+      pixCharges.push({ transactionId, amount: Number(body.amount) })
+      const txid = transactionId.replace(/[^A-Za-z0-9]/g, "").slice(0, 25)
+      return answer(200, { emv: `00020101021226LOOPBACK${txid}6304ABCD`, txid })
+    }
+    return answer(404, {})
+  })
+  server.on("connection", () => {
+    connections += 1
+  })
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve))
+  const { port: bound } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${bound}`,
+    connections: () => connections,
+    charges,
+    pixCharges,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      })
+  }
+}
