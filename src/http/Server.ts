@@ -27,6 +27,8 @@ import { V1WithdrawalsHttp } from "./v1/withdrawals/Http.ts"
 import { V1AntifraudHttp } from "./v1/antifraud/Http.ts"
 import { TransactionsHttp } from "./v2/transactions/Http.ts"
 import { WebhooksHttp } from "./v2/webhooks/Http.ts"
+import { DashboardHttp } from "./dashboard/Http.ts"
+import { DashboardModeLive } from "./dashboard/mode.ts"
 
 /** Every group's handlers, with the security middleware provided to the groups that use it. */
 export const ApiLive = HttpApiBuilder.api(GatewayApi).pipe(
@@ -47,9 +49,10 @@ export const ApiLive = HttpApiBuilder.api(GatewayApi).pipe(
     V1BalanceHttp,
     V1WithdrawalsHttp,
     V1AntifraudHttp,
-    SandboxHttp
+    SandboxHttp,
+    DashboardHttp
   ]),
-  Layer.provide([ApiKeyAuthLive, ApiTokenAuthLive, SessionAuthLive, SignupGateLive]),
+  Layer.provide([ApiKeyAuthLive, ApiTokenAuthLive, SessionAuthLive, SignupGateLive, DashboardModeLive]),
   Layer.provide(KeyAuthenticationLive)
 )
 
