@@ -29,6 +29,7 @@ import { TransactionsHttp } from "./v2/transactions/Http.ts"
 import { WebhooksHttp } from "./v2/webhooks/Http.ts"
 import { DashboardHttp } from "./dashboard/Http.ts"
 import { DashboardModeLive } from "./dashboard/mode.ts"
+import { DashboardWebLive } from "./dashboard/web.ts"
 
 /** Every group's handlers, with the security middleware provided to the groups that use it. */
 export const ApiLive = HttpApiBuilder.api(GatewayApi).pipe(
@@ -63,6 +64,7 @@ export const HttpLive = HttpApiBuilder.serve().pipe(
   // fails offline and tells a third party who reads the docs: the system's fonts instead.
   Layer.provide(HttpApiScalar.layer({ path: "/docs", scalar: { withDefaultFonts: false } })),
   Layer.provide(FaviconLive),
+  Layer.provide(DashboardWebLive),
   Layer.provide(EnvelopeMiddleware),
   Layer.provide(ApiLive),
   HttpServer.withLogAddress,
