@@ -119,6 +119,17 @@ describe.skipIf(!available)("the web dashboard in Chromium", () => {
     const started = Date.now()
     await page.locator(`[data-transaction="${id}"]`).waitFor({ timeout: 2_000 })
     console.log(`payment visible after ${Date.now() - started} ms`)
+    // A PIX charge shown pending turns paid when it is paid elsewhere (the sandbox PSP), still no reload.
+    const order = await newOrder(api, key, 4_321)
+    const pix = await api.post(PROCESS, pixBody(order.orderId, 4_321), { key })
+    expect(pix.status, pix.text).toBe(201)
+    const row = page.locator("tr", { has: page.locator(`[data-transaction="${pix.body.transactionId}"]`) })
+    await row.locator(".s-PENDING").waitFor({ timeout: 2_000 })
+    const paid = await api.post(`/api/sandbox/transactions/${pix.body.transactionId}/pay`, undefined, { key })
+    expect(paid.status, paid.text).toBeLessThan(300)
+    const paidAt = Date.now()
+    await row.locator(".s-PAID").waitFor({ timeout: 2_000 })
+    console.log(`pix paid visible after ${Date.now() - paidAt} ms`)
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42)
     expect(await text(page)).toContain("R$ 1.234,56")
     // Dates in São Paulo with the zone named.
@@ -169,7 +180,7 @@ describe.skipIf(!available)("the web dashboard in Chromium", () => {
       cursor = reply.body.nextCursor
     } while (cursor)
     expect(csvIds).toEqual(listed)
-    expect(listed.length).toBe(3)
+    expect(listed.length).toBe(4)
   })
 
   it("keyboard only: the skip link and the menu reach every page", async () => {
@@ -202,11 +213,14 @@ describe.skipIf(!available)("the web dashboard in Chromium", () => {
         await page.goto(`${server.baseUrl}${path}`)
         await page.locator("#page-title").waitFor()
         await page.waitForLoadState("networkidle").catch(() => undefined)
-        await page.locator("text=Carregando…").first().waitFor({ state: "detached", timeout: 5_000 }).catch(() => {})
+        await page
+          .locator("text=Carregando…")
+          .first()
+          .waitFor({ state: "detached", timeout: 5_000 })
+          .catch(() => {})
         await axe(page, `${name} at ${width}`)
-        expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} at ${width}`).toBeLessThanOrEqual(
-          width
-        )
+        const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth)
+        expect(scrollWidth, `${name} at ${width}`).toBeLessThanOrEqual(width)
         await page.screenshot({ path: join(shots, `${name}-${width}.png`), fullPage: true })
       }
       // The detail page too.

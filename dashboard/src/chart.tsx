@@ -33,9 +33,19 @@ export const DayChart = (props: {
         },
         axes: [
           { stroke: "#3d4350" },
-          { stroke: "#3d4350", size: 70, values: (_u, ticks) => ticks.map((v) => props.format(v)) }
+          { stroke: "#3d4350", size: 90, values: (_u, ticks) => ticks.map((v) => props.format(v)) }
         ],
-        series: [{}, { label: props.label, stroke: "#1b5fd6", width: 2, fill: "rgba(27,95,214,0.08)" }]
+        series: [
+          {},
+          {
+            label: props.label,
+            stroke: "#1b5fd6",
+            width: 2,
+            fill: "rgba(27,95,214,0.08)",
+            // A day alone between days without data is a point, not an invisible line.
+            points: { show: true, size: 6 }
+          }
+        ]
       },
       [xs, props.values as Array<number | null>],
       el

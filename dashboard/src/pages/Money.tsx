@@ -174,8 +174,7 @@ export const Withdrawals = () => {
             { label: t.status, cell: (w) => w.status },
             {
               label: t.account,
-              cell: (w) =>
-                `${w.bankAccount.bankCode} / ${w.bankAccount.agency} / ${w.bankAccount.account}-${w.bankAccount.accountDigit}`
+              cell: ({ bankAccount: b }) => `${b.bankCode} / ${b.agency} / ${b.account}-${b.accountDigit}`
             },
             { label: t.failure, cell: (w) => w.failureReason ?? "—" },
             { label: t.amount, cell: (w) => brl(w.amount), numeric: true }

@@ -50,7 +50,11 @@ const filesUnder = async (dir: string): Promise<Array<string>> => {
 const sourceKey = async () => {
   const hash = createHash("sha256")
   for (const file of await filesUnder(SOURCES)) {
-    hash.update(relative(SOURCES, file)).update("\0").update(await readFile(file)).update("\0")
+    hash
+      .update(relative(SOURCES, file))
+      .update("\0")
+      .update(await readFile(file))
+      .update("\0")
   }
   for (const name of LIBRARIES) {
     const pkg = JSON.parse(await readFile(join(ROOT, "node_modules", name, "package.json"), "utf8")) as {
