@@ -58,7 +58,7 @@ const axe = async (p: Page, name: string) => {
   ).toEqual([])
 }
 
-const text = (p: Page) => p.evaluate(() => document.body.innerText.replace(/\u00a0/g, " "))
+const text = (p: Page) => p.evaluate<string>("document.body.innerText").then((t) => t.replace(/\u00a0/g, " "))
 
 beforeAll(async () => {
   if (!available) return
@@ -114,7 +114,7 @@ describe.skipIf(!available)("the web dashboard in Chromium", () => {
   it("a card payment made through the API shows on the transactions page within 2 s, without a reload", async () => {
     await page.getByRole("link", { name: "Transações" }).click()
     await page.getByRole("heading", { name: "Transações" }).waitFor()
-    await page.evaluate(() => ((window as unknown as { marker: number }).marker = 42))
+    await page.evaluate("window.marker = 42")
     const id = await pay(123_456)
     const started = Date.now()
     await page.locator(`[data-transaction="${id}"]`).waitFor({ timeout: 2_000 })
@@ -130,7 +130,7 @@ describe.skipIf(!available)("the web dashboard in Chromium", () => {
     const paidAt = Date.now()
     await row.locator(".s-PAID").waitFor({ timeout: 2_000 })
     console.log(`pix paid visible after ${Date.now() - paidAt} ms`)
-    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42)
+    expect(await page.evaluate("window.marker")).toBe(42)
     expect(await text(page)).toContain("R$ 1.234,56")
     // Dates in São Paulo with the zone named.
     expect(await text(page)).toMatch(/\d{2}\/\d{2}\/\d{4},? \d{2}:\d{2}:\d{2} (BRT|GMT-3|UTC-3)/)
@@ -187,12 +187,12 @@ describe.skipIf(!available)("the web dashboard in Chromium", () => {
     await page.goto(`${server.baseUrl}/dashboard`)
     await page.getByRole("heading", { name: "Início" }).waitFor()
     await page.keyboard.press("Tab")
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Pular para o conteúdo")
+    expect(await page.evaluate("document.activeElement.textContent")).toBe("Pular para o conteúdo")
     const link = page.getByRole("link", { name: "Clientes" })
     await link.focus()
     await page.keyboard.press("Enter")
     await page.getByRole("heading", { name: "Clientes" }).waitFor()
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe("page-title")
+    expect(await page.evaluate("document.activeElement.id")).toBe("page-title")
   })
 
   it("switches to English and shows the test/live switch", async () => {
@@ -219,7 +219,7 @@ describe.skipIf(!available)("the web dashboard in Chromium", () => {
           .waitFor({ state: "detached", timeout: 5_000 })
           .catch(() => {})
         await axe(page, `${name} at ${width}`)
-        const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth)
+        const scrollWidth = await page.evaluate<number>("document.documentElement.scrollWidth")
         expect(scrollWidth, `${name} at ${width}`).toBeLessThanOrEqual(width)
         await page.screenshot({ path: join(shots, `${name}-${width}.png`), fullPage: true })
       }
@@ -228,7 +228,7 @@ describe.skipIf(!available)("the web dashboard in Chromium", () => {
       await page.locator("[data-transaction]").first().click()
       await page.getByRole("heading", { name: "Linha do tempo" }).waitFor()
       await axe(page, `detail at ${width}`)
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width)
+      expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(width)
       await page.screenshot({ path: join(shots, `detail-${width}.png`), fullPage: true })
     }
     expect(cspViolations).toEqual([])
