@@ -1,5 +1,5 @@
 import { HttpApiBuilder, HttpRouter, HttpServerResponse } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import { loadBundle } from "./bundle.ts"
 
 /**
@@ -24,20 +24,35 @@ const SECURITY = {
  */
 export const DashboardWebLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
-    const bundle = yield* Effect.cached(Effect.promise(loadBundle))
-    yield* Effect.forkDaemon(Effect.ignore(bundle))
+    // A copy of the service without dashboard/ (or a failed build) serves the API all the same: the
+    // dashboard's routes answer 503 and the reason is logged once.
+    const bundle = yield* Effect.cached(
+      Effect.tryPromise(loadBundle).pipe(
+        Effect.tapError((e) => Effect.logWarning("the web dashboard is unavailable", e.cause)),
+        Effect.either
+      )
+    )
+    yield* Effect.forkDaemon(bundle)
+    const unavailable = HttpServerResponse.text("dashboard unavailable", {
+      status: 503,
+      headers: { "cache-control": "no-store" }
+    })
     const index = Effect.map(bundle, (b) =>
-      HttpServerResponse.text(b.html, {
-        contentType: "text/html; charset=utf-8",
-        headers: { ...SECURITY, "cache-control": "no-cache" }
-      })
+      Either.isLeft(b)
+        ? unavailable
+        : HttpServerResponse.text(b.right.html, {
+            contentType: "text/html; charset=utf-8",
+            headers: { ...SECURITY, "cache-control": "no-cache" }
+          })
     )
     yield* router.get("/dashboard", index)
     yield* router.get(
       "/dashboard/assets/:name",
       Effect.gen(function* () {
         const { name } = yield* HttpRouter.params
-        const asset = (yield* bundle).assets.get(name ?? "")
+        const built = yield* bundle
+        if (Either.isLeft(built)) return unavailable
+        const asset = built.right.assets.get(name ?? "")
         if (!asset) return HttpServerResponse.empty({ status: 404, headers: { "cache-control": "no-store" } })
         return HttpServerResponse.uint8Array(asset.body, {
           contentType: asset.contentType,
