@@ -117,7 +117,8 @@ const pt = {
   summaryOf: "Últimos 30 dias",
   chartData: "Dados do gráfico",
   day: "Dia",
-  ok: "Feito."
+  ok: "Feito.",
+  resend: "Reenviar"
 }
 export type Texts = typeof pt
 
@@ -235,7 +236,8 @@ const en: Texts = {
   summaryOf: "Last 30 days",
   chartData: "Chart data",
   day: "Day",
-  ok: "Done."
+  ok: "Done.",
+  resend: "Resend"
 }
 
 const LANG = "gw.lang"

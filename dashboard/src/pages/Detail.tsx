@@ -40,6 +40,10 @@ export const TransactionDetail = (props: { id: string }) => {
     await post(`/api/dashboard/transactions/${props.id}/antifraud`, { decision })
     invalidate("")
   })
+  const resend = useAction(async (deliveryId: string) => {
+    await post(`/api/dashboard/deliveries/${deliveryId}/retry`)
+    invalidate(key)
+  })
   const [amountError, setAmountError] = useState<string | null>(null)
   const tx = found.data?.transaction
   return (
@@ -163,12 +167,23 @@ export const TransactionDetail = (props: { id: string }) => {
             </section>
           ) : null}
           <h2>{t.timeline}</h2>
+          <Problem error={resend.error} />
           <ol class="timeline">
             {found.data!.timeline.map((e, i) => (
               <li key={i} class={`k-${e.kind}`}>
                 <time dateTime={e.at}>{dateTime(e.at)}</time>
                 <strong>{e.title}</strong>
                 <span class="muted">{describe(e)}</span>
+                {e.kind === "delivery" ? (
+                  <button
+                    type="button"
+                    class="secondary"
+                    disabled={resend.busy}
+                    onClick={() => void resend.run(String(e.detail["id"]))}
+                  >
+                    {t.resend} <span class="sr-only">{e.title}</span>
+                  </button>
+                ) : null}
                 {e.kind === "event" || e.kind === "dispute" ? (
                   <details>
                     <summary>payload</summary>
