@@ -16,21 +16,31 @@ interface Posting {
   createdAt: string
 }
 
-/** The available balance at the end of each day of the statement, from its postings (newest first). */
-const dailyAvailable = (available: number, postings: ReadonlyArray<Posting>) => {
-  const day = (iso: string) => new Intl.DateTimeFormat("en-CA", { timeZone: "America/Sao_Paulo" }).format(new Date(iso))
+const spDay = (at: Date) => new Intl.DateTimeFormat("en-CA", { timeZone: "America/Sao_Paulo" }).format(at)
+
+/**
+ * The available balance at the end of each day of the period (São Paulo), walked back from today's
+ * balance through the period's postings on the available book: exact when the period ends today (the
+ * default) and holds at most the 200 postings the page reads.
+ */
+const dailyAvailable = (available: number, postings: ReadonlyArray<Posting>, from: string, to: string) => {
+  const newestFirst = [...postings].sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))
   const days: string[] = []
+  for (let at = Date.parse(`${to}T12:00:00-03:00`); spDay(new Date(at)) >= from; at -= 86_400_000) {
+    days.push(spDay(new Date(at)))
+  }
   const values: number[] = []
   let running = available
-  for (const p of postings) {
-    const d = day(p.createdAt)
-    if (days[days.length - 1] !== d) {
-      days.push(d)
-      values.push(running)
+  let i = 0
+  for (const day of days) {
+    // Postings after this day's end are undone to get the balance at its end.
+    while (i < newestFirst.length && spDay(new Date(newestFirst[i]!.createdAt)) > day) {
+      if (newestFirst[i]!.book === "available") running -= newestFirst[i]!.amount
+      i++
     }
-    if (p.book === "available") running -= p.amount
+    values.push(running)
   }
-  return { days: days.reverse(), values: values.reverse() }
+  return { days: days.reverse(), values: values.reverse(), newestFirst }
 }
 
 export const BalancePage = () => {
@@ -43,7 +53,8 @@ export const BalancePage = () => {
   const exportCsv = useAction(() =>
     download(`/api/dashboard/exports/financials.csv${query({ from, to })}`, `extrato-${from}-${to}.csv`)
   )
-  const chart = balance.data && statement.data ? dailyAvailable(balance.data.available, statement.data.data) : null
+  const chart =
+    balance.data && statement.data ? dailyAvailable(balance.data.available, statement.data.data, from, to) : null
   return (
     <Page
       title={t.balance}
@@ -77,7 +88,7 @@ export const BalancePage = () => {
       {statement.data ? (
         <Table
           caption={t.postings}
-          rows={statement.data.data}
+          rows={chart?.newestFirst ?? statement.data.data}
           rowKey={(p) => p.id}
           columns={[
             { label: t.date, cell: (p) => dateTime(p.createdAt) },
