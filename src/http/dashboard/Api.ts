@@ -188,9 +188,15 @@ const Csv = HttpApiSchema.Text({ contentType: "text/csv" })
  * the mode of `X-Gateway-Mode` (docs/dashboard.md).
  */
 export class DashboardApi extends HttpApiGroup.make("dashboard")
-  .add(HttpApiEndpoint.get("me", "/me").addSuccess(Account))
+  .add(
+    HttpApiEndpoint.get("me", "/me")
+      .addSuccess(Account)
+      .annotate(OpenApi.Summary, "The signed-in account")
+      .annotate(OpenApi.Description, "The account the login token names: id, name, email, creation.")
+  )
   .add(
     HttpApiEndpoint.get("summary", "/summary")
+      .annotate(OpenApi.Summary, "Sales summary of a period")
       .setUrlParams(PeriodQuery)
       .addSuccess(SummaryResponse)
       .addError(BadRequest)
@@ -202,6 +208,7 @@ export class DashboardApi extends HttpApiGroup.make("dashboard")
   )
   .add(
     HttpApiEndpoint.get("transactions", "/transactions")
+      .annotate(OpenApi.Summary, "List the account's transactions")
       .setUrlParams(TransactionsQuery)
       .addSuccess(TransactionsPage)
       .addError(BadRequest)
@@ -213,6 +220,7 @@ export class DashboardApi extends HttpApiGroup.make("dashboard")
   )
   .add(
     HttpApiEndpoint.get("exportTransactions", "/exports/transactions.csv")
+      .annotate(OpenApi.Summary, "Export transactions as CSV")
       .setUrlParams(ExportQuery)
       .addSuccess(Csv)
       .addError(BadRequest)
@@ -223,6 +231,7 @@ export class DashboardApi extends HttpApiGroup.make("dashboard")
   )
   .add(
     HttpApiEndpoint.get("transaction")`/transactions/${id}`
+      .annotate(OpenApi.Summary, "One transaction and its timeline")
       .addSuccess(TransactionDetail)
       .addError(NotFound)
       .annotate(
@@ -232,6 +241,7 @@ export class DashboardApi extends HttpApiGroup.make("dashboard")
   )
   .add(
     HttpApiEndpoint.post("refund")`/transactions/${id}/refund`
+      .annotate(OpenApi.Summary, "Refund a transaction")
       .setPayload(RefundRequest)
       .addSuccess(TransactionDetail)
       .addError(BadRequest)
@@ -243,6 +253,7 @@ export class DashboardApi extends HttpApiGroup.make("dashboard")
   )
   .add(
     HttpApiEndpoint.post("review")`/transactions/${id}/antifraud`
+      .annotate(OpenApi.Summary, "Decide an antifraud review")
       .setPayload(ReviewRequest)
       .addSuccess(TransactionDetail)
       .addError(BadRequest)
@@ -254,13 +265,27 @@ export class DashboardApi extends HttpApiGroup.make("dashboard")
   )
   .add(
     HttpApiEndpoint.get("customers", "/customers")
+      .annotate(OpenApi.Summary, "List the account's customers")
+      .annotate(
+        OpenApi.Description,
+        "The account's customers, newest first, by CPF/CNPJ, part of the name or the email; keyset pages."
+      )
       .setUrlParams(CustomersQuery)
       .addSuccess(CustomersPage)
       .addError(BadRequest)
   )
-  .add(HttpApiEndpoint.get("balance", "/balance").addSuccess(BalanceResponse))
+  .add(
+    HttpApiEndpoint.get("balance", "/balance")
+      .addSuccess(BalanceResponse)
+      .annotate(OpenApi.Summary, "The merchant's balances")
+      .annotate(
+        OpenApi.Description,
+        "Available, pending (to be settled) and reserved (rolling reserve, disputes), in centavos."
+      )
+  )
   .add(
     HttpApiEndpoint.get("financials", "/financials")
+      .annotate(OpenApi.Summary, "The merchant's statement")
       .setUrlParams(FinancialsQuery)
       .addSuccess(Schema.Struct({ data: Schema.Array(Posting), nextCursor: Schema.NullOr(Schema.String) }))
       .addError(BadRequest)
@@ -269,6 +294,7 @@ export class DashboardApi extends HttpApiGroup.make("dashboard")
   )
   .add(
     HttpApiEndpoint.get("exportFinancials", "/exports/financials.csv")
+      .annotate(OpenApi.Summary, "Export the statement as CSV")
       .setUrlParams(PeriodQuery)
       .addSuccess(Csv)
       .addError(BadRequest)
@@ -277,6 +303,7 @@ export class DashboardApi extends HttpApiGroup.make("dashboard")
   )
   .add(
     HttpApiEndpoint.get("withdrawals", "/withdrawals")
+      .annotate(OpenApi.Summary, "List withdrawals")
       .setUrlParams(Schema.Struct({ limit: TransactionsQuery.fields.limit, cursor: TransactionsQuery.fields.cursor }))
       .addSuccess(Schema.Struct({ data: Schema.Array(WithdrawalWire), nextCursor: Schema.NullOr(Schema.String) }))
       .addError(BadRequest)
@@ -285,6 +312,12 @@ export class DashboardApi extends HttpApiGroup.make("dashboard")
   )
   .add(
     HttpApiEndpoint.post("withdraw", "/withdrawals")
+      .annotate(OpenApi.Summary, "Request a withdrawal")
+      .annotate(
+        OpenApi.Description,
+        "Moves `amount` out of the available balance to `bankAccount` (the main account) or to the " +
+          "subaccount's registered account; the bank pays it later."
+      )
       .setPayload(WithdrawalRequest)
       .addSuccess(WithdrawalWire, { status: 201 })
       .addError(BadRequest)
@@ -294,32 +327,88 @@ export class DashboardApi extends HttpApiGroup.make("dashboard")
   )
   .add(
     HttpApiEndpoint.get("subaccounts", "/subaccounts")
+      .annotate(OpenApi.Summary, "List subaccounts")
+      .annotate(
+        OpenApi.Description,
+        "The account's subaccounts (split recipients), newest first, with their bank accounts; keyset pages."
+      )
       .setUrlParams(Schema.Struct({ limit: TransactionsQuery.fields.limit, cursor: TransactionsQuery.fields.cursor }))
       .addSuccess(Schema.Struct({ data: Schema.Array(SubaccountWire), nextCursor: Schema.NullOr(Schema.String) }))
       .addError(BadRequest)
   )
-  .add(HttpApiEndpoint.get("keys", "/api-keys").addSuccess(KeysResponse).addError(NotFound))
+  .add(
+    HttpApiEndpoint.get("keys", "/api-keys")
+      .addSuccess(KeysResponse)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "List the account's API keys")
+      .annotate(
+        OpenApi.Description,
+        "The primary key and every restricted key, masked: prefix, scopes, rate limit, last use. Never a secret."
+      )
+  )
   .add(
     HttpApiEndpoint.post("createKey", "/api-keys")
+      .annotate(OpenApi.Summary, "Create a restricted API key")
       .setPayload(CreateKeyRequest)
       .addSuccess(KeyWithSecret, { status: 201 })
       .addError(BadRequest)
       .annotate(OpenApi.Description, "A restricted key with these scopes; the full key is shown only here.")
   )
-  .add(HttpApiEndpoint.del("revokeKey")`/api-keys/${id}`.addSuccess(ApiKey).addError(BadRequest).addError(NotFound))
+  .add(
+    HttpApiEndpoint.del("revokeKey")`/api-keys/${id}`
+      .addSuccess(ApiKey)
+      .addError(BadRequest)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Revoke a restricted API key")
+      .annotate(
+        OpenApi.Description,
+        "Every API process refuses the key (401) from this answer on. Another account's key, or the " +
+          "primary key, is a 404."
+      )
+  )
   .add(
     HttpApiEndpoint.post("regenerateKey", "/api-keys/primary/regenerate")
+      .annotate(OpenApi.Summary, "Regenerate the primary API key")
       .addSuccess(KeyWithSecret)
       .addError(NotFound)
       .annotate(OpenApi.Description, "A new secret for the primary key; the old one is refused at once.")
   )
-  .add(HttpApiEndpoint.get("webhook", "/webhook").addSuccess(Webhook).addError(NotFound))
   .add(
-    HttpApiEndpoint.put("setWebhook", "/webhook").setPayload(WebhookRequest).addSuccess(Webhook).addError(BadRequest)
+    HttpApiEndpoint.get("webhook", "/webhook")
+      .addSuccess(Webhook)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "The account's webhook endpoint")
+      .annotate(
+        OpenApi.Description,
+        "The URL deliveries go to and the secret that signs them; 404 when none is registered."
+      )
   )
-  .add(HttpApiEndpoint.del("removeWebhook", "/webhook").addSuccess(HttpApiSchema.NoContent).addError(NotFound))
+  .add(
+    HttpApiEndpoint.put("setWebhook", "/webhook")
+      .setPayload(WebhookRequest)
+      .addSuccess(Webhook)
+      .addError(BadRequest)
+      .annotate(OpenApi.Summary, "Set the webhook endpoint")
+      .annotate(
+        OpenApi.Description,
+        "Registers or replaces the account's webhook URL (public https unless private URLs are allowed); " +
+          "the secret is kept on a replacement."
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("removeWebhook", "/webhook")
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Remove the webhook endpoint")
+      .annotate(OpenApi.Description, "No further deliveries; pending ones are dropped.")
+  )
   .add(
     HttpApiEndpoint.post("retryDelivery")`/deliveries/${id}/retry`
+      .annotate(OpenApi.Summary, "Retry one webhook delivery")
+      .annotate(
+        OpenApi.Description,
+        "Queues one more attempt of the delivery now; answers the record with status PENDING."
+      )
       .addSuccess(Delivery, { status: 202 })
       .addError(NotFound)
   )
