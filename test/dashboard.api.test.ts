@@ -142,6 +142,23 @@ describe("transactions", () => {
     expect(tooMuch.status).toBeLessThan(500)
   })
 
+  it("approves a card charge held for review: captured, the analysis completed", async () => {
+    const order = await newOrder(api, owner.key, 4_000)
+    const held = await api.post(PROCESS, cardBody(order.orderId, 4_000, "4000000000000101"), { key: owner.key })
+    expect(held.status, held.text).toBe(201)
+    const id = held.body.transactionId as string
+    const before = await dash(`/transactions/${id}`)
+    expect(before.body.transaction).toMatchObject({ status: "ANTIFRAUD", antifraud: { status: "in_review" } })
+    const reply = await api.post(
+      `/api/dashboard/transactions/${id}/antifraud`,
+      { decision: "approve" },
+      { token: owner.token }
+    )
+    expect(reply.status, reply.text).toBe(200)
+    expect(reply.body.transaction).toMatchObject({ status: "CAPTURED", antifraud: { status: "completed" } })
+    cards.push({ id, amount: 4_000, document: order.document })
+  })
+
   it("an antifraud decision on a charge not in review is refused, another account's is a 404", async () => {
     const mine = await api.post(
       `/api/dashboard/transactions/${cards[0]!.id}/antifraud`,
@@ -165,9 +182,9 @@ describe("summary, balance, financials", () => {
     expect(reply.status, reply.text).toBe(200)
     const gross = cards.reduce((n, c) => n + c.amount, 0)
     const card = reply.body.byMethod.find((m: { method: string }) => m.method === "CARD")
-    expect(card).toMatchObject({ count: 3, paid: 3, refused: 0, gross, approvalRate: 1 })
+    expect(card).toMatchObject({ count: cards.length, paid: cards.length, refused: 0, gross, approvalRate: 1 })
     expect(card.net).toBe(gross - card.refunded - card.fees)
-    expect(reply.body.totals).toMatchObject({ count: 4, paid: 3, gross })
+    expect(reply.body.totals).toMatchObject({ count: cards.length + 1, paid: cards.length, gross })
     expect(reply.body.byDay.length).toBeGreaterThan(0)
   })
 
@@ -189,7 +206,7 @@ describe("customers, withdrawals, subaccounts, keys, webhook", () => {
   it("customers: the account's only, searchable by document", async () => {
     const all = await dash("/customers")
     expect(all.status, all.text).toBe(200)
-    expect(all.body.data).toHaveLength(4)
+    expect(all.body.data).toHaveLength(cards.length + 1)
     const one = await dash(`/customers?search=${cards[2]!.document}`)
     expect(one.body.data.map((c: { document: string }) => c.document)).toEqual([cards[2]!.document])
   })
