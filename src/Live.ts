@@ -49,6 +49,8 @@ import { LedgerLive } from "./adapters/postgres/LedgerLive.ts"
 import { ReceivablesLive } from "./adapters/postgres/ReceivablesLive.ts"
 import { BooksLive } from "./app/Books.ts"
 import { WithdrawalRepoLive } from "./adapters/postgres/WithdrawalRepoLive.ts"
+import { Dashboard } from "./app/Dashboard.ts"
+import { DashboardReadsLive } from "./adapters/postgres/DashboardReadsLive.ts"
 import { SandboxPayoutsLive } from "./adapters/sandbox/SandboxPayouts.ts"
 import { Audit } from "./app/Audit.ts"
 import { Disputes } from "./app/Disputes.ts"
@@ -141,7 +143,8 @@ export const AdaptersLive = Layer.mergeAll(
   EventPayloadsLive,
   LedgerLive,
   ReceivablesLive,
-  WithdrawalRepoLive
+  WithdrawalRepoLive,
+  DashboardReadsLive
 ).pipe(Layer.provideMerge(PrometheusMetrics), Layer.provideMerge(Ids.Live))
 
 /** The application services over the adapters. */
@@ -165,7 +168,8 @@ export const AppLive = Layer.mergeAll(
   Balances.Default,
   Audit.Default,
   Draining.Default,
-  JobStats.Default
+  JobStats.Default,
+  Dashboard.Default
 ).pipe(
   Layer.provideMerge(Disputes.Default),
   // Sandbox decides reviews through Payments (CONTRACT-v1 §9), so Payments is provided beneath the services.

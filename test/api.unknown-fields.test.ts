@@ -94,7 +94,12 @@ const validBodies = (): Record<string, () => Body> => ({
   }),
   "post /public/v1/transactions/{hash}/refund": () => ({ amount: 100, reason: "troca" }),
   "post /public/v1/withdrawals": () => ({ amount: 100, bank_account: { ...BANK } }),
-  "post /public/v1/subaccounts": subaccountBody
+  "post /public/v1/subaccounts": subaccountBody,
+  "post /api/dashboard/transactions/{id}/refund": () => ({ amount: 100, reason: "troca" }),
+  "post /api/dashboard/transactions/{id}/antifraud": () => ({ decision: "approve" }),
+  "post /api/dashboard/withdrawals": () => ({ amount: 100, bankAccount: { ...BANK } }),
+  "post /api/dashboard/api-keys": () => ({ label: "Relatórios", scopes: ["orders:read"] }),
+  "put /api/dashboard/webhook": () => ({ url: "http://127.0.0.1:9/payments" })
 })
 
 /** The path with its parameters filled with resources of the account. */
@@ -102,7 +107,11 @@ const concrete = (template: string) =>
   template.replace("{id}", template.startsWith("/api/customers") ? customerId : transactionId).replace("{hash}", v1Hash)
 
 const auth = (path: string): RequestOptions =>
-  path.startsWith("/public/v1") ? { token: account.key } : path.startsWith("/api/auth") ? {} : { key: account.key }
+  path.startsWith("/public/v1") || path.startsWith("/api/dashboard")
+    ? { token: path.startsWith("/api/dashboard") ? account.token : account.key }
+    : path.startsWith("/api/auth")
+      ? {}
+      : { key: account.key }
 
 /** Every row of every table a request could write, as one text: equal before and after means nothing stored. */
 const snapshot = async () => {
@@ -199,8 +208,9 @@ describe("unknown body fields (issue 19.7)", () => {
         false
       )
     }
-    // buyerAddress, address, customer, products[0], card, split[0], bank_account (twice)
-    expect(nestedChecked).toBe(8)
+    // buyerAddress, address, customer, products[0], card, split[0], bank_account (twice), the dashboard's
+    // bankAccount
+    expect(nestedChecked).toBe(9)
     expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined()
   })
 

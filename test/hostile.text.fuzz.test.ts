@@ -182,7 +182,19 @@ const baseBody = (method: string, template: string, schema: Schema | undefined):
     case "POST /api/sandbox/transactions/{id}/med":
       return { stage: "open" }
     case "POST /public/v1/transactions/{hash}/refund":
+    case "POST /api/dashboard/transactions/{id}/refund":
       return { amount: 100, reason: "one item returned" }
+    case "POST /api/dashboard/transactions/{id}/antifraud":
+      return { decision: "approve" }
+    case "POST /api/dashboard/withdrawals":
+      return {
+        amount: 100,
+        bankAccount: { bank_code: "341", agency: "0001", account: "123456", account_digit: "7", type: "checking" }
+      }
+    case "POST /api/dashboard/api-keys":
+      return { label: "Relatórios", scopes: ["orders:read"] }
+    case "PUT /api/dashboard/webhook":
+      return { url: "https://example.com/hooks" }
     case "POST /public/v1/withdrawals":
       return {
         amount: 100,
@@ -215,7 +227,8 @@ const send = (c: Case) =>
   new Promise<{ status: number; text: string }>((resolveReply, reject) => {
     const url = new URL(server.baseUrl)
     const headers: Record<string, string> = {}
-    if (c.path.startsWith("/api/api-keys")) headers["authorization"] = `Bearer ${token}`
+    if (c.path.startsWith("/api/api-keys") || c.path.startsWith("/api/dashboard"))
+      headers["authorization"] = `Bearer ${token}`
     else if (c.path.startsWith("/public/v1")) headers["authorization"] = `Bearer ${key}`
     else if (c.path.startsWith("/api/")) headers["x-api-key"] = key
     if (c.body !== undefined) headers["content-type"] = "application/json"

@@ -19,6 +19,7 @@ import { V1BalanceApi } from "./v1/balance/Api.ts"
 import { V1WithdrawalsApi } from "./v1/withdrawals/Api.ts"
 import { V1SubaccountsApi } from "./v1/subaccounts/Api.ts"
 import { V1AntifraudApi } from "./v1/antifraud/Api.ts"
+import { DashboardApi } from "./dashboard/Api.ts"
 
 /** Interface v2, served under /api. */
 export class V2Api extends HttpApi.make("v2")
@@ -30,6 +31,7 @@ export class V2Api extends HttpApi.make("v2")
   .add(PaymentsApi)
   .add(WebhooksApi)
   .add(SandboxApi)
+  .add(DashboardApi)
   .prefix("/api")
   .annotate(ErrorBody, "plain") {}
 

@@ -27,6 +27,9 @@ import { V1WithdrawalsHttp } from "./v1/withdrawals/Http.ts"
 import { V1AntifraudHttp } from "./v1/antifraud/Http.ts"
 import { TransactionsHttp } from "./v2/transactions/Http.ts"
 import { WebhooksHttp } from "./v2/webhooks/Http.ts"
+import { DashboardHttp } from "./dashboard/Http.ts"
+import { DashboardModeLive } from "./dashboard/mode.ts"
+import { DashboardWebLive } from "./dashboard/web.ts"
 
 /** Every group's handlers, with the security middleware provided to the groups that use it. */
 export const ApiLive = HttpApiBuilder.api(GatewayApi).pipe(
@@ -47,9 +50,10 @@ export const ApiLive = HttpApiBuilder.api(GatewayApi).pipe(
     V1BalanceHttp,
     V1WithdrawalsHttp,
     V1AntifraudHttp,
-    SandboxHttp
+    SandboxHttp,
+    DashboardHttp
   ]),
-  Layer.provide([ApiKeyAuthLive, ApiTokenAuthLive, SessionAuthLive, SignupGateLive]),
+  Layer.provide([ApiKeyAuthLive, ApiTokenAuthLive, SessionAuthLive, SignupGateLive, DashboardModeLive]),
   Layer.provide(KeyAuthenticationLive)
 )
 
@@ -60,6 +64,7 @@ export const HttpLive = HttpApiBuilder.serve().pipe(
   // fails offline and tells a third party who reads the docs: the system's fonts instead.
   Layer.provide(HttpApiScalar.layer({ path: "/docs", scalar: { withDefaultFonts: false } })),
   Layer.provide(FaviconLive),
+  Layer.provide(DashboardWebLive),
   Layer.provide(EnvelopeMiddleware),
   Layer.provide(ApiLive),
   HttpServer.withLogAddress,

@@ -193,6 +193,382 @@ export interface paths {
     patch: operations["customers.update"]
     trace?: never
   }
+  "/api/dashboard/api-keys": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List the account's API keys
+     * @description The primary key and every restricted key, masked: prefix, scopes, rate limit, last use. Never a secret.
+     */
+    get: operations["dashboard.keys"]
+    put?: never
+    /**
+     * Create a restricted API key
+     * @description A restricted key with these scopes; the full key is shown only here.
+     */
+    post: operations["dashboard.createKey"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/dashboard/api-keys/{id}": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    post?: never
+    /**
+     * Revoke a restricted API key
+     * @description Every API process refuses the key (401) from this answer on. Another account's key, or the primary key, is a 404.
+     */
+    delete: operations["dashboard.revokeKey"]
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/dashboard/api-keys/primary/regenerate": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Regenerate the primary API key
+     * @description A new secret for the primary key; the old one is refused at once.
+     */
+    post: operations["dashboard.regenerateKey"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/dashboard/balance": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The merchant's balances
+     * @description Available, pending (to be settled) and reserved (rolling reserve, disputes), in centavos.
+     */
+    get: operations["dashboard.balance"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/dashboard/customers": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List the account's customers
+     * @description The account's customers, newest first, by CPF/CNPJ, part of the name or the email; keyset pages.
+     */
+    get: operations["dashboard.customers"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/dashboard/deliveries/{id}/retry": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Retry one webhook delivery
+     * @description Queues one more attempt of the delivery now; answers the record with status PENDING.
+     */
+    post: operations["dashboard.retryDelivery"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/dashboard/exports/financials.csv": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Export the statement as CSV
+     * @description The postings of the period as CSV, streamed.
+     */
+    get: operations["dashboard.exportFinancials"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/dashboard/exports/transactions.csv": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Export transactions as CSV
+     * @description The transactions of the list with the same filters, every page, as CSV (docs/dashboard.md), streamed.
+     */
+    get: operations["dashboard.exportTransactions"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/dashboard/financials": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The merchant's statement
+     * @description The merchant's ledger postings over the period, newest first.
+     */
+    get: operations["dashboard.financials"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/dashboard/me": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The signed-in account
+     * @description The account the login token names: id, name, email, creation.
+     */
+    get: operations["dashboard.me"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/dashboard/subaccounts": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List subaccounts
+     * @description The account's subaccounts (split recipients), newest first, with their bank accounts; keyset pages.
+     */
+    get: operations["dashboard.subaccounts"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/dashboard/summary": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Sales summary of a period
+     * @description Gross and net volume, counts and approval rate, in all, by method and by day (America/Sao_Paulo) over `from`..`to` (default the last 30 days, at most 366).
+     */
+    get: operations["dashboard.summary"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/dashboard/transactions": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List the account's transactions
+     * @description The account's transactions, newest first, filtered; `nextCursor` pages by a seek on the index, as fast at any depth.
+     */
+    get: operations["dashboard.transactions"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/dashboard/transactions/{id}": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * One transaction and its timeline
+     * @description One transaction and its timeline: analysis, payment, refunds, events, deliveries.
+     */
+    get: operations["dashboard.transaction"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/dashboard/transactions/{id}/antifraud": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Decide an antifraud review
+     * @description Decides a card charge held for review: approve (capture) or reject.
+     */
+    post: operations["dashboard.review"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/dashboard/transactions/{id}/refund": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Refund a transaction
+     * @description Refunds `amount` (all that is left when absent), as the API's refund does.
+     */
+    post: operations["dashboard.refund"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/dashboard/webhook": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The account's webhook endpoint
+     * @description The URL deliveries go to and the secret that signs them; 404 when none is registered.
+     */
+    get: operations["dashboard.webhook"]
+    /**
+     * Set the webhook endpoint
+     * @description Registers or replaces the account's webhook URL (public https unless private URLs are allowed); the secret is kept on a replacement.
+     */
+    put: operations["dashboard.setWebhook"]
+    post?: never
+    /**
+     * Remove the webhook endpoint
+     * @description No further deliveries; pending ones are dropped.
+     */
+    delete: operations["dashboard.removeWebhook"]
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/dashboard/withdrawals": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List withdrawals
+     * @description Withdrawals, newest first, with the bank's failure reason when one failed.
+     */
+    get: operations["dashboard.withdrawals"]
+    put?: never
+    /**
+     * Request a withdrawal
+     * @description Moves `amount` out of the available balance to `bankAccount` (the main account) or to the subaccount's registered account; the bank pays it later.
+     */
+    post: operations["dashboard.withdraw"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   "/api/orders": {
     parameters: {
       query?: never
@@ -2220,6 +2596,1837 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboard.keys": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            primary: components["schemas"]["ApiKey"]
+            restricted: components["schemas"]["ApiKey"][]
+          }
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboard.createKey": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * maxLength(100)
+           * @description a string at most 100 character(s) long
+           */
+          label: string
+          /**
+           * maxItems(40)
+           * @description an array of at most 40 item(s)
+           */
+          scopes: string[]
+        }
+      }
+    }
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            active: boolean
+            createdAt: components["schemas"]["Date"]
+            fullKey: string
+            id: components["schemas"]["UUID"]
+            keyPrefix: string
+            label: string
+            lastUsedAt: components["schemas"]["Date"] | null
+            maskedKey: string
+            rateLimit: components["schemas"]["Int"]
+            scopes: string[] | null
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboard.revokeKey": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description ApiKey */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["ApiKey"]
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboard.regenerateKey": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            active: boolean
+            createdAt: components["schemas"]["Date"]
+            fullKey: string
+            id: components["schemas"]["UUID"]
+            keyPrefix: string
+            label: string
+            lastUsedAt: components["schemas"]["Date"] | null
+            maskedKey: string
+            rateLimit: components["schemas"]["Int"]
+            scopes: string[] | null
+          }
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboard.balance": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            /**
+             * int
+             * @description centavos
+             */
+            available: number
+            /**
+             * int
+             * @description centavos
+             */
+            pending: number
+            /**
+             * int
+             * @description centavos
+             */
+            reserved: number
+            updatedAt: components["schemas"]["Date"]
+          }
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboard.customers": {
+    parameters: {
+      query?: {
+        /** @description `next_cursor` of the page before, as given */
+        cursor?: string
+        /** @description rows per page, 1 to 200 (default 50) */
+        limit?: string
+        /** @description CPF/CNPJ, part of the name, or the email */
+        search?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            data: components["schemas"]["Customer"][]
+            nextCursor: string | null
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboard.retryDelivery": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Delivery */
+      202: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Delivery"]
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboard.exportFinancials": {
+    parameters: {
+      query?: {
+        /** @description first day YYYY-MM-DD (America/Sao_Paulo) or ISO 8601 instant */
+        from?: string
+        /** @description last day, inclusive, YYYY-MM-DD (America/Sao_Paulo) or ISO 8601 instant */
+        to?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description a string */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "text/csv": string
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboard.exportTransactions": {
+    parameters: {
+      query?: {
+        /** @description amount_total at most, centavos */
+        amount_max?: string
+        /** @description amount_total at least, centavos */
+        amount_min?: string
+        /** @description the buyer's CPF or CNPJ (punctuation allowed) */
+        document?: string
+        /** @description first day YYYY-MM-DD (America/Sao_Paulo) or ISO 8601 instant */
+        from?: string
+        /** @description a top-level metadata key; with metadata_value */
+        metadata_key?: string
+        /** @description the value of metadata_key, as text */
+        metadata_value?: string
+        method?: "PIX" | "BOLETO" | "CARD"
+        /** @description one or more statuses, comma-separated (PAID,REFUNDED) */
+        status?: string
+        /** @description last day, inclusive, YYYY-MM-DD (America/Sao_Paulo) or ISO 8601 instant */
+        to?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description a string */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "text/csv": string
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboard.financials": {
+    parameters: {
+      query?: {
+        /** @description `next_cursor` of the page before, as given */
+        cursor?: string
+        /** @description first day YYYY-MM-DD (America/Sao_Paulo) or ISO 8601 instant */
+        from?: string
+        /** @description rows per page, 1 to 200 (default 50) */
+        limit?: string
+        /** @description last day, inclusive, YYYY-MM-DD (America/Sao_Paulo) or ISO 8601 instant */
+        to?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            data: {
+              amount: number
+              book: string
+              createdAt: components["schemas"]["Date"]
+              description: string
+              id: string
+              transactionId: string | null
+              type: string
+              withdrawalId: string | null
+            }[]
+            nextCursor: string | null
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboard.me": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Account */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Account"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboard.subaccounts": {
+    parameters: {
+      query?: {
+        /** @description `next_cursor` of the page before, as given */
+        cursor?: string
+        /** @description rows per page, 1 to 200 (default 50) */
+        limit?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            data: {
+              bankAccount: {
+                account: string
+                accountDigit: string
+                agency: string
+                agencyDigit: string | null
+                bankCode: string
+                type: string
+              }
+              createdAt: components["schemas"]["Date"]
+              document: string
+              documentType: string
+              email: string
+              id: components["schemas"]["UUID"]
+              name: string
+              phone: string
+              status: string
+            }[]
+            nextCursor: string | null
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboard.summary": {
+    parameters: {
+      query?: {
+        /** @description first day YYYY-MM-DD (America/Sao_Paulo) or ISO 8601 instant */
+        from?: string
+        /** @description last day, inclusive, YYYY-MM-DD (America/Sao_Paulo) or ISO 8601 instant */
+        to?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            byDay: {
+              /** @description paid ÷ (paid + refused), 0 to 1 */
+              approvalRate: number | null
+              count: components["schemas"]["Int"]
+              /** @description YYYY-MM-DD in America/Sao_Paulo */
+              day: string
+              /**
+               * int
+               * @description centavos
+               */
+              fees: number
+              /**
+               * int
+               * @description centavos
+               */
+              gross: number
+              /** @enum {string} */
+              method: "PIX" | "BOLETO" | "CARD"
+              /**
+               * int
+               * @description centavos
+               */
+              net: number
+              paid: components["schemas"]["Int"]
+              /**
+               * int
+               * @description centavos
+               */
+              refunded: number
+              refused: components["schemas"]["Int"]
+            }[]
+            byMethod: {
+              /** @description paid ÷ (paid + refused), 0 to 1 */
+              approvalRate: number | null
+              count: components["schemas"]["Int"]
+              /**
+               * int
+               * @description centavos
+               */
+              fees: number
+              /**
+               * int
+               * @description centavos
+               */
+              gross: number
+              /** @enum {string} */
+              method: "PIX" | "BOLETO" | "CARD"
+              /**
+               * int
+               * @description centavos
+               */
+              net: number
+              paid: components["schemas"]["Int"]
+              /**
+               * int
+               * @description centavos
+               */
+              refunded: number
+              refused: components["schemas"]["Int"]
+            }[]
+            from: components["schemas"]["Date"]
+            to: components["schemas"]["Date"]
+            totals: {
+              /** @description paid ÷ (paid + refused), 0 to 1 */
+              approvalRate: number | null
+              count: components["schemas"]["Int"]
+              /**
+               * int
+               * @description centavos
+               */
+              fees: number
+              /**
+               * int
+               * @description centavos
+               */
+              gross: number
+              /**
+               * int
+               * @description centavos
+               */
+              net: number
+              paid: components["schemas"]["Int"]
+              /**
+               * int
+               * @description centavos
+               */
+              refunded: number
+              refused: components["schemas"]["Int"]
+            }
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboard.transactions": {
+    parameters: {
+      query?: {
+        /** @description amount_total at most, centavos */
+        amount_max?: string
+        /** @description amount_total at least, centavos */
+        amount_min?: string
+        /** @description `next_cursor` of the page before, as given */
+        cursor?: string
+        /** @description the buyer's CPF or CNPJ (punctuation allowed) */
+        document?: string
+        /** @description first day YYYY-MM-DD (America/Sao_Paulo) or ISO 8601 instant */
+        from?: string
+        /** @description rows per page, 1 to 200 (default 50) */
+        limit?: string
+        /** @description a top-level metadata key; with metadata_value */
+        metadata_key?: string
+        /** @description the value of metadata_key, as text */
+        metadata_value?: string
+        method?: "PIX" | "BOLETO" | "CARD"
+        /** @description one or more statuses, comma-separated (PAID,REFUNDED) */
+        status?: string
+        /** @description last day, inclusive, YYYY-MM-DD (America/Sao_Paulo) or ISO 8601 instant */
+        to?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            data: {
+              /**
+               * int
+               * @description centavos
+               */
+              amount: number
+              /**
+               * int
+               * @description centavos
+               */
+              amountTotal: number
+              antifraud: {
+                decision: string
+                reason: string | null
+                score: number
+                status: string
+              } | null
+              buyer: {
+                document: string
+                name: string
+              } | null
+              card: {
+                brand: string
+                last4: string
+              } | null
+              createdAt: components["schemas"]["Date"]
+              declineCode: string | null
+              /**
+               * int
+               * @description centavos
+               */
+              fee: number
+              id: components["schemas"]["UUID"]
+              installments: components["schemas"]["Int"] | null
+              metadata: {
+                [key: string]: unknown
+              } | null
+              /** @enum {string} */
+              method: "PIX" | "BOLETO" | "CARD"
+              paidAt: components["schemas"]["Date"] | null
+              /**
+               * int
+               * @description what a refund may still return
+               */
+              refundable: number
+              /**
+               * int
+               * @description centavos
+               */
+              refundedAmount: number
+              /** @enum {string} */
+              status:
+                | "PENDING"
+                | "PROCESSING"
+                | "ANTIFRAUD"
+                | "CAPTURED"
+                | "PAID"
+                | "DECLINED"
+                | "FAILED"
+                | "CANCELLED"
+                | "PARTIAL_REFUND"
+                | "REFUNDED"
+                | "PRE_CHARGEBACK"
+                | "CHARGEBACK"
+                | "MED_RECEIVED"
+                | "MED_ANALYSIS"
+                | "MED_REPROVED"
+            }[]
+            /** @description the `cursor` of the next page; null at the end */
+            nextCursor: string | null
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboard.transaction": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            timeline: {
+              at: components["schemas"]["Date"]
+              detail: {
+                [key: string]: unknown
+              }
+              /** @enum {string} */
+              kind: "created" | "antifraud" | "authorized" | "paid" | "refund" | "dispute" | "event" | "delivery"
+              title: string
+            }[]
+            transaction: {
+              /**
+               * int
+               * @description centavos
+               */
+              amount: number
+              /**
+               * int
+               * @description centavos
+               */
+              amountTotal: number
+              antifraud: {
+                decision: string
+                reason: string | null
+                score: number
+                status: string
+              } | null
+              buyer: {
+                document: string
+                name: string
+              } | null
+              card: {
+                brand: string
+                last4: string
+              } | null
+              createdAt: components["schemas"]["Date"]
+              declineCode: string | null
+              /**
+               * int
+               * @description centavos
+               */
+              fee: number
+              id: components["schemas"]["UUID"]
+              installments: components["schemas"]["Int"] | null
+              metadata: {
+                [key: string]: unknown
+              } | null
+              /** @enum {string} */
+              method: "PIX" | "BOLETO" | "CARD"
+              paidAt: components["schemas"]["Date"] | null
+              /**
+               * int
+               * @description what a refund may still return
+               */
+              refundable: number
+              /**
+               * int
+               * @description centavos
+               */
+              refundedAmount: number
+              /** @enum {string} */
+              status:
+                | "PENDING"
+                | "PROCESSING"
+                | "ANTIFRAUD"
+                | "CAPTURED"
+                | "PAID"
+                | "DECLINED"
+                | "FAILED"
+                | "CANCELLED"
+                | "PARTIAL_REFUND"
+                | "REFUNDED"
+                | "PRE_CHARGEBACK"
+                | "CHARGEBACK"
+                | "MED_RECEIVED"
+                | "MED_ANALYSIS"
+                | "MED_REPROVED"
+            }
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboard.review": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @enum {string} */
+          decision: "approve" | "reject"
+        }
+      }
+    }
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            timeline: {
+              at: components["schemas"]["Date"]
+              detail: {
+                [key: string]: unknown
+              }
+              /** @enum {string} */
+              kind: "created" | "antifraud" | "authorized" | "paid" | "refund" | "dispute" | "event" | "delivery"
+              title: string
+            }[]
+            transaction: {
+              /**
+               * int
+               * @description centavos
+               */
+              amount: number
+              /**
+               * int
+               * @description centavos
+               */
+              amountTotal: number
+              antifraud: {
+                decision: string
+                reason: string | null
+                score: number
+                status: string
+              } | null
+              buyer: {
+                document: string
+                name: string
+              } | null
+              card: {
+                brand: string
+                last4: string
+              } | null
+              createdAt: components["schemas"]["Date"]
+              declineCode: string | null
+              /**
+               * int
+               * @description centavos
+               */
+              fee: number
+              id: components["schemas"]["UUID"]
+              installments: components["schemas"]["Int"] | null
+              metadata: {
+                [key: string]: unknown
+              } | null
+              /** @enum {string} */
+              method: "PIX" | "BOLETO" | "CARD"
+              paidAt: components["schemas"]["Date"] | null
+              /**
+               * int
+               * @description what a refund may still return
+               */
+              refundable: number
+              /**
+               * int
+               * @description centavos
+               */
+              refundedAmount: number
+              /** @enum {string} */
+              status:
+                | "PENDING"
+                | "PROCESSING"
+                | "ANTIFRAUD"
+                | "CAPTURED"
+                | "PAID"
+                | "DECLINED"
+                | "FAILED"
+                | "CANCELLED"
+                | "PARTIAL_REFUND"
+                | "REFUNDED"
+                | "PRE_CHARGEBACK"
+                | "CHARGEBACK"
+                | "MED_RECEIVED"
+                | "MED_ANALYSIS"
+                | "MED_REPROVED"
+            }
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description The resource's state forbids the operation */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Conflict"]
+        }
+      }
+      /** @description Refused on its merits: card declined, card data rejected, idempotency key reused */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnprocessableEntity"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+      /** @description A payment provider or the database is unavailable; nothing was charged. See `Retry-After` */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["ServiceUnavailable"]
+        }
+      }
+    }
+  }
+  "dashboard.refund": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * between(1, 9999999999)
+           * @description centavos; absent: all that is left
+           */
+          amount?: components["schemas"]["Int"]
+          /**
+           * maxLength(255)
+           * @description a string at most 255 character(s) long
+           */
+          reason?: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            timeline: {
+              at: components["schemas"]["Date"]
+              detail: {
+                [key: string]: unknown
+              }
+              /** @enum {string} */
+              kind: "created" | "antifraud" | "authorized" | "paid" | "refund" | "dispute" | "event" | "delivery"
+              title: string
+            }[]
+            transaction: {
+              /**
+               * int
+               * @description centavos
+               */
+              amount: number
+              /**
+               * int
+               * @description centavos
+               */
+              amountTotal: number
+              antifraud: {
+                decision: string
+                reason: string | null
+                score: number
+                status: string
+              } | null
+              buyer: {
+                document: string
+                name: string
+              } | null
+              card: {
+                brand: string
+                last4: string
+              } | null
+              createdAt: components["schemas"]["Date"]
+              declineCode: string | null
+              /**
+               * int
+               * @description centavos
+               */
+              fee: number
+              id: components["schemas"]["UUID"]
+              installments: components["schemas"]["Int"] | null
+              metadata: {
+                [key: string]: unknown
+              } | null
+              /** @enum {string} */
+              method: "PIX" | "BOLETO" | "CARD"
+              paidAt: components["schemas"]["Date"] | null
+              /**
+               * int
+               * @description what a refund may still return
+               */
+              refundable: number
+              /**
+               * int
+               * @description centavos
+               */
+              refundedAmount: number
+              /** @enum {string} */
+              status:
+                | "PENDING"
+                | "PROCESSING"
+                | "ANTIFRAUD"
+                | "CAPTURED"
+                | "PAID"
+                | "DECLINED"
+                | "FAILED"
+                | "CANCELLED"
+                | "PARTIAL_REFUND"
+                | "REFUNDED"
+                | "PRE_CHARGEBACK"
+                | "CHARGEBACK"
+                | "MED_RECEIVED"
+                | "MED_ANALYSIS"
+                | "MED_REPROVED"
+            }
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description The resource's state forbids the operation */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Conflict"]
+        }
+      }
+      /** @description Refused on its merits: card declined, card data rejected, idempotency key reused */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnprocessableEntity"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+      /** @description A payment provider or the database is unavailable; nothing was charged. See `Retry-After` */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["ServiceUnavailable"]
+        }
+      }
+    }
+  }
+  "dashboard.webhook": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Webhook */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Webhook"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboard.setWebhook": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * maxLength(2048)
+           * @description a string at most 2048 character(s) long
+           */
+          url: string
+        }
+      }
+    }
+    responses: {
+      /** @description Webhook */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Webhook"]
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboard.removeWebhook": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      204: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboard.withdrawals": {
+    parameters: {
+      query?: {
+        /** @description `next_cursor` of the page before, as given */
+        cursor?: string
+        /** @description rows per page, 1 to 200 (default 50) */
+        limit?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            data: {
+              /**
+               * int
+               * @description centavos
+               */
+              amount: number
+              bankAccount: {
+                account: string
+                accountDigit: string
+                agency: string
+                agencyDigit: string | null
+                bankCode: string
+                type: string
+              }
+              createdAt: components["schemas"]["Date"]
+              failureReason: string | null
+              id: components["schemas"]["UUID"]
+              paidAt: components["schemas"]["Date"] | null
+              status: string
+              subaccountId: components["schemas"]["UUID"] | null
+            }[]
+            nextCursor: string | null
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboard.withdraw": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * between(1, 9999999999)
+           * @description a number between 1 and 9999999999
+           */
+          amount: components["schemas"]["Int"]
+          /**
+           * unknown
+           * @description bank_code, agency, agency_digit, account, account_digit, type (checking|savings); main account
+           */
+          bankAccount?: unknown
+          subaccountId?: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            /**
+             * int
+             * @description centavos
+             */
+            amount: number
+            bankAccount: {
+              account: string
+              accountDigit: string
+              agency: string
+              agencyDigit: string | null
+              bankCode: string
+              type: string
+            }
+            createdAt: components["schemas"]["Date"]
+            failureReason: string | null
+            id: components["schemas"]["UUID"]
+            paidAt: components["schemas"]["Date"] | null
+            status: string
+            subaccountId: components["schemas"]["UUID"] | null
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description The resource's state forbids the operation */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Conflict"]
+        }
+      }
+      /** @description Refused on its merits: card declined, card data rejected, idempotency key reused */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnprocessableEntity"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */

@@ -1,0 +1,60 @@
+import { Effect, Either } from "effect"
+import { describe, expect, it } from "vitest"
+import { encodeCursor, filterOf, pageOf, summaryPeriod } from "./query.ts"
+
+const NOW = new Date("2026-11-25T15:00:00Z")
+const run = <A, E>(e: Effect.Effect<A, E>) => Effect.runSync(Effect.either(e))
+
+describe("the dashboard's query words (docs/dashboard.md)", () => {
+  it("a day is São Paulo's: from its 03:00Z to the next day's, `to` inclusive", () => {
+    const f = run(filterOf({ from: "2026-11-01", to: "2026-11-30" }, NOW))
+    expect(Either.getOrThrow(f)).toMatchObject({
+      createdFrom: new Date("2026-11-01T03:00:00Z"),
+      createdBefore: new Date("2026-12-01T03:00:00Z")
+    })
+  })
+
+  it("names every broken parameter at once, the page's with the filter's", () => {
+    const errors: Array<{ field: string; message: string }> = []
+    void pageOf({ limit: "500", cursor: "bm9wZQ" }, errors)
+    const f = run(
+      filterOf({ from: "2026-02-30", status: "PAID,NOPE", document: "123", metadata_key: "k" }, NOW, errors)
+    )
+    expect(Either.isLeft(f) && f.left.errors.map((e) => e.field)).toEqual([
+      "cursor",
+      "limit",
+      "from",
+      "status",
+      "metadata_value",
+      "document"
+    ])
+  })
+
+  it("takes several statuses, a CNPJ with punctuation and an amount range", () => {
+    const f = Either.getOrThrow(
+      run(
+        filterOf({ status: "paid, refunded", document: "11.222.333/0001-81", amount_min: "0", amount_max: "100" }, NOW)
+      )
+    )
+    expect(f).toMatchObject({
+      statuses: ["PAID", "REFUNDED"],
+      document: "11222333000181",
+      amountMin: 0,
+      amountMax: 100
+    })
+  })
+
+  it("a cursor it wrote goes back as the same key", () => {
+    const key = { at: "2026-01-01 00:00:00.000051+00", id: "1ca3ae58-4a45-4581-9d14-a7cebe65b65f" }
+    const page = Either.getOrThrow(run(pageOf({ cursor: encodeCursor(key)!, limit: "10" })))
+    expect(page).toEqual({ after: key, limit: 10 })
+  })
+
+  it("the summary defaults to the last 30 days and refuses more than 366", () => {
+    expect(Either.getOrThrow(run(summaryPeriod({}, NOW)))).toEqual({
+      from: new Date("2026-10-26T15:00:00Z"),
+      before: NOW
+    })
+    expect(Either.isLeft(run(summaryPeriod({ from: "2024-01-01", to: "2026-01-01" }, NOW)))).toBe(true)
+  })
+})
