@@ -9,7 +9,8 @@ import type { PaymentCommand } from "../domain/payment.ts"
 import { installmentOption } from "../domain/installments.ts"
 import { feeOf, percentageShare } from "../domain/ledger.ts"
 import { SubaccountRepo } from "../ports/SubaccountRepo.ts"
-import { addDaysInSaoPaulo, endOfDayInSaoPaulo, saoPauloDate } from "../domain/time.ts"
+import { onOrNextBusinessDay } from "../domain/calendar.ts"
+import { addBusinessDaysInSaoPaulo, endOfDayInSaoPaulo, saoPauloDate } from "../domain/time.ts"
 import type { SplitRecord, TransactionRecord } from "../domain/transaction.ts"
 import { AccountRepo } from "../ports/AccountRepo.ts"
 import { Acquirer, type CardData } from "../ports/Acquirer.ts"
@@ -247,11 +248,15 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
           ? undefined
           : yield* Effect.flatten(customers.find(accountId, customerId)).pipe(Effect.orElseSucceed(() => undefined))
       const now = new Date(yield* Clock.currentTimeMillis)
-      // A deadline asked for names the due date: its calendar day in São Paulo (CONTRACT-v1 §3).
-      const due =
+      // A deadline asked for names the due date: its calendar day in São Paulo (CONTRACT-v1 §3);
+      // otherwise BOLETO_DUE_DAYS business days from today (docs/calendar.md).
+      const dueDate =
         command.expiresAt === null
-          ? addDaysInSaoPaulo(now, config.boletoDueDays)
-          : { date: saoPauloDate(command.expiresAt), endOfDay: endOfDayInSaoPaulo(saoPauloDate(command.expiresAt)) }
+          ? addBusinessDaysInSaoPaulo(now, config.boletoDueDays).date
+          : saoPauloDate(command.expiresAt)
+      // Due on a weekend or bank holiday, it is payable without charges until the end of the next
+      // business day, so it expires then, not on its due date (docs/calendar.md).
+      const due = { date: dueDate, endOfDay: endOfDayInSaoPaulo(onOrNextBusinessDay(dueDate)) }
       const payerName = command.buyer?.name ?? customer?.name ?? "Pagador"
       const registered = yield* boleto.register({
         transactionId,

@@ -1,4 +1,5 @@
-import { addDaysInSaoPaulo, startOfDayInSaoPaulo } from "./time.ts"
+import { addBusinessDays, addCalendarDays, onOrNextBusinessDay } from "./calendar.ts"
+import { addDaysInSaoPaulo, saoPauloDate, startOfDayInSaoPaulo } from "./time.ts"
 
 /**
  * The books of CONTRACT-v1 §7, as pure rules: which postings each movement makes and how much money
@@ -134,6 +135,24 @@ export const cut = (amount: number, n: number): ReadonlyArray<number> => {
 export const availableAt = (paidAt: Date, days: number): Date =>
   days === 0 ? paidAt : startOfDayInSaoPaulo(addDaysInSaoPaulo(paidAt, days).date)
 
+/**
+ * When part `k` of a sale becomes available (docs/calendar.md): PIX runs every day, so D+N calendar
+ * days; a boleto is credited by the bank's compensação, so D+N business days; a card installment
+ * falls due k × N calendar days after the sale and is paid by the acquirer on that day or, when it is
+ * not a business day, on the next one. N = 0 means at once, whatever the day.
+ */
+export const settlementAt = (method: "PIX" | "BOLETO" | "CARD", paidAt: Date, days: number, k: number): Date => {
+  if (days === 0) return paidAt
+  const sold = saoPauloDate(paidAt)
+  const date =
+    method === "PIX"
+      ? addCalendarDays(sold, days * k)
+      : method === "BOLETO"
+        ? addBusinessDays(sold, days * k)
+        : onOrNextBusinessDay(addCalendarDays(sold, days * k))
+  return startOfDayInSaoPaulo(date)
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Sale
 
@@ -187,7 +206,7 @@ export const planSale = (input: SaleInput): { readonly postings: Posting[]; read
   const n = input.method === "CARD" ? Math.max(1, input.installments) : 1
   const days =
     input.method === "CARD" ? schedule.cardDays : input.method === "PIX" ? schedule.pixDays : schedule.billetDays
-  const at = (k: number) => availableAt(input.paidAt, days * k)
+  const at = (k: number) => settlementAt(input.method, input.paidAt, days, k)
   const other = counterparty(input.method)
   const postings: Posting[] = [
     { party: MERCHANT, book: "pending", type: "sale", amount: amountTotal, description: "sale" },
