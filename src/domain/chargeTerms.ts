@@ -1,0 +1,192 @@
+import { Schema } from "effect"
+import { daysBetween, onOrNextBusinessDay } from "./calendar.ts"
+
+/**
+ * A boleto's charge terms (docs/boleto.md "Fine, interest, discounts and abatement"): a fine (multa)
+ * and interest (juros) when paid late, up to three discounts for paying early, and an abatement.
+ *
+ * Each maps one to one to the API Pix `cobv` charge (`valor.multa`, `juros`, `desconto`,
+ * `abatimento` and their `modalidade`, see `cobvModalities`), so a bolepix charges the same on both
+ * rails. Fixed values are centavos; percentages are basis points (hundredths of a percent: 2 % =
+ * 200), the two decimals `cobv`'s `valorPerc` and CNAB 240's rates carry.
+ */
+export const FixedOrPercentage = Schema.Struct({
+  kind: Schema.Literal("fixed", "percentage"),
+  /** centavos when fixed, basis points when percentage */
+  value: Schema.Number
+})
+export type FixedOrPercentage = typeof FixedOrPercentage.Type
+
+export const INTEREST_KINDS = ["fixed_per_day", "percentage_per_day", "percentage_per_month"] as const
+export const Interest = Schema.Struct({
+  /** Simple interest, calendar days from the due date; a month is 30 days (pro rata die). */
+  kind: Schema.Literal(...INTEREST_KINDS),
+  value: Schema.Number
+})
+export type Interest = typeof Interest.Type
+
+export const Discount = Schema.Struct({
+  kind: Schema.Literal("fixed", "percentage"),
+  value: Schema.Number,
+  /** The last day (São Paulo) the discount holds, inclusive. */
+  until: Schema.String
+})
+export type Discount = typeof Discount.Type
+
+export const ChargeTerms = Schema.Struct({
+  fine: Schema.optional(FixedOrPercentage),
+  interest: Schema.optional(Interest),
+  discounts: Schema.optional(Schema.Array(Discount)),
+  abatement: Schema.optional(FixedOrPercentage)
+})
+export type ChargeTerms = typeof ChargeTerms.Type
+
+export const MAX_DISCOUNTS = 3
+/** 100 %, in basis points. */
+const WHOLE = 10_000n
+
+/** A broken term, named by its path in the terms (`discounts[1].until`); each interface renames it. */
+export interface TermIssue {
+  readonly path: ReadonlyArray<string | number>
+  readonly message: string
+}
+
+const isDate = (s: string) =>
+  /^\d{4}-\d{2}-\d{2}$/.test(s) && new Date(`${s}T00:00:00Z`).toISOString().slice(0, 10) === s
+
+/** `value × rate / 10,000`, rounded half up to the centavo (docs/boleto.md "Rounding"). */
+const share = (base: number, basisPoints: number, num = 1n, den = 1n): number => {
+  const n = BigInt(base) * BigInt(basisPoints) * num
+  const d = WHOLE * den
+  return Number((2n * n + d) / (2n * d))
+}
+
+const valueOf = (term: FixedOrPercentage, base: number): number =>
+  term.kind === "fixed" ? term.value : share(base, term.value)
+
+/**
+ * What a bank would refuse, for a boleto of `amount` centavos due on `dueDate`: every issue at once.
+ * Percentages up to 100 %; a fixed value below the amount; discounts dated on or before the due date,
+ * strictly increasing dates with strictly decreasing values, all of one kind (`cobv` carries one
+ * `modalidade` for them); abatement plus the largest discount below the amount.
+ */
+export const validateTerms = (terms: ChargeTerms, amount: number, dueDate: string): ReadonlyArray<TermIssue> => {
+  const issues: TermIssue[] = []
+  const fail = (path: ReadonlyArray<string | number>, message: string) => issues.push({ path, message })
+  const checkValue = (path: ReadonlyArray<string | number>, kind: string, value: number, cap: number) => {
+    if (!Number.isSafeInteger(value) || value <= 0) {
+      fail([...path, "value"], "must be greater than zero, in centavos or a percentage with at most 2 decimals")
+    } else if (kind.startsWith("percentage") && value > 10_000) {
+      fail([...path, "value"], "must be at most 100 %")
+    } else if (!kind.startsWith("percentage") && value >= cap) {
+      fail([...path, "value"], "must be less than the amount")
+    }
+  }
+  if (terms.fine) checkValue(["fine"], terms.fine.kind, terms.fine.value, amount)
+  if (terms.interest) checkValue(["interest"], terms.interest.kind, terms.interest.value, amount)
+  if (terms.abatement) checkValue(["abatement"], terms.abatement.kind, terms.abatement.value, amount)
+  const discounts = terms.discounts ?? []
+  if (discounts.length > MAX_DISCOUNTS) fail(["discounts"], `at most ${MAX_DISCOUNTS} discounts`)
+  discounts.forEach((d, i) => {
+    checkValue(["discounts", i], d.kind, d.value, amount)
+    if (!isDate(d.until)) fail(["discounts", i, "until"], "must be a date, YYYY-MM-DD")
+    else if (d.until > dueDate) fail(["discounts", i, "until"], "must be on or before the due date")
+    if (i > 0) {
+      const prev = discounts[i - 1]!
+      if (d.kind !== prev.kind) fail(["discounts", i, "type"], "every discount must be of one type")
+      else if (isDate(d.until) && isDate(prev.until) && d.until <= prev.until) {
+        fail(["discounts", i, "until"], "must be after the previous discount's date")
+      } else if (d.value >= prev.value) fail(["discounts", i, "value"], "must be less than the previous discount")
+    }
+  })
+  if (issues.length === 0) {
+    const abatement = terms.abatement ? valueOf(terms.abatement, amount) : 0
+    const base = amount - abatement
+    const largest = discounts.length > 0 ? valueOf(discounts[0]!, base) : 0
+    if (abatement + largest >= amount) {
+      fail([discounts.length > 0 ? "discounts" : "abatement"], "abatement and discount must leave something to pay")
+    }
+  }
+  return issues
+}
+
+/** The parts due on a payment date, in centavos: total = principal − abatement − discount + fine + interest. */
+export interface AmountDue {
+  readonly principal: number
+  readonly abatement: number
+  readonly discount: number
+  readonly fine: number
+  readonly interest: number
+  readonly total: number
+  /** Calendar days after the due date (0 when not late, including the closed-day grace). */
+  readonly daysLate: number
+}
+
+/**
+ * What a boleto of `principal` due on `dueDate` asks on `paidOn` (São Paulo dates; docs/boleto.md):
+ * - the abatement always comes off; percentages apply to the principal less the abatement;
+ * - a discount holds through its date (the earliest date still ahead wins: it is the largest);
+ * - late is after the due date or, when it falls on a closed day, after the next business day
+ *   (docs/calendar.md); then the fine once, and simple interest for each calendar day from the due
+ *   date (a month = 30 days);
+ * - each part is rounded half up to the centavo on its own, then they are added.
+ */
+export const amountDue = (
+  principal: number,
+  dueDate: string,
+  terms: ChargeTerms | undefined,
+  paidOn: string
+): AmountDue => {
+  const t = terms ?? {}
+  const abatement = t.abatement ? valueOf(t.abatement, principal) : 0
+  const base = principal - abatement
+  const late = paidOn > onOrNextBusinessDay(dueDate)
+  const daysLate = late ? daysBetween(dueDate, paidOn) : 0
+  const ahead = late ? undefined : (t.discounts ?? []).find((d) => paidOn <= d.until)
+  const discount = ahead ? valueOf(ahead, base) : 0
+  const fine = late && t.fine ? valueOf(t.fine, base) : 0
+  let interest = 0
+  if (late && t.interest) {
+    const { kind, value } = t.interest
+    interest =
+      kind === "fixed_per_day"
+        ? value * daysLate
+        : kind === "percentage_per_day"
+          ? share(base, value, BigInt(daysLate))
+          : share(base, value, BigInt(daysLate), 30n)
+  }
+  return { principal, abatement, discount, fine, interest, total: base - discount + fine + interest, daysLate }
+}
+
+/**
+ * The `cobv` modalities the terms are (API Pix 2.x, `CobVValor`): multa 1 fixed / 2 percentage;
+ * juros 1 fixed per calendar day / 2 percent per calendar day / 3 percent per month (calendar days);
+ * desconto 1 fixed until the dates / 2 percentage until the dates (`descontoDataFixa`, up to 3);
+ * abatimento 1 fixed / 2 percentage. Values as `cobv` writes them: reais or percent, two decimals.
+ */
+export const cobvValue = (terms: ChargeTerms) => {
+  const money = (n: number) => (n / 100).toFixed(2)
+  const fp = (term: FixedOrPercentage) => ({ modalidade: term.kind === "fixed" ? 1 : 2, valorPerc: money(term.value) })
+  const discounts = terms.discounts ?? []
+  return {
+    ...(terms.fine ? { multa: fp(terms.fine) } : {}),
+    ...(terms.interest
+      ? {
+          juros: {
+            modalidade:
+              terms.interest.kind === "fixed_per_day" ? 1 : terms.interest.kind === "percentage_per_day" ? 2 : 3,
+            valorPerc: money(terms.interest.value)
+          }
+        }
+      : {}),
+    ...(discounts.length > 0
+      ? {
+          desconto: {
+            modalidade: discounts[0]!.kind === "fixed" ? 1 : 2,
+            descontoDataFixa: discounts.map((d) => ({ data: d.until, valorPerc: money(d.value) }))
+          }
+        }
+      : {}),
+    ...(terms.abatement ? { abatimento: fp(terms.abatement) } : {})
+  }
+}
