@@ -38,6 +38,13 @@ const pad = (n: number) => String(n).padStart(2, "0")
 const toDays = (date: string): number => Date.parse(`${date}T00:00:00Z`) / MS_PER_DAY
 const fromDays = (days: number): string => new Date(days * MS_PER_DAY).toISOString().slice(0, 10)
 
+/** A real calendar date written YYYY-MM-DD. */
+export const isDate = (s: string): boolean => {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false
+  const t = Date.parse(`${s}T00:00:00Z`)
+  return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === s
+}
+
 /** `date` moved by `days` calendar days. */
 export const addCalendarDays = (date: string, days: number): string => fromDays(toDays(date) + days)
 

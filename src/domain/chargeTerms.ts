@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { daysBetween, onOrNextBusinessDay } from "./calendar.ts"
+import { daysBetween, isDate, onOrNextBusinessDay } from "./calendar.ts"
 
 /**
  * A boleto's charge terms (docs/boleto.md "Fine, interest, discounts and abatement"): a fine (multa)
@@ -51,8 +51,9 @@ export interface TermIssue {
   readonly message: string
 }
 
-const isDate = (s: string) =>
-  /^\d{4}-\d{2}-\d{2}$/.test(s) && new Date(`${s}T00:00:00Z`).toISOString().slice(0, 10) === s
+/** The field name of a term's path in the interface's words: `billet.discounts[1].until`. */
+export const termField = (prefix: string, path: ReadonlyArray<string | number>): string =>
+  path.reduce<string>((at, key) => (typeof key === "number" ? `${at}[${key}]` : `${at}.${key}`), prefix)
 
 /** `value × rate / 10,000`, rounded half up to the centavo (docs/boleto.md "Rounding"). */
 const share = (base: number, basisPoints: number, num = 1n, den = 1n): number => {

@@ -1,3 +1,4 @@
+import { ChargeTerms } from "./chargeTerms.ts"
 import { Schema } from "effect"
 import { AntifraudAnalysis } from "./antifraud.ts"
 import { CustomerId, OrderId, TransactionId } from "./ids.ts"
@@ -57,7 +58,9 @@ export const BoletoDetails = Schema.Struct({
   bankName: Schema.String,
   ourNumber: Schema.String,
   payerName: Schema.String,
-  payerDocument: Schema.String
+  payerDocument: Schema.String,
+  /** Fine, interest, discounts and abatement (docs/boleto.md); absent on boletos without them. */
+  terms: Schema.optional(ChargeTerms)
 })
 export type BoletoDetails = typeof BoletoDetails.Type
 export const CardDetails = Schema.Struct({

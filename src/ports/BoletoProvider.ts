@@ -1,4 +1,5 @@
 import { Context, type Effect } from "effect"
+import type { ChargeTerms } from "../domain/chargeTerms.ts"
 import type { ProviderUnavailable } from "../domain/errors.ts"
 
 export interface BoletoRequest {
@@ -9,6 +10,8 @@ export interface BoletoRequest {
   readonly dueDate: string
   readonly payerName: string
   readonly payerDocument: string
+  /** Fine, interest, discounts and abatement to register with the bank (docs/boleto.md). */
+  readonly terms?: ChargeTerms | undefined
 }
 
 export interface RegisteredBoleto {

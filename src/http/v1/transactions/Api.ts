@@ -107,6 +107,20 @@ const IdempotencyHeaders = Schema.Struct({
 
 const hash = HttpApiSchema.param("hash", Schema.String)
 
+/** What a billet asks on a date, by its charge terms (docs/boleto.md); centavos. */
+export const V1AmountDue = Schema.Struct({
+  hash: Schema.String,
+  date: Schema.String,
+  due_date: Schema.String,
+  principal: Schema.Number,
+  abatement: Schema.Number,
+  discount: Schema.Number,
+  fine: Schema.Number,
+  interest: Schema.Number,
+  amount_due: Schema.Number,
+  days_late: Schema.Number
+})
+
 export const RefundBody = payload(
   Schema.Struct({
     amount: Schema.optional(
@@ -174,6 +188,23 @@ export class V1TransactionsApi extends HttpApiGroup.make("v1Transactions")
       .addSuccess(Success(V1Transaction))
       .addError(NotFound)
       .annotate(OpenApi.Description, "The transaction; 404 when unknown or of another account.")
+  )
+  .add(
+    HttpApiEndpoint.get("amountDue")`/transactions/${hash}/amount_due`
+      .setUrlParams(
+        Schema.Struct({
+          date: Schema.optional(Schema.String.annotations({ description: "YYYY-MM-DD (São Paulo); default today" }))
+        })
+      )
+      .addSuccess(Success(V1AmountDue))
+      .addError(BadRequest)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(
+        OpenApi.Description,
+        "What a billet asks if paid on `date`: its fine, interest, discount and abatement (docs/boleto.md); " +
+          "409 `not_a_boleto` for other methods."
+      )
   )
   .add(
     HttpApiEndpoint.post("refund")`/transactions/${hash}/refund`
