@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { addCalendarDays, isBusinessDay, onOrNextBusinessDay } from "../src/domain/calendar.ts"
 import { client, type Client, signup } from "./support/http.ts"
 import { boletoBody, expectFieldErrors, newOrder, pixBody, PROCESS } from "./support/payments.ts"
+import { pdfTextRuns } from "./support/pdfText.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
 
 /**
@@ -197,6 +198,40 @@ describe("v1: POST /public/v1/transactions with billet terms", () => {
       )
       expect(answer.body.data.due_date).toBe(closed)
     }
+  })
+
+  it("the PDF prints the terms as instruction lines; the checkout page shows them and today's amount", async () => {
+    const t = today()
+    const created = await api.post(
+      "/public/v1/transactions",
+      {
+        method: "billet",
+        amount: 100_000,
+        customer,
+        billet: {
+          fine: { type: "percentage", value: 2 },
+          interest: { type: "percentage_per_month", value: 1 },
+          discounts: [{ type: "fixed", value: 5_000, until: t }]
+        }
+      },
+      { token: key }
+    )
+    expect(created.status, created.text).toBe(201)
+    const data = created.body.data
+    const br = (d: string) => d.split("-").reverse().join("/")
+    const due = data.billet.due_date as string
+    const lines = [
+      `Até ${br(t)}, conceder desconto de R$ 50,00.`,
+      `Após ${br(due)}, cobrar multa de 2,00% (R$ 20,00).`,
+      `Após ${br(due)}, cobrar juros de mora de 1,00% ao mês, pro rata die (R$ 0,33 por dia de atraso).`,
+      `Não receber após ${br(addCalendarDays(due, 30))}.`
+    ]
+    const pdf = await fetch(data.billet.pdf_url)
+    const runs = pdfTextRuns(Buffer.from(await pdf.arrayBuffer()))
+    for (const line of lines) expect(runs, line).toContain(line)
+    const page = await (await fetch(data.checkout_url)).text()
+    expect(page).toContain('<strong id="billet-today">R$\u00a0950,00</strong>')
+    for (const line of lines) expect(page).toContain(line)
   })
 
   it("400 naming billet.<field>; terms on another method are refused", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { amountDue, type ChargeTerms, cobvValue, validateTerms } from "./chargeTerms.ts"
+import { amountDue, type ChargeTerms, cobvValue, instructionLines, validateTerms } from "./chargeTerms.ts"
 
 // R$ 1.000,00; fine 2 %; interest 1 % a month pro rata die (1,000.00 × 1 % / 30 = 33.333… centavos a
 // day); R$ 50,00 off until 1 February, R$ 25,00 off until 4 February.
@@ -133,5 +133,21 @@ describe("the cobv counterpart", () => {
       },
       abatimento: { modalidade: 1, valorPerc: "10.50" }
     })
+  })
+})
+
+describe("the instruction lines a bank prints", () => {
+  it("names each term with its amount in reais, the closed-day grace and the last day", () => {
+    expect(instructionLines(100_000, "2027-02-06", TERMS, "2027-03-12")).toEqual([
+      "Até 01/02/2027, conceder desconto de R$ 50,00.",
+      "Até 04/02/2027, conceder desconto de R$ 25,00.",
+      "Após 06/02/2027, cobrar multa de 2,00% (R$ 20,00).",
+      "Após 06/02/2027, cobrar juros de mora de 1,00% ao mês, pro rata die (R$ 0,33 por dia de atraso).",
+      "Vencimento em dia não útil: pagável sem encargos até 10/02/2027.",
+      "Não receber após 12/03/2027."
+    ])
+    expect(
+      instructionLines(123_456_78, "2027-02-05", { abatement: { kind: "fixed", value: 1_000_00 } }, "2027-02-05")
+    ).toEqual(["Conceder abatimento de R$ 1.000,00.", "Não receber após 05/02/2027."])
   })
 })

@@ -191,3 +191,51 @@ export const cobvValue = (terms: ChargeTerms) => {
     ...(terms.abatement ? { abatimento: fp(terms.abatement) } : {})
   }
 }
+
+const reais = (centavos: number) =>
+  `R$ ${Math.floor(centavos / 100)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ".")},${String(centavos % 100).padStart(2, "0")}`
+const percent = (basisPoints: number) => `${(basisPoints / 100).toFixed(2).replace(".", ",")}%`
+const brDate = (date: string) => `${date.slice(8, 10)}/${date.slice(5, 7)}/${date.slice(0, 4)}`
+
+/**
+ * The instruction lines a bank prints for the terms (ficha de compensação, "Instruções"), in
+ * Portuguese, with the amounts in reais as the cashier charges them (docs/boleto.md). `lastDay` is the
+ * last day it may be paid (São Paulo date).
+ */
+export const instructionLines = (
+  principal: number,
+  dueDate: string,
+  terms: ChargeTerms | undefined,
+  lastDay: string
+): ReadonlyArray<string> => {
+  const t = terms ?? {}
+  const abatement = t.abatement ? valueOf(t.abatement, principal) : 0
+  const base = principal - abatement
+  const lines: string[] = []
+  if (t.abatement) lines.push(`Conceder abatimento de ${reais(abatement)}.`)
+  for (const d of t.discounts ?? []) {
+    const what = d.kind === "fixed" ? reais(d.value) : `${percent(d.value)} (${reais(valueOf(d, base))})`
+    lines.push(`Até ${brDate(d.until)}, conceder desconto de ${what}.`)
+  }
+  if (t.fine) {
+    const what =
+      t.fine.kind === "fixed" ? reais(t.fine.value) : `${percent(t.fine.value)} (${reais(valueOf(t.fine, base))})`
+    lines.push(`Após ${brDate(dueDate)}, cobrar multa de ${what}.`)
+  }
+  if (t.interest) {
+    const { kind, value } = t.interest
+    const what =
+      kind === "fixed_per_day"
+        ? `${reais(value)} por dia de atraso`
+        : kind === "percentage_per_day"
+          ? `${percent(value)} ao dia (${reais(share(base, value))} por dia de atraso)`
+          : `${percent(value)} ao mês, pro rata die (${reais(share(base, value, 1n, 30n))} por dia de atraso)`
+    lines.push(`Após ${brDate(dueDate)}, cobrar juros de mora de ${what}.`)
+  }
+  const payable = onOrNextBusinessDay(dueDate)
+  if (payable !== dueDate) lines.push(`Vencimento em dia não útil: pagável sem encargos até ${brDate(payable)}.`)
+  lines.push(`Não receber após ${brDate(lastDay)}.`)
+  return lines
+}
