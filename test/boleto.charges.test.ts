@@ -313,3 +313,89 @@ describe("fuzz: any terms are 201 or a 400 naming billet.<field>, never a 500", 
     )
   })
 })
+
+describe("a boleto paid late or early: the payment's parts, recorded and posted", () => {
+  const customer = { name: "Beatriz Souza", email: "bia@example.com", document: "11.222.333/0001-81" }
+  const BILLET_FEE = 349
+
+  const billet = async (due: string, discountUntil: string) => {
+    const created = await api.post(
+      "/public/v1/transactions",
+      {
+        method: "billet",
+        amount: 100_000,
+        expires_at: `${due}T12:00:00-03:00`,
+        customer,
+        billet: {
+          fine: { type: "percentage", value: 2 },
+          interest: { type: "percentage_per_month", value: 1 },
+          discounts: [{ type: "fixed", value: 5_000, until: discountUntil }]
+        }
+      },
+      { token: key }
+    )
+    expect(created.status, created.text).toBe(201)
+    return created.body.data.hash as string
+  }
+
+  const payAndWait = async (hash: string, query: string) => {
+    const paid = await api.post(`/api/sandbox/transactions/${hash}/pay?${query}`, undefined, { key })
+    expect(paid.status, paid.text).toBe(202)
+    for (let i = 0; i < 100; i++) {
+      const t = await api.get(`/public/v1/transactions/${hash}`, { token: key })
+      if (t.body.data.status === "paid") return t.body.data
+      await new Promise((r) => setTimeout(r, 200))
+    }
+    throw new Error(`${hash} never paid`)
+  }
+
+  const postingsOf = async (hash: string) => {
+    const t = today()
+    const reply = await api.get(`/public/v1/financials?start_at=${t}&end_at=${t}&per_page=100`, { token: key })
+    expect(reply.status, reply.text).toBe(200)
+    return (reply.body.data as Array<{ transaction_hash: string; type: string; balance: string; amount: number }>)
+      .filter((p) => p.transaction_hash === hash && p.balance === "pending" && p.type !== "settlement")
+      .map((p) => [p.type, p.amount])
+  }
+
+  it("paid 10 days late: fine 2 % and 10 days of interest, posted as the merchant's revenue", async () => {
+    const due = addCalendarDays(today(), 7)
+    const hash = await billet(due, today())
+    const paidOn = addCalendarDays(due, 10)
+    const data = await payAndWait(hash, `date=${paidOn}`)
+    // 100,000 × 2 % = 2,000; interest from the due date: 100,000 × 1 % × 10 / 30 = 333.33 → 333.
+    expect(data.billet.payment).toEqual({
+      paid_on: paidOn,
+      amount_paid: 102_333,
+      principal: 100_000,
+      fine: 2_000,
+      interest: 333,
+      discount: 0,
+      abatement: 0
+    })
+    expect(await postingsOf(hash)).toEqual([
+      ["sale", 100_000],
+      ["fee", -BILLET_FEE],
+      ["fine", 2_000],
+      ["interest", 333]
+    ])
+  })
+
+  it("paid early: the discount comes off; a bank's different amount stands, the difference in its parts", async () => {
+    const due = addCalendarDays(today(), 7)
+    const early = await billet(due, addCalendarDays(today(), 1))
+    const data = await payAndWait(early, `date=${today()}`)
+    expect(data.billet.payment).toMatchObject({ amount_paid: 95_000, discount: 5_000, fine: 0, interest: 0 })
+    expect(await postingsOf(early)).toEqual([
+      ["sale", 100_000],
+      ["fee", -BILLET_FEE],
+      ["discount", -5_000]
+    ])
+    // A cashier collected 3 centavos more than the terms ask, 12 days late: the bank's amount stands.
+    const other = await billet(due, today())
+    const paidOn = addCalendarDays(due, 12)
+    const late = await payAndWait(other, `date=${paidOn}&amount=102403`)
+    // Our terms: 2,000 + 400 (100,000 × 1 % × 12 / 30) = 102,400; the 3 more are interest.
+    expect(late.billet.payment).toMatchObject({ amount_paid: 102_403, fine: 2_000, interest: 403, discount: 0 })
+  })
+})

@@ -239,3 +239,39 @@ export const instructionLines = (
   lines.push(`Não receber após ${brDate(lastDay)}.`)
   return lines
 }
+
+/** A boleto's payment as the bank reported it, in parts (docs/boleto.md "What a payment records"). */
+export interface PaymentParts {
+  readonly paidOn: string
+  readonly amount: number
+  readonly principal: number
+  readonly abatement: number
+  readonly discount: number
+  readonly fine: number
+  readonly interest: number
+}
+
+/**
+ * The parts of `amount`, paid on `paidOn`: our terms' parts for that day and, when the bank collected
+ * another amount (its own computation, a cashier's), the bank's amount stands — the difference is
+ * interest when more was paid, discount when less, so the parts always add up to what was paid.
+ */
+export const paymentParts = (
+  principal: number,
+  dueDate: string,
+  terms: ChargeTerms | undefined,
+  paidOn: string,
+  amount: number
+): PaymentParts => {
+  const due = amountDue(principal, dueDate, terms, paidOn)
+  const difference = amount - due.total
+  return {
+    paidOn,
+    amount,
+    principal,
+    abatement: due.abatement,
+    discount: due.discount + Math.max(0, -difference),
+    fine: due.fine,
+    interest: due.interest + Math.max(0, difference)
+  }
+}

@@ -26,7 +26,12 @@ export const POSTING_TYPES = [
   "med",
   "split",
   "withdraw",
-  "withdraw_reversal"
+  "withdraw_reversal",
+  // A boleto paid with its charge terms (docs/boleto.md).
+  "fine",
+  "interest",
+  "discount",
+  "abatement"
 ] as const
 export type PostingType = (typeof POSTING_TYPES)[number]
 
@@ -187,6 +192,13 @@ export interface SaleInput {
   readonly fee: number
   readonly shares: ReadonlyArray<Share>
   readonly schedule: Schedule
+  /** A boleto paid with its charge terms: what came on top of amount_total and what came off it. */
+  readonly charges?: {
+    readonly fine: number
+    readonly interest: number
+    readonly discount: number
+    readonly abatement: number
+  }
 }
 
 export const counterparty = (method: "PIX" | "BOLETO" | "CARD"): SystemBook =>
@@ -200,7 +212,9 @@ export const counterparty = (method: "PIX" | "BOLETO" | "CARD"): SystemBook =>
 export const planSale = (input: SaleInput): { readonly postings: Posting[]; readonly receivables: NewReceivable[] } => {
   const { amountTotal, fee, shares, schedule } = input
   const shared = sum(shares.map((s) => s.amount))
-  const net = amountTotal - fee - shared
+  const c = input.charges ?? { fine: 0, interest: 0, discount: 0, abatement: 0 }
+  // Fine and interest are the merchant's revenue; discount and abatement its concession (docs/boleto.md).
+  const net = amountTotal - fee - shared + c.fine + c.interest - c.discount - c.abatement
   const reserve =
     input.method === "CARD" ? Number((BigInt(Math.max(0, net)) * schedule.reserve.a) / schedule.reserve.b) : 0
   const n = input.method === "CARD" ? Math.max(1, input.installments) : 1
@@ -214,6 +228,18 @@ export const planSale = (input: SaleInput): { readonly postings: Posting[]; read
     { party: MERCHANT, book: "pending", type: "fee", amount: -fee, description: "fee" },
     { party: SYSTEM, book: "fees", type: "fee", amount: fee, description: "fee" }
   ]
+  const extra = (type: "fine" | "interest" | "discount" | "abatement", amount: number, description: string) => {
+    if (amount !== 0) {
+      postings.push(
+        { party: MERCHANT, book: "pending", type, amount, description },
+        { party: SYSTEM, book: other, type, amount: -amount, description }
+      )
+    }
+  }
+  extra("fine", c.fine, "fine (multa)")
+  extra("interest", c.interest, "interest (juros)")
+  extra("discount", -c.discount, "discount (desconto)")
+  extra("abatement", -c.abatement, "abatement (abatimento)")
   const receivables: NewReceivable[] = []
   for (const share of shares) {
     postings.push(

@@ -70,9 +70,24 @@ export const CardDetails = Schema.Struct({
   authorizationCode: Schema.optional(Schema.String)
 })
 export type CardDetails = typeof CardDetails.Type
+/** What the bank reported paid for a boleto, and its parts (docs/boleto.md); centavos. */
+export const BoletoPayment = Schema.Struct({
+  /** The day the buyer paid (São Paulo), the bank's data da ocorrência. */
+  paidOn: Schema.String,
+  amount: Schema.Number,
+  principal: Schema.Number,
+  abatement: Schema.Number,
+  discount: Schema.Number,
+  fine: Schema.Number,
+  interest: Schema.Number
+})
+export type BoletoPayment = typeof BoletoPayment.Type
+
 export const TransactionDetails = Schema.Struct({
   pix: Schema.optional(PixDetails),
   boleto: Schema.optional(BoletoDetails),
+  /** A boleto's payment as the bank reported it (set when it is paid). */
+  payment: Schema.optional(BoletoPayment),
   card: Schema.optional(CardDetails),
   /** The credential of the buyer's hosted checkout page (CONTRACT-v1 §6). */
   checkoutToken: Schema.optional(Schema.String)

@@ -26,8 +26,11 @@ export interface RegisteredBoleto {
 
 export interface BoletoSettlement {
   readonly transactionId: string
+  /** What the buyer paid, with any fine and interest, less any discount and abatement (docs/boleto.md). */
   readonly amount: number
   readonly paidAt: Date
+  /** The day the buyer paid (São Paulo, YYYY-MM-DD), when the bank says; otherwise paidAt's day. */
+  readonly paidOn?: string | null | undefined
 }
 
 /** A bank that registers boletos and reports which were paid (its settlement file or API). */
@@ -46,6 +49,6 @@ export class BoletoProvider extends Context.Tag("BoletoProvider")<
 export class SandboxBank extends Context.Tag("SandboxBank")<
   SandboxBank,
   {
-    readonly pay: (transactionId: string, amount: number) => Effect.Effect<void>
+    readonly pay: (transactionId: string, amount: number, paidOn?: string) => Effect.Effect<void>
   }
 >() {}

@@ -1302,6 +1302,10 @@ export interface components {
         | "split"
         | "withdraw"
         | "withdraw_reversal"
+        | "fine"
+        | "interest"
+        | "discount"
+        | "abatement"
       withdrawal_id: string | null
     }
     /**
@@ -1408,6 +1412,16 @@ export interface components {
         barcode: string
         digitable_line: string
         due_date: string
+        /** @description once paid: what the bank reported, in parts (docs/boleto.md) */
+        payment?: {
+          abatement: number
+          amount_paid: number
+          discount: number
+          fine: number
+          interest: number
+          paid_on: string
+          principal: number
+        }
         pdf_url: string
       }
       card?: {
@@ -3452,7 +3466,12 @@ export interface operations {
   }
   "sandbox.pay": {
     parameters: {
-      query?: never
+      query?: {
+        /** @description BOLETO: centavos paid (default: the amount due on that date, docs/boleto.md) */
+        amount?: string
+        /** @description BOLETO: the day the buyer paid, YYYY-MM-DD (default today) */
+        date?: string
+      }
       header?: never
       path: {
         id: string
@@ -4746,7 +4765,7 @@ export interface operations {
         /** @description YYYY-MM-DD (São Paulo), required */
         start_at?: string
         subaccount_id?: string
-        /** @description sale, fee, settlement, reserve, reserve_release, refund, chargeback, med, split, withdraw, withdraw_reversal */
+        /** @description sale, fee, settlement, reserve, reserve_release, refund, chargeback, med, split, withdraw, withdraw_reversal, fine, interest, discount, abatement */
         type?: string
       }
       header?: never

@@ -59,7 +59,18 @@ export const V1Transaction = Schema.Struct({
       barcode: Schema.String,
       digitable_line: Schema.String,
       pdf_url: Schema.String,
-      due_date: Schema.String
+      due_date: Schema.String,
+      payment: Schema.optional(
+        Schema.Struct({
+          paid_on: Schema.String,
+          amount_paid: Schema.Number,
+          principal: Schema.Number,
+          fine: Schema.Number,
+          interest: Schema.Number,
+          discount: Schema.Number,
+          abatement: Schema.Number
+        }).annotations({ description: "once paid: what the bank reported, in parts (docs/boleto.md)" })
+      )
     })
   ),
   card: Schema.optional(Schema.Struct({ brand: Schema.String, last4: Schema.String, holder_name: Schema.String })),
