@@ -15,6 +15,7 @@ import {
   transaction,
   until
 } from "./support/payments-fixtures.ts"
+import { addBusinessDays } from "../src/domain/calendar.ts"
 import { jsonBody, type Receiver, startReceiver } from "./support/receiver.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
 
@@ -227,8 +228,8 @@ describe("boletos", () => {
       const boleto = await chargeBoleto(merchant)
       const dueDate: string = boleto.body.boleto.dueDate
       expect([
-        addDays(saoPauloDate(before), BOLETO_DUE_DAYS),
-        addDays(saoPauloDate(new Date()), BOLETO_DUE_DAYS)
+        addBusinessDays(saoPauloDate(before), BOLETO_DUE_DAYS),
+        addBusinessDays(saoPauloDate(new Date()), BOLETO_DUE_DAYS)
       ]).toContain(dueDate)
       const job = await expireJob(boleto.transactionId)
       expect(job, "expire job right after creation").toBeDefined()

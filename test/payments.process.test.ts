@@ -3,7 +3,7 @@ import { PNG } from "pngjs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { barcodeFromDigitableLine, dueDateFactor, isValidBarcode, isValidDigitableLine } from "../src/domain/boleto.ts"
 import { parseBrCode } from "../src/domain/brcode.ts"
-import { addDaysInSaoPaulo } from "../src/domain/time.ts"
+import { addBusinessDaysInSaoPaulo } from "../src/domain/time.ts"
 import { client, type Client, signup } from "./support/http.ts"
 import {
   ADDRESS,
@@ -141,7 +141,11 @@ describe("BOLETO", () => {
     expect(barcodeFromDigitableLine(digitableLine)).toBe(barcode)
     // FEBRABAN layout: positions 6–9 the due-date factor, 10–19 the amount in centavos.
     expect(barcode.slice(9, 19)).toBe("0000025990")
-    const expected = [addDaysInSaoPaulo(before, BOLETO_DUE_DAYS).date, addDaysInSaoPaulo(after, BOLETO_DUE_DAYS).date]
+    // BOLETO_DUE_DAYS business days (docs/calendar.md).
+    const expected = [
+      addBusinessDaysInSaoPaulo(before, BOLETO_DUE_DAYS).date,
+      addBusinessDaysInSaoPaulo(after, BOLETO_DUE_DAYS).date
+    ]
     expect(expected).toContain(dueDate)
     expect(Number(barcode.slice(5, 9))).toBe(dueDateFactor(dueDate))
 

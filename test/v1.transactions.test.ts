@@ -2,6 +2,7 @@ import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parseBrCode } from "../src/domain/brcode.ts"
 import { isValidBarcode, isValidDigitableLine } from "../src/domain/boleto.ts"
+import { addCalendarDays, holidayName, isBusinessDay, onOrNextBusinessDay } from "../src/domain/calendar.ts"
 import { client, type Client, signup } from "./support/http.ts"
 import { CARDS, freshCpf, newOrder, pixBody, PROCESS } from "./support/payments.ts"
 import { jsonBody, type Receiver, startReceiver } from "./support/receiver.ts"
@@ -159,6 +160,25 @@ describe("POST /public/v1/transactions", () => {
     expect(t.customer.document_type).toBe("cnpj")
     const pdf = await fetch(t.billet.pdf_url)
     expect(pdf.headers.get("content-type")).toBe("application/pdf")
+  })
+
+  it("billet due on a closed day: the due date stays, payable until the next business day's end", async () => {
+    // The first closed day ahead (a holiday when one falls within 60 days, such as Christmas 2026,
+    // else a Saturday): it expires at the end of the next business day (docs/calendar.md).
+    const today = new Date().toLocaleDateString("en-CA", { timeZone: "America/Sao_Paulo" })
+    const ahead = Array.from({ length: 55 }, (_, i) => addCalendarDays(today, i + 2))
+    const closed = ahead.find((d) => holidayName(d) !== undefined) ?? ahead.find((d) => !isBusinessDay(d))!
+    const reply = await create({
+      method: "billet",
+      amount: 8_990,
+      expires_at: `${closed}T12:00:00-03:00`,
+      customer: customer({ document: "11.222.333/0001-81" })
+    })
+    expect(reply.status).toBe(201)
+    expect(reply.body.data.billet.due_date).toBe(closed)
+    const payable = onOrNextBusinessDay(closed)
+    expect(payable > closed).toBe(true)
+    expect(reply.body.data.expires_at).toBe(`${payable}T23:59:59-03:00`)
   })
 
   it("accepts an alphanumeric CNPJ (Receita example 12.ABC.345/01DE-35) and rejects a wrong check digit", async () => {

@@ -59,7 +59,7 @@ export class Boletos extends Effect.Service<Boletos>()("Boletos", {
             const [accountId, transactionId] = owner
             // IllegalTransition: expired or settled meanwhile by another run; the state machine already decided.
             yield* settlement
-              .markPaid(accountId, transactionId, slip.paidAt)
+              .markPaid(accountId, transactionId, slip.paidAt, { amount: slip.amount, paidOn: slip.paidOn })
               .pipe(Effect.catchTags({ IllegalTransition: () => Effect.void, NotFound: () => Effect.void }))
           }
           confirmed += settled.length

@@ -1,6 +1,7 @@
-import { Effect, Option } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { checkoutView } from "../domain/checkout.ts"
 import { NotFound } from "../domain/errors.ts"
+import { saoPauloDate } from "../domain/time.ts"
 import { PublicDocuments } from "../ports/PublicDocuments.ts"
 import { fn } from "../spans.ts"
 
@@ -12,7 +13,8 @@ export class Checkout extends Effect.Service<Checkout>()("Checkout", {
       view: fn("Checkout.view")(function* (token: string) {
         const found = yield* documents.findWithMerchant(token, "checkout")
         if (Option.isNone(found)) return yield* new NotFound({ message: "checkout not found" })
-        return checkoutView(found.value.merchant.name, found.value.transaction)
+        const today = saoPauloDate(new Date(yield* Clock.currentTimeMillis))
+        return checkoutView(found.value.merchant.name, found.value.transaction, today)
       })
     }
   })

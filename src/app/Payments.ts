@@ -9,7 +9,9 @@ import type { PaymentCommand } from "../domain/payment.ts"
 import { installmentOption } from "../domain/installments.ts"
 import { feeOf, percentageShare } from "../domain/ledger.ts"
 import { SubaccountRepo } from "../ports/SubaccountRepo.ts"
-import { addDaysInSaoPaulo, endOfDayInSaoPaulo, saoPauloDate } from "../domain/time.ts"
+import { addCalendarDays, onOrNextBusinessDay } from "../domain/calendar.ts"
+import { termField, validateTerms } from "../domain/chargeTerms.ts"
+import { addBusinessDaysInSaoPaulo, endOfDayInSaoPaulo, saoPauloDate } from "../domain/time.ts"
 import type { SplitRecord, TransactionRecord } from "../domain/transaction.ts"
 import { AccountRepo } from "../ports/AccountRepo.ts"
 import { Acquirer, type CardData } from "../ports/Acquirer.ts"
@@ -247,18 +249,42 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
           ? undefined
           : yield* Effect.flatten(customers.find(accountId, customerId)).pipe(Effect.orElseSucceed(() => undefined))
       const now = new Date(yield* Clock.currentTimeMillis)
-      // A deadline asked for names the due date: its calendar day in São Paulo (CONTRACT-v1 §3).
-      const due =
+      // A deadline asked for names the due date: its calendar day in São Paulo (CONTRACT-v1 §3);
+      // otherwise BOLETO_DUE_DAYS business days from today (docs/calendar.md).
+      const dueDate =
         command.expiresAt === null
-          ? addDaysInSaoPaulo(now, config.boletoDueDays)
-          : { date: saoPauloDate(command.expiresAt), endOfDay: endOfDayInSaoPaulo(saoPauloDate(command.expiresAt)) }
+          ? addBusinessDaysInSaoPaulo(now, config.boletoDueDays).date
+          : saoPauloDate(command.expiresAt)
+      // Due on a weekend or bank holiday, it is payable without charges until the end of the next
+      // business day, so it expires then, not on its due date (docs/calendar.md).
+      const payable = onOrNextBusinessDay(dueDate)
+      const terms = command.terms ?? undefined
+      // The rules that need the due date (a discount dated after it), now that it is known.
+      const issues = terms === undefined ? [] : validateTerms(terms, command.amount, dueDate)
+      if (issues.length > 0) {
+        const prefix = command.termsField ?? "terms"
+        return yield* new ValidationFailed({
+          errors: issues.map((i) => {
+            const field = termField(prefix, i.path)
+            return { field, message: `${field} ${i.message}` }
+          })
+        })
+      }
+      // With a fine or interest it is meant to be paid late too: payable BOLETO_LATE_DAYS after the due
+      // date before it expires (docs/boleto.md); otherwise "Não receber após o vencimento".
+      const late = terms?.fine !== undefined || terms?.interest !== undefined
+      const due = {
+        date: dueDate,
+        endOfDay: endOfDayInSaoPaulo(late ? addCalendarDays(payable, config.boletoLateDays) : payable)
+      }
       const payerName = command.buyer?.name ?? customer?.name ?? "Pagador"
       const registered = yield* boleto.register({
         transactionId,
         amount: command.amount,
         dueDate: due.date,
         payerName,
-        payerDocument: command.payer.document
+        payerDocument: command.payer.document,
+        terms
       })
       const pdfToken = documentToken()
       return yield* record(
@@ -282,7 +308,8 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
               bankName: registered.bankName,
               ourNumber: registered.ourNumber,
               payerName,
-              payerDocument: command.payer.document
+              payerDocument: command.payer.document,
+              ...(terms === undefined ? {} : { terms })
             },
             checkoutToken: documentToken()
           }

@@ -1,7 +1,9 @@
 import type { TransactionId } from "../domain/ids.ts"
 import type { AccountId } from "../domain/ids.ts"
-import { Effect, FiberRef, Option } from "effect"
+import { Clock, Effect, FiberRef, Option } from "effect"
 import { CurrentMode } from "../ports/Modes.ts"
+import { amountDue } from "../domain/chargeTerms.ts"
+import { saoPauloDate } from "../domain/time.ts"
 import { Disabled, NotFound } from "../domain/errors.ts"
 import { transition } from "../domain/lifecycle.ts"
 import { AppConfig } from "../config/AppConfig.ts"
@@ -44,14 +46,24 @@ export class Sandbox extends Effect.Service<Sandbox>()("Sandbox", {
       )
 
     return {
-      pay: fn("Sandbox.pay")(function* (accountId: AccountId, id: TransactionId) {
+      pay: fn("Sandbox.pay")(function* (
+        accountId: AccountId,
+        id: TransactionId,
+        at: { readonly date?: string | undefined; readonly amount?: number | undefined } = {}
+      ) {
         yield* enabled
         const t = yield* find(accountId, id)
         // The move the buyer's payment will make must be legal now (PENDING PIX or boleto).
         yield* transition(t.status, t.method, "pay")
         if (t.method === "PIX")
           return { settled: true, transaction: yield* settlement.markPaid(accountId, id, new Date()) }
-        yield* tx.run(Effect.zipRight(bank.pay(t.id, t.amount), scheduler.confirmBoletosSoon))
+        // A boleto is paid on a day (default today) for an amount (default what its terms ask that day).
+        const paidOn = at.date ?? saoPauloDate(new Date(yield* Clock.currentTimeMillis))
+        const boleto = t.details.boleto
+        const amount =
+          at.amount ??
+          (boleto === undefined ? t.amount : amountDue(t.amount, boleto.dueDate, boleto.terms, paidOn).total)
+        yield* tx.run(Effect.zipRight(bank.pay(t.id, amount, paidOn), scheduler.confirmBoletosSoon))
         return { settled: false, transaction: t }
       }),
       /** CONTRACT-v1 §10: the acquirer's chargeback notification, stage by stage. */

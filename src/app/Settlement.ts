@@ -1,5 +1,8 @@
 import type { AccountId, TransactionId } from "../domain/ids.ts"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
+import { paymentParts } from "../domain/chargeTerms.ts"
+import { saoPauloDate } from "../domain/time.ts"
+import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Transactional } from "../ports/Transactional.ts"
 import { Books } from "./Books.ts"
 import { Lifecycle } from "./Lifecycle.ts"
@@ -14,11 +17,32 @@ import { withSpan } from "../spans.ts"
 export class Settlement extends Effect.Service<Settlement>()("Settlement", {
   effect: Effect.gen(function* () {
     const lifecycle = yield* Lifecycle
+    const transactions = yield* TransactionRepo
     const books = yield* Books
     const tx = yield* Transactional
     return {
-      markPaid: (accountId: AccountId, transactionId: TransactionId, paidAt: Date) =>
-        lifecycle.move(accountId, transactionId, "pay", { paidAt }).pipe(withSpan("Settlement.markPaid")),
+      /**
+       * Paid at `paidAt`; a bank's report of a boleto (what was paid, on which day) records the payment
+       * and its parts — principal, fine, interest, discount, abatement — which the sale posts.
+       */
+      markPaid: (
+        accountId: AccountId,
+        transactionId: TransactionId,
+        paidAt: Date,
+        report?: { readonly amount: number; readonly paidOn?: string | null | undefined }
+      ) =>
+        Effect.gen(function* () {
+          if (report === undefined) return yield* lifecycle.move(accountId, transactionId, "pay", { paidAt })
+          const found = yield* transactions.find(accountId, transactionId)
+          const boleto = Option.isSome(found) ? found.value.details.boleto : undefined
+          if (Option.isNone(found) || boleto === undefined) {
+            return yield* lifecycle.move(accountId, transactionId, "pay", { paidAt })
+          }
+          const t = found.value
+          const paidOn = report.paidOn ?? saoPauloDate(paidAt)
+          const payment = paymentParts(t.amount, boleto.dueDate, boleto.terms, paidOn, report.amount)
+          return yield* lifecycle.move(accountId, transactionId, "pay", { paidAt, details: { payment } })
+        }).pipe(withSpan("Settlement.markPaid")),
 
       expire: (accountId: AccountId, transactionId: TransactionId) =>
         lifecycle

@@ -1,8 +1,11 @@
 import type { ListFilter } from "../ports/Page.ts"
 import type { AccountId, TransactionId } from "../domain/ids.ts"
-import { Effect, Option } from "effect"
+import { Clock, Effect, Option } from "effect"
 import type { Customer } from "../domain/customer.ts"
-import { NotFound } from "../domain/errors.ts"
+import { amountDue, type AmountDue } from "../domain/chargeTerms.ts"
+import { Conflict, NotFound, ValidationFailed } from "../domain/errors.ts"
+import { isDate } from "../domain/calendar.ts"
+import { saoPauloDate } from "../domain/time.ts"
 import type { TransactionRecord } from "../domain/transaction.ts"
 import { CustomerRepo } from "../ports/CustomerRepo.ts"
 import type { PageRange } from "../ports/Page.ts"
@@ -43,6 +46,27 @@ export class Transactions extends Effect.Service<Transactions>()("Transactions",
       view,
       getView: fn("Transactions.getView")(function* (accountId: AccountId, id: TransactionId) {
         return yield* view(accountId, yield* get(accountId, id))
+      }),
+      /**
+       * What a boleto asks if paid on `date` (São Paulo; default today), by its charge terms
+       * (docs/boleto.md): 409 `not_a_boleto` for other methods, 400 naming `field` for a bad date.
+       */
+      amountDue: fn("Transactions.amountDue")(function* (
+        accountId: AccountId,
+        id: TransactionId,
+        date: string | undefined,
+        field: string
+      ) {
+        if (date !== undefined && !isDate(date))
+          return yield* ValidationFailed.one(field, `${field} must be YYYY-MM-DD`)
+        const t = yield* get(accountId, id)
+        const boleto = t.details.boleto
+        if (t.method !== "BOLETO" || boleto === undefined) {
+          return yield* new Conflict({ code: "not_a_boleto", message: "the transaction is not a boleto" })
+        }
+        const on = date ?? saoPauloDate(new Date(yield* Clock.currentTimeMillis))
+        const due: AmountDue = amountDue(t.amount, boleto.dueDate, boleto.terms, on)
+        return { transaction: t, date: on, dueDate: boleto.dueDate, due }
       }),
       /** A page of the account's transactions as views, newest first, with the total of matching ones. */
       page: fn("Transactions.page")(function* (accountId: AccountId, filter: TransactionFilter, range: PageRange) {

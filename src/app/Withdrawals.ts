@@ -5,6 +5,7 @@ import { Conflict, NotFound, ValidationFailed } from "../domain/errors.ts"
 import { entry, MERCHANT, SYSTEM } from "../domain/ledger.ts"
 import type { BankAccount } from "../domain/subaccount.ts"
 import { withdrawalEventBody, type WithdrawalRecord } from "../domain/withdrawal.ts"
+import { bankTransferAt } from "../domain/time.ts"
 import type { PageRange } from "../ports/Page.ts"
 import { JobScheduler } from "../ports/JobScheduler.ts"
 import { Ledger } from "../ports/Ledger.ts"
@@ -93,10 +94,11 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
               { party: SYSTEM, book: "payouts", type: "withdraw", amount: command.amount, description: "withdrawal" }
             ])
           )
+          // A withdrawal is a TED to a bank account: it leaves on a business day (docs/calendar.md).
           yield* scheduler.payWithdrawalAt(
             accountId,
             id,
-            new Date(at.getTime() + config.money.withdrawalDelaySeconds * 1000)
+            new Date(bankTransferAt(at).getTime() + config.money.withdrawalDelaySeconds * 1000)
           )
           return w
         })

@@ -20,6 +20,8 @@ export interface AppConfigShape {
   readonly rateLimitPerMinute: number
   readonly pixExpiresInSeconds: number
   readonly boletoDueDays: number
+  /** BOLETO_LATE_DAYS: how long after its due date a boleto with a fine or interest is still payable. */
+  readonly boletoLateDays: number
   readonly boletoConfirmationDelaySeconds: number
   readonly sandboxEnabled: boolean
   readonly signupEnabled: boolean
@@ -237,6 +239,7 @@ const fields = Config.all({
   rateLimitPerMinute: positiveInt("RATE_LIMIT_PER_MINUTE", 100),
   pixExpiresInSeconds: positiveInt("PIX_EXPIRES_IN_SECONDS", 3600),
   boletoDueDays: positiveInt("BOLETO_DUE_DAYS", 3),
+  boletoLateDays: positiveInt("BOLETO_LATE_DAYS", 30),
   boletoConfirmationDelaySeconds: Config.integer("BOLETO_CONFIRMATION_DELAY_SECONDS").pipe(
     Config.withDefault(5),
     Config.validate({ message: "BOLETO_CONFIRMATION_DELAY_SECONDS must be ≥ 0", validation: (n) => n >= 0 })

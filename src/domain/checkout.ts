@@ -1,4 +1,6 @@
 import { formatDigitableLine } from "./boleto.ts"
+import { amountDue, instructionLines } from "./chargeTerms.ts"
+import { saoPauloDate } from "./time.ts"
 import type { TransactionRecord } from "./transaction.ts"
 
 /** What the buyer's page says of a transaction's state (CONTRACT-v1 §6). */
@@ -84,7 +86,14 @@ export interface CheckoutView {
   /** Present once anything was refunded: what went back to the buyer and what the merchant kept. */
   readonly refund?: { readonly refunded: string; readonly kept: string }
   readonly pix?: { readonly qrPath: string; readonly code: string; readonly deadline: string }
-  readonly billet?: { readonly digitableLine: string; readonly pdfPath: string; readonly dueDate: string }
+  readonly billet?: {
+    readonly digitableLine: string
+    readonly pdfPath: string
+    readonly dueDate: string
+    /** With charge terms: what it asks if paid today, and the terms as the slip prints them. */
+    readonly amountToday?: string
+    readonly instructions?: ReadonlyArray<string>
+  }
   readonly card?: {
     readonly brand: string
     readonly last4: string
@@ -93,7 +102,7 @@ export interface CheckoutView {
   }
 }
 
-export const checkoutView = (merchantName: string, t: TransactionRecord): CheckoutView => {
+export const checkoutView = (merchantName: string, t: TransactionRecord, today?: string): CheckoutView => {
   const { boleto, card, pix } = t.details
   const installments = t.installments ?? 1
   return {
@@ -123,7 +132,18 @@ export const checkoutView = (merchantName: string, t: TransactionRecord): Checko
           billet: {
             digitableLine: formatDigitableLine(boleto.digitableLine),
             pdfPath: `/documents/boleto/${boleto.pdfToken}/boleto.pdf`,
-            dueDate: boleto.dueDate.split("-").reverse().join("/")
+            dueDate: boleto.dueDate.split("-").reverse().join("/"),
+            ...(boleto.terms !== undefined && today !== undefined
+              ? {
+                  amountToday: formatBrl(amountDue(t.amount, boleto.dueDate, boleto.terms, today).total),
+                  instructions: instructionLines(
+                    t.amount,
+                    boleto.dueDate,
+                    boleto.terms,
+                    t.expiresAt === null ? boleto.dueDate : saoPauloDate(t.expiresAt)
+                  )
+                }
+              : {})
           }
         }
       : {}),

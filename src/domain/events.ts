@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import type { Trigger } from "./lifecycle.ts"
-import { type Origin, PaymentMethod, TransactionStatus } from "./transaction.ts"
+import { BoletoPayment, type Origin, PaymentMethod, TransactionStatus } from "./transaction.ts"
 
 export { Origin } from "./transaction.ts"
 
@@ -68,7 +68,9 @@ export const EventSnapshot = Schema.Struct({
   paidAt: Schema.NullOr(Schema.String),
   refundedAmount: Schema.Number,
   declineCode: Schema.NullOr(Schema.String),
-  metadata: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+  metadata: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  /** A boleto's payment and its parts (docs/boleto.md); absent otherwise. */
+  payment: Schema.optional(BoletoPayment)
 })
 export type EventSnapshot = typeof EventSnapshot.Type
 

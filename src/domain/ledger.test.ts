@@ -11,8 +11,10 @@ import {
   percentageShare,
   planSale,
   refundShares,
+  settlementAt,
   take
 } from "./ledger.ts"
+import { saoPauloDate } from "./time.ts"
 
 const schedule = (reserve = 0) => ({
   pixDays: 0,
@@ -82,6 +84,36 @@ describe("receivables", () => {
     expect(availableAt(paid, 0)).toBe(paid)
   })
 
+  describe("settlement days follow each rail's calendar (docs/calendar.md)", () => {
+    // Friday 2027-02-05, 15:00 in São Paulo: Carnival Monday and Tuesday (8–9) follow the weekend.
+    const friday = new Date("2027-02-05T18:00:00Z")
+    const day = (d: Date) => saoPauloDate(d)
+    it("a boleto's D+N counts business days", () => {
+      expect(day(settlementAt("BOLETO", friday, 1, 1))).toBe("2027-02-10")
+      expect(day(settlementAt("BOLETO", friday, 2, 1))).toBe("2027-02-11")
+      expect(settlementAt("BOLETO", friday, 1, 1).toISOString()).toBe("2027-02-10T03:00:00.000Z")
+      // Paid on Good Friday (a holiday): D+1 is Monday's next business day after it.
+      expect(day(settlementAt("BOLETO", new Date("2027-03-26T15:00:00Z"), 1, 1))).toBe("2027-03-29")
+      // Paid on 31 December: D+1 skips New Year's Day and the weekend.
+      expect(day(settlementAt("BOLETO", new Date("2026-12-31T15:00:00Z"), 1, 1))).toBe("2027-01-04")
+      expect(settlementAt("BOLETO", friday, 0, 1)).toBe(friday)
+    })
+    it("PIX counts calendar days", () => {
+      expect(day(settlementAt("PIX", friday, 1, 1))).toBe("2027-02-06")
+      expect(day(settlementAt("PIX", friday, 3, 1))).toBe("2027-02-08")
+    })
+    it("a card installment falls k × N calendar days later, on the next business day when closed", () => {
+      // 2027-01-09 + 30 = 2027-02-08 (Carnival Monday) → Wednesday 10; + 60 = 2027-03-10 (a Wednesday).
+      const sold = new Date("2027-01-09T15:00:00Z")
+      expect(day(settlementAt("CARD", sold, 30, 1))).toBe("2027-02-10")
+      expect(day(settlementAt("CARD", sold, 30, 2))).toBe("2027-03-10")
+      // 2026-11-25 + 30 = Christmas Day (Friday) → Monday 28.
+      expect(day(settlementAt("CARD", new Date("2026-11-25T15:00:00Z"), 30, 1))).toBe("2026-12-28")
+      // 2027-02-24 + 30 = 2027-03-26, Good Friday → Monday 29.
+      expect(day(settlementAt("CARD", new Date("2027-02-24T15:00:00Z"), 30, 1))).toBe("2027-03-29")
+    })
+  })
+
   it("a card sale in installments: sale, fee, split and reserve, each installment k·30 days later", () => {
     const paidAt = new Date("2026-11-22T15:00:00Z")
     const plan = planSale({
@@ -100,7 +132,8 @@ describe("receivables", () => {
     expect(merchant.map((r) => r.availableAt.toISOString())).toEqual([
       "2026-12-22T03:00:00.000Z",
       "2027-01-21T03:00:00.000Z",
-      "2027-02-20T03:00:00.000Z"
+      // Day +90 is Saturday 2027-02-20: the acquirer pays on Monday the 22nd (docs/calendar.md).
+      "2027-02-22T03:00:00.000Z"
     ])
     expect(plan.receivables.filter((r) => r.party === "sub").map((r) => r.amount)).toEqual([334, 333, 333])
     expect(plan.receivables.find((r) => r.balance === "reserved")?.amount).toBe(860)

@@ -1,4 +1,5 @@
-import { addDaysInSaoPaulo, startOfDayInSaoPaulo } from "./time.ts"
+import { addBusinessDays, addCalendarDays, onOrNextBusinessDay } from "./calendar.ts"
+import { addDaysInSaoPaulo, saoPauloDate, startOfDayInSaoPaulo } from "./time.ts"
 
 /**
  * The books of CONTRACT-v1 §7, as pure rules: which postings each movement makes and how much money
@@ -25,7 +26,12 @@ export const POSTING_TYPES = [
   "med",
   "split",
   "withdraw",
-  "withdraw_reversal"
+  "withdraw_reversal",
+  // A boleto paid with its charge terms (docs/boleto.md).
+  "fine",
+  "interest",
+  "discount",
+  "abatement"
 ] as const
 export type PostingType = (typeof POSTING_TYPES)[number]
 
@@ -134,6 +140,24 @@ export const cut = (amount: number, n: number): ReadonlyArray<number> => {
 export const availableAt = (paidAt: Date, days: number): Date =>
   days === 0 ? paidAt : startOfDayInSaoPaulo(addDaysInSaoPaulo(paidAt, days).date)
 
+/**
+ * When part `k` of a sale becomes available (docs/calendar.md): PIX runs every day, so D+N calendar
+ * days; a boleto is credited by the bank's compensação, so D+N business days; a card installment
+ * falls due k × N calendar days after the sale and is paid by the acquirer on that day or, when it is
+ * not a business day, on the next one. N = 0 means at once, whatever the day.
+ */
+export const settlementAt = (method: "PIX" | "BOLETO" | "CARD", paidAt: Date, days: number, k: number): Date => {
+  if (days === 0) return paidAt
+  const sold = saoPauloDate(paidAt)
+  const date =
+    method === "PIX"
+      ? addCalendarDays(sold, days * k)
+      : method === "BOLETO"
+        ? addBusinessDays(sold, days * k)
+        : onOrNextBusinessDay(addCalendarDays(sold, days * k))
+  return startOfDayInSaoPaulo(date)
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Sale
 
@@ -168,6 +192,13 @@ export interface SaleInput {
   readonly fee: number
   readonly shares: ReadonlyArray<Share>
   readonly schedule: Schedule
+  /** A boleto paid with its charge terms: what came on top of amount_total and what came off it. */
+  readonly charges?: {
+    readonly fine: number
+    readonly interest: number
+    readonly discount: number
+    readonly abatement: number
+  }
 }
 
 export const counterparty = (method: "PIX" | "BOLETO" | "CARD"): SystemBook =>
@@ -181,13 +212,15 @@ export const counterparty = (method: "PIX" | "BOLETO" | "CARD"): SystemBook =>
 export const planSale = (input: SaleInput): { readonly postings: Posting[]; readonly receivables: NewReceivable[] } => {
   const { amountTotal, fee, shares, schedule } = input
   const shared = sum(shares.map((s) => s.amount))
-  const net = amountTotal - fee - shared
+  const c = input.charges ?? { fine: 0, interest: 0, discount: 0, abatement: 0 }
+  // Fine and interest are the merchant's revenue; discount and abatement its concession (docs/boleto.md).
+  const net = amountTotal - fee - shared + c.fine + c.interest - c.discount - c.abatement
   const reserve =
     input.method === "CARD" ? Number((BigInt(Math.max(0, net)) * schedule.reserve.a) / schedule.reserve.b) : 0
   const n = input.method === "CARD" ? Math.max(1, input.installments) : 1
   const days =
     input.method === "CARD" ? schedule.cardDays : input.method === "PIX" ? schedule.pixDays : schedule.billetDays
-  const at = (k: number) => availableAt(input.paidAt, days * k)
+  const at = (k: number) => settlementAt(input.method, input.paidAt, days, k)
   const other = counterparty(input.method)
   const postings: Posting[] = [
     { party: MERCHANT, book: "pending", type: "sale", amount: amountTotal, description: "sale" },
@@ -195,6 +228,18 @@ export const planSale = (input: SaleInput): { readonly postings: Posting[]; read
     { party: MERCHANT, book: "pending", type: "fee", amount: -fee, description: "fee" },
     { party: SYSTEM, book: "fees", type: "fee", amount: fee, description: "fee" }
   ]
+  const extra = (type: "fine" | "interest" | "discount" | "abatement", amount: number, description: string) => {
+    if (amount !== 0) {
+      postings.push(
+        { party: MERCHANT, book: "pending", type, amount, description },
+        { party: SYSTEM, book: other, type, amount: -amount, description }
+      )
+    }
+  }
+  extra("fine", c.fine, "fine (multa)")
+  extra("interest", c.interest, "interest (juros)")
+  extra("discount", -c.discount, "discount (desconto)")
+  extra("abatement", -c.abatement, "abatement (abatimento)")
   const receivables: NewReceivable[] = []
   for (const share of shares) {
     postings.push(

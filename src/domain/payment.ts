@@ -1,3 +1,4 @@
+import type { ChargeTerms } from "./chargeTerms.ts"
 import type { OrderId, SubaccountId } from "./ids.ts"
 import { Either } from "effect"
 import { cardExpired, type CardBrand, detectBrand, isValidPanFormat, luhnValid, parseExpiry } from "./card.ts"
@@ -96,7 +97,14 @@ interface Common {
  */
 export type PaymentCommand =
   | (Common & { readonly method: "PIX"; readonly payer: Payer & { readonly document: string } })
-  | (Common & { readonly method: "BOLETO"; readonly payer: Payer & { readonly document: string } })
+  | (Common & {
+      readonly method: "BOLETO"
+      readonly payer: Payer & { readonly document: string }
+      /** Fine, interest, discounts and abatement (docs/boleto.md); absent: none. */
+      readonly terms?: ChargeTerms | null
+      /** The terms' field in the caller's words (`boleto` in v2, `billet` in v1), to name a broken one. */
+      readonly termsField?: string
+    })
   | (Common & { readonly method: "CARD"; readonly installments: number; readonly card: CardSource })
 
 /**

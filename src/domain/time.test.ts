@@ -1,6 +1,12 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { addDaysInSaoPaulo, endOfDayInSaoPaulo, saoPauloDate } from "./time.ts"
+import {
+  addBusinessDaysInSaoPaulo,
+  addDaysInSaoPaulo,
+  bankTransferAt,
+  endOfDayInSaoPaulo,
+  saoPauloDate
+} from "./time.ts"
 
 describe("São Paulo calendar", () => {
   it("knows the local date across the UTC midnight", () => {
@@ -31,5 +37,35 @@ describe("São Paulo calendar", () => {
         }
       )
     )
+  })
+})
+
+describe("business days in São Paulo (docs/calendar.md)", () => {
+  it("a boleto's default due date is BOLETO_DUE_DAYS business days away, around Carnival 2027", () => {
+    // Thursday 2027-02-04, 22:00 in São Paulo (01:00Z on the 5th).
+    const thursday = new Date("2027-02-05T01:00:00Z")
+    expect(addBusinessDaysInSaoPaulo(thursday, 1).date).toBe("2027-02-05")
+    expect(addBusinessDaysInSaoPaulo(thursday, 2).date).toBe("2027-02-10")
+    expect(addBusinessDaysInSaoPaulo(thursday, 3)).toEqual({
+      date: "2027-02-11",
+      endOfDay: new Date("2027-02-12T02:59:59.999Z")
+    })
+    // Across Good Friday and the year's end.
+    expect(addBusinessDaysInSaoPaulo(new Date("2027-03-25T15:00:00Z"), 1).date).toBe("2027-03-29")
+    expect(addBusinessDaysInSaoPaulo(new Date("2026-12-30T15:00:00Z"), 2).date).toBe("2027-01-04")
+  })
+
+  it("a bank transfer leaves at once on a business day, at 00:00 of the next one otherwise", () => {
+    const wednesday = new Date("2027-02-10T13:00:00Z")
+    expect(bankTransferAt(wednesday)).toBe(wednesday)
+    // Saturday before Carnival, and Carnival Monday: Ash Wednesday 00:00 São Paulo.
+    expect(bankTransferAt(new Date("2027-02-06T13:00:00Z")).toISOString()).toBe("2027-02-10T03:00:00.000Z")
+    expect(bankTransferAt(new Date("2027-02-08T23:00:00Z")).toISOString()).toBe("2027-02-10T03:00:00.000Z")
+    // Good Friday → Monday; 1 January 2027 (a Friday) → Monday the 4th.
+    expect(bankTransferAt(new Date("2027-03-26T12:00:00Z")).toISOString()).toBe("2027-03-29T03:00:00.000Z")
+    expect(bankTransferAt(new Date("2027-01-01T12:00:00Z")).toISOString()).toBe("2027-01-04T03:00:00.000Z")
+    // 31 December is a business day (date-holidays: "optional" after 14:00): it leaves at once.
+    const lastDay = new Date("2026-12-31T12:00:00Z")
+    expect(bankTransferAt(lastDay)).toBe(lastDay)
   })
 })

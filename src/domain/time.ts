@@ -1,3 +1,5 @@
+import { addBusinessDays, isBusinessDay, onOrNextBusinessDay } from "./calendar.ts"
+
 /**
  * Boleto due dates are calendar days in Brazil's banking time zone (America/Sao_Paulo): a slip due
  * on the 24th can be paid until the end of the 24th there.
@@ -54,3 +56,19 @@ export const isoInSaoPaulo = (instant: Date): string => {
 /** The instant a São Paulo calendar day starts. */
 export const startOfDayInSaoPaulo = (date: string): Date =>
   new Date(endOfDayInSaoPaulo(date).getTime() + 1 - 86_400_000)
+
+/** `days` business days after today in São Paulo (docs/calendar.md), with the instant that day ends. */
+export const addBusinessDaysInSaoPaulo = (now: Date, days: number) => {
+  const date = addBusinessDays(saoPauloDate(now), days)
+  return { date, endOfDay: endOfDayInSaoPaulo(date) }
+}
+
+/**
+ * When a bank transfer asked for at `at` can leave: at once on a business day, otherwise at the start
+ * (00:00 São Paulo) of the next business day — TED and the compensação do not run on weekends and bank
+ * holidays, PIX does (docs/calendar.md).
+ */
+export const bankTransferAt = (at: Date): Date => {
+  const today = saoPauloDate(at)
+  return isBusinessDay(today) ? at : startOfDayInSaoPaulo(onOrNextBusinessDay(today))
+}

@@ -1,3 +1,4 @@
+import { ChargeTerms } from "./chargeTerms.ts"
 import { Schema } from "effect"
 import { AntifraudAnalysis } from "./antifraud.ts"
 import { CustomerId, OrderId, TransactionId } from "./ids.ts"
@@ -59,7 +60,9 @@ export const BoletoDetails = Schema.Struct({
   bankName: Schema.String,
   ourNumber: Schema.String,
   payerName: Schema.String,
-  payerDocument: Schema.String
+  payerDocument: Schema.String,
+  /** Fine, interest, discounts and abatement (docs/boleto.md); absent on boletos without them. */
+  terms: Schema.optional(ChargeTerms)
 })
 export type BoletoDetails = typeof BoletoDetails.Type
 export const CardDetails = Schema.Struct({
@@ -69,9 +72,24 @@ export const CardDetails = Schema.Struct({
   authorizationCode: Schema.optional(Schema.String)
 })
 export type CardDetails = typeof CardDetails.Type
+/** What the bank reported paid for a boleto, and its parts (docs/boleto.md); centavos. */
+export const BoletoPayment = Schema.Struct({
+  /** The day the buyer paid (São Paulo), the bank's data da ocorrência. */
+  paidOn: Schema.String,
+  amount: Schema.Number,
+  principal: Schema.Number,
+  abatement: Schema.Number,
+  discount: Schema.Number,
+  fine: Schema.Number,
+  interest: Schema.Number
+})
+export type BoletoPayment = typeof BoletoPayment.Type
+
 export const TransactionDetails = Schema.Struct({
   pix: Schema.optional(PixDetails),
   boleto: Schema.optional(BoletoDetails),
+  /** A boleto's payment as the bank reported it (set when it is paid). */
+  payment: Schema.optional(BoletoPayment),
   card: Schema.optional(CardDetails),
   /** The credential of the buyer's hosted checkout page (CONTRACT-v1 §6). */
   checkoutToken: Schema.optional(Schema.String)

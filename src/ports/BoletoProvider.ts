@@ -1,4 +1,5 @@
 import { Context, type Effect } from "effect"
+import type { ChargeTerms } from "../domain/chargeTerms.ts"
 import type { ProviderUnavailable } from "../domain/errors.ts"
 
 export interface BoletoRequest {
@@ -9,6 +10,8 @@ export interface BoletoRequest {
   readonly dueDate: string
   readonly payerName: string
   readonly payerDocument: string
+  /** Fine, interest, discounts and abatement to register with the bank (docs/boleto.md). */
+  readonly terms?: ChargeTerms | undefined
 }
 
 export interface RegisteredBoleto {
@@ -23,8 +26,11 @@ export interface RegisteredBoleto {
 
 export interface BoletoSettlement {
   readonly transactionId: string
+  /** What the buyer paid, with any fine and interest, less any discount and abatement (docs/boleto.md). */
   readonly amount: number
   readonly paidAt: Date
+  /** The day the buyer paid (São Paulo, YYYY-MM-DD), when the bank says; otherwise paidAt's day. */
+  readonly paidOn?: string | null | undefined
 }
 
 /** A bank that registers boletos and reports which were paid (its settlement file or API). */
@@ -43,6 +49,6 @@ export class BoletoProvider extends Context.Tag("BoletoProvider")<
 export class SandboxBank extends Context.Tag("SandboxBank")<
   SandboxBank,
   {
-    readonly pay: (transactionId: string, amount: number) => Effect.Effect<void>
+    readonly pay: (transactionId: string, amount: number, paidOn?: string) => Effect.Effect<void>
   }
 >() {}

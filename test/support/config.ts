@@ -47,6 +47,7 @@ export const testConfig = async (
     rateLimitPerMinute: 100,
     pixExpiresInSeconds: 3600,
     boletoDueDays: 3,
+    boletoLateDays: 30,
     boletoConfirmationDelaySeconds: 1,
     sandboxEnabled: true,
     signupEnabled: true,

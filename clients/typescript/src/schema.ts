@@ -853,6 +853,26 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  "/api/transactions/{transactionId}/amount-due": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * What a boleto asks on a date (fine, interest, discount)
+     * @description What a boleto asks if paid on `date`: its fine, interest, discount and abatement (docs/boleto.md); 409 `not_a_boleto` for other methods.
+     */
+    get: operations["transactions.amountDue"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   "/api/webhooks": {
     parameters: {
       query?: never
@@ -1237,6 +1257,26 @@ export interface paths {
      * @description The transaction; 404 when unknown or of another account.
      */
     get: operations["v1Transactions.get"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/public/v1/transactions/{hash}/amount_due": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * What a billet asks on a date (fine, interest, discount)
+     * @description What a billet asks if paid on `date`: its fine, interest, discount and abatement (docs/boleto.md); 409 `not_a_boleto` for other methods.
+     */
+    get: operations["v1Transactions.amountDue"]
     put?: never
     post?: never
     delete?: never
@@ -1638,6 +1678,10 @@ export interface components {
         | "split"
         | "withdraw"
         | "withdraw_reversal"
+        | "fine"
+        | "interest"
+        | "discount"
+        | "abatement"
       withdrawal_id: string | null
     }
     /**
@@ -1744,6 +1788,16 @@ export interface components {
         barcode: string
         digitable_line: string
         due_date: string
+        /** @description once paid: what the bank reported, in parts (docs/boleto.md) */
+        payment?: {
+          abatement: number
+          amount_paid: number
+          discount: number
+          fine: number
+          interest: number
+          paid_on: string
+          principal: number
+        }
         pdf_url: string
       }
       card?: {
@@ -4681,6 +4735,39 @@ export interface operations {
         "application/json": {
           /** @description centavos; must equal the order amount */
           amount: number
+          /** @description Boleto charge terms (docs/boleto.md): fine, interest, discounts and abatement, as a bank registers them (and the bolepix cobv charges them) */
+          boleto?: {
+            /** @description abatimento: always off the amount */
+            abatement?: {
+              /** @enum {string} */
+              type: "FIXED" | "PERCENTAGE"
+              /** @description FIXED: integer centavos; PERCENTAGE…: percent, at most 2 decimals (2 = 2 %) */
+              value: number
+            }
+            /** @description up to 3, all of one type, dates increasing, values decreasing; the earliest still ahead applies */
+            discounts?: {
+              /** @enum {string} */
+              type: "FIXED" | "PERCENTAGE"
+              /** @description YYYY-MM-DD, inclusive, on or before the due date */
+              until: string
+              /** @description FIXED: integer centavos; PERCENTAGE…: percent, at most 2 decimals (2 = 2 %) */
+              value: number
+            }[]
+            /** @description multa: charged once when paid after the due date */
+            fine?: {
+              /** @enum {string} */
+              type: "FIXED" | "PERCENTAGE"
+              /** @description FIXED: integer centavos; PERCENTAGE…: percent, at most 2 decimals (2 = 2 %) */
+              value: number
+            }
+            /** @description juros: simple, for each calendar day after the due date; a month is 30 days (pro rata die) */
+            interest?: {
+              /** @enum {string} */
+              type: "FIXED_PER_DAY" | "PERCENTAGE_PER_DAY" | "PERCENTAGE_PER_MONTH"
+              /** @description FIXED: integer centavos; PERCENTAGE…: percent, at most 2 decimals (2 = 2 %) */
+              value: number
+            }
+          }
           buyerAddress: {
             city: string
             neighborhood: string
@@ -5586,7 +5673,12 @@ export interface operations {
   }
   "sandbox.pay": {
     parameters: {
-      query?: never
+      query?: {
+        /** @description BOLETO: centavos paid (default: the amount due on that date, docs/boleto.md) */
+        amount?: string
+        /** @description BOLETO: the day the buyer paid, YYYY-MM-DD (default today) */
+        date?: string
+      }
       header?: never
       path: {
         id: string
@@ -5893,6 +5985,107 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "transactions.amountDue": {
+    parameters: {
+      query?: {
+        /** @description YYYY-MM-DD (São Paulo); default today */
+        date?: string
+      }
+      header?: never
+      path: {
+        transactionId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            abatement: number
+            /** @description principal − abatement − discount + fine + interest */
+            amountDue: number
+            /** @description the payment date asked about (São Paulo), YYYY-MM-DD */
+            date: string
+            daysLate: number
+            discount: number
+            dueDate: string
+            fine: number
+            interest: number
+            principal: number
+            transactionId: string
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description The resource's state forbids the operation */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Conflict"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -6779,7 +6972,7 @@ export interface operations {
         /** @description YYYY-MM-DD (São Paulo), required */
         start_at?: string
         subaccount_id?: string
-        /** @description sale, fee, settlement, reserve, reserve_release, refund, chargeback, med, split, withdraw, withdraw_reversal */
+        /** @description sale, fee, settlement, reserve, reserve_release, refund, chargeback, med, split, withdraw, withdraw_reversal, fine, interest, discount, abatement */
         type?: string
       }
       header?: never
@@ -7444,6 +7637,39 @@ export interface operations {
         "application/json": {
           /** @description centavos, 1 to 9 999 999 999 */
           amount: number
+          /** @description Boleto charge terms (docs/boleto.md): fine, interest, discounts and abatement, as a bank registers them (and the bolepix cobv charges them) */
+          billet?: {
+            /** @description abatimento: always off the amount */
+            abatement?: {
+              /** @enum {string} */
+              type: "fixed" | "percentage"
+              /** @description FIXED: integer centavos; PERCENTAGE…: percent, at most 2 decimals (2 = 2 %) */
+              value: number
+            }
+            /** @description up to 3, all of one type, dates increasing, values decreasing; the earliest still ahead applies */
+            discounts?: {
+              /** @enum {string} */
+              type: "fixed" | "percentage"
+              /** @description YYYY-MM-DD, inclusive, on or before the due date */
+              until: string
+              /** @description FIXED: integer centavos; PERCENTAGE…: percent, at most 2 decimals (2 = 2 %) */
+              value: number
+            }[]
+            /** @description multa: charged once when paid after the due date */
+            fine?: {
+              /** @enum {string} */
+              type: "fixed" | "percentage"
+              /** @description FIXED: integer centavos; PERCENTAGE…: percent, at most 2 decimals (2 = 2 %) */
+              value: number
+            }
+            /** @description juros: simple, for each calendar day after the due date; a month is 30 days (pro rata die) */
+            interest?: {
+              /** @enum {string} */
+              type: "fixed_per_day" | "percentage_per_day" | "percentage_per_month"
+              /** @description FIXED: integer centavos; PERCENTAGE…: percent, at most 2 decimals (2 = 2 %) */
+              value: number
+            }
+          }
           card?: {
             /** @description 3 or 4 digits */
             cvv: string
@@ -7691,6 +7917,127 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["NotAcceptable"]
+        }
+      }
+      /** @description The body is not `Content-Type: application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "v1Transactions.amountDue": {
+    parameters: {
+      query?: {
+        /** @description YYYY-MM-DD (São Paulo); default today */
+        date?: string
+      }
+      header?: never
+      path: {
+        hash: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            data: {
+              abatement: number
+              amount_due: number
+              date: string
+              days_late: number
+              discount: number
+              due_date: string
+              fine: number
+              hash: string
+              interest: number
+              principal: number
+            }
+            /** @enum {boolean} */
+            success: true
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description `Accept` excludes application/json */
+      406: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotAcceptable"]
+        }
+      }
+      /** @description The resource's state forbids the operation */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Conflict"]
         }
       }
       /** @description The body is not `Content-Type: application/json` */

@@ -21,6 +21,7 @@ import accountDocument from "./migrations/0016_account_document.ts"
 import claimOwners from "./migrations/0017_claim_owners.ts"
 import modes from "./migrations/0018_modes.ts"
 import transactionAcquirer from "./migrations/0022_transaction_acquirer.ts"
+import boletoCharges from "./migrations/0028_boleto_charges.ts"
 import { withSpan } from "../../spans.ts"
 
 export const MIGRATIONS = {
@@ -42,7 +43,8 @@ export const MIGRATIONS = {
   "0016_account_document": accountDocument,
   "0017_claim_owners": claimOwners,
   "0018_modes": modes,
-  "0022_transaction_acquirer": transactionAcquirer
+  "0022_transaction_acquirer": transactionAcquirer,
+  "0028_boleto_charges": boletoCharges
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)

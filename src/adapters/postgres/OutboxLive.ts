@@ -17,7 +17,8 @@ const snapshotOf = (t: TransactionRecord): EventSnapshot => ({
   paidAt: t.paidAt === null ? null : t.paidAt.toISOString(),
   refundedAmount: t.refundedAmount,
   declineCode: t.declineCode,
-  metadata: t.metadata
+  metadata: t.metadata,
+  ...(t.details.payment === undefined ? {} : { payment: t.details.payment })
 })
 
 /**

@@ -96,7 +96,7 @@ layer(Database, { timeout: 60_000 })("SandboxBoleto", (it) => {
       expect(yield* settlements(0, [])).toEqual([])
       yield* pay(paid, 400)
       const settled = yield* settlements(0, [paid, unpaid])
-      expect(settled).toEqual([{ transactionId: paid, amount: 400, paidAt: expect.any(Date) }])
+      expect(settled).toEqual([{ transactionId: paid, amount: 400, paidAt: expect.any(Date), paidOn: null }])
     })
   )
 

@@ -65,7 +65,8 @@ export const SandboxBoletoLive = Layer.effectContext(
       settlements: fn("SandboxBoleto.settlements")(function* (transactionIds: ReadonlyArray<string>) {
         if (transactionIds.length === 0) return []
         return yield* sql<BoletoSettlement>`
-          select transaction_id, amount, paid_at from sandbox_boleto_payments
+          select transaction_id, amount, paid_at, to_char(paid_on, 'YYYY-MM-DD') as paid_on
+          from sandbox_boleto_payments
           where ${sql.in("transaction_id", transactionIds)}
             and paid_at <= now() - make_interval(secs => ${boletoConfirmationDelaySeconds})`.pipe(Effect.orDie)
       })
@@ -73,9 +74,10 @@ export const SandboxBoletoLive = Layer.effectContext(
 
     const bank = SandboxBank.of({
       // Paying twice keeps the first payment, as a bank would refuse a second one of the same slip.
-      pay: fn("SandboxBank.pay")(function* (transactionId: string, amount: number) {
+      pay: fn("SandboxBank.pay")(function* (transactionId: string, amount: number, paidOn?: string) {
         yield* sql`
-          insert into sandbox_boleto_payments (transaction_id, amount) values (${transactionId}, ${amount})
+          insert into sandbox_boleto_payments (transaction_id, amount, paid_on)
+          values (${transactionId}, ${amount}, ${paidOn ?? null})
           on conflict (transaction_id) do nothing`.pipe(Effect.orDie)
       })
     })

@@ -8,6 +8,9 @@ const escape = (s: string) =>
 const when = (states: ReadonlyArray<CheckoutState>, current: CheckoutState) =>
   `data-when="${states.join(" ")}"${states.includes(current) ? "" : " hidden"}`
 
+const todayLine = (amount: string | undefined) =>
+  amount === undefined ? "" : `<p>Valor para pagamento hoje: <strong id="billet-today">${escape(amount)}</strong></p>`
+
 const methodSection = (v: CheckoutView) => {
   if (v.pix) {
     return `<section class="card" id="pay" ${when(["pending"], v.state)}>
@@ -27,6 +30,12 @@ const methodSection = (v: CheckoutView) => {
   <button type="button" data-copy="billet-line">Copiar linha digitável</button>
   <p><a href="${escape(v.billet.pdfPath)}">Baixar o boleto (PDF)</a></p>
   <p class="muted">Vencimento: ${escape(v.billet.dueDate)}.</p>
+  ${todayLine(v.billet.amountToday)}
+  ${
+    v.billet.instructions === undefined
+      ? ""
+      : `<ul class="muted" id="billet-terms">${v.billet.instructions.map((l) => `<li>${escape(l)}</li>`).join("")}</ul>`
+  }
 </section>`
   }
   if (v.card) {

@@ -1,6 +1,7 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { formatDigitableLine } from "../../domain/boleto.ts"
+import { instructionLines } from "../../domain/chargeTerms.ts"
 import { saoPauloDate } from "../../domain/time.ts"
 import { DocumentRenderer } from "../../ports/DocumentRenderer.ts"
 import { PublicDocuments } from "../../ports/PublicDocuments.ts"
@@ -42,9 +43,15 @@ export const DocumentsHttp = HttpApiBuilder.group(GatewayApi, "documents", (hand
             guarantorName: merchant.name,
             guarantorDocument: merchant.document,
             ourNumber: b.ourNumber,
+            // The charge terms as banks print them, and the last day it may be paid (docs/boleto.md).
             instructions: [
               `Pagamento de compra em ${merchant.name}. Dúvidas sobre a compra: fale com a loja.`,
-              "Não receber após o vencimento."
+              ...instructionLines(
+                t.amount,
+                b.dueDate,
+                b.terms,
+                t.expiresAt === null ? b.dueDate : saoPauloDate(t.expiresAt)
+              )
             ],
             bankCode: b.bankCode,
             bankName: b.bankName,

@@ -71,6 +71,7 @@ export const reference: Readonly<Record<string, { readonly summary: string; read
       "The transaction and its status. Before fulfilling an order, read it here and act only on PAID: a " +
       "webhook alone is not proof of payment. 404 when unknown or of another account."
   },
+  "transactions.amountDue": { summary: "What a boleto asks on a date (fine, interest, discount)" },
   "payments.process": { summary: "Charge an order by PIX, boleto or card" },
   "payments.tokenize": { summary: "Save a card as a reusable token" },
   "payments.refund": { summary: "Refund a transaction, in full or in part" },
@@ -92,6 +93,7 @@ export const reference: Readonly<Record<string, { readonly summary: string; read
   "v1Transactions.create": { summary: "Create a transaction (credit_card, pix or billet)" },
   "v1Transactions.list": { summary: "List transactions" },
   "v1Transactions.get": { summary: "Read a transaction" },
+  "v1Transactions.amountDue": { summary: "What a billet asks on a date (fine, interest, discount)" },
   "v1Transactions.refund": { summary: "Refund a transaction, in full or in part" },
   "v1Installments.simulate": { summary: "Simulate card installments for an amount" },
   "v1Balance.balance": { summary: "Read the balance (available, pending, reserved)" },

@@ -61,7 +61,18 @@ export const V1Transaction = Schema.Struct({
       barcode: Schema.String,
       digitable_line: Schema.String,
       pdf_url: Schema.String,
-      due_date: Schema.String
+      due_date: Schema.String,
+      payment: Schema.optional(
+        Schema.Struct({
+          paid_on: Schema.String,
+          amount_paid: Schema.Number,
+          principal: Schema.Number,
+          fine: Schema.Number,
+          interest: Schema.Number,
+          discount: Schema.Number,
+          abatement: Schema.Number
+        }).annotations({ description: "once paid: what the bank reported, in parts (docs/boleto.md)" })
+      )
     })
   ),
   card: Schema.optional(Schema.Struct({ brand: Schema.String, last4: Schema.String, holder_name: Schema.String })),
@@ -108,6 +119,20 @@ const IdempotencyHeaders = Schema.Struct({
 })
 
 const hash = HttpApiSchema.param("hash", Schema.String)
+
+/** What a billet asks on a date, by its charge terms (docs/boleto.md); centavos. */
+export const V1AmountDue = Schema.Struct({
+  hash: Schema.String,
+  date: Schema.String,
+  due_date: Schema.String,
+  principal: Schema.Number,
+  abatement: Schema.Number,
+  discount: Schema.Number,
+  fine: Schema.Number,
+  interest: Schema.Number,
+  amount_due: Schema.Number,
+  days_late: Schema.Number
+})
 
 export const RefundBody = payload(
   Schema.Struct({
@@ -176,6 +201,23 @@ export class V1TransactionsApi extends HttpApiGroup.make("v1Transactions")
       .addSuccess(Success(V1Transaction))
       .addError(NotFound)
       .annotate(OpenApi.Description, "The transaction; 404 when unknown or of another account.")
+  )
+  .add(
+    HttpApiEndpoint.get("amountDue")`/transactions/${hash}/amount_due`
+      .setUrlParams(
+        Schema.Struct({
+          date: Schema.optional(Schema.String.annotations({ description: "YYYY-MM-DD (São Paulo); default today" }))
+        })
+      )
+      .addSuccess(Success(V1AmountDue))
+      .addError(BadRequest)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(
+        OpenApi.Description,
+        "What a billet asks if paid on `date`: its fine, interest, discount and abatement (docs/boleto.md); " +
+          "409 `not_a_boleto` for other methods."
+      )
   )
   .add(
     HttpApiEndpoint.post("refund")`/transactions/${hash}/refund`

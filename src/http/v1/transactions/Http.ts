@@ -65,6 +65,28 @@ export const V1TransactionsHttp = HttpApiBuilder.group(GatewayApi, "v1Transactio
           return { success: true as const, data: yield* present(accountId, id) }
         }).pipe(renderedV1)
       )
+      .handle("amountDue", ({ path, urlParams }) =>
+        Effect.gen(function* () {
+          const { accountId } = yield* CurrentPrincipal
+          const id = yield* knownHash(path.hash)
+          const { date, dueDate, due } = yield* transactions.amountDue(accountId, id, urlParams.date, "date")
+          return {
+            success: true as const,
+            data: {
+              hash: path.hash,
+              date,
+              due_date: dueDate,
+              principal: due.principal,
+              abatement: due.abatement,
+              discount: due.discount,
+              fine: due.fine,
+              interest: due.interest,
+              amount_due: due.total,
+              days_late: due.daysLate
+            }
+          }
+        }).pipe(renderedV1)
+      )
       .handle("list", ({ urlParams: q }) =>
         Effect.gen(function* () {
           const { accountId } = yield* CurrentPrincipal

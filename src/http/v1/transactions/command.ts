@@ -10,6 +10,7 @@ import { SubaccountId } from "../../../domain/ids.ts"
 import type { Buyer, PaymentCommand, Product, SplitRule } from "../../../domain/payment.ts"
 import { isUuid } from "../../../domain/uuid.ts"
 import { saoPauloDate } from "../../../domain/time.ts"
+import { decodeTerms, WireTerms } from "../../shared/chargeTerms.ts"
 
 const opt = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exact: true })
 
@@ -87,7 +88,8 @@ export const CreateTransactionWire = Schema.Struct({
     })
   ),
   card: opt(WireCard),
-  card_token: opt(Schema.String.annotations({ description: "from POST /api/payment-gateway/tokenize-card" }))
+  card_token: opt(Schema.String.annotations({ description: "from POST /api/payment-gateway/tokenize-card" })),
+  billet: opt(WireTerms("v1"))
 })
 export type CreateTransactionWire = typeof CreateTransactionWire.Type
 
@@ -275,6 +277,8 @@ export const decodeCreate = (
     }
   }
   const split = decodeSplit(w.split, fail)
+  if (w.billet !== undefined && method !== "BOLETO") fail("billet", "(charge terms) is only for billet")
+  const terms = method === "BOLETO" ? decodeTerms(w.billet, "billet", w.amount, fail) : null
   if (errors.length > 0 || kind === null) return Either.left(errors)
 
   const buyer: Buyer = {
@@ -315,5 +319,8 @@ export const decodeCreate = (
     if (card === undefined) return Either.left(errors)
     return Either.right({ ...common, method, installments, card })
   }
-  return Either.right({ ...common, method, payer: { ...common.payer, document } })
+  const payer = { ...common.payer, document }
+  return Either.right(
+    method === "BOLETO" ? { ...common, method, payer, terms, termsField: "billet" } : { ...common, method, payer }
+  )
 }

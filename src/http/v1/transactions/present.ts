@@ -1,6 +1,6 @@
 import { documentType } from "../../../domain/document.ts"
 import { isoInSaoPaulo } from "../../../domain/time.ts"
-import type { TransactionRecord } from "../../../domain/transaction.ts"
+import type { BoletoPayment, TransactionRecord } from "../../../domain/transaction.ts"
 import type { TransactionView } from "../../../app/Transactions.ts"
 import { documentUrls } from "../../v2/payments/present.ts"
 import { refusalReason, V1_METHOD, V1_STATUS } from "../words.ts"
@@ -39,9 +39,20 @@ const customerOf = ({ customer, transaction: t }: TransactionView) => {
       }
 }
 
+/** A billet's payment in v1's words: what was paid, on which day, and its parts (docs/boleto.md). */
+export const v1BilletPayment = (p: BoletoPayment) => ({
+  paid_on: p.paidOn,
+  amount_paid: p.amount,
+  principal: p.principal,
+  fine: p.fine,
+  interest: p.interest,
+  discount: p.discount,
+  abatement: p.abatement
+})
+
 const methodDetails = (baseUrl: string, t: TransactionRecord) => {
   const urls = documentUrls(baseUrl, t)
-  const { boleto, card, pix } = t.details
+  const { boleto, card, pix, payment } = t.details
   return {
     ...(pix
       ? { pix: { qr_code: pix.emv, qr_code_url: urls.qrCodeUrl!, expires_at: at(new Date(pix.expiresAt)) } }
@@ -52,7 +63,8 @@ const methodDetails = (baseUrl: string, t: TransactionRecord) => {
             barcode: boleto.barcode,
             digitable_line: boleto.digitableLine,
             pdf_url: urls.pdfUrl!,
-            due_date: boleto.dueDate
+            due_date: boleto.dueDate,
+            ...(payment === undefined ? {} : { payment: v1BilletPayment(payment) })
           }
         }
       : {}),

@@ -10,6 +10,7 @@ import { BadRequest, Conflict, NotFound, ServiceUnavailable, UnprocessableEntity
 import { payload } from "../../shared/payload.ts"
 import { paymentResultExamples, processExamples, refundExamples, tokenizeExamples } from "./examples.ts"
 import { ApiKeyAuth } from "../../shared/security.ts"
+import { WireTerms } from "../../shared/chargeTerms.ts"
 
 const Address = Schema.Struct({
   postal_code: Cep,
@@ -66,7 +67,8 @@ const ProcessWire = payload(
     buyerBirthdate: Schema.optionalWith(
       Schema.String.annotations({ description: "YYYY-MM-DD; required for CARD unless cardToken" }),
       { exact: true }
-    )
+    ),
+    boleto: Schema.optionalWith(WireTerms("v2"), { exact: true })
   }).annotations({ examples: processExamples })
 )
 

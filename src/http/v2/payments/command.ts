@@ -9,6 +9,7 @@ import { checkRawCard, MAX_INSTALLMENTS, type PaymentCommand, type RawCard } fro
 import type { TokenizeCommand } from "../../../app/Cards.ts"
 import type { PaymentMethod } from "../../../domain/transaction.ts"
 import { isUuid } from "../../../domain/uuid.ts"
+import { decodeTerms, type WireTermsValue } from "../../shared/chargeTerms.ts"
 
 /** The body of POST /api/payment-gateway/process once its fields have their JSON types. */
 export interface ProcessRequest {
@@ -34,6 +35,7 @@ export interface ProcessRequest {
   readonly cardBrand?: string | undefined
   readonly cardToken?: string | undefined
   readonly buyerBirthdate?: string | undefined
+  readonly boleto?: WireTermsValue | undefined
 }
 
 /** The field rules every method shares (CONTRACT §7): documents, phone, address, amount, birthdate. */
@@ -115,14 +117,24 @@ export const decodeProcess = (
       birthdate: request.buyerBirthdate
     }
   }
+  if (request.boleto !== undefined && request.method !== "BOLETO") {
+    errors.push({ field: "boleto", message: "boleto (charge terms) is only for BOLETO" })
+  }
   if (request.method === "PIX" || request.method === "BOLETO") {
     if (request.buyerDoc === undefined) errors.unshift({ field: "buyerDoc", message: "buyerDoc is required" })
+    const terms =
+      request.method === "BOLETO"
+        ? decodeTerms(request.boleto, "boleto", request.amount, (field, message) =>
+            errors.push({ field, message: `${field} ${message}` })
+          )
+        : null
     if (errors.length > 0 || request.buyerDoc === undefined) return Either.left(errors)
-    return Either.right({
-      ...common,
-      method: request.method,
-      payer: { ...common.payer, document: request.buyerDoc }
-    })
+    const payer = { ...common.payer, document: request.buyerDoc }
+    return Either.right(
+      request.method === "BOLETO"
+        ? { ...common, method: "BOLETO", payer, terms, termsField: "boleto" }
+        : { ...common, method: "PIX", payer }
+    )
   }
   const installments = request.installments ?? 1
   if (!Number.isInteger(installments) || installments < 1 || installments > MAX_INSTALLMENTS) {

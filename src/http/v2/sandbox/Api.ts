@@ -14,6 +14,18 @@ export class SandboxApi extends HttpApiGroup.make("sandbox")
   .annotate(ScopeResource, "sandbox")
   .add(
     HttpApiEndpoint.post("pay")`/transactions/${id}/pay`
+      .setUrlParams(
+        Schema.Struct({
+          date: Schema.optional(
+            Schema.String.annotations({ description: "BOLETO: the day the buyer paid, YYYY-MM-DD (default today)" })
+          ),
+          amount: Schema.optional(
+            Schema.String.annotations({
+              description: "BOLETO: centavos paid (default: the amount due on that date, docs/boleto.md)"
+            })
+          )
+        })
+      )
       .addSuccess(Transaction)
       .addSuccess(
         Transaction.annotations({

@@ -1,3 +1,5 @@
+import { isDate } from "../../../domain/calendar.ts"
+import { ValidationFailed } from "../../../domain/errors.ts"
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Schema } from "effect"
 import { Sandbox } from "../../../app/Sandbox.ts"
@@ -13,10 +15,17 @@ export const SandboxHttp = HttpApiBuilder.group(GatewayApi, "sandbox", (handlers
     // The sandbox acts in test mode only (a live key gets 404 before this runs).
     const toTestTransaction = (t: TransactionSummary) => toTransaction(t, false)
     return handlers
-      .handle("pay", ({ path }) =>
+      .handle("pay", ({ path, urlParams }) =>
         Effect.gen(function* () {
           const { accountId } = yield* CurrentPrincipal
-          const { settled, transaction } = yield* sandbox.pay(accountId, path.id)
+          const amount = urlParams.amount === undefined ? undefined : Number(urlParams.amount)
+          if (amount !== undefined && !(Number.isSafeInteger(amount) && amount > 0)) {
+            return yield* ValidationFailed.one("amount", "amount must be an integer number of centavos > 0")
+          }
+          if (urlParams.date !== undefined && !isDate(urlParams.date)) {
+            return yield* ValidationFailed.one("date", "date must be YYYY-MM-DD")
+          }
+          const { settled, transaction } = yield* sandbox.pay(accountId, path.id, { date: urlParams.date, amount })
           if (settled) return toTestTransaction(transaction)
           // A boleto is only paid at the bank; the confirmation job settles it later.
           return yield* encode(toTestTransaction(transaction)).pipe(

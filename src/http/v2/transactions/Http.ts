@@ -25,5 +25,24 @@ export const TransactionsHttp = HttpApiBuilder.group(GatewayApi, "transactions",
           Effect.map(transactions.get(accountId, path.transactionId), (t) => toTransaction(t, mode === "live"))
         ).pipe(rendered)
       )
+      .handle("amountDue", ({ path, urlParams }) =>
+        Effect.flatMap(CurrentPrincipal, ({ accountId }) =>
+          transactions.amountDue(accountId, path.transactionId, urlParams.date, "date")
+        ).pipe(
+          Effect.map(({ date, dueDate, due }) => ({
+            transactionId: path.transactionId,
+            date,
+            dueDate,
+            principal: due.principal,
+            abatement: due.abatement,
+            discount: due.discount,
+            fine: due.fine,
+            interest: due.interest,
+            amountDue: due.total,
+            daysLate: due.daysLate
+          })),
+          rendered
+        )
+      )
   })
 )

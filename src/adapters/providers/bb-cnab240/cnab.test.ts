@@ -1,0 +1,124 @@
+import { randomUUID } from "node:crypto"
+import { describe, expect, it } from "vitest"
+import { answerRemessa, type Outcome } from "../../../../test/fakes/bank/bank.ts"
+import { amountDue, type ChargeTerms } from "../../../domain/chargeTerms.ts"
+import { addCalendarDays } from "../../../domain/calendar.ts"
+import { readRecord, SEGMENT_P, SEGMENT_R } from "./layout.ts"
+import { BANCO_DO_BRASIL } from "./profile.ts"
+import { buildRemessa, type RemessaTitle } from "./remessa.ts"
+import { isPaid, parseRetorno } from "./retorno.ts"
+
+const AGREEMENT = {
+  agreement: "1234567",
+  wallet: "17",
+  walletVariation: "019",
+  agency: "1234",
+  agencyDigit: "5",
+  account: "123456",
+  accountDigit: "7",
+  companyDocument: "11222333000181",
+  companyName: "Payment Gateway"
+}
+const TERMS: ChargeTerms = {
+  fine: { kind: "percentage", value: 200 },
+  interest: { kind: "percentage_per_month", value: 100 },
+  discounts: [{ kind: "fixed", value: 500, until: "2027-02-01" }]
+}
+const DUE = "2027-02-05"
+
+const titles = (n: number): RemessaTitle[] =>
+  Array.from({ length: n }, (_, i) => ({
+    transactionId: randomUUID(),
+    sequence: i + 1,
+    amount: 10_000 + i,
+    dueDate: DUE,
+    issuedOn: "2027-01-20",
+    payerName: "Beatriz Souza",
+    payerDocument: "52998224725",
+    terms: i % 2 === 0 ? TERMS : undefined,
+    writeOffDays: 30
+  }))
+
+// The mix a test asks the bank for, by the title's place in the remessa.
+const MIX: ReadonlyArray<(i: number) => Outcome> = [
+  () => ({ movement: "02" }),
+  () => ({ movement: "03", reasons: ["08", "16"] }),
+  (i) => ({ movement: "06", paidOn: addCalendarDays(DUE, i % 13), fee: 180, reasons: ["04"] }),
+  () => ({ movement: "09", reasons: ["10"] }),
+  (i) => ({ movement: "17", paidOn: addCalendarDays(DUE, 20 + (i % 5)), fee: 180 }),
+  () => ({ movement: "28", fee: 90 })
+]
+
+describe("CNAB 240: remessa → fake bank → retorno", () => {
+  it("1,000 titles: exactly the paid ones (06, 17) come back paid, with the bank's amounts", () => {
+    const sent = titles(1_000)
+    const remessa = buildRemessa(BANCO_DO_BRASIL, AGREEMENT, 7, new Date("2027-01-20T12:00:00Z"), sent)
+    const lines = remessa.split("\r\n").filter((l) => l !== "")
+    // File header, batch header, P Q R per title, batch trailer, file trailer.
+    expect(lines).toHaveLength(2 + 3 * 1_000 + 2)
+    expect(lines.every((l) => l.length === 240)).toBe(true)
+    expect(lines[0]!.slice(157, 163)).toBe("000007") // NSA
+    expect(lines.at(-1)!.slice(23, 29)).toBe(String(lines.length).padStart(6, "0"))
+    // The terms as segments P and R carry them.
+    const p = readRecord(SEGMENT_P, lines[2]!)
+    const r = readRecord(SEGMENT_R, lines[4]!)
+    expect(p.ok && [p.fields["interestCode"], p.fields["interestValue"], p.fields["discount1Value"]]).toEqual([
+      "2",
+      "000000000000100",
+      "000000000000500"
+    ])
+    expect(r.ok && [r.fields["fineCode"], r.fields["fineFrom"], r.fields["fineValue"]]).toEqual([
+      "2",
+      "06022027",
+      "000000000000200"
+    ])
+
+    const retorno = answerRemessa(remessa, 7, (t) => MIX[t.index % MIX.length]!(t.index))
+    const read = parseRetorno(retorno)
+    if ("error" in read) throw new Error(read.error)
+    expect(read.fileNumber).toBe(7)
+    expect(read.rejected).toEqual([])
+    expect(read.titles).toHaveLength(1_000)
+    const byId = new Map(sent.map((t) => [t.transactionId, t]))
+    const paid = read.titles.filter((t) => isPaid(t.movement))
+    expect(paid).toHaveLength(Math.ceil((1_000 - 2) / 6) + Math.ceil((1_000 - 4) / 6))
+    for (const t of read.titles) {
+      const title = byId.get(t.transactionId)!
+      expect(title, t.transactionId).toBeDefined()
+      const i = sent.indexOf(title)
+      expect(t.movement).toBe(MIX[i % MIX.length]!(i).movement)
+      if (!isPaid(t.movement)) {
+        expect(t.paid).toBe(0)
+        continue
+      }
+      // What the title's terms ask on the day the bank says it was paid, to the centavo.
+      const due = amountDue(title.amount, DUE, title.terms, t.occurredOn!)
+      expect([t.paid, t.charges, t.discount, t.fee, t.credited]).toEqual([
+        due.total,
+        due.fine + due.interest,
+        due.discount,
+        180,
+        due.total - 180
+      ])
+    }
+    const rejectedReasons = read.titles.find((t) => t.movement === "03")!.reasons
+    expect(rejectedReasons).toEqual(["08", "16"])
+  })
+
+  it("a malformed line is reported with its line number; the rest of the file is read", () => {
+    const sent = titles(10)
+    const remessa = buildRemessa(BANCO_DO_BRASIL, AGREEMENT, 8, new Date("2027-01-20T12:00:00Z"), sent)
+    const retorno = answerRemessa(remessa, 8, () => ({ movement: "06", paidOn: DUE }))
+    const lines = retorno.split("\r\n")
+    // Line 7 is the third title's T (headers, then T and U per title): break its amount (82–96).
+    lines[6] = `${lines[6]!.slice(0, 85)}X${lines[6]!.slice(86)}`
+    const read = parseRetorno(lines.join("\r\n"))
+    if ("error" in read) throw new Error(read.error)
+    expect(read.rejected).toEqual([
+      { line: 7, error: expect.stringContaining("amount (82-96) is not numeric") },
+      { line: 8, error: "its segment T was rejected" }
+    ])
+    expect(read.titles).toHaveLength(9)
+    expect(read.titles.map((t) => t.line)).toEqual([3, 5, 9, 11, 13, 15, 17, 19, 21])
+  })
+})

@@ -1,0 +1,181 @@
+import type { ChargeTerms } from "../../../domain/chargeTerms.ts"
+import {
+  BATCH_HEADER,
+  BATCH_TRAILER,
+  cnabDate,
+  FILE_HEADER,
+  FILE_TRAILER,
+  SEGMENT_P,
+  SEGMENT_Q,
+  SEGMENT_R,
+  SEGMENT_Y03,
+  writeRecord
+} from "./layout.ts"
+import type { Agreement, BankProfile } from "./profile.ts"
+import { addCalendarDays } from "../../../domain/calendar.ts"
+
+/** A title to register: one boleto. */
+export interface RemessaTitle {
+  readonly transactionId: string
+  /** The bank's sequence for its nosso número. */
+  readonly sequence: number
+  readonly amount: number
+  readonly dueDate: string
+  readonly issuedOn: string
+  readonly payerName: string
+  readonly payerDocument: string
+  readonly terms?: ChargeTerms | undefined
+  /** Days after the due date the bank still receives it (0: not after the due date). */
+  readonly writeOffDays: number
+  /** Bolepix: the DICT key and the txid of the cobv (segment Y-03). */
+  readonly pix?: { readonly keyType: 1 | 2 | 3 | 4 | 5; readonly key: string; readonly txid: string } | undefined
+}
+
+const MOVEMENT_REGISTER = "01"
+
+/**
+ * Our transaction id in the 25 characters of "uso da empresa" (P 196–220, back in T 106–130): its 128
+ * bits in base 36 fit exactly (36^25 > 2^128).
+ */
+export const companyUseOf = (transactionId: string): string =>
+  BigInt(`0x${transactionId.replace(/-/g, "")}`)
+    .toString(36)
+    .toUpperCase()
+    .padStart(25, "0")
+
+/**
+ * One remessa file (CRLF lines): file header, one batch of segments P, Q, R (and Y-03 for bolepix) per
+ * title, batch trailer, file trailer. `fileNumber` is the NSA, one per cycle.
+ */
+export const buildRemessa = (
+  profile: BankProfile,
+  agreement: Agreement,
+  fileNumber: number,
+  generatedAt: Date,
+  titles: ReadonlyArray<RemessaTitle>
+): string => {
+  const day = generatedAt.toISOString().slice(0, 10)
+  const company = {
+    bank: profile.bankCode,
+    companyDocumentType: agreement.companyDocument.length === 11 ? 1 : 2,
+    companyDocument: agreement.companyDocument,
+    agreement: profile.agreementField(agreement),
+    agency: agreement.agency,
+    agencyDigit: agreement.agencyDigit,
+    account: agreement.account,
+    accountDigit: agreement.accountDigit,
+    companyName: agreement.companyName
+  }
+  const lines: string[] = [
+    writeRecord(FILE_HEADER, {
+      ...company,
+      bankName: profile.bankName,
+      direction: 1,
+      generatedOn: cnabDate(day),
+      generatedAt: generatedAt.toISOString().slice(11, 19).replace(/:/g, ""),
+      fileNumber,
+      layoutVersion: profile.fileLayoutVersion,
+      density: profile.density
+    }),
+    writeRecord(BATCH_HEADER, {
+      ...company,
+      batch: 1,
+      operation: "R",
+      layoutVersion: profile.batchLayoutVersion,
+      fileNumber,
+      recordedOn: cnabDate(day),
+      creditOn: "00000000"
+    })
+  ]
+  let sequence = 0
+  const detail = { bank: profile.bankCode, batch: 1, movement: MOVEMENT_REGISTER }
+  for (const t of titles) {
+    const terms = t.terms ?? {}
+    const discounts = terms.discounts ?? []
+    const interest = terms.interest
+    const [d1, d2, d3] = discounts
+    const discountCode = (d: (typeof discounts)[number] | undefined) =>
+      d === undefined ? 0 : d.kind === "fixed" ? 1 : 2
+    lines.push(
+      writeRecord(SEGMENT_P, {
+        ...detail,
+        sequence: ++sequence,
+        agency: agreement.agency,
+        agencyDigit: agreement.agencyDigit,
+        account: agreement.account,
+        accountDigit: agreement.accountDigit,
+        ourNumber: profile.ourNumber(agreement, t.sequence),
+        wallet: profile.walletCode,
+        registration: 1,
+        documentType: "1",
+        issuer: 2,
+        distribution: "2",
+        documentNumber: t.transactionId.replace(/-/g, "").slice(0, 15),
+        dueDate: cnabDate(t.dueDate),
+        amount: t.amount,
+        kind: profile.kind,
+        accepted: "N",
+        issuedOn: cnabDate(t.issuedOn),
+        // FEBRABAN has no "percent per day": it goes as the amount per day it is on this title.
+        interestCode: interest === undefined ? 3 : interest.kind === "percentage_per_month" ? 2 : 1,
+        interestFrom: interest === undefined ? "00000000" : cnabDate(addCalendarDays(t.dueDate, 1)),
+        interestValue:
+          interest === undefined
+            ? 0
+            : interest.kind === "percentage_per_day"
+              ? Math.round((t.amount * interest.value) / 10_000)
+              : interest.value, // centavos a day, or a monthly rate with 2 decimals (basis points)
+        discount1Code: discountCode(d1),
+        discount1Until: cnabDate(d1?.until),
+        discount1Value: d1?.value ?? 0,
+        // Segment P carries the abatement as an amount: a percentage goes as what it is on this title.
+        abatement:
+          terms.abatement === undefined
+            ? 0
+            : terms.abatement.kind === "fixed"
+              ? terms.abatement.value
+              : Math.floor((t.amount * terms.abatement.value + 5_000) / 10_000),
+        companyUse: companyUseOf(t.transactionId),
+        protestCode: 3,
+        protestDays: 0,
+        writeOffCode: 1,
+        writeOffDays: String(t.writeOffDays).padStart(3, "0"),
+        contract: 0
+      }),
+      writeRecord(SEGMENT_Q, {
+        ...detail,
+        sequence: ++sequence,
+        payerDocumentType: t.payerDocument.length === 11 ? 1 : 2,
+        payerDocument: t.payerDocument,
+        payerName: t.payerName
+      }),
+      writeRecord(SEGMENT_R, {
+        ...detail,
+        sequence: ++sequence,
+        discount2Code: discountCode(d2),
+        discount2Until: cnabDate(d2?.until),
+        discount2Value: d2?.value ?? 0,
+        discount3Code: discountCode(d3),
+        discount3Until: cnabDate(d3?.until),
+        discount3Value: d3?.value ?? 0,
+        fineCode: terms.fine === undefined ? "0" : terms.fine.kind === "fixed" ? "1" : "2",
+        fineFrom: terms.fine === undefined ? "00000000" : cnabDate(addCalendarDays(t.dueDate, 1)),
+        fineValue: terms.fine?.value ?? 0
+      })
+    )
+    if (t.pix !== undefined) {
+      lines.push(
+        writeRecord(SEGMENT_Y03, {
+          ...detail,
+          sequence: ++sequence,
+          keyType: t.pix.keyType,
+          key: t.pix.key,
+          txid: t.pix.txid
+        })
+      )
+    }
+  }
+  lines.push(writeRecord(BATCH_TRAILER, { bank: profile.bankCode, batch: 1, records: sequence + 2 }))
+  lines.push(writeRecord(FILE_TRAILER, { bank: profile.bankCode, batches: 1, records: lines.length + 1, accounts: 0 }))
+  return `${lines.join("\r\n")}\r\n`
+}

@@ -1,0 +1,147 @@
+import { amountDue } from "../../../src/domain/chargeTerms.ts"
+import {
+  BATCH_HEADER,
+  BATCH_TRAILER,
+  cnabDate,
+  FILE_HEADER,
+  FILE_TRAILER,
+  isoDate,
+  readRecord,
+  SEGMENT_P,
+  SEGMENT_R,
+  SEGMENT_T,
+  SEGMENT_U,
+  writeRecord
+} from "../../../src/adapters/providers/bb-cnab240/layout.ts"
+
+/** What the fake bank does with one title of the remessa. */
+export interface Outcome {
+  /** 02, 03, 06, 09, 17, 28. */
+  readonly movement: string
+  /** Paid (06, 17): on which day; the amount is what the title's terms ask that day unless `paid`. */
+  readonly paidOn?: string
+  readonly paid?: number
+  /** The bank's fee on this occurrence (T 199–213), centavos. */
+  readonly fee?: number
+  /** Rejection reasons (03) or the liquidation channel (06, 17), 2 characters each. */
+  readonly reasons?: ReadonlyArray<string>
+}
+
+export interface RemessaTitleSeen {
+  readonly index: number
+  readonly ourNumber: string
+  readonly companyUse: string
+  readonly dueDate: string
+  readonly amount: number
+}
+
+/**
+ * A bank in a function: reads our remessa (segments P and R give it the title and the terms it
+ * computes with) and answers a retorno with the occurrence `outcome` picks for each title.
+ */
+export const answerRemessa = (
+  remessa: string,
+  fileNumber: number,
+  outcome: (title: RemessaTitleSeen) => Outcome
+): string => {
+  const lines = remessa.split(/\r?\n/).filter((l) => l.length > 0)
+  const header = readRecord(FILE_HEADER, lines[0]!)
+  if (!header.ok) throw new Error(`remessa line 1: ${header.error}`)
+  const h = header.fields
+  const out: string[] = [writeRecord(FILE_HEADER, { ...h, direction: 2, fileNumber })]
+  const batch = readRecord(BATCH_HEADER, lines[1]!)
+  if (!batch.ok) throw new Error(`remessa line 2: ${batch.error}`)
+  out.push(writeRecord(BATCH_HEADER, { ...batch.fields, operation: "T", fileNumber }))
+  let sequence = 0
+  let index = 0
+  for (let i = 2; i < lines.length; i++) {
+    const p = readRecord(SEGMENT_P, lines[i]!)
+    if (!p.ok) continue
+    const P = p.fields
+    const r = readRecord(SEGMENT_R, lines[i + 2] ?? "")
+    const R = r.ok ? r.fields : {}
+    const dueDate = isoDate(P["dueDate"]!)!
+    const amount = Number(P["amount"])
+    const seen = { index: index++, ourNumber: P["ourNumber"]!, companyUse: P["companyUse"]!, dueDate, amount }
+    const o = outcome(seen)
+    let charges = 0
+    let discount = 0
+    let paid = 0
+    if (o.movement === "06" || o.movement === "17") {
+      // The bank computes with what the remessa registered: fine (R), interest and discount 1 (P).
+      const due = amountDue(amount, dueDate, termsOf(P, R), o.paidOn ?? dueDate)
+      charges = due.fine + due.interest
+      discount = due.discount
+      paid = o.paid ?? due.total
+    }
+    const fee = o.fee ?? 0
+    out.push(
+      writeRecord(SEGMENT_T, {
+        bank: h["bank"]!,
+        batch: 1,
+        sequence: ++sequence,
+        movement: o.movement,
+        agency: P["agency"]!,
+        agencyDigit: P["agencyDigit"]!,
+        account: P["account"]!,
+        accountDigit: P["accountDigit"]!,
+        ourNumber: seen.ourNumber,
+        wallet: P["wallet"]!,
+        documentNumber: P["documentNumber"]!,
+        dueDate: P["dueDate"]!,
+        amount,
+        companyUse: seen.companyUse,
+        currency: "09",
+        fee,
+        reasons: (o.reasons ?? []).join("")
+      }),
+      writeRecord(SEGMENT_U, {
+        bank: h["bank"]!,
+        batch: 1,
+        sequence: ++sequence,
+        movement: o.movement,
+        charges,
+        discount,
+        paid,
+        credited: Math.max(0, paid - fee),
+        occurredOn: cnabDate(o.paidOn ?? dueDate),
+        creditOn: paid > 0 ? cnabDate(o.paidOn ?? dueDate) : "00000000"
+      })
+    )
+  }
+  out.push(writeRecord(BATCH_TRAILER, { bank: h["bank"]!, batch: 1, records: sequence + 2 }))
+  out.push(writeRecord(FILE_TRAILER, { bank: h["bank"]!, batches: 1, records: out.length + 1, accounts: 0 }))
+  return `${out.join("\r\n")}\r\n`
+}
+
+const termsOf = (P: Readonly<Record<string, string>>, R: Readonly<Record<string, string>>) => {
+  const fineCode = R["fineCode"]
+  const interestCode = P["interestCode"]
+  const discountCode = P["discount1Code"]
+  return {
+    ...(fineCode === "1" || fineCode === "2"
+      ? {
+          fine: { kind: fineCode === "1" ? ("fixed" as const) : ("percentage" as const), value: Number(R["fineValue"]) }
+        }
+      : {}),
+    ...(interestCode === "1" || interestCode === "2"
+      ? {
+          interest: {
+            kind: interestCode === "1" ? ("fixed_per_day" as const) : ("percentage_per_month" as const),
+            value: Number(P["interestValue"])
+          }
+        }
+      : {}),
+    ...(discountCode === "1" || discountCode === "2"
+      ? {
+          discounts: [
+            {
+              kind: discountCode === "1" ? ("fixed" as const) : ("percentage" as const),
+              value: Number(P["discount1Value"]),
+              until: isoDate(P["discount1Until"]!)!
+            }
+          ]
+        }
+      : {})
+  }
+}
