@@ -214,8 +214,21 @@ describe("LIVE_ACQUIRERS=cielo,rede", () => {
     try {
       const refunding = api.post(REFUND, { transactionId: id }, { key: own })
       await new Promise((resolve) => setTimeout(resolve, 300))
-      const dispute = await api.post(`/api/sandbox/transactions/${id}/chargeback`, { stage: "open" }, { key: own })
-      expect(dispute.status, dispute.text).toBe(200)
+      // Live mode has no sandbox route (404): the chargeback notification reaches the core as the job an
+      // acquirer's notice becomes (src/jobs/tasks.ts), which the worker runs at once.
+      const account = await server.db.query<{ account_id: string }>(
+        "select account_id from transactions where id = $1",
+        [id]
+      )
+      await server.db.query(
+        "select graphile_worker.add_job('sandbox_dispute', json_build_object('accountId', $1::text, 'transactionId', $2::text))",
+        [account.rows[0]!.account_id, id]
+      )
+      await eventually(
+        async () => ((await rowOf(server, id)).status === "PRE_CHARGEBACK" ? true : undefined),
+        5_000,
+        20
+      )
       expectError(await refunding, 422, "refund_failed")
     } finally {
       cielo.refuseRefunds(false)
