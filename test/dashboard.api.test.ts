@@ -53,7 +53,7 @@ describe("authentication", () => {
     }
   })
 
-  it("test mode is the default; live is refused by name until live rails exist", async () => {
+  it("test mode is the default; live is refused, naming what is missing, while no live rail is configured", async () => {
     expect((await dash("/balance")).status).toBe(200)
     const live = await api.get("/api/dashboard/balance", {
       token: owner.token,
@@ -61,6 +61,7 @@ describe("authentication", () => {
     })
     expect(live.status, live.text).toBe(400)
     expect(live.body).toMatchObject({ code: "mode_unavailable", errors: [{ field: "X-Gateway-Mode" }] })
+    expect(live.body.message).toContain("LIVE_ACQUIRERS")
   })
 })
 

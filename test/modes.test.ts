@@ -243,6 +243,28 @@ describe("no record of one mode is visible, countable or payable from the other"
     expect(testBalance.body.data.pending).toBeGreaterThan(0)
     expect(testBalance.body.data.pending).not.toBe(liveBalance.body.data.pending)
 
+    // the dashboard (login token): test by default, the live tenant with X-Gateway-Mode: live, each
+    // showing its own mode's transactions only, and a refund from the live view reaching the live rails
+    const dashboard = async (mode: "test" | "live") => {
+      const reply = await api.get("/api/dashboard/transactions", {
+        token: merchant.token,
+        headers: { "x-gateway-mode": mode }
+      })
+      expect(reply.status, reply.text).toBe(200)
+      return (reply.body.data as Array<{ id: string }>).map((t) => t.id)
+    }
+    const [dashLive, dashTest] = [await dashboard("live"), await dashboard("test")]
+    expect(dashLive).toContain(liveId)
+    expect(dashLive).not.toContain(testId)
+    expect(dashTest).toContain(testId)
+    expect(dashTest).not.toContain(liveId)
+    const liveDashBalance = await api.get("/api/dashboard/balance", {
+      token: merchant.token,
+      headers: { "x-gateway-mode": "live" }
+    })
+    expect(liveDashBalance.status, liveDashBalance.text).toBe(200)
+    expect(JSON.stringify(liveDashBalance.body)).toContain(String(liveBalance.body.data.pending))
+
     // payable: the other mode's order and card token are unknown
     const crossPay = await api.post(PROCESS, pixBody(testOrder.orderId, testOrder.amount), { key: liveKey })
     expect(crossPay.status, crossPay.text).toBeGreaterThanOrEqual(400)
