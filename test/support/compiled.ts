@@ -1,8 +1,8 @@
 import { execFile } from "node:child_process"
 import { createHash } from "node:crypto"
 import { existsSync, readFileSync } from "node:fs"
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises"
-import { join, relative } from "node:path"
+import { copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises"
+import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 
 /**
@@ -42,18 +42,30 @@ const TSX: ServiceEntry = {
   cli: ["--import", "tsx", "src/cli.ts"]
 }
 
+/** Every file under `dir` but the tests: the modules, and any asset a module reads beside itself. */
 const sourceFiles = async (dir: string): Promise<Array<string>> => {
   const entries = await readdir(dir, { withFileTypes: true })
   const files = await Promise.all(
     entries.map((e) =>
       e.isDirectory()
         ? sourceFiles(join(dir, e.name))
-        : e.name.endsWith(".ts") && !e.name.endsWith(".test.ts")
-          ? Promise.resolve([join(dir, e.name)])
-          : Promise.resolve([])
+        : e.name.endsWith(".test.ts")
+          ? Promise.resolve([])
+          : Promise.resolve([join(dir, e.name)])
     )
   )
   return files.flat().sort()
+}
+
+/** tsc emits only the modules: a non-TypeScript file of src/ is copied to the same place in the output. */
+const copyAssets = async (outDir: string) => {
+  const src = join(ROOT, "src")
+  for (const file of await sourceFiles(src)) {
+    if (file.endsWith(".ts")) continue
+    const target = join(outDir, relative(src, file))
+    await mkdir(dirname(target), { recursive: true })
+    await copyFile(file, target)
+  }
 }
 
 /** Everything the compiled output depends on: the sources, the compiler's options and version. */
@@ -114,6 +126,7 @@ const build = async (): Promise<ServiceEntry> => {
         const tmp = `${dir}.tmp-${process.pid}`
         await rm(tmp, { recursive: true, force: true })
         await compile(tmp)
+        await copyAssets(tmp)
         await writeFile(join(tmp, ".complete"), new Date().toISOString())
         await rm(dir, { recursive: true, force: true })
         await rename(tmp, dir)
