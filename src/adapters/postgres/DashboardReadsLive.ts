@@ -6,12 +6,10 @@ import { PaymentMethod, TransactionRecord } from "../../domain/transaction.ts"
 import { DashboardReads } from "../../ports/DashboardReads.ts"
 import type { ListKey } from "../../ports/Page.ts"
 import { KEYSET_AT, seekAfter } from "./keyset.ts"
+import { COLUMNS } from "./TransactionRepoLive.ts"
 import { traced } from "./traced.ts"
 
-const TRANSACTION_COLUMNS = `id, origin, order_id, customer_id, method, amount, amount_total, amount_interest, buyer,
-  products, metadata, comment, split, fee, status, refunded_amount, refund_reserved, installments, details,
-  decline_code, acquirer_reference, card_token, antifraud, paid_at, expires_at, created_at, updated_at`
-  .split(",")
+const TRANSACTION_COLUMNS = COLUMNS.split(",")
   .map((c) => `t.${c.trim()}`)
   .join(", ")
 
