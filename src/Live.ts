@@ -20,6 +20,7 @@ import { SubaccountRepoLive } from "./adapters/postgres/SubaccountRepoLive.ts"
 import { TransactionalLive } from "./adapters/postgres/TransactionalLive.ts"
 import { TransactionRepoLive } from "./adapters/postgres/TransactionRepoLive.ts"
 import { WebhookRepoLive } from "./adapters/postgres/WebhookRepoLive.ts"
+import { EventLogLive } from "./adapters/postgres/EventLogLive.ts"
 import { SandboxAcquirerLive } from "./adapters/sandbox/SandboxAcquirer.ts"
 import { SandboxAntifraudLive } from "./adapters/sandbox/SandboxAntifraud.ts"
 import { AntifraudSignalsLive } from "./adapters/postgres/AntifraudSignalsLive.ts"
@@ -59,6 +60,7 @@ import { Settlement } from "./app/Settlement.ts"
 import { Subaccounts } from "./app/Subaccounts.ts"
 import { Transactions } from "./app/Transactions.ts"
 import { Webhooks } from "./app/Webhooks.ts"
+import { Events } from "./app/Events.ts"
 
 /**
  * The payment rails. The sandbox adapters are the reference implementations; a real acquirer, PSP
@@ -119,6 +121,7 @@ export const AdaptersLive = Layer.mergeAll(
   CardVaultLive,
   OutboxLive,
   WebhookRepoLive,
+  EventLogLive,
   AntifraudSignalsLive,
   WebhookSenderFromConfig,
   RailsLive,
@@ -143,6 +146,7 @@ export const AppLive = Layer.mergeAll(
   Cards.Default,
   Sandbox.Default,
   Webhooks.Default,
+  Events.Default,
   Deliveries.Default,
   Boletos.Default,
   Housekeeping.Default,

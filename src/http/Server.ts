@@ -26,7 +26,8 @@ import { V1BalanceHttp } from "./v1/balance/Http.ts"
 import { V1WithdrawalsHttp } from "./v1/withdrawals/Http.ts"
 import { V1AntifraudHttp } from "./v1/antifraud/Http.ts"
 import { TransactionsHttp } from "./v2/transactions/Http.ts"
-import { WebhooksHttp } from "./v2/webhooks/Http.ts"
+import { DashboardWebhooksHttp, WebhooksHttp } from "./v2/webhooks/Http.ts"
+import { DashboardEventsHttp, EventsHttp } from "./v2/events/Http.ts"
 
 /** Every group's handlers, with the security middleware provided to the groups that use it. */
 export const ApiLive = HttpApiBuilder.api(GatewayApi).pipe(
@@ -41,6 +42,9 @@ export const ApiLive = HttpApiBuilder.api(GatewayApi).pipe(
     TransactionsHttp,
     PaymentsHttp,
     WebhooksHttp,
+    EventsHttp,
+    DashboardEventsHttp,
+    DashboardWebhooksHttp,
     V1TransactionsHttp,
     V1InstallmentsHttp,
     V1SubaccountsHttp,

@@ -5,13 +5,51 @@ import { Delivery, Webhook } from "../../../domain/webhook.ts"
 import { GatewayApi } from "../../Api.ts"
 import { rendered } from "../render.ts"
 import { jsonArrayStream } from "../../shared/jsonStream.ts"
-import { CurrentPrincipal } from "../../shared/security.ts"
+import { CurrentPrincipal, CurrentSession } from "../../shared/security.ts"
+import type { AccountId } from "../../../domain/ids.ts"
+
+/** The operations both groups serve; only where the account comes from differs. */
+const operations = <R>(webhooks: Webhooks, account: Effect.Effect<AccountId, never, R>) => ({
+  delivery: ({ path }: { readonly path: { readonly deliveryId: string } }) =>
+    Effect.flatMap(account, (accountId) => webhooks.delivery(accountId, path.deliveryId)).pipe(rendered),
+  resend: ({ path }: { readonly path: { readonly deliveryId: string } }) =>
+    Effect.flatMap(account, (accountId) => webhooks.retry(accountId, path.deliveryId)).pipe(rendered),
+  resendFailed: ({ payload }: { readonly payload: { readonly since: string } }) =>
+    Effect.flatMap(account, (accountId) => webhooks.resendFailed(accountId, new Date(payload.since))),
+  rotateSecret: ({ payload }: { readonly payload: { readonly overlapSeconds?: number | undefined } }) =>
+    Effect.flatMap(account, (accountId) => webhooks.rotateSecret(accountId, payload.overlapSeconds)).pipe(rendered),
+  sendTest: () => Effect.flatMap(account, (accountId) => webhooks.sendTest(accountId)).pipe(rendered)
+})
+
+export const DashboardWebhooksHttp = HttpApiBuilder.group(GatewayApi, "dashboardWebhooks", (handlers) =>
+  Effect.map(Webhooks, (webhooks) => {
+    const op = operations(
+      webhooks,
+      Effect.map(CurrentSession, (s) => s.accountId)
+    )
+    return handlers
+      .handle("delivery", op.delivery)
+      .handle("resend", op.resend)
+      .handle("resendFailed", op.resendFailed)
+      .handle("rotateSecret", op.rotateSecret)
+      .handle("sendTest", op.sendTest)
+  })
+)
 
 export const WebhooksHttp = HttpApiBuilder.group(GatewayApi, "webhooks", (handlers) =>
   Effect.gen(function* () {
     const webhooks = yield* Webhooks
     const encode = Schema.encode(Webhook)
+    const op = operations(
+      webhooks,
+      Effect.map(CurrentPrincipal, (p) => p.accountId)
+    )
     return handlers
+      .handle("delivery", op.delivery)
+      .handle("resend", op.resend)
+      .handle("resendFailed", op.resendFailed)
+      .handle("rotateSecret", op.rotateSecret)
+      .handle("sendTest", op.sendTest)
       .handle("upsert", ({ payload }) =>
         Effect.gen(function* () {
           const { accountId } = yield* CurrentPrincipal
