@@ -21,6 +21,7 @@ import { TransactionalLive } from "./adapters/postgres/TransactionalLive.ts"
 import { TransactionRepoLive } from "./adapters/postgres/TransactionRepoLive.ts"
 import { WebhookRepoLive } from "./adapters/postgres/WebhookRepoLive.ts"
 import { EventLogLive } from "./adapters/postgres/EventLogLive.ts"
+import { RequestLogLive } from "./adapters/postgres/RequestLogLive.ts"
 import { SandboxAcquirerLive } from "./adapters/sandbox/SandboxAcquirer.ts"
 import { SandboxAntifraudLive } from "./adapters/sandbox/SandboxAntifraud.ts"
 import { AntifraudSignalsLive } from "./adapters/postgres/AntifraudSignalsLive.ts"
@@ -61,6 +62,7 @@ import { Subaccounts } from "./app/Subaccounts.ts"
 import { Transactions } from "./app/Transactions.ts"
 import { Webhooks } from "./app/Webhooks.ts"
 import { Events } from "./app/Events.ts"
+import { RequestLogs } from "./app/RequestLogs.ts"
 
 /**
  * The payment rails. The sandbox adapters are the reference implementations; a real acquirer, PSP
@@ -122,6 +124,7 @@ export const AdaptersLive = Layer.mergeAll(
   OutboxLive,
   WebhookRepoLive,
   EventLogLive,
+  RequestLogLive,
   AntifraudSignalsLive,
   WebhookSenderFromConfig,
   RailsLive,
@@ -147,6 +150,7 @@ export const AppLive = Layer.mergeAll(
   Sandbox.Default,
   Webhooks.Default,
   Events.Default,
+  RequestLogs.Default,
   Deliveries.Default,
   Boletos.Default,
   Housekeeping.Default,

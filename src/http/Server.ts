@@ -28,6 +28,7 @@ import { V1AntifraudHttp } from "./v1/antifraud/Http.ts"
 import { TransactionsHttp } from "./v2/transactions/Http.ts"
 import { DashboardWebhooksHttp, WebhooksHttp } from "./v2/webhooks/Http.ts"
 import { DashboardEventsHttp, EventsHttp } from "./v2/events/Http.ts"
+import { DashboardRequestLogHttp, RequestLogHttp } from "./v2/requestLog/Http.ts"
 
 /** Every group's handlers, with the security middleware provided to the groups that use it. */
 export const ApiLive = HttpApiBuilder.api(GatewayApi).pipe(
@@ -45,6 +46,8 @@ export const ApiLive = HttpApiBuilder.api(GatewayApi).pipe(
     EventsHttp,
     DashboardEventsHttp,
     DashboardWebhooksHttp,
+    RequestLogHttp,
+    DashboardRequestLogHttp,
     V1TransactionsHttp,
     V1InstallmentsHttp,
     V1SubaccountsHttp,

@@ -18,6 +18,7 @@ import { fn } from "../../spans.ts"
 import { Ids } from "../../ports/Ids.ts"
 import { IdempotencyStore } from "../../ports/IdempotencyStore.ts"
 import { claimMade, claimToMake } from "./idempotency.ts"
+import { RequestNote } from "./requestNote.ts"
 
 const routes = routeTable(GatewayApi)
 
@@ -97,6 +98,9 @@ export const KeyAuthenticationLive = Layer.effect(
           yield* claimMade(store, principal.accountId, claim, admitted.value.claim)
         }
         yield* usage.mark(principal.keyId)
+        // For the request log, written once the response is known (envelope.ts).
+        const note = yield* Effect.serviceOption(RequestNote)
+        if (note._tag === "Some") note.value.key = { accountId: principal.accountId, keyId: principal.keyId }
         return principal
       })
     })
