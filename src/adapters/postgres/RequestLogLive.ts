@@ -45,8 +45,8 @@ export const RequestLogLive = Layer.scoped(
         select * from unnest(${entries.map((e) => e.accountId)}::uuid[], ${entries.map((e) => e.keyId)}::uuid[],
                              ${entries.map((e) => e.method)}::text[], ${entries.map((e) => e.path)}::text[],
                              ${entries.map((e) => e.status)}::int[], ${entries.map((e) => e.latencyMs)}::int[],
-                             ${entries.map((e) => e.requestId)}::text[], ${entries.map((e) => e.idempotencyKey)}::text[],
-                             ${entries.map((e) => e.body)}::text[],
+                             ${entries.map((e) => e.requestId)}::text[],
+                             ${entries.map((e) => e.idempotencyKey)}::text[], ${entries.map((e) => e.body)}::text[],
                              ${entries.map((e) => e.at.toISOString())}::timestamptz[])`.pipe(
         Effect.asVoid,
         // An account deleted meanwhile, or the database away: the lines are lost, the service is not.
