@@ -58,4 +58,4 @@ export class DashboardEventsApi extends HttpApiGroup.make("dashboardEvents")
   .add(get)
   .middleware(SessionAuth)
   .prefix("/dashboard/events")
-  .annotate(OpenApi.Title, "Dashboard: events") {}
+  .annotate(OpenApi.Title, "Dashboard events") {}

@@ -55,4 +55,4 @@ export class DashboardRequestLogApi extends HttpApiGroup.make("dashboardRequestL
   .add(list)
   .middleware(SessionAuth)
   .prefix("/dashboard/request-log")
-  .annotate(OpenApi.Title, "Dashboard: request log") {}
+  .annotate(OpenApi.Title, "Dashboard request log") {}

@@ -162,4 +162,4 @@ export class DashboardWebhooksApi extends HttpApiGroup.make("dashboardWebhooks")
   .add(sendTest)
   .middleware(SessionAuth)
   .prefix("/dashboard/webhooks")
-  .annotate(OpenApi.Title, "Dashboard: webhook operations") {}
+  .annotate(OpenApi.Title, "Dashboard webhooks") {}
