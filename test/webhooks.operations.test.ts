@@ -89,6 +89,8 @@ describe("events", () => {
     expect(one.status, one.text).toBe(200)
     expect(one.body).toEqual(all.body.events[1])
 
+    const ofFirst = await m.api.get(`/api/events?transactionId=${first.transactionId}`, { key: m.key })
+    expect(ofFirst.body.events.map((e: any) => e.type)).toEqual(["transaction.paid", "transaction.created"])
     const paid = await m.api.get("/api/events?type=transaction.paid", { key: m.key })
     expect(paid.body.events.map((e: any) => e.transactionId)).toEqual([first.transactionId])
     const future = await m.api.get("/api/events?createdFrom=2999-01-01", { key: m.key })
@@ -207,6 +209,10 @@ describe("deliveries", () => {
       (await other.api.get(`/api/dashboard/webhooks/deliveries/${deliveryId}`, { token: other.token })).status
     ).toBe(404)
     expect((await m.api.get(`/api/dashboard/webhooks/deliveries/${deliveryId}`, { key: m.key })).status).toBe(401)
+    const listed = await m.api.get("/api/dashboard/webhooks/deliveries?status=SUCCESS", { token: m.token })
+    expect(listed.status, listed.text).toBe(200)
+    expect(listed.body.deliveries.map((d: any) => d.deliveryId)).toEqual([deliveryId])
+    expect((await m.api.get("/api/dashboard/webhooks/deliveries", { key: m.key })).status).toBe(401)
     const board = await m.api.get(`/api/dashboard/webhooks/deliveries/${deliveryId}`, { token: m.token })
     expect(board.status, board.text).toBe(200)
     expect(board.body).toEqual(ok)

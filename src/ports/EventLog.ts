@@ -14,6 +14,7 @@ export interface LoggedEvent {
 
 export interface EventFilter {
   readonly type?: string | undefined
+  readonly transactionId?: string | undefined
   /** Inclusive. */
   readonly createdFrom?: Date | undefined
   /** Exclusive. */

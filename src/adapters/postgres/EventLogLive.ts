@@ -55,6 +55,7 @@ export const EventLogLive = Layer.effect(
           sql`${select}
               where account_id = ${accountId} and ${recent}
                 ${filter.type === undefined ? sql`` : sql`and type = ${filter.type}`}
+                ${filter.transactionId === undefined ? sql`` : sql`and transaction_id = ${filter.transactionId}`}
                 ${filter.createdFrom === undefined ? sql`` : sql`and created_at >= ${filter.createdFrom}`}
                 ${filter.createdBefore === undefined ? sql`` : sql`and created_at < ${filter.createdBefore}`}
                 ${seekAfter(sql, after, "desc", "uuid")}

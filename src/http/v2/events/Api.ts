@@ -14,6 +14,7 @@ export const EventsQuery = Schema.Struct({
       description: "the event's name, e.g. `transaction.paid`, `transaction.refused`, `withdraw.paid`"
     })
   ),
+  transactionId: Schema.optional(Uuid.annotations({ description: "only the events of this transaction" })),
   ...created,
   limit: Schema.optional(PageLimit),
   cursor: Schema.optional(KeysetCursor("events"))
@@ -34,6 +35,7 @@ const list = HttpApiEndpoint.get("list", "/")
   .annotate(
     OpenApi.Description,
     "Every event of the account of the last 30 days, newest first, whether or not a webhook was registered: " +
+      "filter by `type`, `transactionId` and period; " +
       "`payload` is the body its webhook delivery sends (the same bytes, parsed). Filter by `type` and period " +
       "(`createdFrom`, `createdTo`); pages of `limit` (1–100, default 20) follow `nextCursor`."
   )

@@ -18,7 +18,12 @@ const handlersFor = <R>(events: Events, account: Effect.Effect<AccountId, never,
       const limit = q.limit ?? 20
       const page = yield* events.list(
         accountId,
-        { type: q.type, createdFrom: filter.createdFrom, createdBefore: filter.createdBefore },
+        {
+          type: q.type,
+          transactionId: q.transactionId,
+          createdFrom: filter.createdFrom,
+          createdBefore: filter.createdBefore
+        },
         limit,
         q.cursor === undefined ? undefined : decodeKeysetCursor("events", q.cursor)
       )

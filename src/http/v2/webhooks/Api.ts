@@ -53,6 +53,12 @@ export const RotateSecret = payload(
   })
 )
 
+const deliveries = HttpApiEndpoint.get("deliveries", "/deliveries")
+  .setUrlParams(DeliveriesQuery)
+  .addSuccess(Schema.Struct({ deliveries: Schema.Array(Delivery) }))
+  .addError(BadRequest)
+  .annotate(OpenApi.Description, "Delivery records, newest first, kept 30 days; filter by `status` and `event`.")
+
 /** Webhook operations (issue 20 §2), served to API keys under /api/webhooks and to the dashboard. */
 const detail = HttpApiEndpoint.get("delivery")`/deliveries/${deliveryId}`
   .addSuccess(DeliveryDetail)
@@ -130,13 +136,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .addError(NotFound)
       .annotate(OpenApi.Description, "No further deliveries; pending ones are dropped (FAILED, `nextRetryAt` null).")
   )
-  .add(
-    HttpApiEndpoint.get("deliveries", "/deliveries")
-      .setUrlParams(DeliveriesQuery)
-      .addSuccess(Schema.Struct({ deliveries: Schema.Array(Delivery) }))
-      .addError(BadRequest)
-      .annotate(OpenApi.Description, "Delivery records, newest first, kept 30 days; filter by `status` and `event`.")
-  )
+  .add(deliveries)
   .add(
     HttpApiEndpoint.post("retry")`/deliveries/${deliveryId}/retry`
       .addSuccess(Delivery, { status: 202 })
@@ -155,6 +155,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
 
 /** The webhook operations for the web dashboard: the login token, never an API key (issue 20 §1). */
 export class DashboardWebhooksApi extends HttpApiGroup.make("dashboardWebhooks")
+  .add(deliveries)
   .add(detail)
   .add(resend)
   .add(resendFailed)

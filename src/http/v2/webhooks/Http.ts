@@ -7,9 +7,18 @@ import { rendered } from "../render.ts"
 import { jsonArrayStream } from "../../shared/jsonStream.ts"
 import { CurrentPrincipal, CurrentSession } from "../../shared/security.ts"
 import type { AccountId } from "../../../domain/ids.ts"
+import type { DeliveriesQuery } from "./Api.ts"
 
 /** The operations both groups serve; only where the account comes from differs. */
 const operations = <R>(webhooks: Webhooks, account: Effect.Effect<AccountId, never, R>) => ({
+  // `{"deliveries": [...]}`, streamed like the other lists.
+  deliveries: ({ urlParams }: { readonly urlParams: typeof DeliveriesQuery.Type }) =>
+    Effect.flatMap(account, (accountId) =>
+      jsonArrayStream(Delivery, webhooks.deliveries(accountId, urlParams), {
+        open: '{"deliveries":[',
+        close: "]}"
+      })
+    ),
   delivery: ({ path }: { readonly path: { readonly deliveryId: string } }) =>
     Effect.flatMap(account, (accountId) => webhooks.delivery(accountId, path.deliveryId)).pipe(rendered),
   resend: ({ path }: { readonly path: { readonly deliveryId: string } }) =>
@@ -28,6 +37,7 @@ export const DashboardWebhooksHttp = HttpApiBuilder.group(GatewayApi, "dashboard
       Effect.map(CurrentSession, (s) => s.accountId)
     )
     return handlers
+      .handle("deliveries", op.deliveries)
       .handle("delivery", op.delivery)
       .handle("resend", op.resend)
       .handle("resendFailed", op.resendFailed)
@@ -65,15 +75,7 @@ export const WebhooksHttp = HttpApiBuilder.group(GatewayApi, "webhooks", (handle
       .handle("remove", () =>
         Effect.flatMap(CurrentPrincipal, ({ accountId }) => webhooks.remove(accountId)).pipe(rendered)
       )
-      .handle("deliveries", ({ urlParams }) =>
-        // `{"deliveries": [...]}`, streamed like the other lists.
-        Effect.flatMap(CurrentPrincipal, ({ accountId }) =>
-          jsonArrayStream(Delivery, webhooks.deliveries(accountId, urlParams), {
-            open: '{"deliveries":[',
-            close: "]}"
-          })
-        )
-      )
+      .handle("deliveries", op.deliveries)
       .handle("retry", ({ path }) =>
         Effect.flatMap(CurrentPrincipal, ({ accountId }) => webhooks.retry(accountId, path.deliveryId)).pipe(rendered)
       )
