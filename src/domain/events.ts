@@ -39,6 +39,7 @@ const V2_NAMES: Readonly<Record<EventKind, string | null>> = {
   med_analysis: "pix.med_updated",
   med_lost: "pix.med_updated",
   review: null,
+  submit: null,
   approve: null
 }
 

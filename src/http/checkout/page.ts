@@ -8,7 +8,7 @@ const escape = (s: string) =>
 const when = (states: ReadonlyArray<CheckoutState>, current: CheckoutState) =>
   `data-when="${states.join(" ")}"${states.includes(current) ? "" : " hidden"}`
 
-const methodSection = (v: CheckoutView) => {
+const methodSection = (v: CheckoutView, payPath: string) => {
   if (v.pix) {
     return `<section class="card" id="pay" ${when(["pending"], v.state)}>
   <h2>Pague com PIX</h2>
@@ -27,6 +27,33 @@ const methodSection = (v: CheckoutView) => {
   <button type="button" data-copy="billet-line">Copiar linha digitável</button>
   <p><a href="${escape(v.billet.pdfPath)}">Baixar o boleto (PDF)</a></p>
   <p class="muted">Vencimento: ${escape(v.billet.dueDate)}.</p>
+</section>`
+  }
+  if (v.cardForm) {
+    // The hosted card form (docs/checkout.md): posted by the page's script to /card as JSON, never as a
+    // URL or a native form submission (form-action 'none'); no field has a name, so nothing autosubmits.
+    return `<section class="card" id="pay" ${when(["pending"], v.state)}>
+  <h2>Pague com cartão de crédito</h2>
+  <form id="card-form" novalidate data-pay-url="${escape(payPath)}">
+    <label for="cc-holder">Nome impresso no cartão</label>
+    <input id="cc-holder" autocomplete="cc-name" required maxlength="255">
+    <label for="cc-number">Número do cartão <span id="cc-brand" class="muted" aria-live="polite"></span></label>
+    <input id="cc-number" inputmode="numeric" autocomplete="cc-number" required maxlength="23"
+      aria-describedby="cc-number-hint">
+    <p class="muted" id="cc-number-hint">Visa, Mastercard ou Elo</p>
+    <div class="row">
+      <div><label for="cc-month">Mês (MM)</label>
+        <input id="cc-month" inputmode="numeric" autocomplete="cc-exp-month" required maxlength="2"></div>
+      <div><label for="cc-year">Ano (AAAA)</label>
+        <input id="cc-year" inputmode="numeric" autocomplete="cc-exp-year" required maxlength="4"></div>
+      <div><label for="cc-cvv">CVV</label>
+        <input id="cc-cvv" inputmode="numeric" autocomplete="cc-csc" required maxlength="4"></div>
+    </div>
+    <p>Parcelamento: <strong id="cc-plan">${escape(v.cardForm.plan)}</strong>
+      (total <span class="money">${escape(v.amount)}</span>)</p>
+    <p class="error" id="cc-error" role="alert"></p>
+    <button type="submit" id="cc-submit">Pagar ${escape(v.amount)}</button>
+  </form>
 </section>`
   }
   if (v.card) {
@@ -84,6 +111,7 @@ const noticeSections = (v: CheckoutView) => {
 <section class="card notice" ${when(["refused"], v.state)}>
   <h2>Pagamento não aprovado</h2>
   <p>O pagamento foi recusado e nada foi cobrado.</p>
+  <p id="reason">${escape(v.reason ?? "")}</p>
   <p><strong>O que fazer:</strong> tente outro cartão ou fale com a loja (${shop}).</p>
 </section>
 <section class="card notice" ${when(["failed"], v.state)}>
@@ -117,7 +145,7 @@ export const checkoutPage = (v: CheckoutView, statusPath: string) => `<!doctype 
 </section>
 ${noticeSections(v)}
 ${refundSection(v)}
-${methodSection(v)}
+${methodSection(v, statusPath.replace(/\/status$/, "/card"))}
 ${
   v.products.length === 0
     ? ""
