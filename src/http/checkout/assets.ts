@@ -82,7 +82,9 @@ export const CHECKOUT_JS = `"use strict";
     var b = brandOf(digits(number.value));
     brand.textContent = b ? "(" + b + ")" : "";
   });
-  var fieldIds = { holder_name: "cc-holder", number: "cc-number", exp_month: "cc-month", exp_year: "cc-year", cvv: "cc-cvv" };
+  var fieldIds = {
+    holder_name: "cc-holder", number: "cc-number", exp_month: "cc-month", exp_year: "cc-year", cvv: "cc-cvv"
+  };
   function fail(message, field) {
     error.textContent = message;
     var input = field && document.getElementById(fieldIds[field]);
@@ -90,9 +92,12 @@ export const CHECKOUT_JS = `"use strict";
   }
   form.addEventListener("submit", function (e) {
     e.preventDefault();
-    Object.keys(fieldIds).forEach(function (k) { document.getElementById(fieldIds[k]).removeAttribute("aria-invalid"); });
+    Object.keys(fieldIds).forEach(function (k) {
+      document.getElementById(fieldIds[k]).removeAttribute("aria-invalid");
+    });
     var pan = digits(number.value);
-    if (!document.getElementById("cc-holder").value.trim()) return fail("Informe o nome impresso no cartão.", "holder_name");
+    if (!document.getElementById("cc-holder").value.trim())
+      return fail("Informe o nome impresso no cartão.", "holder_name");
     if (!/^\\d{13,19}$/.test(pan) || !luhn(pan)) return fail("Confira o número do cartão.", "number");
     if (!brandOf(pan)) return fail("Aceitamos Visa, Mastercard ou Elo.", "number");
     var body = {
@@ -122,7 +127,8 @@ export const CHECKOUT_JS = `"use strict";
         var first = res.body && res.body.errors && res.body.errors[0];
         submit.disabled = false;
         submit.textContent = "Tentar de novo";
-        fail(first ? "Confira o campo: " + first.message : (res.body && res.body.message) || "Não foi possível pagar.", first && first.field);
+        var message = first ? "Confira o campo: " + first.message : (res.body && res.body.message);
+        fail(message || "Não foi possível pagar.", first && first.field);
       })
       .catch(function () {
         submit.disabled = false;
