@@ -1,5 +1,6 @@
 import type { CheckoutState, CheckoutView } from "../../domain/checkout.ts"
 import { STATE_LABELS } from "./labels.ts"
+import { SCRIPT_TAG, STYLE_TAG } from "./inventory.ts"
 
 const escape = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
@@ -134,7 +135,7 @@ export const checkoutPage = (v: CheckoutView, statusPath: string) => `<!doctype 
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>Pagamento — ${escape(v.merchantName)}</title>
-<link rel="stylesheet" href="/checkout/assets/checkout.css">
+${STYLE_TAG}
 </head>
 <body>
 <main id="checkout" data-state="${v.state}" data-status-url="${escape(statusPath)}">
@@ -154,6 +155,6 @@ ${
         .join("")}</ul></section>`
 }
 </main>
-<script src="/checkout/assets/checkout.js"></script>
+${SCRIPT_TAG}
 </body>
 </html>`
