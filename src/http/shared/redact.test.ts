@@ -7,6 +7,7 @@ describe("redactBody (the request log's bodies)", () => {
       amount: 100,
       card: { number: "4242424242424242", cvv: "123", holder_name: "MARIA" },
       cardToken: "tok_abc",
+      cardSecurityCode: "9731",
       api_token: "sk_live_x",
       nested: [{ password: "hunter2", secret: "whsec_abc", kept: "ok" }]
     }
@@ -14,6 +15,7 @@ describe("redactBody (the request log's bodies)", () => {
       amount: 100,
       card: { number: "[REDACTED]", cvv: "[REDACTED]", holder_name: "MARIA" },
       cardToken: "[REDACTED]",
+      cardSecurityCode: "[REDACTED]",
       api_token: "[REDACTED]",
       nested: [{ password: "[REDACTED]", secret: "[REDACTED]", kept: "ok" }]
     })

@@ -34,6 +34,14 @@ const SECRET_KEYS = new Set([
   "expirationdate"
 ])
 
+/** Also any key that contains one of these (`cardSecurityCode`, `card_cvv`, `webhookSecret`, …). */
+const SECRET_PARTS = /cvv|cvc|securitycode|cardnumber|password|secret|token|apikey|fullkey/
+
+const isSecretKey = (key: string) => {
+  const k = key.toLowerCase().replace(/[_-]/g, "")
+  return SECRET_KEYS.has(k) || SECRET_PARTS.test(k)
+}
+
 const luhn = (digits: string) => {
   let sum = 0
   for (let i = 0; i < digits.length; i++) {
@@ -58,8 +66,7 @@ const redactValue = (value: unknown): unknown => {
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {}
     for (const [key, inner] of Object.entries(value)) {
-      out[key] =
-        SECRET_KEYS.has(key.toLowerCase().replace(/[_-]/g, "")) && inner !== null ? REDACTED : redactValue(inner)
+      out[key] = isSecretKey(key) && inner !== null ? REDACTED : redactValue(inner)
     }
     return out
   }
