@@ -57,6 +57,7 @@ const deliveries = HttpApiEndpoint.get("deliveries", "/deliveries")
   .setUrlParams(DeliveriesQuery)
   .addSuccess(Schema.Struct({ deliveries: Schema.Array(Delivery) }))
   .addError(BadRequest)
+  .annotate(OpenApi.Summary, "List webhook deliveries")
   .annotate(OpenApi.Description, "Delivery records, newest first, kept 30 days; filter by `status` and `event`.")
 
 /** Webhook operations (issue 20 §2), served to API keys under /api/webhooks and to the dashboard. */
