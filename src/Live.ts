@@ -20,6 +20,8 @@ import { SubaccountRepoLive } from "./adapters/postgres/SubaccountRepoLive.ts"
 import { TransactionalLive } from "./adapters/postgres/TransactionalLive.ts"
 import { TransactionRepoLive } from "./adapters/postgres/TransactionRepoLive.ts"
 import { WebhookRepoLive } from "./adapters/postgres/WebhookRepoLive.ts"
+import { EventLogLive } from "./adapters/postgres/EventLogLive.ts"
+import { RequestLogLive } from "./adapters/postgres/RequestLogLive.ts"
 import { SandboxAcquirerLive } from "./adapters/sandbox/SandboxAcquirer.ts"
 import { SandboxAntifraudLive } from "./adapters/sandbox/SandboxAntifraud.ts"
 import { AntifraudSignalsLive } from "./adapters/postgres/AntifraudSignalsLive.ts"
@@ -68,6 +70,8 @@ import { Settlement } from "./app/Settlement.ts"
 import { Subaccounts } from "./app/Subaccounts.ts"
 import { Transactions } from "./app/Transactions.ts"
 import { Webhooks } from "./app/Webhooks.ts"
+import { Events } from "./app/Events.ts"
+import { RequestLogs } from "./app/RequestLogs.ts"
 
 /** The adapter a variable names (default `sandbox`); an unknown name stops start-up naming the variable. */
 const chosen = <A, E, R>(
@@ -133,6 +137,8 @@ export const AdaptersLive = Layer.mergeAll(
   CardVaultLive,
   OutboxLive,
   WebhookRepoLive,
+  EventLogLive,
+  RequestLogLive,
   AntifraudSignalsLive,
   WebhookSenderFromConfig,
   RailsLive,
@@ -158,6 +164,8 @@ export const AppLive = Layer.mergeAll(
   Cards.Default,
   Sandbox.Default,
   Webhooks.Default,
+  Events.Default,
+  RequestLogs.Default,
   Deliveries.Default,
   Boletos.Default,
   Housekeeping.Default,

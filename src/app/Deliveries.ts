@@ -45,16 +45,25 @@ export class Deliveries extends Effect.Service<Deliveries>()("Deliveries", {
           })
           return
         }
+        const body =
+          "_tag" in target.stored
+            ? target.stored.body
+            : payloads.render(target.stored, (yield* tenancy.modeOf(target.accountId)) === "live")
         const outcome = yield* sender.send({
           url: target.webhook.value.url,
           deliveryId,
           timestamp: Math.floor(attemptedAt.getTime() / 1000),
-          body:
-            "_tag" in target.stored
-              ? target.stored.body
-              : payloads.render(target.stored, (yield* tenancy.modeOf(target.accountId)) === "live"),
-          secret: target.webhook.value.secret
+          body,
+          secret: target.webhook.value.secret,
+          previousSecret: target.webhook.value.previousSecret ?? undefined
         })
+        // What was sent and what came back, kept on the record (docs/webhooks.md "Deliveries").
+        const exchange = {
+          requestHeaders: outcome.requestHeaders ?? null,
+          requestBody: body,
+          responseBody: outcome.responseBody ?? null,
+          latencyMs: outcome.durationMs
+        }
         metrics.webhookDeliveries.inc({ event: target.event, outcome: outcome._tag.toLowerCase() })
         metrics.webhookDuration.observe({ outcome: outcome._tag.toLowerCase() }, outcome.durationMs / 1000)
         if (outcome._tag === "Delivered") {
@@ -65,7 +74,8 @@ export class Deliveries extends Effect.Service<Deliveries>()("Deliveries", {
             httpStatus: 200,
             attemptedAt,
             nextRetryAt: null,
-            lastError: null
+            lastError: null,
+            ...exchange
           })
           return
         }
@@ -81,7 +91,8 @@ export class Deliveries extends Effect.Service<Deliveries>()("Deliveries", {
               httpStatus: outcome._tag === "Rejected" ? outcome.httpStatus : null,
               attemptedAt,
               nextRetryAt,
-              lastError: outcome._tag === "Rejected" ? `HTTP ${outcome.httpStatus}` : outcome.reason
+              lastError: outcome._tag === "Rejected" ? `HTTP ${outcome.httpStatus}` : outcome.reason,
+              ...exchange
             })
             if (recorded && nextRetryAt !== null) yield* scheduler.deliverAt(deliveryId, nextRetryAt)
           })

@@ -2,6 +2,8 @@ import { Clock, Effect } from "effect"
 import { AntifraudSignals } from "../ports/Antifraud.ts"
 import { IdempotencyStore } from "../ports/IdempotencyStore.ts"
 import { WebhookRepo } from "../ports/WebhookRepo.ts"
+import { RequestLog } from "../ports/RequestLog.ts"
+import { AppConfig } from "../config/AppConfig.ts"
 import { fn } from "../spans.ts"
 
 /** Idempotency records live 24 hours (CONTRACT §6); delivery history is kept 30 days (README). */
@@ -13,14 +15,19 @@ export class Housekeeping extends Effect.Service<Housekeeping>()("Housekeeping",
     const idempotency = yield* IdempotencyStore
     const webhooks = yield* WebhookRepo
     const antifraud = yield* AntifraudSignals
+    const requestLog = yield* RequestLog
+    const config = yield* AppConfig
     return {
       cleanup: fn("Housekeeping.cleanup")(function* () {
         const keys = yield* idempotency.deleteOlderThan(IDEMPOTENCY_HOURS)
         const deliveries = yield* webhooks.deleteHistoryOlderThan(DELIVERY_HISTORY_DAYS)
         // Velocity counters of windows that have ended count nothing any more (CONTRACT-v1 §9).
         const counters = yield* antifraud.deleteExpired(new Date(yield* Clock.currentTimeMillis))
+        // The request log is kept REQUEST_LOG_RETENTION_DAYS (docs/webhooks.md "Request log").
+        const requests = yield* requestLog.deleteOlderThan(config.requestLogRetentionDays)
         yield* Effect.logInfo(
-          `cleanup: ${keys} idempotency records, ${deliveries} deliveries, ${counters} antifraud counters removed`
+          `cleanup: ${keys} idempotency records, ${deliveries} deliveries, ${counters} antifraud counters, ` +
+            `${requests} logged requests removed`
         )
       })
     }

@@ -333,6 +333,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         const { cvv, ...card } = command.card.card
         return { card: { ...card, cvv } satisfies CardData, token: null }
       }
+      if (command.card._tag === "Hosted") return yield* Effect.dieMessage("a hosted charge has no card yet")
       const stored = yield* vault.reveal(accountId, command.card.token)
       // A card held for a review (no customer) is not a saved card: its token charges nothing else.
       if (Option.isNone(stored) || stored.value.customerId === null) {
@@ -404,6 +405,24 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       customerId: CustomerId | null,
       existing: Option.Option<TransactionRecord>
     ) {
+      if (command.card._tag === "Hosted") {
+        // No card yet (docs/checkout.md "Hosted card form"): PENDING with its checkout page, where the
+        // buyer types the card; nothing is asked of the antifraud or the acquirer until then.
+        if (Option.isSome(existing)) return existing.value
+        const total = totalOf(command)
+        return yield* record(accountId, command, {
+          ...base(command, transactionId, customerId),
+          ...(yield* moneyOf(accountId, command)),
+          amountTotal: total,
+          amountInterest: total - command.amount,
+          status: "PENDING",
+          installments: command.installments,
+          expiresAt: null,
+          cardToken: null,
+          antifraud: null,
+          details: { checkoutToken: documentToken() }
+        })
+      }
       const { card, token } = yield* cardFor(accountId, command, customerId)
       if (Option.isSome(existing)) {
         // A retry of a request that died mid-charge: resume it with the same acquirer idempotency key.
@@ -552,7 +571,73 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       return yield* authorize(accountId, moved, { pan, brand, expMonth, expYear, holderName })
     })
 
+    /**
+     * The card a buyer typed on the hosted form of a PENDING card charge (docs/checkout.md "Hosted card
+     * form"): the antifraud, then `submit` (PENDING → PROCESSING, the card's brand and last 4 recorded)
+     * with its decision in one database transaction, then the acquirer as for any card. The card and its
+     * CVV go to the acquirer (and, held for a review, to the vault without the CVV), nowhere else.
+     */
+    const payHosted = fn("Payments.payHosted")(function* (
+      accountId: AccountId,
+      transactionId: TransactionId,
+      card: CardData
+    ) {
+      const found = yield* transactions.find(accountId, transactionId)
+      if (Option.isNone(found)) return yield* new NotFound({ message: "transaction not found" })
+      const t = found.value
+      if (t.method !== "CARD" || t.status !== "PENDING") {
+        return yield* new Conflict({ code: "not_payable", message: `this payment is ${t.status}, not awaiting a card` })
+      }
+      const buyer = t.buyer
+      const analysis = yield* antifraud.assess({
+        accountId,
+        transactionId,
+        amount: t.amount,
+        pan: card.pan,
+        bin: card.pan.slice(0, 6),
+        last4: card.pan.slice(-4),
+        brand: card.brand,
+        holderName: card.holderName,
+        buyer: {
+          name: buyer?.name ?? null,
+          email: buyer?.email ?? null,
+          document: buyer?.document ?? null,
+          ip: buyer?.ip ?? null,
+          birthdate: null
+        }
+      })
+      metrics.antifraudDecisions.inc({ decision: analysis.decision })
+      const moved = yield* tx.run(
+        Effect.gen(function* () {
+          const locked = yield* transactions.findForUpdate(accountId, transactionId)
+          // Two submissions at once: the second finds it PROCESSING and is refused (409).
+          if (Option.isNone(locked) || locked.value.status !== "PENDING") {
+            return yield* new Conflict({ code: "not_payable", message: "this payment is no longer awaiting a card" })
+          }
+          const submitted = yield* lifecycle.apply(accountId, locked.value, "submit", {
+            antifraud: analysis,
+            details: { card: { brand: card.brand, last4: card.pan.slice(-4), holderName: card.holderName } }
+          })
+          if (analysis.decision === "reject")
+            return yield* lifecycle.apply(accountId, submitted, "decline", { declineCode: "fraud_suspected" })
+          if (analysis.decision === "review") {
+            const held = yield* vault.store(accountId, null, card.brand, {
+              pan: card.pan,
+              expMonth: card.expMonth,
+              expYear: card.expYear,
+              holderName: card.holderName
+            })
+            return yield* lifecycle.apply(accountId, submitted, "review", { cardToken: held.token })
+          }
+          return submitted
+        })
+      )
+      if (moved.status !== "PROCESSING") return moved
+      return yield* authorize(accountId, moved, card)
+    })
+
     return {
+      payHosted,
       charge: fn("Payments.charge")(function* (
         accountId: AccountId,
         command: PaymentCommand,

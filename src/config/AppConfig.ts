@@ -28,6 +28,8 @@ export interface AppConfigShape {
   readonly webhookAllowPrivateUrls: boolean
   readonly webhookTimeoutMs: number
   readonly webhookRetrySchedule: ReadonlyArray<number>
+  /** REQUEST_LOG_RETENTION_DAYS: how long the request log keeps a request (default 7; docs/webhooks.md). */
+  readonly requestLogRetentionDays: number
   readonly workerConcurrency: number
   /** WORKER_POLL_INTERVAL_MS: how soon a job that became due (a retry, a deadline) is seen; new jobs wake at once. */
   readonly workerPollIntervalMs: number
@@ -249,6 +251,7 @@ const fields = Config.all({
   webhookAllowPrivateUrls: Config.boolean("WEBHOOK_ALLOW_PRIVATE_URLS").pipe(Config.withDefault(false)),
   webhookTimeoutMs: positiveInt("WEBHOOK_TIMEOUT_MS", 5000),
   webhookRetrySchedule: retrySchedule,
+  requestLogRetentionDays: days("REQUEST_LOG_RETENTION_DAYS", 7),
   workerConcurrency: positiveInt("WORKER_CONCURRENCY", 10),
   workerPollIntervalMs: positiveInt("WORKER_POLL_INTERVAL_MS", 500),
   workerLocalQueueSize: Config.option(

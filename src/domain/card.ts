@@ -30,7 +30,7 @@ export type CardBrand = "Visa" | "Mastercard" | "Elo"
 
 // Elo 6-digit BIN ranges (inclusive), from Elo's published BIN table as used by
 // Brazilian acquirers (Cielo/Rede).
-const ELO_RANGES: ReadonlyArray<readonly [number, number]> = [
+export const ELO_RANGES: ReadonlyArray<readonly [number, number]> = [
   [401178, 401179],
   [431274, 431274],
   [438935, 438935],

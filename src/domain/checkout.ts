@@ -94,6 +94,13 @@ export interface CheckoutView {
     readonly amountToday?: string
     readonly instructions?: ReadonlyArray<string>
   }
+  /**
+   * A card charge created without a card (docs/checkout.md "Hosted card form"): the page shows the form,
+   * with the plan the merchant chose (its total from the installment table).
+   */
+  readonly cardForm?: { readonly installments: number; readonly plan: string }
+  /** Why a card was refused, in the buyer's words (pt-BR); absent otherwise. */
+  readonly reason?: string
   readonly card?: {
     readonly brand: string
     readonly last4: string
@@ -102,10 +109,27 @@ export interface CheckoutView {
   }
 }
 
+/** The buyer-readable reason of a refused or failed card (CONTRACT-v1 §2 decline codes). */
+export const REFUSAL_TEXT: Readonly<Record<string, string>> = {
+  card_declined: "O banco emissor do cartão recusou o pagamento.",
+  insufficient_funds: "O cartão não tem saldo ou limite suficiente.",
+  expired_card: "O cartão está vencido.",
+  incorrect_cvc: "O código de segurança (CVV) não confere.",
+  fraud_suspected: "O pagamento não passou na análise de segurança.",
+  processing_error: "Houve uma falha ao processar o pagamento."
+}
+
 export const checkoutView = (merchantName: string, t: TransactionRecord, today?: string): CheckoutView => {
   const { boleto, card, pix } = t.details
   const installments = t.installments ?? 1
+  const state = checkoutState(t)
+  const reason =
+    (state === "refused" || state === "failed") && t.declineCode !== null ? REFUSAL_TEXT[t.declineCode] : undefined
   return {
+    ...(t.method === "CARD" && !card && t.status === "PENDING"
+      ? { cardForm: { installments, plan: installmentPlan(t.amountTotal, installments) } }
+      : {}),
+    ...(reason ? { reason } : {}),
     merchantName,
     amount: formatBrl(t.amountTotal),
     state: checkoutState(t),

@@ -39,6 +39,7 @@ const V2_NAMES: Readonly<Record<EventKind, string | null>> = {
   med_analysis: "pix.med_updated",
   med_lost: "pix.med_updated",
   review: null,
+  submit: null,
   approve: null
 }
 
@@ -82,3 +83,18 @@ export interface StoredEvent {
   readonly snapshot: EventSnapshot
   readonly createdAt: Date
 }
+
+/** Events are listed for this many days (issue 20 §2), the delivery history's retention. */
+export const EVENT_LIST_DAYS = 30
+
+/**
+ * An event of the account as `GET /api/events` shows it: `payload` is the body its webhook delivery
+ * sends (built the same way, EventPayloads), whether or not the account had a webhook.
+ */
+export class EventRecord extends Schema.Class<EventRecord>("Event")({
+  id: Schema.UUID,
+  type: Schema.String,
+  transactionId: Schema.NullOr(Schema.UUID),
+  createdAt: Schema.Date,
+  payload: Schema.Unknown
+}) {}

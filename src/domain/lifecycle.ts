@@ -6,6 +6,7 @@ import { afterWonDispute, type PaymentMethod, type TransactionStatus } from "./t
  * these, checked against TRANSITIONS (README "Architecture": one lifecycle).
  */
 export type Trigger =
+  | "submit" // the buyer sent the card on the hosted form (a card charge created without one)
   | "capture" // the acquirer approved a card charge
   | "decline" // the acquirer or the antifraud refused it
   | "fail" // the acquirer could not answer
@@ -25,6 +26,7 @@ export type Trigger =
   | "med_won"
 
 export const TRIGGERS: ReadonlyArray<Trigger> = [
+  "submit",
   "capture",
   "decline",
   "fail",
@@ -58,6 +60,7 @@ const ANY: ReadonlyArray<PaymentMethod> = ["PIX", "BOLETO", "CARD"]
  * A refund may follow a partial one; a won dispute returns the transaction to PAID (v1 `paid`).
  */
 export const TRANSITIONS: Readonly<Record<Trigger, Rule>> = {
+  submit: { from: ["PENDING"], to: "PROCESSING", methods: ["CARD"] },
   capture: { from: ["PROCESSING"], to: "CAPTURED", methods: ["CARD"] },
   decline: { from: ["PROCESSING", "ANTIFRAUD"], to: "DECLINED", methods: ["CARD"] },
   fail: { from: ["PROCESSING"], to: "FAILED", methods: ["CARD"] },

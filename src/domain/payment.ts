@@ -30,7 +30,10 @@ export interface RawCard {
 
 /** The card to charge: a vaulted token (checked against the payer) or a raw card that passed checkRawCard. */
 export type CardSource =
-  { readonly _tag: "Token"; readonly token: string } | { readonly _tag: "Raw"; readonly card: RawCard }
+  | { readonly _tag: "Token"; readonly token: string }
+  | { readonly _tag: "Raw"; readonly card: RawCard }
+  /** No card yet: the buyer types it on the hosted form (docs/checkout.md "Hosted card form", PCI SAQ-A). */
+  | { readonly _tag: "Hosted" }
 
 /** What the gateway knows of the buyer from the charge itself. */
 export interface Payer {

@@ -12,7 +12,9 @@ import { OrdersApi } from "./v2/orders/Api.ts"
 import { PaymentsApi } from "./v2/payments/Api.ts"
 import { SandboxApi } from "./v2/sandbox/Api.ts"
 import { TransactionsApi } from "./v2/transactions/Api.ts"
-import { WebhooksApi } from "./v2/webhooks/Api.ts"
+import { DashboardWebhooksApi, WebhooksApi } from "./v2/webhooks/Api.ts"
+import { DashboardEventsApi, EventsApi } from "./v2/events/Api.ts"
+import { DashboardRequestLogApi, RequestLogApi } from "./v2/requestLog/Api.ts"
 import { V1InstallmentsApi } from "./v1/installments/Api.ts"
 import { V1TransactionsApi } from "./v1/transactions/Api.ts"
 import { V1BalanceApi } from "./v1/balance/Api.ts"
@@ -30,6 +32,11 @@ export class V2Api extends HttpApi.make("v2")
   .add(TransactionsApi)
   .add(PaymentsApi)
   .add(WebhooksApi)
+  .add(EventsApi)
+  .add(DashboardEventsApi)
+  .add(DashboardWebhooksApi)
+  .add(RequestLogApi)
+  .add(DashboardRequestLogApi)
   .add(SandboxApi)
   .add(DashboardApi)
   .prefix("/api")

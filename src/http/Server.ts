@@ -26,7 +26,9 @@ import { V1BalanceHttp } from "./v1/balance/Http.ts"
 import { V1WithdrawalsHttp } from "./v1/withdrawals/Http.ts"
 import { V1AntifraudHttp } from "./v1/antifraud/Http.ts"
 import { TransactionsHttp } from "./v2/transactions/Http.ts"
-import { WebhooksHttp } from "./v2/webhooks/Http.ts"
+import { DashboardWebhooksHttp, WebhooksHttp } from "./v2/webhooks/Http.ts"
+import { DashboardEventsHttp, EventsHttp } from "./v2/events/Http.ts"
+import { DashboardRequestLogHttp, RequestLogHttp } from "./v2/requestLog/Http.ts"
 import { DashboardHttp } from "./dashboard/Http.ts"
 import { DashboardModeLive } from "./dashboard/mode.ts"
 import { DashboardWebLive } from "./dashboard/web.ts"
@@ -44,6 +46,11 @@ export const ApiLive = HttpApiBuilder.api(GatewayApi).pipe(
     TransactionsHttp,
     PaymentsHttp,
     WebhooksHttp,
+    EventsHttp,
+    DashboardEventsHttp,
+    DashboardWebhooksHttp,
+    RequestLogHttp,
+    DashboardRequestLogHttp,
     V1TransactionsHttp,
     V1InstallmentsHttp,
     V1SubaccountsHttp,

@@ -1,4 +1,4 @@
-import type { TransactionId } from "../domain/ids.ts"
+import type { AccountId, TransactionId } from "../domain/ids.ts"
 import { Context, type Effect, type Option } from "effect"
 import type { TransactionRecord } from "../domain/transaction.ts"
 
@@ -27,7 +27,11 @@ export class PublicDocuments extends Context.Tag("PublicDocuments")<
     ) => Effect.Effect<
       Option.Option<{
         readonly transaction: TransactionRecord
-        readonly merchant: { readonly name: string; readonly document: string | null }
+        readonly merchant: {
+          readonly name: string
+          readonly document: string | null
+          readonly accountId: AccountId
+        }
       }>
     >
   }

@@ -55,6 +55,8 @@ export interface TransactionChanges {
   readonly details?: TransactionDetails
   /** The analysis after a review's decision (CONTRACT-v1 §9). */
   readonly antifraud?: AntifraudAnalysis
+  /** The card a hosted-form charge holds for its review (docs/checkout.md "Hosted card form"). */
+  readonly cardToken?: string
 }
 
 export interface TransactionFilter {

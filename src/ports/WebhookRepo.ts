@@ -1,7 +1,7 @@
 import type { AccountId } from "../domain/ids.ts"
 import { Context, type Effect, type Option, type Stream } from "effect"
 import type { StoredEvent } from "../domain/events.ts"
-import type { Delivery, DeliveryStatus, Webhook } from "../domain/webhook.ts"
+import type { Delivery, DeliveryDetail, DeliveryStatus, RotatedWebhook, Webhook } from "../domain/webhook.ts"
 
 /** What a delivery attempt needs: the stored event and where and how to send it now. */
 export interface DeliveryTarget {
@@ -13,7 +13,12 @@ export interface DeliveryTarget {
   /** The event as recorded; its body is built for its interface at delivery (EventPayloads). */
   readonly stored: StoredEvent | { readonly _tag: "Frozen"; readonly body: string }
   /** The account's webhook now (None: deleted, the delivery is dropped). */
-  readonly webhook: Option.Option<{ readonly url: string; readonly secret: string }>
+  readonly webhook: Option.Option<{
+    readonly url: string
+    readonly secret: string
+    /** The rotated-out secret while its overlap lasts. */
+    readonly previousSecret: string | null
+  }>
 }
 
 export interface AttemptRecord {
@@ -23,6 +28,11 @@ export interface AttemptRecord {
   readonly attemptedAt: Date
   readonly nextRetryAt: Date | null
   readonly lastError: string | null
+  /** What the attempt sent and got back (null when it sent nothing). */
+  readonly requestHeaders?: Readonly<Record<string, string>> | null
+  readonly requestBody?: string | null
+  readonly responseBody?: string | null
+  readonly latencyMs?: number | null
 }
 
 export class WebhookRepo extends Context.Tag("WebhookRepo")<
@@ -48,5 +58,28 @@ export class WebhookRepo extends Context.Tag("WebhookRepo")<
     readonly recordAttempt: (deliveryId: string, attempt: AttemptRecord) => Effect.Effect<boolean>
     readonly markPending: (accountId: AccountId, deliveryId: string) => Effect.Effect<Option.Option<Delivery>>
     readonly deleteHistoryOlderThan: (days: number) => Effect.Effect<number>
+    /** One delivery with its last request and response. */
+    readonly deliveryDetail: (accountId: AccountId, deliveryId: string) => Effect.Effect<Option.Option<DeliveryDetail>>
+    /**
+     * Every FAILED delivery of the account created at or after `since` back to PENDING, each with its job
+     * now, in one statement; how many.
+     */
+    readonly resendFailed: (accountId: AccountId, since: Date) => Effect.Effect<number>
+    /** A new secret; the current one keeps signing until `overlapUntil`. None without a webhook. */
+    readonly rotateSecret: (
+      accountId: AccountId,
+      newSecret: string,
+      overlapUntil: Date
+    ) => Effect.Effect<Option.Option<RotatedWebhook>>
+    /**
+     * Records the event (a frozen body) and, when the account has a webhook, its delivery and job, in one
+     * statement; the delivery, or None without a webhook.
+     */
+    readonly recordTestEvent: (
+      accountId: AccountId,
+      ids: { readonly eventId: string; readonly deliveryId: string },
+      name: string,
+      body: unknown
+    ) => Effect.Effect<Option.Option<Delivery>>
   }
 >() {}

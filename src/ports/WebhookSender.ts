@@ -11,14 +11,29 @@ export interface WebhookRequest {
   readonly body: string
   /** The endpoint's `whsec_...` secret. */
   readonly secret: string
+  /**
+   * The secret being rotated out, while its overlap lasts: both signatures are sent, space-separated in
+   * `webhook-signature` as Standard Webhooks allows, so receivers verify with either (docs/webhooks.md).
+   */
+  readonly previousSecret?: string | undefined
 }
 
-export type WebhookOutcome =
+/** What an attempt sent and what came back, kept on the delivery record (docs/webhooks.md "Deliveries"). */
+export interface Exchange {
+  /** The headers as sent (signature included); never a secret. */
+  readonly requestHeaders: Readonly<Record<string, string>>
+  /** The first 4 KB of the response body (UTF-8, cut at a character); null when nothing answered. */
+  readonly responseBody: string | null
+}
+
+export type WebhookOutcome = (
   | { readonly _tag: "Delivered"; readonly httpStatus: 200; readonly durationMs: number }
   /** Any non-200 answer, including 3xx: redirects are never followed. */
   | { readonly _tag: "Rejected"; readonly httpStatus: number; readonly durationMs: number }
   /** No usable answer: refused URL/address, DNS failure, connection error, TLS error, timeout. */
   | { readonly _tag: "Unreachable"; readonly reason: string; readonly durationMs: number }
+) &
+  Partial<Exchange>
 
 /**
  * Delivers signed webhooks. `send` never fails: every attempt ends in an outcome,

@@ -54,6 +54,7 @@ export const testConfig = async (
     webhookAllowPrivateUrls: true,
     webhookTimeoutMs: 2000,
     webhookRetrySchedule: [1, 2, 3],
+    requestLogRetentionDays: 7,
     workerConcurrency: 4,
     workerPollIntervalMs: 500,
     workerLocalQueueSize: Option.none(),

@@ -22,12 +22,19 @@ const DEFAULT_USER_AGENT = "brazil-payment-gateway-webhooks/0.1"
 
 /** An outcome before its duration is known. */
 type Result =
-  | { readonly _tag: "Delivered"; readonly httpStatus: 200 }
-  | { readonly _tag: "Rejected"; readonly httpStatus: number }
+  | { readonly _tag: "Delivered"; readonly httpStatus: 200; readonly responseBody?: string }
+  | { readonly _tag: "Rejected"; readonly httpStatus: number; readonly responseBody?: string }
   | Unreachable
 type Unreachable = { readonly _tag: "Unreachable"; readonly reason: string }
 const unreachable = (reason: string): Unreachable => ({ _tag: "Unreachable", reason })
-const delivered: Result = { _tag: "Delivered", httpStatus: 200 }
+
+/** The part of a response body a delivery record keeps (docs/webhooks.md "Deliveries"). */
+export const KEPT_RESPONSE_BYTES = 4096
+/** The first KEPT_RESPONSE_BYTES of the chunks, as UTF-8 text (a character cut in two is dropped). */
+const keptText = (chunks: ReadonlyArray<Buffer>) =>
+  new TextDecoder("utf-8", { fatal: false })
+    .decode(Buffer.concat(chunks as Array<Buffer>).subarray(0, KEPT_RESPONSE_BYTES))
+    .replace(/\uFFFD$/, "")
 
 const left = (deadline: number) => Math.max(0, deadline - performance.now())
 const hostOf = (url: string) => {
@@ -130,15 +137,34 @@ const post = (
     )
     req.on("response", (res) => {
       answered = true
-      // Redirects are answers, not instructions: following one would bypass the URL guard.
-      if (res.statusCode !== 200) return finish({ _tag: "Rejected", httpStatus: res.statusCode ?? 0 })
-      // A 200 counts once the response completes (or fills the cap) before the deadline.
+      // The first 4 KB of the body are kept on the delivery record, whatever the status.
+      const kept: Array<Buffer> = []
       let received = 0
-      res.on("data", (chunk: Buffer) => {
+      const keep = (chunk: Buffer) => {
+        if (received < KEPT_RESPONSE_BYTES) kept.push(chunk)
         received += chunk.length
-        if (received >= MAX_RESPONSE_BYTES) finish(delivered)
+      }
+      // Redirects are answers, not instructions: following one would bypass the URL guard. A refusal's
+      // body is read up to what is kept (it usually says why), then the socket is dropped.
+      if (res.statusCode !== 200) {
+        const rejected = () =>
+          finish({ _tag: "Rejected", httpStatus: res.statusCode ?? 0, responseBody: keptText(kept) })
+        res.on("data", (chunk: Buffer) => {
+          keep(chunk)
+          if (received >= KEPT_RESPONSE_BYTES) rejected()
+        })
+        res.on("end", rejected)
+        res.on("error", rejected)
+        res.on("close", rejected)
+        return
+      }
+      // A 200 counts once the response completes (or fills the cap) before the deadline.
+      const delivered = (): Result => ({ _tag: "Delivered", httpStatus: 200, responseBody: keptText(kept) })
+      res.on("data", (chunk: Buffer) => {
+        keep(chunk)
+        if (received >= MAX_RESPONSE_BYTES) finish(delivered())
       })
-      res.on("end", () => finish(delivered, true))
+      res.on("end", () => finish(delivered(), true))
       res.on("error", (e) => finish(unreachable(`response failed (${errorCode(e)})`)))
       res.on("close", () => finish(unreachable("connection closed before the response completed")))
     })
@@ -158,12 +184,12 @@ const sign = (request: WebhookRequest): Effect.Effect<Record<string, string>, Un
     try: () => ({
       "webhook-id": request.deliveryId,
       "webhook-timestamp": String(request.timestamp),
-      "webhook-signature": signWebhook({
-        secret: request.secret,
-        msgId: request.deliveryId,
-        timestamp: request.timestamp,
-        body: request.body
-      })
+      // During a rotation's overlap both signatures, new first, space-separated (Standard Webhooks).
+      "webhook-signature": [request.secret, ...(request.previousSecret ? [request.previousSecret] : [])]
+        .map((secret) =>
+          signWebhook({ secret, msgId: request.deliveryId, timestamp: request.timestamp, body: request.body })
+        )
+        .join(" ")
     }),
     // Corrupt stored secret: record an outcome rather than crash the delivery job.
     catch: (e) => unreachable(`cannot sign webhook (${errorCode(e)})`)
@@ -174,12 +200,17 @@ export const makeWebhookSender = (options: WebhookSenderOptions) => {
   const baseHeaders = { "content-type": "application/json", "user-agent": options.userAgent ?? DEFAULT_USER_AGENT }
   const agentFor = makeAgents()
 
-  const attempt = (request: WebhookRequest, deadline: number): Effect.Effect<Result> =>
+  const attempt = (
+    request: WebhookRequest,
+    deadline: number,
+    sent: { headers: Record<string, string> }
+  ): Effect.Effect<Result> =>
     Effect.gen(function* () {
       const signature = yield* sign(request)
+      const headers = { ...baseHeaders, ...signature }
+      sent.headers = headers
       // Re-checked at every delivery: DNS may have changed since the endpoint was registered.
       const target = yield* guarded(request.url, deadline)
-      const headers = { ...baseHeaders, ...signature }
       const first = yield* post(target, headers, request.body, agentFor(target), left(deadline))
       if (first._tag !== "StaleSocket") return first
       // Once, on a fresh socket; a second failure is the attempt's outcome.
@@ -204,8 +235,11 @@ export const makeWebhookSender = (options: WebhookSenderOptions) => {
   const send = (request: WebhookRequest): Effect.Effect<WebhookOutcome> =>
     Effect.suspend(() => {
       const started = performance.now()
-      return Effect.map(attempt(request, started + options.timeoutMs), (result) => ({
+      const sent = { headers: { ...baseHeaders } as Record<string, string> }
+      return Effect.map(attempt(request, started + options.timeoutMs, sent), (result) => ({
         ...result,
+        requestHeaders: sent.headers,
+        responseBody: result._tag === "Unreachable" ? null : (result.responseBody ?? null),
         durationMs: Math.round(performance.now() - started)
       }))
     })

@@ -22,6 +22,8 @@ import claimOwners from "./migrations/0017_claim_owners.ts"
 import modes from "./migrations/0018_modes.ts"
 import transactionAcquirer from "./migrations/0022_transaction_acquirer.ts"
 import boletoCharges from "./migrations/0028_boleto_charges.ts"
+import eventOperations from "./migrations/0024_event_operations.ts"
+import requestLog from "./migrations/0025_request_log.ts"
 import { withSpan } from "../../spans.ts"
 
 export const MIGRATIONS = {
@@ -44,7 +46,9 @@ export const MIGRATIONS = {
   "0017_claim_owners": claimOwners,
   "0018_modes": modes,
   "0022_transaction_acquirer": transactionAcquirer,
-  "0028_boleto_charges": boletoCharges
+  "0028_boleto_charges": boletoCharges,
+  "0024_event_operations": eventOperations,
+  "0025_request_log": requestLog
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { TransactionRecord } from "../../domain/transaction.ts"
+import { AccountId } from "../../domain/ids.ts"
 import { PublicDocuments } from "../../ports/PublicDocuments.ts"
 import { withSpan } from "../../spans.ts"
 import { deferWrite } from "./deferred.ts"
@@ -13,7 +14,8 @@ const COLUMNS = `t.id, t.origin, t.order_id, t.customer_id, t.method, t.amount, 
 const WithMerchant = Schema.Struct({
   ...TransactionRecord.fields,
   merchantName: Schema.String,
-  merchantDocument: Schema.NullOr(Schema.String)
+  merchantDocument: Schema.NullOr(Schema.String),
+  merchantAccountId: AccountId
 })
 
 export const PublicDocumentsLive = Layer.effect(
@@ -45,7 +47,8 @@ export const PublicDocumentsLive = Layer.effect(
         ),
       findWithMerchant: (token, kind) =>
         sql`
-          select ${sql.literal(COLUMNS)}, a.name as merchant_name, a.document as merchant_document
+          select ${sql.literal(COLUMNS)}, a.name as merchant_name, a.document as merchant_document,
+                 a.id as merchant_account_id
           from public_documents d
           join transactions t on t.id = d.transaction_id
           join accounts a on a.id = t.account_id
@@ -53,10 +56,13 @@ export const PublicDocumentsLive = Layer.effect(
           Effect.flatMap(Schema.decodeUnknown(Schema.Array(WithMerchant))),
           Effect.orDie,
           Effect.map((rows) =>
-            Option.map(Option.fromNullable(rows[0]), ({ merchantDocument, merchantName, ...transaction }) => ({
-              transaction,
-              merchant: { name: merchantName, document: merchantDocument }
-            }))
+            Option.map(
+              Option.fromNullable(rows[0]),
+              ({ merchantAccountId, merchantDocument, merchantName, ...transaction }) => ({
+                transaction,
+                merchant: { name: merchantName, document: merchantDocument, accountId: merchantAccountId }
+              })
+            )
           ),
           withSpan("PublicDocuments.findWithMerchant")
         )

@@ -83,6 +83,7 @@ export const TransactionRepoLive = Layer.effect(
             acquirer = coalesce(${c.acquirer ?? null}, acquirer),
             details = details || coalesce(${c.details === undefined ? null : JSON.stringify(c.details)}::jsonb, '{}'),
             antifraud = coalesce(${analysis(c.antifraud)}::jsonb, antifraud),
+            card_token = coalesce(${c.cardToken ?? null}, card_token),
             updated_at = now()
           where account_id = ${accountId} and id = ${id}
           returning ${columns}`).pipe(withSpan("TransactionRepo.update")),

@@ -5,7 +5,7 @@ import { traced } from "./traced.ts"
 import { Effect, Layer, Option, Schema } from "effect"
 import { EventSnapshot, type EventKind } from "../../domain/events.ts"
 import { Origin } from "../../domain/transaction.ts"
-import { Delivery, DeliveryStatus, Webhook } from "../../domain/webhook.ts"
+import { Delivery, DeliveryDetail, DeliveryStatus, RotatedWebhook, Webhook } from "../../domain/webhook.ts"
 import { type AttemptRecord, type DeliveryTarget, WebhookRepo } from "../../ports/WebhookRepo.ts"
 import { batched } from "./batched.ts"
 import { withSpan } from "../../spans.ts"
@@ -22,7 +22,8 @@ const TargetRow = Schema.Struct({
   createdAt: Schema.DateFromSelf,
   frozen: Schema.NullOr(Schema.String),
   url: Schema.NullOr(Schema.String),
-  secret: Schema.NullOr(Schema.String)
+  secret: Schema.NullOr(Schema.String),
+  previousSecret: Schema.NullOr(Schema.String)
 })
 
 interface WebhookRow {
@@ -82,8 +83,54 @@ const toTarget = (row: typeof TargetRow.Type): DeliveryTarget => ({
           createdAt: row.createdAt
         }
       : { _tag: "Frozen" as const, body: row.frozen ?? "{}" },
-  webhook: row.url !== null && row.secret !== null ? Option.some({ url: row.url, secret: row.secret }) : Option.none()
+  webhook:
+    row.url !== null && row.secret !== null
+      ? Option.some({ url: row.url, secret: row.secret, previousSecret: row.previousSecret })
+      : Option.none()
 })
+
+const DetailRow = Schema.Struct({
+  id: Schema.String,
+  eventId: Schema.String,
+  event: Schema.String,
+  url: Schema.String,
+  status: DeliveryStatus,
+  attempts: Schema.Number,
+  httpStatus: Schema.NullOr(Schema.Number),
+  attemptedAt: Schema.NullOr(Schema.DateFromSelf),
+  nextRetryAt: Schema.NullOr(Schema.DateFromSelf),
+  createdAt: Schema.DateFromSelf,
+  lastError: Schema.NullOr(Schema.String),
+  requestHeaders: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.String })),
+  requestBody: Schema.NullOr(Schema.String),
+  responseBody: Schema.NullOr(Schema.String),
+  latencyMs: Schema.NullOr(Schema.Number)
+})
+
+const toDetail = (row: typeof DetailRow.Type) =>
+  DeliveryDetail.make(
+    {
+      deliveryId: row.id,
+      eventId: row.eventId,
+      event: row.event,
+      url: row.url,
+      status: row.status,
+      attempts: row.attempts,
+      attemptedAt: row.attemptedAt,
+      nextRetryAt: row.nextRetryAt,
+      createdAt: row.createdAt,
+      request: row.requestHeaders === null ? null : { headers: row.requestHeaders, body: row.requestBody ?? "" },
+      // An attempt that got no answer still has its latency (how long until it gave up).
+      response:
+        row.attemptedAt === null ? null : { status: row.httpStatus, body: row.responseBody, latencyMs: row.latencyMs },
+      error: row.lastError
+    },
+    { disableValidation: true }
+  )
+
+interface RotatedRow extends WebhookRow {
+  readonly previousSecretExpiresAt: Date
+}
 
 const DELIVERY_COLUMNS = "id, event, status, http_status, attempted_at, next_retry_at, attempts, created_at"
 
@@ -95,7 +142,8 @@ export const WebhookRepoLive = Layer.scoped(
     const targets = yield* batched((ids: ReadonlyArray<string>) =>
       sql`
           select d.id, d.account_id, d.event, d.status, d.attempts, e.kind, e.origin, e.snapshot, e.created_at,
-                 e.payload::text as frozen, w.url, w.secret
+                 e.payload::text as frozen, w.url, w.secret,
+                 case when w.previous_secret_expires_at > now() then w.previous_secret end as previous_secret
           from webhook_deliveries d
           join events e on e.id = d.event_id
           left join webhooks w on w.account_id = d.account_id
@@ -112,7 +160,10 @@ export const WebhookRepoLive = Layer.scoped(
     const recordOne = (deliveryId: string, a: AttemptRecord) =>
       sql`
           update webhook_deliveries set status = ${a.status}, attempts = ${a.attempts}, http_status = ${a.httpStatus},
-            attempted_at = ${a.attemptedAt}, next_retry_at = ${a.nextRetryAt}, last_error = ${a.lastError}
+            attempted_at = ${a.attemptedAt}, next_retry_at = ${a.nextRetryAt}, last_error = ${a.lastError},
+            request_headers = ${a.requestHeaders ? JSON.stringify(a.requestHeaders) : null}::jsonb,
+            request_body = ${a.requestBody ?? null}, response_body = ${a.responseBody ?? null},
+            latency_ms = ${a.latencyMs ?? null}
           where id = ${deliveryId} and status = 'PENDING'
           returning id`.pipe(
         Effect.orDie,
@@ -121,13 +172,20 @@ export const WebhookRepoLive = Layer.scoped(
     const recordMany = yield* batched((attempts: ReadonlyArray<readonly [string, AttemptRecord]>) =>
       sql<{ id: string }>`
           update webhook_deliveries d set status = v.status, attempts = v.attempts, http_status = v.http_status,
-            attempted_at = v.attempted_at, next_retry_at = v.next_retry_at, last_error = v.last_error
+            attempted_at = v.attempted_at, next_retry_at = v.next_retry_at, last_error = v.last_error,
+            request_headers = v.request_headers, request_body = v.request_body, response_body = v.response_body,
+            latency_ms = v.latency_ms
           from unnest(${attempts.map(([id]) => id)}::uuid[], ${attempts.map(([, a]) => a.status)}::text[],
                       ${attempts.map(([, a]) => a.attempts)}::int[], ${attempts.map(([, a]) => a.httpStatus)}::int[],
                       ${attempts.map(([, a]) => a.attemptedAt.toISOString())}::timestamptz[],
                       ${attempts.map(([, a]) => a.nextRetryAt?.toISOString() ?? null)}::timestamptz[],
-                      ${attempts.map(([, a]) => a.lastError)}::text[])
-            as v(id, status, attempts, http_status, attempted_at, next_retry_at, last_error)
+                      ${attempts.map(([, a]) => a.lastError)}::text[],
+                      ${attempts.map(([, a]) => (a.requestHeaders ? JSON.stringify(a.requestHeaders) : null))}::jsonb[],
+                      ${attempts.map(([, a]) => a.requestBody ?? null)}::text[],
+                      ${attempts.map(([, a]) => a.responseBody ?? null)}::text[],
+                      ${attempts.map(([, a]) => a.latencyMs ?? null)}::int[])
+            as v(id, status, attempts, http_status, attempted_at, next_retry_at, last_error,
+                 request_headers, request_body, response_body, latency_ms)
           where d.id = v.id and d.status = 'PENDING'
           returning d.id`.pipe(
         Effect.orDie,
@@ -220,7 +278,76 @@ export const WebhookRepoLive = Layer.scoped(
             delete from events e where e.created_at < now() - make_interval(days => ${days})
               and not exists (select 1 from webhook_deliveries d where d.event_id = e.id)`
             return deliveries.length
-          }).pipe(Effect.orDie)
+          }).pipe(Effect.orDie),
+        deliveryDetail: (accountId, deliveryId) =>
+          sql`
+          select id, event_id, event, url, status, attempts, http_status, attempted_at, next_retry_at, created_at,
+                 last_error, request_headers, request_body, response_body, latency_ms
+          from webhook_deliveries where account_id = ${accountId} and id = ${deliveryId}`.pipe(
+            Effect.flatMap(Schema.decodeUnknown(Schema.Array(DetailRow))),
+            Effect.orDie,
+            Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toDetail))
+          ),
+        // One statement: the rows back to PENDING and one job each, keyed by the delivery like the
+        // outbox's, so a delivery never has two jobs. Deliveries of a deleted webhook stay FAILED.
+        resendFailed: (accountId, since) =>
+          sql<{ count: number }>`
+          with resent as (
+            update webhook_deliveries d set status = 'PENDING', next_retry_at = now()
+            where d.account_id = ${accountId} and d.status = 'FAILED' and d.created_at >= ${since}
+              and exists (select 1 from webhooks w where w.account_id = d.account_id)
+            returning d.id
+          )
+          select count(graphile_worker.add_job('deliver_webhook', json_build_object('deliveryId', r.id::text),
+                   job_key := r.id::text, job_key_mode := 'replace', max_attempts := 25))::int as count
+          from resent r`.pipe(
+            Effect.orDie,
+            Effect.map((rows) => rows[0]?.count ?? 0)
+          ),
+        rotateSecret: (accountId, newSecret, overlapUntil) =>
+          sql<RotatedRow>`
+          update webhooks set previous_secret = secret, previous_secret_expires_at = ${overlapUntil},
+            secret = ${newSecret}, updated_at = now()
+          where account_id = ${accountId}
+          returning url, secret, created_at, updated_at, previous_secret_expires_at`.pipe(
+            Effect.orDie,
+            Effect.map((rows) =>
+              Option.map(Option.fromNullable(rows[0]), (row) =>
+                RotatedWebhook.make(
+                  {
+                    url: row.url,
+                    secret: row.secret,
+                    previousSecretExpiresAt: row.previousSecretExpiresAt,
+                    createdAt: row.createdAt,
+                    updatedAt: row.updatedAt
+                  },
+                  { disableValidation: true }
+                )
+              )
+            )
+          ),
+        recordTestEvent: (accountId, ids, name, body) =>
+          sql<DeliveryRow>`
+          with webhook as (select account_id, url from webhooks where account_id = ${accountId}),
+          event as (
+            insert into events (id, account_id, type, payload)
+            select ${ids.eventId}, account_id, ${name}, ${JSON.stringify(body)}::jsonb from webhook
+            returning id
+          ),
+          delivery as (
+            insert into webhook_deliveries (id, account_id, event_id, event, url, status)
+            select ${ids.deliveryId}, w.account_id, e.id, ${name}, w.url, 'PENDING' from webhook w, event e
+            returning ${columns}
+          ),
+          job as (
+            select graphile_worker.add_job('deliver_webhook', json_build_object('deliveryId', d.id::text),
+                     job_key := d.id::text, max_attempts := 25)
+            from delivery d
+          )
+          select d.*, (select count(*) from job) as jobs from delivery d`.pipe(
+            Effect.orDie,
+            Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toDelivery))
+          )
       })
     )
   })

@@ -8,6 +8,7 @@ import { checkoutPage } from "./page.ts"
 import { CHECKOUT_SECURITY_HEADERS } from "./headers.ts"
 import { invalidLinkResponse } from "./invalidLink.ts"
 import { prefersHtml } from "./negotiate.ts"
+import { rendered } from "../shared/domainErrors.ts"
 
 const notFound = NotFound.of({ message: "checkout not found", code: "not_found" })
 
@@ -32,6 +33,17 @@ export const CheckoutHttp = HttpApiBuilder.group(GatewayApi, "checkout", (handle
       .handle("status", ({ path }) =>
         Effect.map(view(path.token), (v) =>
           HttpServerResponse.unsafeJson({ status: v.state }, { headers: { "cache-control": "no-store" } })
+        )
+      )
+      .handle("payByCard", ({ path, payload }) =>
+        checkout.payByCard(path.token, payload).pipe(
+          Effect.map((v) =>
+            HttpServerResponse.unsafeJson(
+              { status: v.state, reason: v.reason ?? null },
+              { headers: { "cache-control": "no-store" } }
+            )
+          ),
+          rendered
         )
       )
       .handle("script", () =>

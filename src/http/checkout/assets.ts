@@ -1,3 +1,4 @@
+import { ELO_RANGES } from "../../domain/card.ts"
 import { STATE_LABELS } from "./labels.ts"
 
 /**
@@ -46,6 +47,95 @@ export const CHECKOUT_JS = `"use strict";
       .then(function () { setTimeout(poll, 2000); });
   }
   setTimeout(poll, 2000);
+
+  // The hosted card form (docs/checkout.md "Hosted card form"): brand and Luhn as the buyer types, then
+  // the card goes to the gateway in a POST body (never a URL) and the page shows the outcome.
+  var form = document.getElementById("card-form");
+  if (!form) return;
+  var elo = ${JSON.stringify(ELO_RANGES)};
+  function digits(s) { return (s || "").replace(/[\\s-]/g, ""); }
+  function brandOf(pan) {
+    if (!/^\\d+$/.test(pan)) return null;
+    if (pan.length >= 6) {
+      var bin = Number(pan.slice(0, 6));
+      for (var i = 0; i < elo.length; i++) if (bin >= elo[i][0] && bin <= elo[i][1]) return "Elo";
+    }
+    if (pan.charAt(0) === "4") return "Visa";
+    var p2 = Number(pan.slice(0, 2)), p4 = Number(pan.slice(0, 4));
+    if ((p2 >= 51 && p2 <= 55) || (p4 >= 2221 && p4 <= 2720)) return "Mastercard";
+    return null;
+  }
+  function luhn(pan) {
+    var sum = 0;
+    for (var i = 0; i < pan.length; i++) {
+      var d = pan.charCodeAt(pan.length - 1 - i) - 48;
+      if (i % 2 === 1) { d *= 2; if (d > 9) d -= 9; }
+      sum += d;
+    }
+    return pan.length >= 13 && sum % 10 === 0;
+  }
+  var number = document.getElementById("cc-number");
+  var brand = document.getElementById("cc-brand");
+  var error = document.getElementById("cc-error");
+  var submit = document.getElementById("cc-submit");
+  number.addEventListener("input", function () {
+    var b = brandOf(digits(number.value));
+    brand.textContent = b ? "(" + b + ")" : "";
+  });
+  var fieldIds = {
+    holder_name: "cc-holder", number: "cc-number", exp_month: "cc-month", exp_year: "cc-year", cvv: "cc-cvv"
+  };
+  function fail(message, field) {
+    error.textContent = message;
+    var input = field && document.getElementById(fieldIds[field]);
+    if (input) { input.setAttribute("aria-invalid", "true"); input.focus(); }
+  }
+  form.addEventListener("submit", function (e) {
+    e.preventDefault();
+    Object.keys(fieldIds).forEach(function (k) {
+      document.getElementById(fieldIds[k]).removeAttribute("aria-invalid");
+    });
+    var pan = digits(number.value);
+    if (!document.getElementById("cc-holder").value.trim())
+      return fail("Informe o nome impresso no cartão.", "holder_name");
+    if (!/^\\d{13,19}$/.test(pan) || !luhn(pan)) return fail("Confira o número do cartão.", "number");
+    if (!brandOf(pan)) return fail("Aceitamos Visa, Mastercard ou Elo.", "number");
+    var body = {
+      holder_name: document.getElementById("cc-holder").value,
+      number: pan,
+      exp_month: document.getElementById("cc-month").value,
+      exp_year: document.getElementById("cc-year").value,
+      cvv: document.getElementById("cc-cvv").value
+    };
+    error.textContent = "";
+    submit.disabled = true;
+    submit.textContent = "Processando…";
+    fetch(form.getAttribute("data-pay-url"), {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify(body),
+      cache: "no-store"
+    })
+      .then(function (r) { return r.json().then(function (b) { return { ok: r.ok, body: b }; }); })
+      .then(function (res) {
+        if (res.ok) {
+          var reason = document.getElementById("reason");
+          if (reason) reason.textContent = res.body.reason || "";
+          show(res.body.status);
+          return;
+        }
+        var first = res.body && res.body.errors && res.body.errors[0];
+        submit.disabled = false;
+        submit.textContent = "Tentar de novo";
+        var message = first ? "Confira o campo: " + first.message : (res.body && res.body.message);
+        fail(message || "Não foi possível pagar.", first && first.field);
+      })
+      .catch(function () {
+        submit.disabled = false;
+        submit.textContent = "Tentar de novo";
+        fail("Sem conexão. Tente de novo.");
+      });
+  });
 })();
 `
 
@@ -79,5 +169,12 @@ ul{padding-left:18px;margin:0}
 .sums dt{color:#5b6475}
 .sums dd{margin:0;font-weight:600;white-space:nowrap}
 .muted{color:#5b6475;font-size:.9rem}
+label{display:block;font-weight:600;margin:10px 0 4px}
+input{width:100%;padding:10px;border:1px solid #8a93a6;border-radius:8px;font-size:1rem}
+input[aria-invalid=true]{border-color:#a11}
+.row{display:flex;gap:8px}
+.row>div{flex:1;min-width:0}
+.error{color:#a11;font-weight:600;min-height:1em}
+button:disabled{background:#5b6475}
 [hidden]{display:none!important}
 `

@@ -1,5 +1,6 @@
 import { HttpServerResponse } from "@effect/platform"
 import { CHECKOUT_SECURITY_HEADERS } from "./headers.ts"
+import { STYLE_TAG } from "./inventory.ts"
 
 /**
  * A link that names no checkout (mistyped, cut short, or from a transaction that no longer exists), for
@@ -12,7 +13,7 @@ const invalidLinkPage = () => `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>Link de pagamento inválido ou expirado</title>
-<link rel="stylesheet" href="/checkout/assets/checkout.css">
+${STYLE_TAG}
 </head>
 <body>
 <main id="checkout" data-state="invalid">

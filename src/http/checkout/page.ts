@@ -1,5 +1,6 @@
 import type { CheckoutState, CheckoutView } from "../../domain/checkout.ts"
 import { STATE_LABELS } from "./labels.ts"
+import { SCRIPT_TAG, STYLE_TAG } from "./inventory.ts"
 
 const escape = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
@@ -11,7 +12,7 @@ const when = (states: ReadonlyArray<CheckoutState>, current: CheckoutState) =>
 const todayLine = (amount: string | undefined) =>
   amount === undefined ? "" : `<p>Valor para pagamento hoje: <strong id="billet-today">${escape(amount)}</strong></p>`
 
-const methodSection = (v: CheckoutView) => {
+const methodSection = (v: CheckoutView, payPath: string) => {
   if (v.pix) {
     return `<section class="card" id="pay" ${when(["pending"], v.state)}>
   <h2>Pague com PIX</h2>
@@ -36,6 +37,33 @@ const methodSection = (v: CheckoutView) => {
       ? ""
       : `<ul class="muted" id="billet-terms">${v.billet.instructions.map((l) => `<li>${escape(l)}</li>`).join("")}</ul>`
   }
+</section>`
+  }
+  if (v.cardForm) {
+    // The hosted card form (docs/checkout.md): posted by the page's script to /card as JSON, never as a
+    // URL or a native form submission (form-action 'none'); no field has a name, so nothing autosubmits.
+    return `<section class="card" id="pay" ${when(["pending"], v.state)}>
+  <h2>Pague com cartão de crédito</h2>
+  <form id="card-form" novalidate data-pay-url="${escape(payPath)}">
+    <label for="cc-holder">Nome impresso no cartão</label>
+    <input id="cc-holder" autocomplete="cc-name" required maxlength="255">
+    <label for="cc-number">Número do cartão <span id="cc-brand" class="muted" aria-live="polite"></span></label>
+    <input id="cc-number" inputmode="numeric" autocomplete="cc-number" required maxlength="23"
+      aria-describedby="cc-number-hint">
+    <p class="muted" id="cc-number-hint">Visa, Mastercard ou Elo</p>
+    <div class="row">
+      <div><label for="cc-month">Mês (MM)</label>
+        <input id="cc-month" inputmode="numeric" autocomplete="cc-exp-month" required maxlength="2"></div>
+      <div><label for="cc-year">Ano (AAAA)</label>
+        <input id="cc-year" inputmode="numeric" autocomplete="cc-exp-year" required maxlength="4"></div>
+      <div><label for="cc-cvv">CVV</label>
+        <input id="cc-cvv" inputmode="numeric" autocomplete="cc-csc" required maxlength="4"></div>
+    </div>
+    <p>Parcelamento: <strong id="cc-plan">${escape(v.cardForm.plan)}</strong>
+      (total <span class="money">${escape(v.amount)}</span>)</p>
+    <p class="error" id="cc-error" role="alert"></p>
+    <button type="submit" id="cc-submit">Pagar ${escape(v.amount)}</button>
+  </form>
 </section>`
   }
   if (v.card) {
@@ -93,6 +121,7 @@ const noticeSections = (v: CheckoutView) => {
 <section class="card notice" ${when(["refused"], v.state)}>
   <h2>Pagamento não aprovado</h2>
   <p>O pagamento foi recusado e nada foi cobrado.</p>
+  <p id="reason">${escape(v.reason ?? "")}</p>
   <p><strong>O que fazer:</strong> tente outro cartão ou fale com a loja (${shop}).</p>
 </section>
 <section class="card notice" ${when(["failed"], v.state)}>
@@ -115,7 +144,7 @@ export const checkoutPage = (v: CheckoutView, statusPath: string) => `<!doctype 
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>Pagamento — ${escape(v.merchantName)}</title>
-<link rel="stylesheet" href="/checkout/assets/checkout.css">
+${STYLE_TAG}
 </head>
 <body>
 <main id="checkout" data-state="${v.state}" data-status-url="${escape(statusPath)}">
@@ -126,7 +155,7 @@ export const checkoutPage = (v: CheckoutView, statusPath: string) => `<!doctype 
 </section>
 ${noticeSections(v)}
 ${refundSection(v)}
-${methodSection(v)}
+${methodSection(v, statusPath.replace(/\/status$/, "/card"))}
 ${
   v.products.length === 0
     ? ""
@@ -135,6 +164,6 @@ ${
         .join("")}</ul></section>`
 }
 </main>
-<script src="/checkout/assets/checkout.js"></script>
+${SCRIPT_TAG}
 </body>
 </html>`

@@ -28,7 +28,9 @@ import { challengeFor } from "./challenge.ts"
 import { acceptQuery } from "./query.ts"
 import { Draining } from "./Draining.ts"
 import { isDatabaseOutage } from "./outage.ts"
-import { redactUrl } from "./redact.ts"
+import { redactBody, redactUrl } from "./redact.ts"
+import { RequestNote } from "./requestNote.ts"
+import { RequestLog } from "../../ports/RequestLog.ts"
 import { routeTable } from "./routes.ts"
 import { invalidLinkResponse } from "../checkout/invalidLink.ts"
 import { prefersHtml } from "../checkout/negotiate.ts"
@@ -159,6 +161,7 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
   Effect.gen(function* () {
     const metrics = yield* Metrics
     const draining = yield* Draining
+    const requestLog = yield* RequestLog
     return (app) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
@@ -173,12 +176,18 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         const traceId = Option.getOrUndefined(
           Option.map(Option.flatMapNullable(yield* Effect.option(Effect.currentSpan), exportedSpan), (s) => s.traceId)
         )
+        const note: RequestNote["Type"] = { key: undefined }
+        let body: HttpServerRequest.HttpServerRequest | undefined
         const response = yield* acceptUrl(request.url, routes.template(request.method, path)).pipe(
           Effect.zipRight(acceptQuery(routes.route(request.method, path), request.method, request.url)),
           Effect.zipRight(acceptBody(request)),
-          Effect.flatMap((accepted) =>
-            accepted === request ? app : Effect.provideService(app, HttpServerRequest.HttpServerRequest, accepted)
-          ),
+          Effect.flatMap((accepted) => {
+            if (accepted !== request) body = accepted
+            return accepted === request
+              ? app
+              : Effect.provideService(app, HttpServerRequest.HttpServerRequest, accepted)
+          }),
+          Effect.provideService(RequestNote, note),
           HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
           Effect.catchAllCause((cause) => {
             const { defect, error } = toHttpError(cause, path, request.method)
@@ -209,6 +218,23 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
             ms: Math.round(performance.now() - started)
           })
         )
+        // The request log (docs/webhooks.md "Request log"): requests an API key made, queued for a batched
+        // write (RequestLogLive), the body redacted here so no card number or secret waits in memory.
+        if (note.key !== undefined) {
+          const text = body === undefined ? null : yield* Effect.orElseSucceed(body.text, () => null)
+          yield* requestLog.record({
+            accountId: note.key.accountId,
+            keyId: note.key.keyId,
+            method: request.method,
+            path: redactUrl(request.url),
+            status: response.status,
+            latencyMs: Math.round(performance.now() - started),
+            requestId,
+            idempotencyKey: request.headers["idempotency-key"] ?? null,
+            body: text === null || text === "" ? null : redactBody(text),
+            at: new Date()
+          })
+        }
         metrics.httpRequests.inc({ route, method: request.method, status })
         metrics.httpDuration.observe({ route, method: request.method }, (performance.now() - started) / 1000)
         const challenged =

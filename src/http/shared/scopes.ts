@@ -17,7 +17,9 @@ const RESOURCES = [
   "sandbox",
   "subaccounts",
   "balance",
-  "withdrawals"
+  "withdrawals",
+  "events",
+  "logs"
 ]
 
 export const KNOWN_SCOPES: ReadonlyArray<string> = RESOURCES.flatMap((r) => [`${r}:read`, `${r}:write`])

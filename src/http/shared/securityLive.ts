@@ -19,6 +19,7 @@ import { fn } from "../../spans.ts"
 import { Ids } from "../../ports/Ids.ts"
 import { IdempotencyStore } from "../../ports/IdempotencyStore.ts"
 import { claimMade, claimToMake } from "./idempotency.ts"
+import { RequestNote } from "./requestNote.ts"
 
 const routes = routeTable(GatewayApi)
 
@@ -101,6 +102,9 @@ export const KeyAuthenticationLive = Layer.effect(
         // The rest of the request runs in the key's mode: its tenant's rails (docs/decisions.md
         // "Test and live modes"). Set on the request's fiber, which the handler runs on next.
         yield* FiberRef.set(CurrentMode, principal.mode)
+        // For the request log, written once the response is known (envelope.ts).
+        const note = yield* Effect.serviceOption(RequestNote)
+        if (note._tag === "Some") note.value.key = { accountId: principal.accountId, keyId: principal.keyId }
         return principal
       })
     })

@@ -28,7 +28,7 @@ const Bound = Schema.String.pipe(
   })
 )
 
-const created = {
+export const created = {
   createdFrom: Schema.optional(
     Bound.annotations({ description: "created at or after: YYYY-MM-DD (UTC day) or ISO 8601 with offset" })
   ),
