@@ -96,7 +96,15 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
             .refund({ idempotencyKey: refundId, acquirerReference: t.acquirerReference ?? t.id, amount })
             .pipe(Effect.either)
         case "PIX":
-          return pix.refund({ txid: t.details.pix?.txid ?? t.id, refundId, amount }).pipe(Effect.either)
+          // A refund the PSP reports NOT_RETURNED at once gave nothing back: the reservation is released.
+          return pix.refund({ txid: t.details.pix?.txid ?? t.id, refundId, amount }).pipe(
+            Effect.filterOrFail(
+              (state) => state.status !== "NOT_RETURNED",
+              (state) => state
+            ),
+            Effect.asVoid,
+            Effect.either
+          )
         case "BOLETO":
           return Effect.succeed(Either.right(undefined))
       }
