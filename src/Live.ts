@@ -26,6 +26,7 @@ import { AntifraudSignalsLive } from "./adapters/postgres/AntifraudSignalsLive.t
 import { RulesAntifraudLive } from "./adapters/rules/RulesAntifraud.ts"
 import { SandboxBoletoLive } from "./adapters/sandbox/SandboxBoleto.ts"
 import { SandboxPixProviderLive } from "./adapters/sandbox/SandboxPixProvider.ts"
+import { BcbPixProviderLive } from "./adapters/providers/bcb-pix/BcbPixProvider.ts"
 import { JobStats } from "./jobs/JobStats.ts"
 import { Ids } from "./ports/Ids.ts"
 import { AppConfig } from "./config/AppConfig.ts"
@@ -91,7 +92,8 @@ export const RailsLive = Layer.mergeAll(
     { rules: RulesAntifraudLive.pipe(Layer.provide(AntifraudSignalsLive)), sandbox: SandboxAntifraudLive },
     "rules"
   ),
-  chosen("PIX_PROVIDER", { sandbox: SandboxPixProviderLive }),
+  // bcb-pix: the Banco Central's API Pix at the PSP `PIX_PSP` names (docs/providers.md).
+  chosen("PIX_PROVIDER", { sandbox: SandboxPixProviderLive, "bcb-pix": BcbPixProviderLive }),
   chosen("BOLETO_PROVIDER", { sandbox: SandboxBoletoLive }),
   chosen("PAYOUTS_PROVIDER", { sandbox: SandboxPayoutsLive })
 )
