@@ -6,7 +6,7 @@ import type { PspProfile } from "./profile.ts"
  */
 export const sicoob: PspProfile = {
   name: "sicoob",
-  apiHost: { production: "https://api.sicoob.com.br", homologation: "https://sandbox.sicoob.com.br" },
+  apiHost: { production: "https://api.sicoob.com.br", homologation: "https://sandbox.sicoob.com.br/sicoob/sandbox" },
   pathPrefix: "/pix/api/v2",
   tokenUrl: {
     production: "https://auth.sicoob.com.br/auth/realms/cooperado/protocol/openid-connect/token",
