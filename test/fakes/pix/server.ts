@@ -206,7 +206,7 @@ export const startFakePsp = async (options: FakePspOptions) => {
     calendario: { criacao: c.criacao, expiracao: c.expiracao },
     txid: c.txid,
     revisao: c.revisao,
-    loc: { id: c.locId, location: c.location, tipoCob: "cob", criacao: c.criacao },
+    loc: { id: c.locId, location: c.location, tipoCob: "cob", criacao: c.criacao, txid: c.txid },
     location: c.location,
     status: c.status,
     ...(c.devedor === undefined ? {} : { devedor: c.devedor }),
