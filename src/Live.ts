@@ -27,6 +27,9 @@ import { RulesAntifraudLive } from "./adapters/rules/RulesAntifraud.ts"
 import { SandboxBoletoLive } from "./adapters/sandbox/SandboxBoleto.ts"
 import { SandboxPixProviderLive } from "./adapters/sandbox/SandboxPixProvider.ts"
 import { BcbPixProviderLive } from "./adapters/providers/bcb-pix/BcbPixProvider.ts"
+import { PixWebhookReceiverLive } from "./adapters/providers/bcb-pix/receiver.ts"
+import { ReceivedPixRepoLive } from "./adapters/postgres/ReceivedPixRepoLive.ts"
+import { PixReceiptsLive } from "./app/PixReceipts.ts"
 import { JobStats } from "./jobs/JobStats.ts"
 import { Ids } from "./ports/Ids.ts"
 import { AppConfig } from "./config/AppConfig.ts"
@@ -131,7 +134,8 @@ export const AdaptersLive = Layer.mergeAll(
   EventPayloadsLive,
   LedgerLive,
   ReceivablesLive,
-  WithdrawalRepoLive
+  WithdrawalRepoLive,
+  ReceivedPixRepoLive
 ).pipe(Layer.provideMerge(PrometheusMetrics), Layer.provideMerge(Ids.Live))
 
 /** The application services over the adapters. */
@@ -161,7 +165,23 @@ export const AppLive = Layer.mergeAll(
   // Sandbox decides reviews through Payments (CONTRACT-v1 §9), so Payments is provided beneath the services.
   Layer.provideMerge(Payments.Default),
   Layer.provideMerge(Settlement.Default),
+  // The PSP's payment notices settle through the lifecycle; reconciliation and expiry hand it payments.
+  Layer.provideMerge(PixReceiptsLive),
   Layer.provideMerge(Lifecycle.Default),
   Layer.provideMerge(BooksLive),
   Layer.provideMerge(AdaptersLive)
 )
+
+/**
+ * The PSP's payment notices, on their own TLS listener, when PIX_WEBHOOK_PORT is set with the bcb-pix
+ * adapter (docs/providers.md "The receiver"); nothing otherwise. Needs AppLive.
+ */
+export const PixReceiverLive = Layer.unwrapEffect(
+  Effect.map(
+    Config.all({
+      provider: Config.string("PIX_PROVIDER").pipe(Config.withDefault("sandbox")),
+      port: Config.option(Config.string("PIX_WEBHOOK_PORT"))
+    }),
+    ({ port, provider }) => (provider === "bcb-pix" && port._tag === "Some" ? PixWebhookReceiverLive : Layer.empty)
+  )
+).pipe(Layer.orDie)

@@ -1,6 +1,8 @@
 import type { AccountId, TransactionId } from "../domain/ids.ts"
 import { Clock, Effect } from "effect"
 import { Acquirer } from "../ports/Acquirer.ts"
+import { PixProvider } from "../ports/PixProvider.ts"
+import { PixInbox } from "../ports/ReceivedPixRepo.ts"
 import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Lifecycle } from "./Lifecycle.ts"
 import { fn } from "../spans.ts"
@@ -8,6 +10,12 @@ import { fn } from "../spans.ts"
 /** Longer than any acquirer call may take: a charge this old in PROCESSING has lost its process. */
 export const STUCK_AFTER_MS = 60_000
 const BATCH = 100
+/**
+ * How far back each PIX poll looks. Polled every minute, a payment whose notice was lost is settled within
+ * about a minute of being paid; the overlap covers a worker that missed runs and a PSP's listing lag
+ * (docs/providers.md "Reconciliation").
+ */
+export const PIX_WINDOW_MS = 30 * 60_000
 
 /**
  * The reconciliation job: card charges left in PROCESSING by a process that died between asking the
@@ -19,6 +27,8 @@ export class Reconciliation extends Effect.Service<Reconciliation>()("Reconcilia
     const transactions = yield* TransactionRepo
     const acquirer = yield* Acquirer
     const lifecycle = yield* Lifecycle
+    const pix = yield* PixProvider
+    const inbox = yield* PixInbox
 
     const settle = fn("Reconciliation.settle")(function* (accountId: AccountId, id: TransactionId) {
       const status = yield* acquirer.status(id)
@@ -41,6 +51,24 @@ export class Reconciliation extends Effect.Service<Reconciliation>()("Reconcilia
     })
 
     return {
+      /**
+       * The PSP's list of payments received lately, each handed to the inbox as a notice would be: one
+       * already settled by its notice is a duplicate there and changes nothing.
+       */
+      reconcilePix: fn("Reconciliation.reconcilePix")(function* () {
+        const now = yield* Clock.currentTimeMillis
+        return yield* pix.receivedPayments({ from: new Date(now - PIX_WINDOW_MS), to: new Date(now) }).pipe(
+          Effect.flatMap((payments) => inbox.receive(payments, "reconciliation")),
+          // The PSP down: the next minute's run asks again over the same window.
+          Effect.catchAll((e) =>
+            Effect.as(Effect.logWarning("PIX payments not reconciled", { reason: e._tag }), {
+              settled: 0,
+              duplicates: 0,
+              exceptions: 0
+            })
+          )
+        )
+      }),
       reconcile: fn("Reconciliation.reconcile")(function* () {
         const olderThan = new Date((yield* Clock.currentTimeMillis) - STUCK_AFTER_MS)
         const stuck = yield* transactions.stuckProcessing(olderThan, BATCH)

@@ -70,6 +70,10 @@ const reconcileCharges = task("reconcile_charges", Schema.Unknown, () =>
   Effect.flatMap(Reconciliation, (r) => r.reconcile())
 )
 
+const reconcilePix = task("reconcile_pix", Schema.Unknown, () =>
+  Effect.flatMap(Reconciliation, (r) => r.reconcilePix())
+)
+
 const settleReceivable = task(
   "settle_receivable",
   Schema.Struct({ accountId: AccountId, receivableId: Schema.UUID }),
@@ -101,6 +105,7 @@ export const makeTaskList = (runtime: Runtime.Runtime<TaskServices>): TaskList =
   expire_transaction: expireTransaction(runtime),
   confirm_boletos: confirmBoletos(runtime),
   reconcile_charges: reconcileCharges(runtime),
+  reconcile_pix: reconcilePix(runtime),
   cleanup: cleanup(runtime),
   settle_receivable: settleReceivable(runtime),
   pay_withdrawal: payWithdrawal(runtime),
@@ -110,7 +115,13 @@ export const makeTaskList = (runtime: Runtime.Runtime<TaskServices>): TaskList =
 
 /**
  * graphile-worker crontab, each entry run once across all workers: the hourly clean-up, every
- * minute the reconciliation of card charges stuck in PROCESSING, and hourly the ledger check whose
- * result the ledger_imbalance_centavos gauge shows (README "Money").
+ * minute the reconciliation of card charges stuck in PROCESSING and of PIX payments whose notice was lost
+ * (a no-op with the sandbox PSP), and hourly the ledger check whose result the ledger_imbalance_centavos
+ * gauge shows (README "Money").
  */
-export const CRONTAB = ["0 * * * * cleanup", "* * * * * reconcile_charges", "17 * * * * ledger_check"].join("\n")
+export const CRONTAB = [
+  "0 * * * * cleanup",
+  "* * * * * reconcile_charges",
+  "* * * * * reconcile_pix",
+  "17 * * * * ledger_check"
+].join("\n")

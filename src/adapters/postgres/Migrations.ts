@@ -19,6 +19,7 @@ import refundsWithinTotal from "./migrations/0014_refunds_within_total.ts"
 import checkoutTokens from "./migrations/0015_checkout_tokens.ts"
 import accountDocument from "./migrations/0016_account_document.ts"
 import claimOwners from "./migrations/0017_claim_owners.ts"
+import pixReceived from "./migrations/0020_pix_received.ts"
 import { withSpan } from "../../spans.ts"
 
 export const MIGRATIONS = {
@@ -38,7 +39,8 @@ export const MIGRATIONS = {
   "0014_refunds_within_total": refundsWithinTotal,
   "0015_checkout_tokens": checkoutTokens,
   "0016_account_document": accountDocument,
-  "0017_claim_owners": claimOwners
+  "0017_claim_owners": claimOwners,
+  "0020_pix_received": pixReceived
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)
