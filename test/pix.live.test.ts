@@ -221,4 +221,81 @@ describe("PIX over the API Pix (bcb-pix adapter, fake PSP, efi profile)", () => 
     await psp.renotify(e2e)
     expect(await receivedRows(c.transactionId)).toHaveLength(1)
   }, 130_000)
+
+  it(
+    "refunds: one the PSP returns (DEVOLVIDO) while we wait, one it does not (NAO_REALIZADO) decided later: " +
+      "the first leaves the merchant's balance, the second stays with the merchant",
+    async () => {
+      const c = await chargePix(merchant, 10_000)
+      await psp.pay(txidOf(c.transactionId))
+      await until("PAID", async () =>
+        (await transaction(merchant, c.transactionId)).status === "PAID" ? true : undefined
+      )
+      const before = await merchantBalance()
+
+      // DEVOLVIDO at the SPI a moment after the PSP accepted it: the request sees it and refunds.
+      const refunding = merchant.api.post(
+        "/api/payment-gateway/refund",
+        { transactionId: c.transactionId, amount: 3_000 },
+        { key: merchant.key }
+      )
+      const first = await until("the devolução at the PSP", async () => lastDevolucao(), 5_000, 50)
+      await psp.settleRefund(first.e2e, first.id, "DEVOLVIDO", { notify: false })
+      const reply = await refunding
+      expect(reply.status, reply.text).toBe(200)
+      expect(reply.body).toMatchObject({ status: "PARTIAL_REFUND", refundedAmount: 3_000 })
+      // The merchant gives back the refund less its share of the PIX fee (FEE_PIX 0.99%, half up; docs/money.md).
+      const afterFirst = before - (3_000 - Math.round((3_000 * 99) / 10_000))
+      expect(await merchantBalance()).toBe(afterFirst)
+
+      // Accepted, undecided past the wait: answered with the transaction as it is, the money reserved.
+      const second = await merchant.api.post(
+        "/api/payment-gateway/refund",
+        { transactionId: c.transactionId, amount: 2_000 },
+        { key: merchant.key }
+      )
+      expect(second.status, second.text).toBe(200)
+      expect(second.body).toMatchObject({ status: "PARTIAL_REFUND", refundedAmount: 3_000 })
+      const pending = (await lastDevolucao())!
+      expect(pending.id).not.toBe(first.id)
+      await psp.settleRefund(pending.e2e, pending.id, "NAO_REALIZADO", { notify: false })
+      // The reconciliation job asks again and records NAO_REALIZADO: the money is the merchant's again.
+      await until(
+        "the refund concluded as not returned",
+        async () => ((await refundStatuses(c.transactionId)).includes("FAILED") ? true : undefined),
+        110_000,
+        1_000
+      )
+      expect((await refundStatuses(c.transactionId)).sort()).toEqual(["FAILED", "SUCCEEDED"])
+      const t = await transaction(merchant, c.transactionId)
+      expect(t.status).toBe("PARTIAL_REFUND")
+      expect(await merchantBalance()).toBe(afterFirst)
+    },
+    150_000
+  )
 })
+
+/** The devolução most recently asked of the PSP: its payment and id. */
+const lastDevolucao = async () => {
+  const put = psp.exchanges.filter((x) => x.method === "PUT" && /^\/pix\/[^/]+\/devolucao\//.test(x.path)).at(-1)
+  if (put === undefined) return undefined
+  const [, , e2e, , id] = put.path.split("/")
+  return { e2e: e2e!, id: id! }
+}
+
+const refundStatuses = async (transactionId: string) =>
+  (
+    await db.query<{ status: string }>("select status from refunds where transaction_id = $1", [transactionId])
+  ).rows.map((r) => r.status)
+
+/** The merchant's money in the books: available plus pending, every party but the system's. */
+const merchantBalance = async () =>
+  Number(
+    (
+      await db.query<{ total: string | null }>(
+        `select sum(amount) as total from ledger_balances
+         where account_id = $1 and party <> 'system' and book in ('available', 'pending')`,
+        [merchant.accountId]
+      )
+    ).rows[0]!.total ?? 0
+  )

@@ -6,6 +6,7 @@ import { Boletos } from "../app/Boletos.ts"
 import { Deliveries } from "../app/Deliveries.ts"
 import { Housekeeping } from "../app/Housekeeping.ts"
 import { Reconciliation } from "../app/Reconciliation.ts"
+import { Refunds } from "../app/Refunds.ts"
 import { Settlement } from "../app/Settlement.ts"
 import { Disputes } from "../app/Disputes.ts"
 import { Withdrawals } from "../app/Withdrawals.ts"
@@ -13,7 +14,7 @@ import { Audit } from "../app/Audit.ts"
 import { withSpan } from "../spans.ts"
 
 export type TaskServices =
-  Deliveries | Settlement | Boletos | Housekeeping | Reconciliation | Metrics | Disputes | Withdrawals | Audit
+  Deliveries | Settlement | Boletos | Housekeeping | Reconciliation | Refunds | Metrics | Disputes | Withdrawals | Audit
 
 /**
  * graphile-worker tasks: each decodes its payload and makes one call into the core. A thrown
@@ -70,8 +71,12 @@ const reconcileCharges = task("reconcile_charges", Schema.Unknown, () =>
   Effect.flatMap(Reconciliation, (r) => r.reconcile())
 )
 
+// Payments whose notice was lost, then refunds the PSP had not decided when they were asked for.
 const reconcilePix = task("reconcile_pix", Schema.Unknown, () =>
-  Effect.flatMap(Reconciliation, (r) => r.reconcilePix())
+  Effect.zipRight(
+    Effect.flatMap(Reconciliation, (r) => r.reconcilePix()),
+    Effect.flatMap(Refunds, (r) => r.reconcilePending())
+  )
 )
 
 const settleReceivable = task(
