@@ -32,6 +32,7 @@ import { ReceivedPixRepoLive } from "./adapters/postgres/ReceivedPixRepoLive.ts"
 import { PixReceiptsLive } from "./app/PixReceipts.ts"
 import { JobStats } from "./jobs/JobStats.ts"
 import { Ids } from "./ports/Ids.ts"
+import { PixProvider } from "./ports/PixProvider.ts"
 import { AppConfig } from "./config/AppConfig.ts"
 import { Accounts } from "./app/Accounts.ts"
 import { Boletos } from "./app/Boletos.ts"
@@ -173,15 +174,30 @@ export const AppLive = Layer.mergeAll(
 )
 
 /**
- * The PSP's payment notices, on their own TLS listener, when PIX_WEBHOOK_PORT is set with the bcb-pix
- * adapter (docs/providers.md "The receiver"); nothing otherwise. Needs AppLive.
+ * With the bcb-pix adapter: the PSP's payment notices on their own TLS listener when PIX_WEBHOOK_PORT is set,
+ * and the notice URL registered at the PSP at start when PIX_WEBHOOK_URL is set (a failure is logged, not
+ * fatal: `npm run cli -- pix register-webhook` retries it). Nothing otherwise (docs/providers.md). Needs AppLive.
  */
 export const PixReceiverLive = Layer.unwrapEffect(
   Effect.map(
     Config.all({
       provider: Config.string("PIX_PROVIDER").pipe(Config.withDefault("sandbox")),
-      port: Config.option(Config.string("PIX_WEBHOOK_PORT"))
+      port: Config.option(Config.string("PIX_WEBHOOK_PORT")),
+      webhookUrl: Config.option(Config.string("PIX_WEBHOOK_URL"))
     }),
-    ({ port, provider }) => (provider === "bcb-pix" && port._tag === "Some" ? PixWebhookReceiverLive : Layer.empty)
+    ({ port, provider, webhookUrl }) =>
+      provider !== "bcb-pix"
+        ? Layer.empty
+        : Layer.mergeAll(
+            port._tag === "Some" ? PixWebhookReceiverLive : Layer.empty,
+            webhookUrl._tag === "Some"
+              ? Layer.effectDiscard(
+                  Effect.flatMap(PixProvider, (pix) => pix.registerNotifications(webhookUrl.value)).pipe(
+                    Effect.zipRight(Effect.logInfo(`PIX notice URL registered at the PSP: ${webhookUrl.value}`)),
+                    Effect.catchAll((e) => Effect.logWarning(`PIX notice URL not registered: ${e.message}`))
+                  )
+                )
+              : Layer.empty
+          )
   )
 ).pipe(Layer.orDie)

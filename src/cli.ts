@@ -10,6 +10,7 @@ import { Audit } from "./app/Audit.ts"
 import { AppLive } from "./Live.ts"
 import { AppConfig, AppConfigLive } from "./config/AppConfig.ts"
 import { isUuid } from "./domain/uuid.ts"
+import { PixProvider } from "./ports/PixProvider.ts"
 import { isKnownScope } from "./http/shared/scopes.ts"
 import { DatabaseLive } from "./Roles.ts"
 import { redactedUrl } from "./startupFailure.ts"
@@ -21,6 +22,7 @@ import { redactedUrl } from "./startupFailure.ts"
  *   api-keys list --account <email|id>           (the account's restricted keys, revoked ones included)
  *   api-keys revoke --account <email|id> --id ID  (refused at once by every process: docs/operations.md)
  *   ledger check   (README "Money": every balance recomputed from its postings; exit 1 on any difference)
+ *   pix register-webhook [--url U]  (the PSP's notice URL for PIX_KEY; default PIX_WEBHOOK_URL)
  * Prints JSON, like the HTTP API.
  */
 const usage = `usage:
@@ -28,7 +30,8 @@ const usage = `usage:
   npm run cli -- keys create --account EMAIL_OR_ID --scopes SCOPE[,SCOPE…] [--label LABEL] [--rate-limit N]
   npm run cli -- api-keys list --account EMAIL_OR_ID
   npm run cli -- api-keys revoke --account EMAIL_OR_ID --id KEY_ID
-  npm run cli -- ledger check`
+  npm run cli -- ledger check
+  npm run cli -- pix register-webhook [--url https://HOST/providers/pix/PSP/webhook]`
 
 const fail = (message: string) => Effect.fail(new Error(message))
 
@@ -87,7 +90,8 @@ const program = (created: boolean) =>
         scopes: { type: "string" },
         label: { type: "string" },
         "rate-limit": { type: "string" },
-        id: { type: "string" }
+        id: { type: "string" },
+        url: { type: "string" }
       }
     })
     const accounts = yield* Accounts
@@ -149,6 +153,15 @@ const program = (created: boolean) =>
         rateLimit
       )
       return { ...apiKey, fullKey }
+    }
+    if (noun === "pix" && verb === "register-webhook") {
+      // PUT /webhook/{chave} at the configured PSP (docs/providers.md "PIX: the Banco Central's API Pix").
+      const url = values.url ?? process.env.PIX_WEBHOOK_URL
+      if (url === undefined || !url.startsWith("https://")) return yield* fail("--url https://… (or PIX_WEBHOOK_URL)")
+      yield* Effect.flatMap(PixProvider, (pix) => pix.registerNotifications(url)).pipe(
+        Effect.catchAll((e) => fail(`the PSP did not register it: ${e.message}`))
+      )
+      return { registered: url }
     }
     if (noun === "ledger" && verb === "check") {
       const discrepancies = yield* Effect.flatMap(Audit, (audit) => audit.check)

@@ -21,7 +21,7 @@ import {
   transaction,
   until
 } from "./support/payments-fixtures.ts"
-import { type RoleProcess, spawnRole, stopAll } from "./support/processes.ts"
+import { type RoleProcess, runCli, spawnRole, stopAll } from "./support/processes.ts"
 import { type Receiver, startReceiver } from "./support/receiver.ts"
 
 /**
@@ -39,13 +39,16 @@ let gateway: RoleProcess | undefined
 let receiver: Receiver
 let merchant: Merchant
 let db: pg.Pool
+let env: Record<string, string>
+let noticeUrl: string
 
 beforeAll(async () => {
   certs = makeCertificates()
   psp = await startFakePsp({ profile: "efi", certificates: certs })
   const webhookPort = await freePort()
   const databaseUrl = await createTestDatabase()
-  const env = {
+  noticeUrl = `https://127.0.0.1:${webhookPort}/providers/pix/efi/webhook`
+  env = {
     DATABASE_URL: databaseUrl,
     JWT_SECRET: randomBytes(32).toString("base64url"),
     CARD_VAULT_KEY: randomBytes(32).toString("base64"),
@@ -58,12 +61,12 @@ beforeAll(async () => {
     // Our listener's certificate (the PSP checks it as any HTTPS client would) and the PSP's CA.
     PIX_WEBHOOK_TLS_CERT_FILE: certs.files.serverCert,
     PIX_WEBHOOK_TLS_KEY_FILE: certs.files.serverKey,
-    PIX_WEBHOOK_CA_FILE: certs.files.caCert
+    PIX_WEBHOOK_CA_FILE: certs.files.caCert,
+    // Registered at the PSP at start (PUT /webhook/{chave}); the PSP appends /pix.
+    PIX_WEBHOOK_URL: noticeUrl
   }
   ;[gateway, receiver] = await Promise.all([spawnRole("all", env, { readyTimeoutMs: 60_000 }), startReceiver()])
   db = new pg.Pool({ connectionString: databaseUrl, max: 2 })
-  // The operator registered our URL at the PSP (PUT /webhook/{chave}); the PSP appends /pix.
-  psp.webhooks.set(psp.pixKey, `https://127.0.0.1:${webhookPort}/providers/pix/efi/webhook`)
   merchant = await merchantFor(gateway.baseUrl)
   await registerWebhook(merchant, receiver.url)
 }, 120_000)
@@ -97,6 +100,15 @@ const receivedRows = async (transactionId: string) =>
   ).rows
 
 describe("PIX over the API Pix (bcb-pix adapter, fake PSP, efi profile)", () => {
+  it("the notice URL was registered at the PSP at start; the CLI registers another", async () => {
+    expect(psp.webhooks.get(psp.pixKey)).toBe(noticeUrl)
+    const other = "https://gateway.example.com/providers/pix/efi/webhook"
+    expect(await runCli(["pix", "register-webhook", "--url", other], env, 60_000)).toEqual({ registered: other })
+    expect(psp.webhooks.get(psp.pixKey)).toBe(other)
+    expect(await runCli(["pix", "register-webhook"], env, 60_000)).toEqual({ registered: noticeUrl })
+    expect(psp.webhooks.get(psp.pixKey)).toBe(noticeUrl)
+  }, 130_000)
+
   it(
     "the BR Code is the PSP's; paid, notified by mTLS in a batch with another payment, then again: PAID once, " +
       "ledger posted, one signed merchant webhook",

@@ -98,6 +98,11 @@ export class PixProvider extends Context.Tag("PixProvider")<
       readonly endToEndId: string
       readonly refundId: string
     }) => Effect.Effect<PixRefundState, ProviderUnavailable | Unprocessable>
+    /**
+     * Registers where the PSP sends payment notices for the merchant's key (it appends `/pix`). A PSP that
+     * registers them by its staff answers Unprocessable `pix_webhook_manual`.
+     */
+    readonly registerNotifications: (url: string) => Effect.Effect<void, ProviderUnavailable | Unprocessable>
     /** The payments received from `from` to `to` (the reconciliation poll), every page of them. */
     readonly receivedPayments: (window: {
       readonly from: Date

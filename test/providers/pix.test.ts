@@ -93,6 +93,29 @@ describe("bcb-pix: each profile's quirks, as the fake enforces them", () => {
   }
 })
 
+describe("bcb-pix: notice URL registration", () => {
+  const register = (psp: FakePsp, url: string) =>
+    Effect.runPromiseExit(
+      Effect.flatMap(PixProvider, (p) => p.registerNotifications(url)).pipe(
+        Effect.provide(bcbLayer(gatewayEnv(psp, certs())))
+      )
+    )
+
+  it("PUT /webhook/{chave} where the PSP takes it by API; Itaú's staff register it (our typed refusal)", async () => {
+    const efi = await startFakePsp({ profile: "efi", certificates: certs() })
+    const itau = await startFakePsp({ profile: "itau", certificates: certs() })
+    try {
+      const url = "https://gateway.example.com/providers/pix/efi/webhook"
+      expect(Exit.isSuccess(await register(efi, url))).toBe(true)
+      expect(efi.webhooks.get(efi.pixKey)).toBe(url)
+      expect(failureOf(await register(itau, url))).toMatchObject({ _tag: "Unprocessable", code: "pix_webhook_manual" })
+      expect(itau.counters.requests).toBe(0)
+    } finally {
+      await Promise.all([efi.close(), itau.close()])
+    }
+  })
+})
+
 describe("bcb-pix: certificates and start-up", () => {
   let psp: FakePsp
   beforeAll(async () => {

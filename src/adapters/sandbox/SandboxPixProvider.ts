@@ -68,6 +68,7 @@ export const SandboxPixProviderLive = Layer.succeed(
       Effect.succeed(returned(refundId, amount)).pipe(withSpan("SandboxPixProvider.refund")),
     refundStatus: ({ refundId }) =>
       Effect.succeed(returned(refundId, 0)).pipe(withSpan("SandboxPixProvider.refundStatus")),
+    registerNotifications: () => Effect.void.pipe(withSpan("SandboxPixProvider.registerNotifications")),
     receivedPayments: () => Effect.succeed([]).pipe(withSpan("SandboxPixProvider.receivedPayments"))
   })
 )

@@ -77,7 +77,7 @@ const unknownCharge = () => refused("pix_charge_unknown", "the PIX provider does
 /** The seconds from now to `expiresAt` (at least one: the API requires a positive `expiracao`). */
 const secondsUntil = (expiresAt: Date, now: number) => Math.max(1, Math.ceil((expiresAt.getTime() - now) / 1000))
 
-export const makeBcbPixProvider = (client: PixClient, pixKey: string) => {
+export const makeBcbPixProvider = (client: PixClient, pixKey: string, registration: "api" | "manual" = "api") => {
   const getCob = (txid: string) =>
     client.call("GET", `/cob/${txid}`, { notFound: unknownCharge }).pipe(Effect.flatMap(decode(CobGerada)))
 
@@ -196,7 +196,15 @@ export const makeBcbPixProvider = (client: PixClient, pixKey: string) => {
       }
     })
 
+  const registerNotifications = (url: string) =>
+    registration === "manual"
+      ? Effect.fail(
+          refused("pix_webhook_manual", "this PSP registers notice URLs by its staff: ask it to register the URL")
+        )
+      : client.call("PUT", `/webhook/${encodeURIComponent(pixKey)}`, { body: { webhookUrl: url } }).pipe(Effect.asVoid)
+
   return PixProvider.of({
+    registerNotifications: (url) => registerNotifications(url).pipe(withSpan("BcbPixProvider.registerNotifications")),
     createCharge: (request) => createCharge(request).pipe(withSpan("BcbPixProvider.createCharge")),
     chargeStatus: (txid) => getCob(txid).pipe(Effect.map(stateOf), withSpan("BcbPixProvider.chargeStatus")),
     cancelCharge: (txid) => cancelCharge(txid).pipe(withSpan("BcbPixProvider.cancelCharge")),
@@ -212,6 +220,6 @@ export const BcbPixProviderLive = Layer.scoped(
   Effect.gen(function* () {
     const config = yield* BcbPixConfig
     const client = yield* makeClient(config)
-    return makeBcbPixProvider(client, config.pixKey)
+    return makeBcbPixProvider(client, config.pixKey, config.profile.webhookRegistration)
   }).pipe(Effect.orDie)
 )
