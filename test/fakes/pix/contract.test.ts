@@ -71,7 +71,7 @@ describe.skipIf(!specPresent)("the fake PSP against the API Pix 2.9.0 OpenAPI", 
   })
   afterAll(() => psp?.close())
 
-  it("every request and answer of a session (charges, payments, refunds, webhook, errors) follows the spec", async () => {
+  it("every request and answer of a session (charges, payments, refunds, webhook, errors) is the spec's", async () => {
     const layer = BcbPixProviderLive.pipe(
       Layer.provide(
         Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(gatewayEnv(psp, certificates!)))))
@@ -104,6 +104,7 @@ describe.skipIf(!specPresent)("the fake PSP against the API Pix 2.9.0 OpenAPI", 
         yield* pix.refundStatus({ endToEndId: e2e, refundId })
         yield* pix.receivedPayments({ from: new Date(Date.now() - 60_000), to: new Date(Date.now() + 60_000) })
         yield* Effect.either(pix.chargeStatus("unknownunknownunknownunknown0"))
+        yield* pix.registerNotifications("https://gateway.example.com/providers/pix/efi/webhook")
       }).pipe(Effect.provide(layer))
     )
 
