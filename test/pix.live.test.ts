@@ -128,11 +128,11 @@ describe("PIX over the API Pix (bcb-pix adapter, fake PSP, efi profile)", () => 
       const png = PNG.sync.read(Buffer.from(await image.arrayBuffer()))
       expect(jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data).toBe(emv)
 
-      // Both paid; the PSP holds the notices and sends them in one call, each twice.
+      // Both paid; the PSP holds the notices and sends them in one call, in reverse order, each twice.
       psp.setNotifications("hold")
       const e2eA = await psp.pay(txidOf(a.transactionId))
       await psp.pay(txidOf(b.transactionId))
-      const statuses = await psp.flush({ duplicate: true })
+      const statuses = await psp.flush({ duplicate: true, reverse: true })
       psp.setNotifications("normal")
       expect(statuses).toEqual([200])
 
@@ -212,6 +212,23 @@ describe("PIX over the API Pix (bcb-pix adapter, fake PSP, efi profile)", () => 
     expect(rows.map((r) => r.outcome)).toEqual(["amount_mismatch"])
     expect((await transaction(merchant, c.transactionId)).status).toBe("PENDING")
   })
+
+  it("the same payment by ten concurrent notices and the reconciliation job at once: settled once, one event", async () => {
+    const c = await chargePix(merchant, 8_888)
+    const e2e = await psp.pay(txidOf(c.transactionId), { notify: false })
+    const sent = await Promise.all([
+      ...Array.from({ length: 10 }, () => psp.renotify(e2e)),
+      db.query("select graphile_worker.add_job('reconcile_pix', '{}'::json)").then(() => [200])
+    ])
+    expect(sent.flat()).toEqual(Array.from({ length: 11 }, () => 200))
+    expect((await transaction(merchant, c.transactionId)).status).toBe("PAID")
+    // Let the job run too, then count: one claim, one move, one sale, one event.
+    await new Promise((r) => setTimeout(r, 3_000))
+    expect(await receivedRows(c.transactionId)).toHaveLength(1)
+    const sales = (await postings(c.transactionId)).filter((p) => p.type === "sale")
+    expect(sales.filter((p) => Number(p.amount) > 0).reduce((sum, p) => sum + Number(p.amount), 0)).toBe(8_888)
+    expect(paidEvents(c.transactionId)).toHaveLength(1)
+  }, 60_000)
 
   it("a lost notice: the reconciliation job finds the payment in GET /pix and settles it once", async () => {
     const c = await chargePix(merchant, 7_777)
