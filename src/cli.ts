@@ -11,6 +11,7 @@ import { AppLive } from "./Live.ts"
 import { AppConfig, AppConfigLive } from "./config/AppConfig.ts"
 import { isUuid } from "./domain/uuid.ts"
 import { PixProvider } from "./ports/PixProvider.ts"
+import { ReceivedPixRepo } from "./ports/ReceivedPixRepo.ts"
 import { isKnownScope } from "./http/shared/scopes.ts"
 import { DatabaseLive } from "./Roles.ts"
 import { redactedUrl } from "./startupFailure.ts"
@@ -23,6 +24,7 @@ import { redactedUrl } from "./startupFailure.ts"
  *   api-keys revoke --account <email|id> --id ID  (refused at once by every process: docs/operations.md)
  *   ledger check   (README "Money": every balance recomputed from its postings; exit 1 on any difference)
  *   pix register-webhook [--url U]  (the PSP's notice URL for PIX_KEY; default PIX_WEBHOOK_URL)
+ *   pix exceptions  (PIX payments that did not settle their charge: amount differs, unknown txid, …)
  * Prints JSON, like the HTTP API.
  */
 const usage = `usage:
@@ -31,7 +33,8 @@ const usage = `usage:
   npm run cli -- api-keys list --account EMAIL_OR_ID
   npm run cli -- api-keys revoke --account EMAIL_OR_ID --id KEY_ID
   npm run cli -- ledger check
-  npm run cli -- pix register-webhook [--url https://HOST/providers/pix/PSP/webhook]`
+  npm run cli -- pix register-webhook [--url https://HOST/providers/pix/PSP/webhook]
+  npm run cli -- pix exceptions`
 
 const fail = (message: string) => Effect.fail(new Error(message))
 
@@ -153,6 +156,10 @@ const program = (created: boolean) =>
         rateLimit
       )
       return { ...apiKey, fullKey }
+    }
+    if (noun === "pix" && verb === "exceptions") {
+      // Payments that did not settle their charge (docs/providers.md "The receiver"), newest first.
+      return yield* Effect.flatMap(ReceivedPixRepo, (r) => r.exceptions(100))
     }
     if (noun === "pix" && verb === "register-webhook") {
       // PUT /webhook/{chave} at the configured PSP (docs/providers.md "PIX: the Banco Central's API Pix").

@@ -198,7 +198,7 @@ describe("PIX over the API Pix (bcb-pix adapter, fake PSP, efi profile)", () => 
     expect((await transaction(merchant, c.transactionId)).status).toBe("PENDING")
   })
 
-  it("a payment of another amount is recorded as an exception, the charge stays PENDING", async () => {
+  it("a payment of another amount is recorded as an exception, the charge stays PENDING, the CLI lists it", async () => {
     const c = await chargePix(merchant, 5_000)
     await psp.pay(txidOf(c.transactionId), { amount: 4_999 })
     const rows = await until(
@@ -211,6 +211,16 @@ describe("PIX over the API Pix (bcb-pix adapter, fake PSP, efi profile)", () => 
     )
     expect(rows.map((r) => r.outcome)).toEqual(["amount_mismatch"])
     expect((await transaction(merchant, c.transactionId)).status).toBe("PENDING")
+    // Surfaced to operators by the CLI.
+    const listed = await runCli<Array<{ endToEndId: string; outcome: string; amount: number }>>(
+      ["pix", "exceptions"],
+      env,
+      60_000
+    )
+    expect(listed.find((r) => r.endToEndId === rows[0]!.end_to_end_id)).toMatchObject({
+      outcome: "amount_mismatch",
+      amount: 4_999
+    })
   })
 
   it("the same payment by ten concurrent notices and the reconciliation job at once: settled once, one event", async () => {

@@ -6,7 +6,7 @@ import { Effect } from "effect"
  * end-to-end id: the key that makes a duplicated, re-sent or twice-seen payment settle once
  * (docs/providers.md "PIX: the Banco Central's API Pix"). A payment that did not settle its charge (amount
  * differs, unknown txid, charge no longer payable) stays here with its outcome, for operators
- * (`npm run cli -- pix-exceptions`), never silently dropped.
+ * (`npm run cli -- pix exceptions`), never silently dropped.
  */
 export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
   sql.unsafe(`
