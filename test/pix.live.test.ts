@@ -198,7 +198,7 @@ describe("PIX over the API Pix (bcb-pix adapter, fake PSP, efi profile)", () => 
     expect((await transaction(merchant, c.transactionId)).status).toBe("PENDING")
   })
 
-  it("a payment of another amount is recorded as an exception, the charge stays PENDING, the CLI lists it", async () => {
+  it("another amount than the charge: recorded as an exception, listed by the CLI, the charge PENDING", async () => {
     const c = await chargePix(merchant, 5_000)
     await psp.pay(txidOf(c.transactionId), { amount: 4_999 })
     const rows = await until(
@@ -223,7 +223,7 @@ describe("PIX over the API Pix (bcb-pix adapter, fake PSP, efi profile)", () => 
     })
   })
 
-  it("the same payment by ten concurrent notices and the reconciliation job at once: settled once, one event", async () => {
+  it("one payment by ten concurrent notices and the reconciliation job at once: settled once, one event", async () => {
     const c = await chargePix(merchant, 8_888)
     const e2e = await psp.pay(txidOf(c.transactionId), { notify: false })
     const sent = await Promise.all([
