@@ -19,6 +19,11 @@ const lines = [
   `  PIX_APP_KEY=${psp.appKey} PIX_ACCOUNT=${psp.account}`,
   `  PIX_CERT_FILE=${certificates.files.merchantCert} PIX_KEY_FILE=${certificates.files.merchantKey}`,
   `  PIX_CA_FILE=${certificates.files.caCert}`,
+  "  for its notices (the fake's client certificate is from the same CA; register with the CLI):",
+  `  PIX_WEBHOOK_PORT=8443 PIX_WEBHOOK_CA_FILE=${certificates.files.caCert}`,
+  `  PIX_WEBHOOK_TLS_CERT_FILE=${certificates.files.serverCert}`,
+  `  PIX_WEBHOOK_TLS_KEY_FILE=${certificates.files.serverKey}`,
+  "  PIX_WEBHOOK_URL=https://127.0.0.1:8443/providers/pix/<profile>/webhook",
   `pay a charge: curl -X POST ${control.url}/pay/<txid>`
 ]
 process.stdout.write(lines.join("\n") + "\n")
