@@ -1,4 +1,5 @@
 import { Config, Effect, Layer } from "effect"
+import { inMode } from "./ports/Modes.ts"
 import { Argon2PasswordHasher } from "./adapters/crypto/Argon2PasswordHasher.ts"
 import { JwtSessionTokens } from "./adapters/crypto/JwtSessionTokens.ts"
 import { Sha256ApiKeyHasher } from "./adapters/crypto/Sha256ApiKeyHasher.ts"
@@ -28,6 +29,9 @@ import { AntifraudSignalsLive } from "./adapters/postgres/AntifraudSignalsLive.t
 import { RulesAntifraudLive } from "./adapters/rules/RulesAntifraud.ts"
 import { SandboxBoletoLive } from "./adapters/sandbox/SandboxBoleto.ts"
 import { SandboxPixProviderLive } from "./adapters/sandbox/SandboxPixProvider.ts"
+import { PixWebhookReceiverLive } from "./adapters/providers/bcb-pix/receiver.ts"
+import { ReceivedPixRepoLive } from "./adapters/postgres/ReceivedPixRepoLive.ts"
+import { PixReceiptsLive } from "./app/PixReceipts.ts"
 import { JobStats } from "./jobs/JobStats.ts"
 import { byMode } from "./adapters/providers/modes.ts"
 import { LiveRailsLive } from "./adapters/providers/live.ts"
@@ -150,7 +154,8 @@ export const AdaptersLive = Layer.mergeAll(
   LedgerLive,
   ReceivablesLive,
   WithdrawalRepoLive,
-  DashboardReadsLive
+  DashboardReadsLive,
+  ReceivedPixRepoLive
 ).pipe(Layer.provideMerge(PrometheusMetrics), Layer.provideMerge(Ids.Live))
 
 /** The application services over the adapters. */
@@ -183,7 +188,40 @@ export const AppLive = Layer.mergeAll(
   // Sandbox decides reviews through Payments (CONTRACT-v1 §9), so Payments is provided beneath the services.
   Layer.provideMerge(Payments.Default),
   Layer.provideMerge(Settlement.Default),
+  // The PSP's payment notices settle through the lifecycle; reconciliation and expiry hand it payments.
+  Layer.provideMerge(PixReceiptsLive),
   Layer.provideMerge(Lifecycle.Default),
   Layer.provideMerge(BooksLive),
   Layer.provideMerge(AdaptersLive)
 )
+
+/**
+ * With the bcb-pix adapter: the PSP's payment notices on their own TLS listener when PIX_WEBHOOK_PORT is set,
+ * (LIVE_PIX_PROVIDER=bcb-pix) and the notice URL registered at the PSP at start when PIX_WEBHOOK_URL is set (a failure is logged, not
+ * fatal: `npm run cli -- pix register-webhook` retries it). Nothing otherwise (docs/providers.md). Needs AppLive.
+ */
+export const PixReceiverLive = Layer.unwrapEffect(
+  Effect.map(
+    Config.all({
+      provider: Config.string("LIVE_PIX_PROVIDER").pipe(Config.withDefault("")),
+      port: Config.option(Config.string("PIX_WEBHOOK_PORT")),
+      webhookUrl: Config.option(Config.string("PIX_WEBHOOK_URL"))
+    }),
+    ({ port, provider, webhookUrl }) =>
+      provider !== "bcb-pix"
+        ? Layer.empty
+        : Layer.mergeAll(
+            port._tag === "Some" ? PixWebhookReceiverLive : Layer.empty,
+            webhookUrl._tag === "Some"
+              ? Layer.effectDiscard(
+                  // The PSP is live mode's (docs/providers.md "Test and live modes").
+                  Effect.flatMap(PixProvider, (pix) => pix.registerNotifications(webhookUrl.value)).pipe(
+                    inMode("live"),
+                    Effect.zipRight(Effect.logInfo(`PIX notice URL registered at the PSP: ${webhookUrl.value}`)),
+                    Effect.catchAll((e) => Effect.logWarning(`PIX notice URL not registered: ${e.message}`))
+                  )
+                )
+              : Layer.empty
+          )
+  )
+).pipe(Layer.orDie)

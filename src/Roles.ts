@@ -2,7 +2,7 @@ import { NodeContext } from "@effect/platform-node"
 import { Layer } from "effect"
 import { PgPoolLive, SqlLive } from "./adapters/postgres/Database.ts"
 import { MigrationsLive } from "./adapters/postgres/Migrations.ts"
-import { AppLive } from "./Live.ts"
+import { AppLive, PixReceiverLive } from "./Live.ts"
 import { HttpLive } from "./http/Server.ts"
 import { MetricsServerLive } from "./http/ops/MetricsServer.ts"
 import { DrainOnShutdown } from "./http/shared/Draining.ts"
@@ -26,6 +26,7 @@ export const roleLayer = (role: Role) =>
   Layer.mergeAll(
     role === "worker" ? Layer.empty : DrainOnShutdown(drainMs()).pipe(Layer.provideMerge(HttpLive)),
     role === "worker" ? Layer.empty : MetricsServerLive,
+    role === "worker" ? Layer.empty : PixReceiverLive,
     role === "api" ? Layer.empty : WorkerLive
   ).pipe(
     Layer.provideMerge(AppLive),

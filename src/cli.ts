@@ -10,6 +10,8 @@ import { Audit } from "./app/Audit.ts"
 import { AppLive } from "./Live.ts"
 import { AppConfig, AppConfigLive } from "./config/AppConfig.ts"
 import { isUuid } from "./domain/uuid.ts"
+import { PixProvider } from "./ports/PixProvider.ts"
+import { ReceivedPixRepo } from "./ports/ReceivedPixRepo.ts"
 import { isKnownScope } from "./http/shared/scopes.ts"
 import { DatabaseLive } from "./Roles.ts"
 import { redactedUrl } from "./startupFailure.ts"
@@ -22,6 +24,8 @@ import { redactedUrl } from "./startupFailure.ts"
  *   api-keys revoke --account <email|id> --id ID  (refused at once by every process: docs/operations.md)
  *   api-keys live --account <email|id>           (the merchant's live key; needs the service's LIVE_* settings)
  *   ledger check   (README "Money": every balance recomputed from its postings; exit 1 on any difference)
+ *   pix register-webhook [--url U]  (the PSP's notice URL for PIX_KEY; default PIX_WEBHOOK_URL)
+ *   pix exceptions  (PIX payments that did not settle their charge: amount differs, unknown txid, …)
  * Prints JSON, like the HTTP API.
  */
 const usage = `usage:
@@ -30,7 +34,9 @@ const usage = `usage:
   npm run cli -- api-keys list --account EMAIL_OR_ID
   npm run cli -- api-keys revoke --account EMAIL_OR_ID --id KEY_ID
   npm run cli -- api-keys live --account EMAIL_OR_ID
-  npm run cli -- ledger check`
+  npm run cli -- ledger check
+  npm run cli -- pix register-webhook [--url https://HOST/providers/pix/PSP/webhook]
+  npm run cli -- pix exceptions`
 
 const fail = (message: string) => Effect.fail(new Error(message))
 
@@ -89,7 +95,8 @@ const program = (created: boolean) =>
         scopes: { type: "string" },
         label: { type: "string" },
         "rate-limit": { type: "string" },
-        id: { type: "string" }
+        id: { type: "string" },
+        url: { type: "string" }
       }
     })
     const accounts = yield* Accounts
@@ -167,6 +174,19 @@ const program = (created: boolean) =>
         rateLimit
       )
       return { ...apiKey, fullKey }
+    }
+    if (noun === "pix" && verb === "exceptions") {
+      // Payments that did not settle their charge (docs/providers.md "The receiver"), newest first.
+      return yield* Effect.flatMap(ReceivedPixRepo, (r) => r.exceptions(100))
+    }
+    if (noun === "pix" && verb === "register-webhook") {
+      // PUT /webhook/{chave} at the configured PSP (docs/providers.md "PIX: the Banco Central's API Pix").
+      const url = values.url ?? process.env.PIX_WEBHOOK_URL
+      if (url === undefined || !url.startsWith("https://")) return yield* fail("--url https://… (or PIX_WEBHOOK_URL)")
+      yield* Effect.flatMap(PixProvider, (pix) => pix.registerNotifications(url)).pipe(
+        Effect.catchAll((e) => fail(`the PSP did not register it: ${e.message}`))
+      )
+      return { registered: url }
     }
     if (noun === "ledger" && verb === "check") {
       const discrepancies = yield* Effect.flatMap(Audit, (audit) => audit.check)

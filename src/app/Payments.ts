@@ -7,6 +7,7 @@ import { IllegalTransition } from "../domain/lifecycle.ts"
 import { isPayable } from "../domain/order.ts"
 import type { PaymentCommand } from "../domain/payment.ts"
 import { installmentOption } from "../domain/installments.ts"
+import { documentType, normalizeDocument } from "../domain/document.ts"
 import { feeOf, percentageShare } from "../domain/ledger.ts"
 import { SubaccountRepo } from "../ports/SubaccountRepo.ts"
 import { addCalendarDays, onOrNextBusinessDay } from "../domain/calendar.ts"
@@ -196,6 +197,26 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       fee: 0
     })
 
+    /**
+     * The charge's addressee (API Pix `devedor`): the v1 buyer, or the v2 order's customer with the payer's
+     * document. Only a name with a valid document is sent (the spec forbids a name without one).
+     */
+    const pixPayerOf = fn("Payments.pixPayerOf")(function* (
+      accountId: AccountId,
+      command: Extract<PaymentCommand, { method: "PIX" }>,
+      customerId: CustomerId | null
+    ) {
+      if (command.buyer !== null)
+        return { name: command.buyer.name, document: command.buyer.document, documentType: command.buyer.documentType }
+      const document = command.payer.document === undefined ? null : normalizeDocument(command.payer.document)
+      const kind = document === null ? null : documentType(document)
+      if (document === null || kind === null || customerId === null) return null
+      const customer = yield* Effect.flatten(customers.find(accountId, customerId)).pipe(
+        Effect.orElseSucceed(() => undefined)
+      )
+      return customer === undefined ? null : { name: customer.name, document, documentType: kind }
+    })
+
     const chargePix = fn("Payments.chargePix")(function* (
       accountId: AccountId,
       command: Extract<PaymentCommand, { method: "PIX" }>,
@@ -212,7 +233,8 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         amount: command.amount,
         expiresAt,
         merchantName,
-        merchantCity: PIX_CITY
+        merchantCity: PIX_CITY,
+        payer: yield* pixPayerOf(accountId, command, customerId)
       })
       const qrToken = documentToken()
       return yield* record(

@@ -1,14 +1,22 @@
 import type { AccountId, TransactionId } from "../domain/ids.ts"
 import { Clock, Effect } from "effect"
 import { Acquirer } from "../ports/Acquirer.ts"
+import { PixProvider } from "../ports/PixProvider.ts"
+import { PixInbox } from "../ports/ReceivedPixRepo.ts"
 import { TransactionRepo } from "../ports/TransactionRepo.ts"
-import { Tenancy } from "../ports/Modes.ts"
+import { inMode, Tenancy } from "../ports/Modes.ts"
 import { Lifecycle } from "./Lifecycle.ts"
 import { fn } from "../spans.ts"
 
 /** Longer than any acquirer call may take: a charge this old in PROCESSING has lost its process. */
 export const STUCK_AFTER_MS = 60_000
 const BATCH = 100
+/**
+ * How far back each PIX poll looks. Polled every minute, a payment whose notice was lost is settled within
+ * about a minute of being paid; the overlap covers a worker that missed runs and a PSP's listing lag
+ * (docs/providers.md "Reconciliation").
+ */
+export const PIX_WINDOW_MS = 30 * 60_000
 
 /**
  * The reconciliation job: card charges left in PROCESSING by a process that died between asking the
@@ -21,6 +29,8 @@ export class Reconciliation extends Effect.Service<Reconciliation>()("Reconcilia
     const acquirer = yield* Acquirer
     const lifecycle = yield* Lifecycle
     const tenancy = yield* Tenancy
+    const pix = yield* PixProvider
+    const inbox = yield* PixInbox
 
     const settle = fn("Reconciliation.settle")(function* (accountId: AccountId, id: TransactionId) {
       const t = yield* transactions.find(accountId, id)
@@ -44,6 +54,26 @@ export class Reconciliation extends Effect.Service<Reconciliation>()("Reconcilia
     })
 
     return {
+      /**
+       * The PSP's list of payments received lately, each handed to the inbox as a notice would be: one
+       * already settled by its notice is a duplicate there and changes nothing.
+       */
+      reconcilePix: fn("Reconciliation.reconcilePix")(function* () {
+        const now = yield* Clock.currentTimeMillis
+        // The PSP's account is the deployment's live one: test mode's sandbox receives nothing to poll.
+        return yield* pix.receivedPayments({ from: new Date(now - PIX_WINDOW_MS), to: new Date(now) }).pipe(
+          inMode("live"),
+          Effect.flatMap((payments) => inbox.receive(payments, "reconciliation")),
+          // The PSP down: the next minute's run asks again over the same window.
+          Effect.catchAll((e) =>
+            Effect.as(Effect.logWarning("PIX payments not reconciled", { reason: e._tag }), {
+              settled: 0,
+              duplicates: 0,
+              exceptions: 0
+            })
+          )
+        )
+      }),
       reconcile: fn("Reconciliation.reconcile")(function* () {
         const olderThan = new Date((yield* Clock.currentTimeMillis) - STUCK_AFTER_MS)
         const stuck = yield* transactions.stuckProcessing(olderThan, BATCH)

@@ -4,13 +4,20 @@ import { Metrics } from "../ports/Metrics.ts"
 import { Conflict, NotFound, Unprocessable, ValidationFailed } from "../domain/errors.ts"
 import { isDisputeOpen, isRefundable, type TransactionRecord } from "../domain/transaction.ts"
 import { Acquirer } from "../ports/Acquirer.ts"
-import { PixProvider } from "../ports/PixProvider.ts"
+import { PixProvider, type PixRefundStatus } from "../ports/PixProvider.ts"
 import { RefundRepo } from "../ports/RefundRepo.ts"
 import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Transactional } from "../ports/Transactional.ts"
 import { Books } from "./Books.ts"
 import { Lifecycle } from "./Lifecycle.ts"
+import { Tenancy } from "../ports/Modes.ts"
 import { fn } from "../spans.ts"
+
+/** How long a refund request waits for the PSP's final word on a PIX refund: 6 more asks, 500 ms apart. */
+const PIX_REFUND_POLL = "500 millis"
+const PIX_REFUND_POLLS = 6
+/** A PIX refund still undecided this long after it was asked for is the reconciliation job's. */
+export const PIX_REFUND_SWEEP_AFTER_MS = 30_000
 
 /** A refund in the core's words: the whole remaining balance when `amount` is absent. */
 export interface RefundCommand {
@@ -32,6 +39,7 @@ export interface RefundResult {
  */
 export class Refunds extends Effect.Service<Refunds>()("Refunds", {
   effect: Effect.gen(function* () {
+    const tenancy = yield* Tenancy
     const transactions = yield* TransactionRepo
     const refunds = yield* RefundRepo
     const lifecycle = yield* Lifecycle
@@ -84,12 +92,35 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
       return { transaction: t, amount }
     })
 
-    /** Returns the money through the rail it came by. Boletos are refunded by bank transfer, by hand (spec rule 3). */
+    /**
+     * Asks the PSP again with the same refund id (idempotent: it answers the refund's state) until it is
+     * final or PIX_REFUND_WAIT is over (docs/providers.md "Refunds").
+     */
+    const pixFinal = (t: TransactionRecord, refundId: RefundId, amount: number) => {
+      const ask = pix.refund({ txid: t.details.pix?.txid ?? t.id, refundId, amount })
+      return ask.pipe(
+        Effect.flatMap((first) =>
+          first.status !== "PROCESSING"
+            ? Effect.succeed(first)
+            : ask.pipe(
+                Effect.delay(PIX_REFUND_POLL),
+                Effect.repeat({ until: (s) => s.status !== "PROCESSING", times: PIX_REFUND_POLLS })
+              )
+        ),
+        Effect.map((state) => state.status)
+      )
+    }
+
+    /**
+     * Returns the money through the rail it came by: RETURNED, NOT_RETURNED (nothing left the PSP), or
+     * PROCESSING (a PIX refund the PSP has not decided yet). Boletos are refunded by bank transfer, by
+     * hand (spec rule 3).
+     */
     const giveBack = (
       t: TransactionRecord,
       refundId: RefundId,
       amount: number
-    ): Effect.Effect<Either.Either<void, unknown>> => {
+    ): Effect.Effect<Either.Either<PixRefundStatus, unknown>> => {
       switch (t.method) {
         case "CARD":
           return acquirer
@@ -99,11 +130,11 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
               amount,
               acquirer: t.acquirer
             })
-            .pipe(Effect.either)
+            .pipe(Effect.as("RETURNED" as const), Effect.either)
         case "PIX":
-          return pix.refund({ txid: t.details.pix?.txid ?? t.id, refundId, amount }).pipe(Effect.either)
+          return pixFinal(t, refundId, amount).pipe(Effect.either)
         case "BOLETO":
-          return Effect.succeed(Either.right(undefined))
+          return Effect.succeed(Either.right("RETURNED" as const))
       }
     }
 
@@ -140,11 +171,41 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
       }
     })
 
+    /** Records the PSP's final word on a refund left PENDING: the ledger follows it. */
+    const conclude = fn("Refunds.conclude")(function* (
+      accountId: AccountId,
+      transactionId: TransactionId,
+      refundId: RefundId,
+      amount: number,
+      status: PixRefundStatus
+    ) {
+      if (status === "PROCESSING") return false
+      const pending = yield* refunds.find(accountId, refundId)
+      if (pending?.status !== "PENDING") return false
+      yield* tx.run(finish(accountId, transactionId, refundId, amount, status === "RETURNED"))
+      return true
+    })
+
     return {
       refund: fn("Refunds.refund")(function* (accountId: AccountId, request: RefundCommand, refundId: RefundId) {
         const { amount, transaction } = yield* tx.run(reserve(accountId, request, refundId))
         const given = yield* giveBack(transaction, refundId, amount)
-        const result = yield* tx.run(finish(accountId, transaction.id, refundId, amount, Either.isRight(given)))
+        if (Either.isRight(given) && given.right === "PROCESSING") {
+          // Accepted by the PSP, not decided yet: the money stays reserved (out of the merchant's balance)
+          // and the refund PENDING; the status change, its event and the ledger follow the PSP's final word
+          // (reconcilePending). The answer shows the transaction as it is now (docs/providers.md "Refunds").
+          metrics.refunds.inc({
+            method: transaction.method,
+            kind: amount === transaction.amountTotal ? "full" : "partial"
+          })
+          return {
+            transaction: yield* Effect.flatten(transactions.find(accountId, transaction.id)).pipe(Effect.orDie),
+            reason: request.reason ?? null,
+            refundedAt: new Date(yield* Clock.currentTimeMillis)
+          } satisfies RefundResult
+        }
+        const succeeded = Either.isRight(given) && given.right === "RETURNED"
+        const result = yield* tx.run(finish(accountId, transaction.id, refundId, amount, succeeded))
         if (result === null) {
           return yield* new Unprocessable({
             code: "refund_failed",
@@ -157,6 +218,32 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
           kind: amount === transaction.amountTotal ? "full" : "partial"
         })
         return result satisfies RefundResult
+      }),
+      /**
+       * PIX refunds still PENDING a while after they were asked for: the PSP is asked again (same id) and
+       * a final status is recorded — DEVOLVIDO refunds, NAO_REALIZADO gives the money back to the merchant.
+       */
+      reconcilePending: fn("Refunds.reconcilePending")(function* () {
+        const olderThan = new Date((yield* Clock.currentTimeMillis) - PIX_REFUND_SWEEP_AFTER_MS)
+        let concluded = 0
+        for (const r of yield* refunds.pendingPix(olderThan, 100)) {
+          // Asked of the PSP of the refund's tenant's mode (docs/providers.md "Test and live modes").
+          const status = yield* pix.refund({ txid: r.txid ?? r.transactionId, refundId: r.id, amount: r.amount }).pipe(
+            Effect.map((s) => s.status),
+            Tenancy.within(r.accountId),
+            Effect.provideService(Tenancy, tenancy),
+            Effect.catchAll((e) =>
+              Effect.as(Effect.logWarning("PIX refund not reconciled", { reason: e._tag }), "PROCESSING" as const)
+            )
+          )
+          const done = yield* conclude(r.accountId, r.transactionId, r.id, r.amount, status).pipe(
+            Effect.catchTag("IllegalTransition", (e) =>
+              Effect.as(Effect.logWarning("PIX refund not concluded", { reason: e.message }), false)
+            )
+          )
+          if (done) concluded++
+        }
+        return concluded
       })
     }
   })

@@ -2,8 +2,10 @@ import type { AccountId, TransactionId } from "../domain/ids.ts"
 import { Effect, Option } from "effect"
 import { paymentParts } from "../domain/chargeTerms.ts"
 import { saoPauloDate } from "../domain/time.ts"
-import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Transactional } from "../ports/Transactional.ts"
+import { PixProvider } from "../ports/PixProvider.ts"
+import { PixInbox } from "../ports/ReceivedPixRepo.ts"
+import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Books } from "./Books.ts"
 import { Lifecycle } from "./Lifecycle.ts"
 import { withSpan } from "../spans.ts"
@@ -20,6 +22,24 @@ export class Settlement extends Effect.Service<Settlement>()("Settlement", {
     const transactions = yield* TransactionRepo
     const books = yield* Books
     const tx = yield* Transactional
+    const pix = yield* PixProvider
+    const inbox = yield* PixInbox
+
+    /**
+     * A PIX charge is withdrawn at the PSP before it expires here, so it can no longer be paid; one paid
+     * meanwhile is settled by its payment instead, and the expiry then finds it PAID (IllegalTransition).
+     * The PSP unreachable: a defect, so the expiry job fails and is retried later.
+     */
+    const withdrawPix = (accountId: AccountId, transactionId: TransactionId) =>
+      Effect.gen(function* () {
+        const found = yield* transactions.find(accountId, transactionId)
+        if (found._tag === "None" || found.value.method !== "PIX" || found.value.status !== "PENDING") return
+        const txid = found.value.details.pix?.txid
+        if (txid === undefined) return
+        const state = yield* pix.cancelCharge(txid).pipe(Effect.orDie)
+        if (state.status === "PAID") yield* inbox.receive(state.payments, "reconciliation")
+      })
+
     return {
       /**
        * Paid at `paidAt`; a bank's report of a boleto (what was paid, on which day) records the payment
@@ -45,11 +65,14 @@ export class Settlement extends Effect.Service<Settlement>()("Settlement", {
         }).pipe(withSpan("Settlement.markPaid")),
 
       expire: (accountId: AccountId, transactionId: TransactionId) =>
-        lifecycle
-          .moveBy(accountId, transactionId, (t) => (t.origin === "v1" ? "cancel" : "expire"), {
-            declineCode: "expired"
-          })
-          .pipe(withSpan("Settlement.expire")),
+        withdrawPix(accountId, transactionId).pipe(
+          Effect.zipRight(
+            lifecycle.moveBy(accountId, transactionId, (t) => (t.origin === "v1" ? "cancel" : "expire"), {
+              declineCode: "expired"
+            })
+          ),
+          withSpan("Settlement.expire")
+        ),
 
       /** The settlement job of one receivable: posts once however often it runs. */
       settleReceivable: (accountId: AccountId, receivableId: string) =>

@@ -6,6 +6,7 @@ import { Boletos } from "../app/Boletos.ts"
 import { Deliveries } from "../app/Deliveries.ts"
 import { Housekeeping } from "../app/Housekeeping.ts"
 import { Reconciliation } from "../app/Reconciliation.ts"
+import { Refunds } from "../app/Refunds.ts"
 import { Settlement } from "../app/Settlement.ts"
 import { Disputes } from "../app/Disputes.ts"
 import { Withdrawals } from "../app/Withdrawals.ts"
@@ -14,7 +15,17 @@ import { withSpan } from "../spans.ts"
 import { Tenancy } from "../ports/Modes.ts"
 
 export type TaskServices =
-  Deliveries | Settlement | Boletos | Housekeeping | Reconciliation | Metrics | Disputes | Withdrawals | Audit | Tenancy
+  | Deliveries
+  | Settlement
+  | Boletos
+  | Housekeeping
+  | Reconciliation
+  | Refunds
+  | Metrics
+  | Disputes
+  | Withdrawals
+  | Audit
+  | Tenancy
 
 /**
  * graphile-worker tasks: each decodes its payload and makes one call into the core, in the mode of the
@@ -73,6 +84,14 @@ const reconcileCharges = task("reconcile_charges", Schema.Unknown, () =>
   Effect.flatMap(Reconciliation, (r) => r.reconcile())
 )
 
+// Payments whose notice was lost, then refunds the PSP had not decided when they were asked for.
+const reconcilePix = task("reconcile_pix", Schema.Unknown, () =>
+  Effect.zipRight(
+    Effect.flatMap(Reconciliation, (r) => r.reconcilePix()),
+    Effect.flatMap(Refunds, (r) => r.reconcilePending())
+  )
+)
+
 const settleReceivable = task(
   "settle_receivable",
   Schema.Struct({ accountId: AccountId, receivableId: Schema.UUID }),
@@ -107,6 +126,7 @@ export const makeTaskList = (runtime: Runtime.Runtime<TaskServices>): TaskList =
   expire_transaction: expireTransaction(runtime),
   confirm_boletos: confirmBoletos(runtime),
   reconcile_charges: reconcileCharges(runtime),
+  reconcile_pix: reconcilePix(runtime),
   cleanup: cleanup(runtime),
   settle_receivable: settleReceivable(runtime),
   pay_withdrawal: payWithdrawal(runtime),
@@ -116,7 +136,13 @@ export const makeTaskList = (runtime: Runtime.Runtime<TaskServices>): TaskList =
 
 /**
  * graphile-worker crontab, each entry run once across all workers: the hourly clean-up, every
- * minute the reconciliation of card charges stuck in PROCESSING, and hourly the ledger check whose
- * result the ledger_imbalance_centavos gauge shows (README "Money").
+ * minute the reconciliation of card charges stuck in PROCESSING and of PIX payments whose notice was lost
+ * (a no-op with the sandbox PSP), and hourly the ledger check whose result the ledger_imbalance_centavos
+ * gauge shows (README "Money").
  */
-export const CRONTAB = ["0 * * * * cleanup", "* * * * * reconcile_charges", "17 * * * * ledger_check"].join("\n")
+export const CRONTAB = [
+  "0 * * * * cleanup",
+  "* * * * * reconcile_charges",
+  "* * * * * reconcile_pix",
+  "17 * * * * ledger_check"
+].join("\n")

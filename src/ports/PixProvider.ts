@@ -1,5 +1,13 @@
 import { Context, type Effect } from "effect"
-import type { ProviderUnavailable } from "../domain/errors.ts"
+import type { ProviderUnavailable, Unprocessable } from "../domain/errors.ts"
+
+/** Who the charge is addressed to (the API Pix `devedor`): not necessarily who pays it. */
+export interface PixPayer {
+  readonly name: string
+  /** Digits (or an alphanumeric CNPJ's upper-case letters), without punctuation. */
+  readonly document: string
+  readonly documentType: "cpf" | "cnpj"
+}
 
 export interface PixChargeRequest {
   /** Our transaction id; the provider derives the txid from it (idempotent). */
@@ -8,26 +16,97 @@ export interface PixChargeRequest {
   readonly expiresAt: Date
   readonly merchantName: string
   readonly merchantCity: string
+  /** The buyer, when the charge names one; a PSP shows it to the payer and may check it. */
+  readonly payer?: PixPayer | null | undefined
 }
 
 export interface PixCharge {
-  /** The BR Code (EMV MPM) "copia e cola" payload. */
+  /** The BR Code (EMV MPM) "copia e cola" payload, exactly as the PSP issued it. */
   readonly emv: string
   readonly txid: string
 }
 
 /**
+ * Where a charge stands at the PSP: open, paid, or withdrawn (by us at expiry or cancellation, or by the
+ * PSP itself). A withdrawn charge can no longer be paid.
+ */
+export type PixChargeStatus = "OPEN" | "PAID" | "REMOVED_BY_RECEIVER" | "REMOVED_BY_PSP"
+
+/** Where a refund (devolução) stands: asked for, the money returned to the payer, or not returned. */
+export type PixRefundStatus = "PROCESSING" | "RETURNED" | "NOT_RETURNED"
+
+export interface PixRefundState {
+  /** Our refund id, as the PSP echoes it. */
+  readonly refundId: string
+  readonly amount: number
+  readonly status: PixRefundStatus
+  /** When the refund was settled (RETURNED), if the PSP says. */
+  readonly settledAt: Date | null
+  /** The PSP's reason for NOT_RETURNED, for operators only (never shown to merchants raw). */
+  readonly reason: string | null
+}
+
+/** A payment received at the merchant's key, as the PSP reports it (by webhook or by listing). */
+export interface ReceivedPix {
+  /** The SPI's end-to-end id: the one identity of a payment. */
+  readonly endToEndId: string
+  /** The charge it pays; null for a payment to the key without a charge. */
+  readonly txid: string | null
+  /** In centavos. */
+  readonly amount: number
+  readonly paidAt: Date
+  /** Refunds of this payment the PSP reports with it (a refund's final status arrives this way too). */
+  readonly refunds: ReadonlyArray<PixRefundState>
+}
+
+export interface PixChargeState {
+  readonly txid: string
+  readonly status: PixChargeStatus
+  /** The payments the PSP attributes to the charge (one, normally). */
+  readonly payments: ReadonlyArray<ReceivedPix>
+}
+
+/**
  * A PSP that issues PIX charges (cobranças) and returns the money (devoluções). An outage is a
- * ProviderUnavailable: nothing was created, and the caller may retry.
+ * ProviderUnavailable: nothing was created or the operation is safe to repeat (every write is keyed by
+ * our own id: the txid from the transaction id, the refund id), and the caller may retry. A request the
+ * PSP refuses on its merits is Unprocessable, in our words (the PSP's problem body is never passed on).
  */
 export class PixProvider extends Context.Tag("PixProvider")<
   PixProvider,
   {
-    readonly createCharge: (request: PixChargeRequest) => Effect.Effect<PixCharge, ProviderUnavailable>
+    readonly createCharge: (request: PixChargeRequest) => Effect.Effect<PixCharge, ProviderUnavailable | Unprocessable>
+    /** The charge's state now; a charge the PSP does not know is Unprocessable `pix_charge_unknown`. */
+    readonly chargeStatus: (txid: string) => Effect.Effect<PixChargeState, ProviderUnavailable | Unprocessable>
+    /**
+     * Withdraws an open charge (expiry or cancellation) so it can no longer be paid. Answers the state the
+     * charge ends in: a charge paid meanwhile stays PAID, and the caller must settle it instead.
+     */
+    readonly cancelCharge: (txid: string) => Effect.Effect<PixChargeState, ProviderUnavailable | Unprocessable>
+    /**
+     * Asks for `amount` back to the payer, keyed by `refundId` (retrying with the same id is safe). The
+     * answer is often PROCESSING: the final status comes later, by notification or `refundStatus`.
+     * `endToEndId` names the payment when the caller knows it; otherwise the charge's payment is used.
+     */
     readonly refund: (request: {
       readonly txid: string
+      readonly endToEndId?: string | null | undefined
       readonly refundId: string
       readonly amount: number
-    }) => Effect.Effect<void, ProviderUnavailable>
+    }) => Effect.Effect<PixRefundState, ProviderUnavailable | Unprocessable>
+    readonly refundStatus: (request: {
+      readonly endToEndId: string
+      readonly refundId: string
+    }) => Effect.Effect<PixRefundState, ProviderUnavailable | Unprocessable>
+    /**
+     * Registers where the PSP sends payment notices for the merchant's key (it appends `/pix`). A PSP that
+     * registers them by its staff answers Unprocessable `pix_webhook_manual`.
+     */
+    readonly registerNotifications: (url: string) => Effect.Effect<void, ProviderUnavailable | Unprocessable>
+    /** The payments received from `from` to `to` (the reconciliation poll), every page of them. */
+    readonly receivedPayments: (window: {
+      readonly from: Date
+      readonly to: Date
+    }) => Effect.Effect<ReadonlyArray<ReceivedPix>, ProviderUnavailable | Unprocessable>
   }
 >() {}

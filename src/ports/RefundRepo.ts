@@ -25,5 +25,21 @@ export class RefundRepo extends Context.Tag("RefundRepo")<
     ) => Effect.Effect<Refund>
     readonly finish: (accountId: AccountId, id: RefundId, status: "SUCCEEDED" | "FAILED") => Effect.Effect<Refund>
     readonly find: (accountId: AccountId, id: RefundId) => Effect.Effect<Refund | undefined>
+    /**
+     * PIX refunds the PSP has not yet decided, asked for before `olderThan`, in every account (the
+     * reconciliation sweep, like the other jobs that sweep every account).
+     */
+    readonly pendingPix: (
+      olderThan: Date,
+      limit: number
+    ) => Effect.Effect<
+      ReadonlyArray<{
+        readonly accountId: AccountId
+        readonly id: RefundId
+        readonly transactionId: TransactionId
+        readonly amount: number
+        readonly txid: string | null
+      }>
+    >
   }
 >() {}

@@ -24,6 +24,7 @@ import transactionAcquirer from "./migrations/0022_transaction_acquirer.ts"
 import boletoCharges from "./migrations/0028_boleto_charges.ts"
 import eventOperations from "./migrations/0024_event_operations.ts"
 import requestLog from "./migrations/0025_request_log.ts"
+import pixReceived from "./migrations/0020_pix_received.ts"
 import { withSpan } from "../../spans.ts"
 
 export const MIGRATIONS = {
@@ -48,7 +49,8 @@ export const MIGRATIONS = {
   "0022_transaction_acquirer": transactionAcquirer,
   "0028_boleto_charges": boletoCharges,
   "0024_event_operations": eventOperations,
-  "0025_request_log": requestLog
+  "0025_request_log": requestLog,
+  "0020_pix_received": pixReceived
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)

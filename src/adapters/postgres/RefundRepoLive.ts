@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { traced } from "./traced.ts"
 import { Effect, Layer } from "effect"
 import { type Refund, RefundRepo } from "../../ports/RefundRepo.ts"
+import type { AccountId, RefundId, TransactionId } from "../../domain/ids.ts"
 
 export const RefundRepoLive = Layer.effect(
   RefundRepo,
@@ -31,6 +32,22 @@ export const RefundRepoLive = Layer.effect(
           from refunds where account_id = ${accountId} and id = ${id}`.pipe(
             Effect.orDie,
             Effect.map((rows) => rows[0])
+          ),
+        pendingPix: (olderThan, limit) =>
+          sql<{
+            accountId: AccountId
+            id: RefundId
+            transactionId: TransactionId
+            amount: string | number
+            txid: string | null
+          }>`
+          select r.account_id as "accountId", r.id, r.transaction_id as "transactionId", r.amount,
+            t.details -> 'pix' ->> 'txid' as txid
+          from refunds r join transactions t on t.id = r.transaction_id and t.account_id = r.account_id
+          where r.status = 'PENDING' and t.method = 'PIX' and r.created_at < ${olderThan}
+          order by r.created_at limit ${limit}`.pipe(
+            Effect.orDie,
+            Effect.map((rows) => rows.map((r) => ({ ...r, amount: Number(r.amount) })))
           )
       })
     )

@@ -6,6 +6,7 @@ import { LiveRails } from "../../ports/Modes.ts"
 import type { Metrics } from "../../ports/Metrics.ts"
 import { Payouts } from "../../ports/Payouts.ts"
 import { PixProvider } from "../../ports/PixProvider.ts"
+import { BcbPixProviderLive } from "./bcb-pix/BcbPixProvider.ts"
 import { LoopbackPixLive } from "./loopback/index.ts"
 import { LIVE_ACQUIRER_NAMES, LiveAcquirerLive } from "./registry.ts"
 
@@ -21,6 +22,8 @@ import { LIVE_ACQUIRER_NAMES, LiveAcquirerLive } from "./registry.ts"
 type ProviderLayer<Port> = Layer.Layer<Port, ConfigError.ConfigError, Metrics>
 
 export const LIVE_PIX_PROVIDERS: Readonly<Record<string, ProviderLayer<PixProvider>>> = {
+  // The Banco Central's API Pix at the PSP that PIX_PSP names (docs/providers.md "PIX").
+  "bcb-pix": BcbPixProviderLive,
   loopback: LoopbackPixLive
 }
 export const LIVE_BOLETO_PROVIDERS: Readonly<Record<string, ProviderLayer<BoletoProvider>>> = {}
@@ -64,9 +67,16 @@ const absent = (provider: string, variable: string) =>
     message: `no live ${provider} provider configured (${variable})`,
     retryAfterSeconds: 3600
   })
+const pixAbsent = () => Effect.fail(absent("pix", "LIVE_PIX_PROVIDER"))
 const absentPix = PixProvider.of({
-  createCharge: () => Effect.fail(absent("pix", "LIVE_PIX_PROVIDER")),
-  refund: () => Effect.fail(absent("pix", "LIVE_PIX_PROVIDER"))
+  createCharge: pixAbsent,
+  chargeStatus: pixAbsent,
+  cancelCharge: pixAbsent,
+  refund: pixAbsent,
+  refundStatus: pixAbsent,
+  registerNotifications: pixAbsent,
+  // No live PSP: nothing was received (the reconciliation poll runs every minute and finds nothing).
+  receivedPayments: () => Effect.succeed([])
 })
 const absentBoleto = BoletoProvider.of({
   register: () => Effect.fail(absent("boleto", "LIVE_BOLETO_PROVIDER")),

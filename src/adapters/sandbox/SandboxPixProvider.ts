@@ -2,7 +2,7 @@ import { Effect, Layer } from "effect"
 import { ProviderUnavailable } from "../../domain/errors.ts"
 import { OUTAGE_AMOUNT } from "./testCards.ts"
 import { buildBrCode } from "../../domain/brcode.ts"
-import { PixProvider, type PixChargeRequest } from "../../ports/PixProvider.ts"
+import { PixProvider, type PixChargeRequest, type PixRefundState } from "../../ports/PixProvider.ts"
 import { withSpan } from "../../spans.ts"
 
 // The sandbox PSP issues static BR Codes: a dynamic one points at a charge payload (a signed JWS) hosted by
@@ -33,6 +33,14 @@ const createCharge = (request: PixChargeRequest) => {
   return { emv, txid }
 }
 
+const returned = (refundId: string, amount: number): PixRefundState => ({
+  refundId,
+  amount,
+  status: "RETURNED",
+  settledAt: null,
+  reason: null
+})
+
 const outage = () =>
   new ProviderUnavailable({
     provider: "pix",
@@ -48,6 +56,19 @@ export const SandboxPixProviderLive = Layer.succeed(
       (request.amount === OUTAGE_AMOUNT ? Effect.fail(outage()) : Effect.sync(() => createCharge(request))).pipe(
         withSpan("SandboxPixProvider.createCharge")
       ),
-    refund: () => Effect.void.pipe(withSpan("SandboxPixProvider.refund"))
+    // The sandbox's buyer pays through the gateway's own sandbox route (CONTRACT §7), never at a PSP:
+    // its charges stay open here, nothing is ever received, and a refund is returned at once.
+    chargeStatus: (txid) =>
+      Effect.succeed({ txid, status: "OPEN" as const, payments: [] }).pipe(withSpan("SandboxPixProvider.chargeStatus")),
+    cancelCharge: (txid) =>
+      Effect.succeed({ txid, status: "REMOVED_BY_RECEIVER" as const, payments: [] }).pipe(
+        withSpan("SandboxPixProvider.cancelCharge")
+      ),
+    refund: ({ amount, refundId }) =>
+      Effect.succeed(returned(refundId, amount)).pipe(withSpan("SandboxPixProvider.refund")),
+    refundStatus: ({ refundId }) =>
+      Effect.succeed(returned(refundId, 0)).pipe(withSpan("SandboxPixProvider.refundStatus")),
+    registerNotifications: () => Effect.void.pipe(withSpan("SandboxPixProvider.registerNotifications")),
+    receivedPayments: () => Effect.succeed([]).pipe(withSpan("SandboxPixProvider.receivedPayments"))
   })
 )

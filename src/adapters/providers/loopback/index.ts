@@ -80,8 +80,29 @@ export const LoopbackPixLive = Layer.effect(
             c === null ? Effect.fail(pixUnavailable({ message: "no such route" })) : Effect.succeed(c)
           )
         ),
+      // The loopback PSP models charges and refunds only: a charge stays open until it expires, a refund
+      // is returned at once, and no payment is ever reported (the isolation tests need no more).
+      chargeStatus: (txid) => Effect.succeed({ txid, status: "OPEN" as const, payments: [] }),
+      cancelCharge: (txid) => Effect.succeed({ txid, status: "REMOVED_BY_RECEIVER" as const, payments: [] }),
       refund: (request) =>
-        call(base, "POST", "/pix/refunds", Ok, request).pipe(Effect.mapError(pixUnavailable), Effect.asVoid)
+        call(base, "POST", "/pix/refunds", Ok, {
+          txid: request.txid,
+          refundId: request.refundId,
+          amount: request.amount
+        }).pipe(
+          Effect.mapError(pixUnavailable),
+          Effect.as({
+            refundId: request.refundId,
+            amount: request.amount,
+            status: "RETURNED" as const,
+            settledAt: null,
+            reason: null
+          })
+        ),
+      refundStatus: ({ refundId }) =>
+        Effect.succeed({ refundId, amount: 0, status: "RETURNED" as const, settledAt: null, reason: null }),
+      registerNotifications: () => Effect.void,
+      receivedPayments: () => Effect.succeed([])
     })
   )
 )

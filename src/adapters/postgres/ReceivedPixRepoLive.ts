@@ -1,0 +1,74 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Option } from "effect"
+import type { AccountId, TransactionId } from "../../domain/ids.ts"
+import { ReceivedPixRepo, type ReceivedPixRecord } from "../../ports/ReceivedPixRepo.ts"
+import { traced } from "./traced.ts"
+
+interface Row {
+  readonly endToEndId: string
+  readonly txid: string | null
+  readonly amount: string | number
+  readonly paidAt: Date
+  readonly source: ReceivedPixRecord["source"]
+  readonly outcome: ReceivedPixRecord["outcome"]
+  readonly accountId: string | null
+  readonly transactionId: string | null
+  readonly receivedAt: Date
+}
+
+const recordOf = (r: Row): ReceivedPixRecord => ({
+  ...r,
+  amount: Number(r.amount),
+  accountId: r.accountId as AccountId | null,
+  transactionId: r.transactionId as TransactionId | null
+})
+
+const columns = `end_to_end_id as "endToEndId", txid, amount, paid_at as "paidAt", source, outcome,
+  account_id as "accountId", transaction_id as "transactionId", received_at as "receivedAt"`
+
+export const ReceivedPixRepoLive = Layer.effect(
+  ReceivedPixRepo,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    return ReceivedPixRepo.of(
+      traced("ReceivedPixRepo", {
+        // Recorded first as an exception of unknown charge; the caller sets the real outcome in the same
+        // database transaction, so nothing half-done is ever visible.
+        claim: (p, source) =>
+          sql`
+          insert into pix_received (end_to_end_id, txid, amount, paid_at, source, outcome)
+          values (${p.endToEndId}, ${p.txid}, ${p.amount}, ${p.paidAt}, ${source}, 'unknown_charge')
+          on conflict (end_to_end_id) do nothing
+          returning end_to_end_id`.pipe(
+            Effect.orDie,
+            Effect.map((rows) => rows.length === 1)
+          ),
+        setOutcome: (endToEndId, outcome, charge) =>
+          sql`
+          update pix_received set outcome = ${outcome}, account_id = ${charge?.accountId ?? null},
+            transaction_id = ${charge?.transactionId ?? null}
+          where end_to_end_id = ${endToEndId}`.pipe(Effect.orDie, Effect.asVoid),
+        chargeOf: (txid) =>
+          sql<{ accountId: AccountId; transactionId: TransactionId }>`
+          select account_id as "accountId", id as "transactionId" from transactions
+          where method = 'PIX' and (details -> 'pix' ->> 'txid') = ${txid}
+          limit 1`.pipe(
+            Effect.orDie,
+            Effect.map((rows) => Option.fromNullable(rows[0]))
+          ),
+        exceptions: (limit) =>
+          sql<Row>`
+          select ${sql.literal(columns)} from pix_received where outcome <> 'settled'
+          order by received_at desc limit ${limit}`.pipe(
+            Effect.orDie,
+            Effect.map((rows) => rows.map(recordOf))
+          ),
+        find: (endToEndId) =>
+          sql<Row>`select ${sql.literal(columns)} from pix_received where end_to_end_id = ${endToEndId}`.pipe(
+            Effect.orDie,
+            Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), recordOf))
+          )
+      })
+    )
+  })
+)

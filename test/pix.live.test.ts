@@ -1,0 +1,341 @@
+/**
+ * PIX through the Banco Central's API Pix, end to end: the gateway as a process (HTTP, worker, PostgreSQL)
+ * in live mode (LIVE_PIX_PROVIDER=bcb-pix) against the fake PSP (test/fakes/pix), its payment notices received on the
+ * mTLS listener (docs/providers.md "PIX: the Banco Central's API Pix").
+ */
+import { randomBytes } from "node:crypto"
+import jsqrModule from "jsqr"
+import pg from "pg"
+import { hasError, isDynamicPix, parsePix } from "pix-utils"
+import { PNG } from "pngjs"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { makeCertificates, type PixTestCertificates } from "./fakes/pix/certs.ts"
+import { type FakePsp, gatewayEnv, startFakePsp } from "./fakes/pix/server.ts"
+import { freePort } from "./support/config.ts"
+import { createTestDatabase } from "./support/database.ts"
+import { client, liveMerchant } from "./support/http.ts"
+import { chargePix, type Merchant, registerWebhook, transaction, until } from "./support/payments-fixtures.ts"
+import { type RoleProcess, runCli, spawnRole, stopAll } from "./support/processes.ts"
+import { type Receiver, startReceiver } from "./support/receiver.ts"
+
+/**
+ * The merchant whose key every case here uses: a live key (test keys never reach the PSP) and its live
+ * tenant's id, which the records it makes belong to (docs/providers.md "Test and live modes").
+ */
+const merchantFor = async (baseUrl: string): Promise<Merchant> => {
+  const api = client(baseUrl)
+  const merchant = await liveMerchant(api, "Loja PIX Real")
+  const tenant = await db.query<{ id: string }>("select id from accounts where owner_id = $1 and mode = 'live'", [
+    merchant.accountId
+  ])
+  return { api, key: merchant.key, accountId: tenant.rows[0]!.id }
+}
+
+// jsqr's CJS bundle assigns the function itself to module.exports (see src/adapters/render/qr-png.test.ts).
+const jsQR = jsqrModule as unknown as typeof jsqrModule.default
+
+let certs: PixTestCertificates
+let psp: FakePsp
+let gateway: RoleProcess | undefined
+let receiver: Receiver
+let merchant: Merchant
+let db: pg.Pool
+let env: Record<string, string>
+let noticeUrl: string
+
+beforeAll(async () => {
+  certs = makeCertificates()
+  psp = await startFakePsp({ profile: "efi", certificates: certs })
+  const webhookPort = await freePort()
+  const databaseUrl = await createTestDatabase()
+  noticeUrl = `https://127.0.0.1:${webhookPort}/providers/pix/efi/webhook`
+  env = {
+    DATABASE_URL: databaseUrl,
+    JWT_SECRET: randomBytes(32).toString("base64url"),
+    CARD_VAULT_KEY: randomBytes(32).toString("base64"),
+    WEBHOOK_ALLOW_PRIVATE_URLS: "true",
+    WEBHOOK_RETRY_SCHEDULE: "1,2,3",
+    RATE_LIMIT_PER_MINUTE: "100000",
+    ...gatewayEnv(psp, certs, { PIX_TIMEOUT_MS: "5000" }),
+    PIX_WEBHOOK_PORT: String(webhookPort),
+    PIX_WEBHOOK_HOST: "127.0.0.1",
+    // Our listener's certificate (the PSP checks it as any HTTPS client would) and the PSP's CA.
+    PIX_WEBHOOK_TLS_CERT_FILE: certs.files.serverCert,
+    PIX_WEBHOOK_TLS_KEY_FILE: certs.files.serverKey,
+    PIX_WEBHOOK_CA_FILE: certs.files.caCert,
+    // Registered at the PSP at start (PUT /webhook/{chave}); the PSP appends /pix.
+    PIX_WEBHOOK_URL: noticeUrl
+  }
+  ;[gateway, receiver] = await Promise.all([spawnRole("all", env, { readyTimeoutMs: 60_000 }), startReceiver()])
+  db = new pg.Pool({ connectionString: databaseUrl, max: 2 })
+  merchant = await merchantFor(gateway.baseUrl)
+  await registerWebhook(merchant, receiver.url)
+}, 120_000)
+
+afterAll(async () => {
+  await stopAll([gateway])
+  await receiver?.close()
+  await psp?.close()
+  await db?.end()
+})
+
+const txidOf = (transactionId: string) => transactionId.replace(/-/g, "")
+
+const paidEvents = (transactionId: string) =>
+  receiver.requests.filter((r) => r.body.includes(transactionId) && r.body.includes("transaction.paid"))
+
+const postings = async (transactionId: string) =>
+  (
+    await db.query<{ type: string; book: string; party: string; amount: string }>(
+      "select type, book, party, amount from ledger_postings where transaction_id = $1",
+      [transactionId]
+    )
+  ).rows
+
+const receivedRows = async (transactionId: string) =>
+  (
+    await db.query<{ end_to_end_id: string; outcome: string; source: string }>(
+      "select end_to_end_id, outcome, source from pix_received where transaction_id = $1",
+      [transactionId]
+    )
+  ).rows
+
+describe("PIX over the API Pix (bcb-pix adapter, fake PSP, efi profile)", () => {
+  it("the notice URL was registered at the PSP at start; the CLI registers another", async () => {
+    expect(psp.webhooks.get(psp.pixKey)).toBe(noticeUrl)
+    const other = "https://gateway.example.com/providers/pix/efi/webhook"
+    expect(await runCli(["pix", "register-webhook", "--url", other], env, 60_000)).toEqual({ registered: other })
+    expect(psp.webhooks.get(psp.pixKey)).toBe(other)
+    expect(await runCli(["pix", "register-webhook"], env, 60_000)).toEqual({ registered: noticeUrl })
+    expect(psp.webhooks.get(psp.pixKey)).toBe(noticeUrl)
+  }, 130_000)
+
+  it(
+    "the BR Code is the PSP's; paid, notified by mTLS in a batch with another payment, then again: PAID once, " +
+      "ledger posted, one signed merchant webhook",
+    async () => {
+      const a = await chargePix(merchant, 12_345)
+      const b = await chargePix(merchant, 2_000)
+      const cob = psp.cobs.get(txidOf(a.transactionId))
+      expect(cob, "the PSP holds the charge under our txid").toBeDefined()
+      const emv: string = a.body.pix.emv
+      expect(emv).toBe(cob!.pixCopiaECola)
+      // An independent decoder reads a dynamic code pointing at the PSP's location.
+      const parsed = parsePix(emv)
+      expect(hasError(parsed)).toBe(false)
+      expect(!hasError(parsed) && isDynamicPix(parsed) && parsed.url).toBe(cob!.location)
+      // Our QR PNG renders exactly the PSP's string.
+      const image = await fetch(a.body.pix.qrCodeUrl)
+      const png = PNG.sync.read(Buffer.from(await image.arrayBuffer()))
+      expect(jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data).toBe(emv)
+
+      // Both paid; the PSP holds the notices and sends them in one call, in reverse order, each twice.
+      psp.setNotifications("hold")
+      const e2eA = await psp.pay(txidOf(a.transactionId))
+      await psp.pay(txidOf(b.transactionId))
+      const statuses = await psp.flush({ duplicate: true, reverse: true })
+      psp.setNotifications("normal")
+      expect(statuses).toEqual([200])
+
+      for (const c of [a, b]) expect((await transaction(merchant, c.transactionId)).status).toBe("PAID")
+      // Sent again later (a PSP's retry): nothing moves.
+      expect(await psp.renotify(e2eA)).toEqual([200])
+      expect(await receivedRows(a.transactionId)).toEqual([
+        { end_to_end_id: e2eA, outcome: "settled", source: "webhook" }
+      ])
+      const sale = (await postings(a.transactionId)).filter((p) => p.type === "sale")
+      expect(sale.length).toBeGreaterThan(0)
+      expect(sale.filter((p) => Number(p.amount) > 0).reduce((s, p) => s + Number(p.amount), 0)).toBe(12_345)
+
+      const events = await until(
+        "the merchant's transaction.paid",
+        async () => {
+          const got = paidEvents(a.transactionId)
+          return got.length > 0 ? got : undefined
+        },
+        20_000
+      )
+      await new Promise((r) => setTimeout(r, 1_500))
+      expect(paidEvents(a.transactionId)).toHaveLength(1)
+      expect(events[0]!.headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]+=*$/)
+    },
+    60_000
+  )
+
+  it("a notice without the PSP's client certificate is refused and settles nothing", async () => {
+    const c = await chargePix(merchant, 3_000)
+    const url = [...psp.webhooks.values()][0]!
+    const { request } = await import("node:https")
+    const status = await new Promise<number>((resolve) => {
+      const req = request(
+        `${url}/pix`,
+        {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          cert: certs.stranger.certPem,
+          key: certs.stranger.keyPem,
+          rejectUnauthorized: false
+        },
+        (res) => {
+          res.resume()
+          resolve(res.statusCode ?? 0)
+        }
+      )
+      req.on("error", () => resolve(0))
+      req.end(
+        JSON.stringify({
+          pix: [
+            {
+              endToEndId: "E99999008202601011200abcdefghijk",
+              txid: txidOf(c.transactionId),
+              valor: "30.00",
+              horario: new Date().toISOString()
+            }
+          ]
+        })
+      )
+    })
+    expect(status).toBe(401)
+    expect((await transaction(merchant, c.transactionId)).status).toBe("PENDING")
+  })
+
+  it("another amount than the charge: recorded as an exception, listed by the CLI, the charge PENDING", async () => {
+    const c = await chargePix(merchant, 5_000)
+    await psp.pay(txidOf(c.transactionId), { amount: 4_999 })
+    const rows = await until(
+      "the exception recorded",
+      async () => {
+        const r = await receivedRows(c.transactionId)
+        return r.length > 0 ? r : undefined
+      },
+      10_000
+    )
+    expect(rows.map((r) => r.outcome)).toEqual(["amount_mismatch"])
+    expect((await transaction(merchant, c.transactionId)).status).toBe("PENDING")
+    // Surfaced to operators by the CLI.
+    const listed = await runCli<Array<{ endToEndId: string; outcome: string; amount: number }>>(
+      ["pix", "exceptions"],
+      env,
+      60_000
+    )
+    expect(listed.find((r) => r.endToEndId === rows[0]!.end_to_end_id)).toMatchObject({
+      outcome: "amount_mismatch",
+      amount: 4_999
+    })
+  })
+
+  it("one payment by ten concurrent notices and the reconciliation job at once: settled once, one event", async () => {
+    const c = await chargePix(merchant, 8_888)
+    const e2e = await psp.pay(txidOf(c.transactionId), { notify: false })
+    const sent = await Promise.all([
+      ...Array.from({ length: 10 }, () => psp.renotify(e2e)),
+      db.query("select graphile_worker.add_job('reconcile_pix', '{}'::json)").then(() => [200])
+    ])
+    expect(sent.flat()).toEqual(Array.from({ length: 11 }, () => 200))
+    expect((await transaction(merchant, c.transactionId)).status).toBe("PAID")
+    // Let the job run too, then count: one claim, one move, one sale, one event.
+    await new Promise((r) => setTimeout(r, 3_000))
+    expect(await receivedRows(c.transactionId)).toHaveLength(1)
+    const sales = (await postings(c.transactionId)).filter((p) => p.type === "sale")
+    expect(sales.filter((p) => Number(p.amount) > 0).reduce((sum, p) => sum + Number(p.amount), 0)).toBe(8_888)
+    expect(paidEvents(c.transactionId)).toHaveLength(1)
+  }, 60_000)
+
+  it("a lost notice: the reconciliation job finds the payment in GET /pix and settles it once", async () => {
+    const c = await chargePix(merchant, 7_777)
+    psp.setNotifications("drop")
+    const e2e = await psp.pay(txidOf(c.transactionId))
+    psp.setNotifications("normal")
+    expect((await transaction(merchant, c.transactionId)).status).toBe("PENDING")
+    // reconcile_pix runs every minute.
+    await until(
+      "the payment reconciled",
+      async () => ((await transaction(merchant, c.transactionId)).status === "PAID" ? true : undefined),
+      100_000,
+      1_000
+    )
+    expect(await receivedRows(c.transactionId)).toEqual([
+      { end_to_end_id: e2e, outcome: "settled", source: "reconciliation" }
+    ])
+    // The notice arriving late changes nothing.
+    await psp.renotify(e2e)
+    expect(await receivedRows(c.transactionId)).toHaveLength(1)
+  }, 130_000)
+
+  it(
+    "refunds: one the PSP returns (DEVOLVIDO) while we wait, one it does not (NAO_REALIZADO) decided later: " +
+      "the first leaves the merchant's balance, the second stays with the merchant",
+    async () => {
+      const c = await chargePix(merchant, 10_000)
+      await psp.pay(txidOf(c.transactionId))
+      await until("PAID", async () =>
+        (await transaction(merchant, c.transactionId)).status === "PAID" ? true : undefined
+      )
+      const before = await merchantBalance()
+
+      // DEVOLVIDO at the SPI a moment after the PSP accepted it: the request sees it and refunds.
+      const refunding = merchant.api.post(
+        "/api/payment-gateway/refund",
+        { transactionId: c.transactionId, amount: 3_000 },
+        { key: merchant.key }
+      )
+      const first = await until("the devolução at the PSP", async () => lastDevolucao(), 5_000, 50)
+      await psp.settleRefund(first.e2e, first.id, "DEVOLVIDO", { notify: false })
+      const reply = await refunding
+      expect(reply.status, reply.text).toBe(200)
+      expect(reply.body).toMatchObject({ status: "PARTIAL_REFUND", refundedAmount: 3_000 })
+      // The merchant gives back the refund less its share of the PIX fee (FEE_PIX 0.99%, half up; docs/money.md).
+      const afterFirst = before - (3_000 - Math.round((3_000 * 99) / 10_000))
+      expect(await merchantBalance()).toBe(afterFirst)
+
+      // Accepted, undecided past the wait: answered with the transaction as it is, the money reserved.
+      const second = await merchant.api.post(
+        "/api/payment-gateway/refund",
+        { transactionId: c.transactionId, amount: 2_000 },
+        { key: merchant.key }
+      )
+      expect(second.status, second.text).toBe(200)
+      expect(second.body).toMatchObject({ status: "PARTIAL_REFUND", refundedAmount: 3_000 })
+      const pending = (await lastDevolucao())!
+      expect(pending.id).not.toBe(first.id)
+      await psp.settleRefund(pending.e2e, pending.id, "NAO_REALIZADO", { notify: false })
+      // The reconciliation job asks again and records NAO_REALIZADO: the money is the merchant's again.
+      await until(
+        "the refund concluded as not returned",
+        async () => ((await refundStatuses(c.transactionId)).includes("FAILED") ? true : undefined),
+        110_000,
+        1_000
+      )
+      expect((await refundStatuses(c.transactionId)).sort()).toEqual(["FAILED", "SUCCEEDED"])
+      const t = await transaction(merchant, c.transactionId)
+      expect(t.status).toBe("PARTIAL_REFUND")
+      expect(await merchantBalance()).toBe(afterFirst)
+    },
+    150_000
+  )
+})
+
+/** The devolução most recently asked of the PSP: its payment and id. */
+const lastDevolucao = async () => {
+  const put = psp.exchanges.filter((x) => x.method === "PUT" && /^\/pix\/[^/]+\/devolucao\//.test(x.path)).at(-1)
+  if (put === undefined) return undefined
+  const [, , e2e, , id] = put.path.split("/")
+  return { e2e: e2e!, id: id! }
+}
+
+const refundStatuses = async (transactionId: string) =>
+  (
+    await db.query<{ status: string }>("select status from refunds where transaction_id = $1", [transactionId])
+  ).rows.map((r) => r.status)
+
+/** The merchant's money in the books: available plus pending, every party but the system's. */
+const merchantBalance = async () =>
+  Number(
+    (
+      await db.query<{ total: string | null }>(
+        `select sum(amount) as total from ledger_balances
+         where account_id = $1 and party <> 'system' and book in ('available', 'pending')`,
+        [merchant.accountId]
+      )
+    ).rows[0]!.total ?? 0
+  )

@@ -1,0 +1,188 @@
+/**
+ * The PixProvider conformance kit: one suite every adapter of the port passes (docs/providers.md "Adding a
+ * provider"). An adapter over a fake PSP also hands the kit the PSP's levers (pay, faults, refund outcomes);
+ * the cases that need them are skipped for an adapter without a PSP behind it (the sandbox).
+ */
+import { randomUUID } from "node:crypto"
+import { Cause, Effect, Exit, type Layer, ManagedRuntime, Option } from "effect"
+import { hasError, isDynamicPix, parsePix } from "pix-utils"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { PixProvider, type PixChargeRequest } from "../../src/ports/PixProvider.ts"
+
+export interface PspLevers {
+  readonly pay: (txid: string, opts?: { amount?: number; notify?: boolean }) => Promise<string>
+  readonly inject: (match: string, fault: "timeout" | "5xx" | "commit-then-drop" | "401") => void
+  readonly settleRefund: (e2e: string, id: string, status: "DEVOLVIDO" | "NAO_REALIZADO") => Promise<void>
+  /** The PSP's own BR Code for a txid, to compare with what the adapter hands over. */
+  readonly brCodeOf: (txid: string) => string | undefined
+  /** How many charges the PSP holds for a txid's amount (one, whatever the retries). */
+  readonly chargeCount: () => number
+  readonly tokensIssued: () => number
+}
+
+export interface PixKitSubject {
+  readonly name: string
+  readonly layer: Layer.Layer<PixProvider>
+  readonly psp?: PspLevers
+}
+
+const request = (amount: number, payer = true): PixChargeRequest => ({
+  transactionId: randomUUID(),
+  amount,
+  expiresAt: new Date(Date.now() + 3600_000),
+  merchantName: "Loja da Conceição",
+  merchantCity: "São Paulo",
+  payer: payer ? { name: "Maria da Silva", document: "52998224725", documentType: "cpf" } : null
+})
+
+/** The failure's tag, or "success". */
+const outcome = <A, E>(exit: Exit.Exit<A, E>) =>
+  Exit.isSuccess(exit)
+    ? "success"
+    : Option.match(Cause.failureOption(exit.cause), {
+        onNone: () => "defect",
+        onSome: (e) => (e as { _tag: string })._tag
+      })
+
+export const pixKit = (subject: () => Promise<PixKitSubject> | PixKitSubject, teardown?: () => Promise<void>) =>
+  describe("PixProvider conformance", () => {
+    let s: PixKitSubject
+    let runtime: ManagedRuntime.ManagedRuntime<PixProvider, never>
+    const run = <A, E>(f: (p: PixProvider["Type"]) => Effect.Effect<A, E>) =>
+      runtime.runPromise(Effect.flatMap(PixProvider, f))
+    const exit = <A, E>(f: (p: PixProvider["Type"]) => Effect.Effect<A, E>) =>
+      runtime.runPromiseExit(Effect.flatMap(PixProvider, f))
+    const psp = () => s.psp!
+
+    beforeAll(async () => {
+      s = await subject()
+      runtime = ManagedRuntime.make(s.layer)
+    })
+    afterAll(async () => {
+      await runtime?.dispose()
+      await teardown?.()
+    })
+    /** A case that needs the PSP's levers: skipped, and said so, for an adapter without them. */
+    const pspIt = (name: string, body: () => Promise<void>) =>
+      it(name, async (ctx) => {
+        if (s.psp === undefined) return ctx.skip()
+        await body()
+      })
+
+    it("issues a charge whose BR Code decodes, with a txid of the API's form, the same for a retry", async () => {
+      const r = request(12_345)
+      const first = await run((p) => p.createCharge(r))
+      const parsed = parsePix(first.emv)
+      expect(hasError(parsed)).toBe(false)
+      const again = await run((p) => p.createCharge(r))
+      expect(again).toEqual(first)
+      if (s.psp !== undefined) {
+        expect(first.txid).toMatch(/^[a-zA-Z0-9]{26,35}$/)
+        // The buyer sees the PSP's own dynamic code, byte for byte.
+        expect(first.emv).toBe(psp().brCodeOf(first.txid))
+        expect(!hasError(parsed) && isDynamicPix(parsed)).toBe(true)
+      }
+    })
+
+    pspIt("reads the charge's status: open, then paid with the payment", async () => {
+      const charge = await run((p) => p.createCharge(request(2_050)))
+      expect((await run((p) => p.chargeStatus(charge.txid))).status).toBe("OPEN")
+      const e2e = await psp().pay(charge.txid, { notify: false })
+      const state = await run((p) => p.chargeStatus(charge.txid))
+      expect(state.status).toBe("PAID")
+      expect(state.payments).toHaveLength(1)
+      expect(state.payments[0]).toMatchObject({ endToEndId: e2e, txid: charge.txid, amount: 2_050 })
+    })
+
+    pspIt("withdraws an open charge at expiry; a paid one stays paid", async () => {
+      const open = await run((p) => p.createCharge(request(990)))
+      expect((await run((p) => p.cancelCharge(open.txid))).status).toBe("REMOVED_BY_RECEIVER")
+      await expect(psp().pay(open.txid)).rejects.toThrow()
+      const paid = await run((p) => p.createCharge(request(991)))
+      await psp().pay(paid.txid, { notify: false })
+      expect((await run((p) => p.cancelCharge(paid.txid))).status).toBe("PAID")
+    })
+
+    pspIt("a timeout or a 5xx once is retried with the same txid; twice is ProviderUnavailable", async () => {
+      const before = psp().chargeCount()
+      psp().inject("PUT /cob/", "timeout")
+      const afterTimeout = await run((p) => p.createCharge(request(1_001)))
+      expect(psp().brCodeOf(afterTimeout.txid)).toBe(afterTimeout.emv)
+      psp().inject("PUT /cob/", "5xx")
+      await run((p) => p.createCharge(request(1_002)))
+      expect(psp().chargeCount()).toBe(before + 2)
+      psp().inject("PUT /cob/", "5xx")
+      psp().inject("PUT /cob/", "5xx")
+      expect(outcome(await exit((p) => p.createCharge(request(1_003))))).toBe("ProviderUnavailable")
+      expect(psp().chargeCount()).toBe(before + 2)
+    })
+
+    pspIt("a charge committed at the PSP whose answer was lost is found again, created once", async () => {
+      const before = psp().chargeCount()
+      psp().inject("PUT /cob/", "commit-then-drop")
+      const charge = await run((p) => p.createCharge(request(4_321)))
+      expect(psp().chargeCount()).toBe(before + 1)
+      expect(charge.emv).toBe(psp().brCodeOf(charge.txid))
+    })
+
+    pspIt("an expired token is fetched again once (401), and the call goes through", async () => {
+      const charge = await run((p) => p.createCharge(request(777)))
+      const tokens = psp().tokensIssued()
+      psp().inject("GET /cob/", "401")
+      expect((await run((p) => p.chargeStatus(charge.txid))).status).toBe("OPEN")
+      expect(psp().tokensIssued()).toBe(tokens + 1)
+    })
+
+    pspIt("refunds partly then fully; the final statuses DEVOLVIDO and NAO_REALIZADO arrive later", async () => {
+      const charge = await run((p) => p.createCharge(request(10_000)))
+      const e2e = await psp().pay(charge.txid, { notify: false })
+      const partialId = randomUUID()
+      const partial = await run((p) => p.refund({ txid: charge.txid, refundId: partialId, amount: 2_500 }))
+      expect(partial).toMatchObject({ refundId: partialId, amount: 2_500, status: "PROCESSING" })
+      // A retry with the same id is the same refund, not a second one.
+      const retried = await run((p) =>
+        p.refund({ txid: charge.txid, endToEndId: e2e, refundId: partialId, amount: 2_500 })
+      )
+      expect(retried).toMatchObject({ refundId: partialId, amount: 2_500 })
+      const pspId = partialId.replace(/-/g, "")
+      await psp().settleRefund(e2e, pspId, "DEVOLVIDO")
+      const returned = await run((p) => p.refundStatus({ endToEndId: e2e, refundId: partialId }))
+      expect(returned.status).toBe("RETURNED")
+      expect(returned.settledAt).toBeInstanceOf(Date)
+
+      const restId = randomUUID()
+      const rest = await run((p) => p.refund({ txid: charge.txid, endToEndId: e2e, refundId: restId, amount: 7_500 }))
+      expect(rest.status).toBe("PROCESSING")
+      await psp().settleRefund(e2e, restId.replace(/-/g, ""), "NAO_REALIZADO")
+      const notReturned = await run((p) => p.refundStatus({ endToEndId: e2e, refundId: restId }))
+      expect(notReturned.status).toBe("NOT_RETURNED")
+      // The charge's payment carries both refunds.
+      const state = await run((p) => p.chargeStatus(charge.txid))
+      expect(state.payments[0]!.refunds.map((r) => r.status).sort()).toEqual(["NOT_RETURNED", "RETURNED"])
+      // More than was paid is refused in our words.
+      const over = await exit((p) =>
+        p.refund({ txid: charge.txid, endToEndId: e2e, refundId: randomUUID(), amount: 9_000 })
+      )
+      expect(outcome(over)).toBe("Unprocessable")
+    })
+
+    pspIt("lists received payments in a window, every page, each once", async () => {
+      const from = new Date(Date.now() - 1000)
+      const paid: Array<string> = []
+      for (const amount of [101, 102, 103]) {
+        const charge = await run((p) => p.createCharge(request(amount, false)))
+        paid.push(await psp().pay(charge.txid, { notify: false }))
+      }
+      const listed = await run((p) => p.receivedPayments({ from, to: new Date(Date.now() + 1000) }))
+      const ours = listed.filter((r) => paid.includes(r.endToEndId))
+      expect(ours.map((r) => r.endToEndId).sort()).toEqual([...paid].sort())
+      expect(new Set(listed.map((r) => r.endToEndId)).size).toBe(listed.length)
+      expect(ours.map((r) => r.amount).sort()).toEqual([101, 102, 103])
+    })
+
+    it("a refund is answered in the port's words", async () => {
+      if (s.psp !== undefined) return
+      const state = await run((p) => p.refund({ txid: "x", refundId: "r1", amount: 100 }))
+      expect(["PROCESSING", "RETURNED", "NOT_RETURNED"]).toContain(state.status)
+    })
+  })
