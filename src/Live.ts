@@ -196,9 +196,10 @@ export const AppLive = Layer.mergeAll(
 )
 
 /**
- * With the bcb-pix adapter: the PSP's payment notices on their own TLS listener when PIX_WEBHOOK_PORT is set,
- * (LIVE_PIX_PROVIDER=bcb-pix) and the notice URL registered at the PSP at start when PIX_WEBHOOK_URL is set (a failure is logged, not
- * fatal: `npm run cli -- pix register-webhook` retries it). Nothing otherwise (docs/providers.md). Needs AppLive.
+ * With the bcb-pix adapter in live mode (LIVE_PIX_PROVIDER=bcb-pix): the PSP's payment notices on their own
+ * TLS listener when PIX_WEBHOOK_PORT is set, and the notice URL registered at the PSP at start when
+ * PIX_WEBHOOK_URL is set (a failure is logged, not fatal: `npm run cli -- pix register-webhook` retries it).
+ * Nothing otherwise (docs/providers.md). Needs AppLive.
  */
 export const PixReceiverLive = Layer.unwrapEffect(
   Effect.map(

@@ -10,6 +10,7 @@ import { Audit } from "./app/Audit.ts"
 import { AppLive } from "./Live.ts"
 import { AppConfig, AppConfigLive } from "./config/AppConfig.ts"
 import { isUuid } from "./domain/uuid.ts"
+import { inMode } from "./ports/Modes.ts"
 import { PixProvider } from "./ports/PixProvider.ts"
 import { ReceivedPixRepo } from "./ports/ReceivedPixRepo.ts"
 import { isKnownScope } from "./http/shared/scopes.ts"
@@ -183,7 +184,9 @@ const program = (created: boolean) =>
       // PUT /webhook/{chave} at the configured PSP (docs/providers.md "PIX: the Banco Central's API Pix").
       const url = values.url ?? process.env.PIX_WEBHOOK_URL
       if (url === undefined || !url.startsWith("https://")) return yield* fail("--url https://… (or PIX_WEBHOOK_URL)")
+      // The PSP is live mode's (docs/providers.md "Test and live modes").
       yield* Effect.flatMap(PixProvider, (pix) => pix.registerNotifications(url)).pipe(
+        inMode("live"),
         Effect.catchAll((e) => fail(`the PSP did not register it: ${e.message}`))
       )
       return { registered: url }

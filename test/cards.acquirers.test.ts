@@ -221,7 +221,8 @@ describe("LIVE_ACQUIRERS=cielo,rede", () => {
         [id]
       )
       await server.db.query(
-        "select graphile_worker.add_job('sandbox_dispute', json_build_object('accountId', $1::text, 'transactionId', $2::text))",
+        `select graphile_worker.add_job('sandbox_dispute',
+           json_build_object('accountId', $1::text, 'transactionId', $2::text))`,
         [account.rows[0]!.account_id, id]
       )
       await eventually(

@@ -53,7 +53,7 @@ describe("authentication", () => {
     }
   })
 
-  it("test mode is the default; live is refused, naming what is missing, while no live rail is configured", async () => {
+  it("test mode is the default; live is refused, naming what is missing, while no live rail exists", async () => {
     expect((await dash("/balance")).status).toBe(200)
     const live = await api.get("/api/dashboard/balance", {
       token: owner.token,

@@ -7,10 +7,10 @@ import { TransactionRepo } from "../../ports/TransactionRepo.ts"
 import { KEYSET_AT, listWhere, keysetPage, keysetStream, pageBounds, seekAfter } from "./keyset.ts"
 import { withSpan } from "../../spans.ts"
 
-/** A transaction record's columns, in the order TransactionRecord decodes them (also DashboardReadsLive). */
-export const COLUMNS = `id, origin, order_id, customer_id, method, amount, amount_total, amount_interest, buyer, products,
-  metadata, comment, split, fee, status, refunded_amount, refund_reserved, installments, details, decline_code,
-  acquirer_reference, acquirer, card_token, antifraud, paid_at, expires_at, created_at, updated_at`
+/** A transaction record's columns, as TransactionRecord decodes them (DashboardReadsLive reads them too). */
+export const COLUMNS = `id, origin, order_id, customer_id, method, amount, amount_total, amount_interest, buyer,
+  products, metadata, comment, split, fee, status, refunded_amount, refund_reserved, installments, details,
+  decline_code, acquirer_reference, acquirer, card_token, antifraud, paid_at, expires_at, created_at, updated_at`
 
 const encodeAnalysis = Schema.encodeSync(AntifraudAnalysis)
 const analysis = (value: AntifraudAnalysis | null | undefined) =>
