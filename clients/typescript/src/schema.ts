@@ -81,6 +81,26 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  "/api/api-keys/me/live": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Create the live key
+     * @description Issues the account's live key (`sk_live_…`; docs/providers.md "Test and live modes"): its records, balance and webhooks are the live mode's, apart from the test key's. The full key is shown only here; asked again, a new secret replaces it and the previous live key is refused at once. 409 `live_mode_unavailable` when the operator has configured no live payment provider, naming what is missing.
+     */
+    post: operations["apiKeys.live"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   "/api/api-keys/me/regenerate": {
     parameters: {
       query?: never
@@ -317,6 +337,46 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  "/api/dashboard/events": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List the account's events
+     * @description Every event of the account of the last 30 days, newest first, whether or not a webhook was registered: filter by `type`, `transactionId` and period; `payload` is the body its webhook delivery sends (the same bytes, parsed). Filter by `type` and period (`createdFrom`, `createdTo`); pages of `limit` (1–100, default 20) follow `nextCursor`.
+     */
+    get: operations["dashboardEvents.list"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/dashboard/events/{eventId}": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get one event
+     * @description One event of the last 30 days with its payload; another account's id is a 404.
+     */
+    get: operations["dashboardEvents.get"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   "/api/dashboard/exports/financials.csv": {
     parameters: {
       query?: never
@@ -389,6 +449,26 @@ export interface paths {
      * @description The account the login token names: id, name, email, creation.
      */
     get: operations["dashboard.me"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/dashboard/request-log": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List the requests made with the account's API keys
+     * @description The requests of the account's API keys (both interfaces), newest first, kept REQUEST_LOG_RETENTION_DAYS (default 7): method, path, status, latency, request id, Idempotency-Key and the body with card numbers, CVV, tokens and secrets redacted. Written in batches a fraction of a second after the response.
+     */
+    get: operations["dashboardRequestLog.list"]
     put?: never
     post?: never
     delete?: never
@@ -545,6 +625,126 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  "/api/dashboard/webhooks/deliveries": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List webhook deliveries
+     * @description Delivery records, newest first, kept 30 days; filter by `status` and `event`.
+     */
+    get: operations["dashboardWebhooks.deliveries"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/dashboard/webhooks/deliveries/{deliveryId}": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get one delivery with its request and response
+     * @description The delivery with its last attempt: the request's headers as sent (the signature included, never the secret) and body, the response's status, first 4 KB of body and latency, and the error when nothing usable answered (`connection failed (ECONNREFUSED)`, `timeout`, `HTTP 500`).
+     */
+    get: operations["dashboardWebhooks.delivery"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/dashboard/webhooks/deliveries/{deliveryId}/resend": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Resend one delivery
+     * @description Sends the delivery again now, whatever its status, with the same `webhook-id` (receivers deduplicate on it) and the same body, signed afresh. Answers the record with status PENDING.
+     */
+    post: operations["dashboardWebhooks.resend"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/dashboard/webhooks/deliveries/resend-failed": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Resend every failed delivery since a time
+     * @description Every FAILED delivery created at or after `since` is queued again now, each with its own `webhook-id`; answers how many. Nothing is resent while no webhook is registered.
+     */
+    post: operations["dashboardWebhooks.resendFailed"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/dashboard/webhooks/rotate-secret": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Rotate the signing secret
+     * @description Issues a new `whsec_…` secret. Until `previousSecretExpiresAt` every delivery carries two signatures in `webhook-signature` (new, then previous, space-separated as Standard Webhooks allows), so a receiver verifies with either while it switches.
+     */
+    post: operations["dashboardWebhooks.rotateSecret"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/dashboard/webhooks/test": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Send a test event
+     * @description Delivers a `webhook.test` event to the registered URL like any other (signed, retried, listed); answers its delivery record.
+     */
+    post: operations["dashboardWebhooks.sendTest"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   "/api/dashboard/withdrawals": {
     parameters: {
       query?: never
@@ -563,6 +763,46 @@ export interface paths {
      * @description Moves `amount` out of the available balance to `bankAccount` (the main account) or to the subaccount's registered account; the bank pays it later.
      */
     post: operations["dashboard.withdraw"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/events": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List the account's events
+     * @description Every event of the account of the last 30 days, newest first, whether or not a webhook was registered: filter by `type`, `transactionId` and period; `payload` is the body its webhook delivery sends (the same bytes, parsed). Filter by `type` and period (`createdFrom`, `createdTo`); pages of `limit` (1–100, default 20) follow `nextCursor`.
+     */
+    get: operations["events.list"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/events/{eventId}": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get one event
+     * @description One event of the last 30 days with its payload; another account's id is a 404.
+     */
+    get: operations["events.get"]
+    put?: never
+    post?: never
     delete?: never
     options?: never
     head?: never
@@ -685,6 +925,26 @@ export interface paths {
      * @description The Transaction plus `refundedAmount` and the method's details: PIX code, boleto codes, or card brand and last four digits.
      */
     get: operations["payments.transaction"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/request-log": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List the requests made with the account's API keys
+     * @description The requests of the account's API keys (both interfaces), newest first, kept REQUEST_LOG_RETENTION_DAYS (default 7): method, path, status, latency, request id, Idempotency-Key and the body with card numbers, CVV, tokens and secrets redacted. Written in batches a fraction of a second after the response.
+     */
+    get: operations["requestLog.list"]
     put?: never
     post?: never
     delete?: never
@@ -917,6 +1177,46 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  "/api/webhooks/deliveries/{deliveryId}": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get one delivery with its request and response
+     * @description The delivery with its last attempt: the request's headers as sent (the signature included, never the secret) and body, the response's status, first 4 KB of body and latency, and the error when nothing usable answered (`connection failed (ECONNREFUSED)`, `timeout`, `HTTP 500`).
+     */
+    get: operations["webhooks.delivery"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/webhooks/deliveries/{deliveryId}/resend": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Resend one delivery
+     * @description Sends the delivery again now, whatever its status, with the same `webhook-id` (receivers deduplicate on it) and the same body, signed afresh. Answers the record with status PENDING.
+     */
+    post: operations["webhooks.resend"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   "/api/webhooks/deliveries/{deliveryId}/retry": {
     parameters: {
       query?: never
@@ -931,6 +1231,66 @@ export interface paths {
      * @description Queues one more attempt now; answers the record with status PENDING.
      */
     post: operations["webhooks.retry"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/webhooks/deliveries/resend-failed": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Resend every failed delivery since a time
+     * @description Every FAILED delivery created at or after `since` is queued again now, each with its own `webhook-id`; answers how many. Nothing is resent while no webhook is registered.
+     */
+    post: operations["webhooks.resendFailed"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/webhooks/rotate-secret": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Rotate the signing secret
+     * @description Issues a new `whsec_…` secret. Until `previousSecretExpiresAt` every delivery carries two signatures in `webhook-signature` (new, then previous, space-separated as Standard Webhooks allows), so a receiver verifies with either while it switches.
+     */
+    post: operations["webhooks.rotateSecret"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/webhooks/test": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Send a test event
+     * @description Delivers a `webhook.test` event to the registered URL like any other (signed, retried, listed); answers its delivery record.
+     */
+    post: operations["webhooks.sendTest"]
     delete?: never
     options?: never
     head?: never
@@ -971,6 +1331,26 @@ export interface paths {
     get: operations["checkout.page"]
     put?: never
     post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/checkout/{token}/card": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Pay a card charge on its hosted form
+     * @description The buyer's card for a card charge created without one (PCI SAQ-A: it never reaches the merchant). Answers the page's new state (`paid`, `refused` with a buyer-readable `reason`, `processing` when held for review). One card per charge: a second submission is a 409.
+     */
+    post: operations["checkout.payByCard"]
     delete?: never
     options?: never
     head?: never
@@ -1421,6 +1801,11 @@ export interface components {
       document: string
       email: string
       id: string
+      /**
+       * @description present (true) on a record of live mode; absent on test mode's (docs/providers.md)
+       * @enum {boolean}
+       */
+      livemode?: true
       name: string
       phone: string
     }
@@ -1436,6 +1821,40 @@ export interface components {
       nextRetryAt: components["schemas"]["Date"] | null
       /** @enum {string} */
       status: "SUCCESS" | "FAILED" | "PENDING"
+    }
+    DeliveryDetail: {
+      attemptedAt: components["schemas"]["Date"] | null
+      attempts: components["schemas"]["Int"]
+      createdAt: components["schemas"]["Date"]
+      deliveryId: components["schemas"]["UUID"]
+      /** @description why the last attempt failed: `HTTP 500`, `connection failed (ECONNREFUSED)`, `timeout`, … */
+      error: string | null
+      event: string
+      eventId: components["schemas"]["UUID"]
+      nextRetryAt: components["schemas"]["Date"] | null
+      request: {
+        body: string
+        headers: {
+          [key: string]: string
+        }
+      } | null
+      response: {
+        /** @description the first 4 KB of the body */
+        body: string | null
+        latencyMs: components["schemas"]["Int"] | null
+        status: components["schemas"]["Int"] | null
+      } | null
+      /** @enum {string} */
+      status: "SUCCESS" | "FAILED" | "PENDING"
+      url: string
+    }
+    Event: {
+      createdAt: components["schemas"]["Date"]
+      id: components["schemas"]["UUID"]
+      /** unknown */
+      payload: unknown
+      transactionId: components["schemas"]["UUID"] | null
+      type: string
     }
     /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
     Forbidden: {
@@ -1468,6 +1887,22 @@ export interface components {
       /** @enum {number} */
       statusCode: 500
       traceId?: string
+    }
+    LoggedRequest: {
+      /** @description the request body with card numbers, CVV, tokens and secrets replaced by `[REDACTED]` */
+      body: string | null
+      createdAt: components["schemas"]["Date"]
+      id: string
+      idempotencyKey: string | null
+      /** @description the id of the API key that made it */
+      keyId: string
+      latencyMs: components["schemas"]["Int"]
+      method: string
+      /** @description path and query; credentials in the query are `[REDACTED]` */
+      path: string
+      /** @description the `X-Request-Id` the response carried */
+      requestId: string
+      status: components["schemas"]["Int"]
     }
     /** @description `Accept` excludes application/json */
     NotAcceptable: {
@@ -1505,8 +1940,20 @@ export interface components {
       createdAt: components["schemas"]["Date"]
       customerId: string
       id: string
+      /**
+       * @description present (true) on a record of live mode; absent on test mode's (docs/providers.md)
+       * @enum {boolean}
+       */
+      livemode?: true
       /** @enum {string} */
       status: "PENDING" | "PAID" | "CANCELLED" | "EXPIRED"
+    }
+    RotatedWebhook: {
+      createdAt: components["schemas"]["Date"]
+      previousSecretExpiresAt: components["schemas"]["Date"]
+      secret: string
+      updatedAt: components["schemas"]["Date"]
+      url: string
     }
     /** @description A payment provider or the database is unavailable; nothing was charged. See `Retry-After` */
     ServiceUnavailable: {
@@ -1540,6 +1987,8 @@ export interface components {
       amount: components["schemas"]["Int"]
       createdAt: components["schemas"]["Date"]
       id: components["schemas"]["UUID"]
+      /** @enum {boolean} */
+      livemode?: true
       /** @enum {string} */
       method: "PIX" | "BOLETO" | "CARD"
       orderId: components["schemas"]["UUID"] | null
@@ -1649,6 +2098,11 @@ export interface components {
       available: components["schemas"]["Int"]
       /** @enum {string} */
       currency: "BRL"
+      /**
+       * @description present (true) on a record of live mode; absent on test mode's (docs/providers.md)
+       * @enum {boolean}
+       */
+      livemode?: true
       pending: components["schemas"]["Int"]
       reserved: components["schemas"]["Int"]
       updated_at: string
@@ -1723,6 +2177,11 @@ export interface components {
       document_type: "cpf" | "cnpj"
       email: string
       id: string
+      /**
+       * @description present (true) on a record of live mode; absent on test mode's (docs/providers.md)
+       * @enum {boolean}
+       */
+      livemode?: true
       name: string
       /** @description 10 or 11 digits, without +55 */
       phone: string
@@ -1827,6 +2286,11 @@ export interface components {
       expires_at: string | null
       hash: string
       installments: components["schemas"]["Int"]
+      /**
+       * @description present (true) on a record of live mode; absent on test mode's (docs/providers.md)
+       * @enum {boolean}
+       */
+      livemode?: true
       metadata: {
         [key: string]: unknown
       }
@@ -1880,6 +2344,11 @@ export interface components {
     }
     Webhook: {
       createdAt: components["schemas"]["Date"]
+      /**
+       * @description present (true) on a record of live mode; absent on test mode's (docs/providers.md)
+       * @enum {boolean}
+       */
+      livemode?: true
       secret: string
       updatedAt: components["schemas"]["Date"]
       url: string
@@ -2056,6 +2525,72 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "apiKeys.live": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            active: boolean
+            createdAt: components["schemas"]["Date"]
+            fullKey: string
+            id: components["schemas"]["UUID"]
+            keyPrefix: string
+            label: string
+            /** @enum {boolean} */
+            livemode: true
+            maskedKey: string
+          }
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description The resource's state forbids the operation */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Conflict"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -2365,16 +2900,40 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Customer"]
+          "application/json": {
+            createdAt: components["schemas"]["Date"]
+            document: string
+            email: string
+            id: string
+            /**
+             * @description present (true) on a record of live mode; absent on test mode's (docs/providers.md)
+             * @enum {boolean}
+             */
+            livemode?: true
+            name: string
+            phone: string
+          }
         }
       }
-      /** @description Customer */
+      /** @description Success */
       201: {
         headers: {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Customer"]
+          "application/json": {
+            createdAt: components["schemas"]["Date"]
+            document: string
+            email: string
+            id: string
+            /**
+             * @description present (true) on a record of live mode; absent on test mode's (docs/providers.md)
+             * @enum {boolean}
+             */
+            livemode?: true
+            name: string
+            phone: string
+          }
         }
       }
       /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
@@ -3072,6 +3631,124 @@ export interface operations {
       }
     }
   }
+  "dashboardEvents.list": {
+    parameters: {
+      query?: {
+        createdFrom?: string
+        createdTo?: string
+        cursor?: string
+        /** @description a string to be decoded into a number */
+        limit?: string
+        transactionId?: string
+        /** @description the event's name, e.g. `transaction.paid`, `transaction.refused`, `withdraw.paid` */
+        type?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            events: components["schemas"]["Event"][]
+            /** @description the next page's `cursor`; null on the last */
+            nextCursor: string | null
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboardEvents.get": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        eventId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Event */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Event"]
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
   "dashboard.exportFinancials": {
     parameters: {
       query?: {
@@ -3291,6 +3968,61 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["Account"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboardRequestLog.list": {
+    parameters: {
+      query?: {
+        cursor?: string
+        keyId?: string
+        /** @description a string to be decoded into a number */
+        limit?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            nextCursor: string | null
+            requests: components["schemas"]["LoggedRequest"][]
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
         }
       }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
@@ -4300,6 +5032,351 @@ export interface operations {
       }
     }
   }
+  "dashboardWebhooks.deliveries": {
+    parameters: {
+      query?: {
+        event?:
+          | "transaction.created"
+          | "transaction.paid"
+          | "transaction.declined"
+          | "transaction.failed"
+          | "transaction.refunded"
+          | "transaction.partially_refunded"
+          | "transaction.chargeback"
+          | "pix.med_received"
+          | "pix.med_updated"
+        status?: "SUCCESS" | "FAILED" | "PENDING"
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            deliveries: components["schemas"]["Delivery"][]
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboardWebhooks.delivery": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        deliveryId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description DeliveryDetail */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["DeliveryDetail"]
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboardWebhooks.resend": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        deliveryId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Delivery */
+      202: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Delivery"]
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboardWebhooks.resendFailed": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        "application/json": {
+          since: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success */
+      202: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            resent: components["schemas"]["Int"]
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboardWebhooks.rotateSecret": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * between(0, 604800)
+           * @description how long the previous secret keeps signing beside the new one (default 86400, max 604800)
+           */
+          overlapSeconds?: components["schemas"]["Int"]
+        }
+      }
+    }
+    responses: {
+      /** @description RotatedWebhook */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["RotatedWebhook"]
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboardWebhooks.sendTest": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Delivery */
+      202: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Delivery"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
   "dashboard.withdrawals": {
     parameters: {
       query?: {
@@ -4494,6 +5571,160 @@ export interface operations {
       }
     }
   }
+  "events.list": {
+    parameters: {
+      query?: {
+        createdFrom?: string
+        createdTo?: string
+        cursor?: string
+        /** @description a string to be decoded into a number */
+        limit?: string
+        transactionId?: string
+        /** @description the event's name, e.g. `transaction.paid`, `transaction.refused`, `withdraw.paid` */
+        type?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            events: components["schemas"]["Event"][]
+            /** @description the next page's `cursor`; null on the last */
+            nextCursor: string | null
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "events.get": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        eventId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Event */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Event"]
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
   "orders.list": {
     parameters: {
       query?: {
@@ -4579,13 +5810,25 @@ export interface operations {
       }
     }
     responses: {
-      /** @description Order */
+      /** @description Success */
       201: {
         headers: {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Order"]
+          "application/json": {
+            amount: components["schemas"]["Int"]
+            createdAt: components["schemas"]["Date"]
+            customerId: string
+            id: string
+            /**
+             * @description present (true) on a record of live mode; absent on test mode's (docs/providers.md)
+             * @enum {boolean}
+             */
+            livemode?: true
+            /** @enum {string} */
+            status: "PENDING" | "PAID" | "CANCELLED" | "EXPIRED"
+          }
         }
       }
       /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
@@ -4826,6 +6069,11 @@ export interface operations {
               last4: string
             }
             installments?: components["schemas"]["Int"]
+            /**
+             * @description present (true) on a record of live mode; absent on test mode's (docs/providers.md)
+             * @enum {boolean}
+             */
+            livemode?: true
             /** @enum {string} */
             method: "PIX" | "BOLETO" | "CARD"
             pix?: {
@@ -4969,6 +6217,11 @@ export interface operations {
         content: {
           "application/json": {
             amount: components["schemas"]["Int"]
+            /**
+             * @description present (true) on a record of live mode; absent on test mode's (docs/providers.md)
+             * @enum {boolean}
+             */
+            livemode?: true
             /** @enum {string} */
             method: "PIX" | "BOLETO" | "CARD"
             reason?: string
@@ -5220,6 +6473,11 @@ export interface operations {
             declineCode: string | null
             id: components["schemas"]["UUID"]
             installments?: components["schemas"]["Int"]
+            /**
+             * @description present (true) on a record of live mode; absent on test mode's (docs/providers.md)
+             * @enum {boolean}
+             */
+            livemode?: true
             /** @enum {string} */
             method: "PIX" | "BOLETO" | "CARD"
             orderId: components["schemas"]["UUID"] | null
@@ -5285,6 +6543,79 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "requestLog.list": {
+    parameters: {
+      query?: {
+        cursor?: string
+        keyId?: string
+        /** @description a string to be decoded into a number */
+        limit?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            nextCursor: string | null
+            requests: components["schemas"]["LoggedRequest"][]
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -6315,6 +7646,158 @@ export interface operations {
       }
     }
   }
+  "webhooks.delivery": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        deliveryId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description DeliveryDetail */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["DeliveryDetail"]
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "webhooks.resend": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        deliveryId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Delivery */
+      202: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Delivery"]
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
   "webhooks.retry": {
     parameters: {
       query?: never
@@ -6391,6 +7874,228 @@ export interface operations {
       }
     }
   }
+  "webhooks.resendFailed": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        "application/json": {
+          since: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success */
+      202: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            resent: components["schemas"]["Int"]
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "webhooks.rotateSecret": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * between(0, 604800)
+           * @description how long the previous secret keeps signing beside the new one (default 86400, max 604800)
+           */
+          overlapSeconds?: components["schemas"]["Int"]
+        }
+      }
+    }
+    responses: {
+      /** @description RotatedWebhook */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["RotatedWebhook"]
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "webhooks.sendTest": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Delivery */
+      202: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Delivery"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
   "webhooks.upsert": {
     parameters: {
       query?: never
@@ -6416,16 +8121,36 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Webhook"]
+          "application/json": {
+            createdAt: components["schemas"]["Date"]
+            /**
+             * @description present (true) on a record of live mode; absent on test mode's (docs/providers.md)
+             * @enum {boolean}
+             */
+            livemode?: true
+            secret: string
+            updatedAt: components["schemas"]["Date"]
+            url: string
+          }
         }
       }
-      /** @description Webhook */
+      /** @description Success */
       201: {
         headers: {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Webhook"]
+          "application/json": {
+            createdAt: components["schemas"]["Date"]
+            /**
+             * @description present (true) on a record of live mode; absent on test mode's (docs/providers.md)
+             * @enum {boolean}
+             */
+            livemode?: true
+            secret: string
+            updatedAt: components["schemas"]["Date"]
+            url: string
+          }
         }
       }
       /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
@@ -6511,6 +8236,97 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "checkout.payByCard": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        token: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * maxLength(4)
+           * @description a string at most 4 character(s) long
+           */
+          cvv: string
+          /**
+           * maxLength(2)
+           * @description a string at most 2 character(s) long
+           */
+          exp_month: string
+          /**
+           * maxLength(4)
+           * @description a string at most 4 character(s) long
+           */
+          exp_year: string
+          /**
+           * maxLength(255)
+           * @description a string at most 255 character(s) long
+           */
+          holder_name: string
+          /**
+           * maxLength(32)
+           * @description a string at most 32 character(s) long
+           */
+          number: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            reason: string | null
+            status: string
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description The resource's state forbids the operation */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Conflict"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
