@@ -109,7 +109,9 @@ const program = (created: boolean) =>
         email: values.email,
         password: values.password
       })
-      return { account, apiKey: { ...apiKey, fullKey } }
+      // The shape signup answers (the tenant's mode and owner are internal: docs/decisions.md).
+      const { createdAt, email, id, name } = account
+      return { account: { id, name, email, createdAt }, apiKey: { ...apiKey, fullKey } }
     }
     const keyNoun = noun === "keys" || noun === "api-keys"
     if (keyNoun && (verb === "list" || verb === "revoke")) {

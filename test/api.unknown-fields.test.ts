@@ -99,7 +99,19 @@ const validBodies = (): Record<string, () => Body> => ({
   "post /api/dashboard/transactions/{id}/antifraud": () => ({ decision: "approve" }),
   "post /api/dashboard/withdrawals": () => ({ amount: 100, bankAccount: { ...BANK } }),
   "post /api/dashboard/api-keys": () => ({ label: "Relatórios", scopes: ["orders:read"] }),
-  "put /api/dashboard/webhook": () => ({ url: "http://127.0.0.1:9/payments" })
+  "put /api/dashboard/webhook": () => ({ url: "http://127.0.0.1:9/payments" }),
+  "post /api/webhooks/deliveries/resend-failed": () => ({ since: "2026-01-01T00:00:00Z" }),
+  "post /api/webhooks/rotate-secret": () => ({ overlapSeconds: 60 }),
+  "post /api/dashboard/webhooks/deliveries/resend-failed": () => ({ since: "2026-01-01T00:00:00Z" }),
+  "post /api/dashboard/webhooks/rotate-secret": () => ({ overlapSeconds: 60 }),
+  // The hosted card form's submission (docs/checkout.md): the page's token is its credential.
+  "post /checkout/{token}/card": () => ({
+    holder_name: "MARIA SILVA",
+    number: "4111111111111111",
+    exp_month: "12",
+    exp_year: "2031",
+    cvv: "123"
+  })
 })
 
 /** The path with its parameters filled with resources of the account. */

@@ -252,7 +252,9 @@ const countRows = async () => {
   const tables = await server.db.query<{ table_name: string }>(
     `select table_name from information_schema.tables
       where table_schema = 'public' and table_type = 'BASE TABLE'
-        and table_name not in ('rate_limit_counts', 'rate_limit_hits', 'worker_heartbeats', 'antifraud_counters')
+        and table_name not in ('rate_limit_counts', 'rate_limit_hits', 'worker_heartbeats', 'antifraud_counters',
+                               -- the request log records every request by design, refused ones included
+                               'request_log')
         and table_name not like '%migrations%'
       order by table_name`
   )

@@ -234,7 +234,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         expiresAt,
         merchantName,
         merchantCity: PIX_CITY,
-        payer: yield* pixPayerOf(accountId, command, customerId)
+        payer: pixPayerOf(accountId, command, customerId)
       })
       const qrToken = documentToken()
       return yield* record(

@@ -16,8 +16,12 @@ export interface PixChargeRequest {
   readonly expiresAt: Date
   readonly merchantName: string
   readonly merchantCity: string
-  /** The buyer, when the charge names one; a PSP shows it to the payer and may check it. */
-  readonly payer?: PixPayer | null | undefined
+  /**
+   * The buyer, when the charge names one; a PSP shows it to the payer and may check it. Asked for only by
+   * an adapter that sends it (finding it may cost a query the charge path does not otherwise make:
+   * docs/performance.md "Round trips").
+   */
+  readonly payer?: Effect.Effect<PixPayer | null> | undefined
 }
 
 export interface PixCharge {

@@ -32,7 +32,7 @@ const request = (amount: number, payer = true): PixChargeRequest => ({
   expiresAt: new Date(Date.now() + 3600_000),
   merchantName: "Loja da Conceição",
   merchantCity: "São Paulo",
-  payer: payer ? { name: "Maria da Silva", document: "52998224725", documentType: "cpf" } : null
+  payer: Effect.succeed(payer ? { name: "Maria da Silva", document: "52998224725", documentType: "cpf" } : null)
 })
 
 /** The failure's tag, or "success". */

@@ -87,7 +87,9 @@ describe.skipIf(!specPresent)("the fake PSP against the API Pix 2.9.0 OpenAPI", 
             expiresAt: new Date(Date.now() + 600_000),
             merchantName: "Loja",
             merchantCity: "Sao Paulo",
-            payer: payer ? { name: "Empresa Ltda", document: "11222333000181", documentType: "cnpj" } : null
+            payer: Effect.succeed(
+              payer ? { name: "Empresa Ltda", document: "11222333000181", documentType: "cnpj" } : null
+            )
           })
         const a = yield* make(1_050, true)
         yield* make(2_000, false)

@@ -85,14 +85,15 @@ export const makeBcbPixProvider = (client: PixClient, pixKey: string, registrati
     Effect.gen(function* () {
       const txid = txidFor(request.transactionId)
       const now = yield* Clock.currentTimeMillis
+      const payer = request.payer === undefined ? null : yield* request.payer
       const body = {
         calendario: { expiracao: secondsUntil(request.expiresAt, now) },
-        ...(request.payer == null
+        ...(payer === null
           ? {}
           : {
               devedor: {
-                [request.payer.documentType]: request.payer.document,
-                nome: request.payer.name.slice(0, 200)
+                [payer.documentType]: payer.document,
+                nome: payer.name.slice(0, 200)
               }
             }),
         valor: { original: toValor(request.amount) },
