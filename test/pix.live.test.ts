@@ -42,6 +42,8 @@ let merchant: Merchant
 let db: pg.Pool
 let env: Record<string, string>
 let noticeUrl: string
+/** The URL secret of the fallback without mTLS (docs/providers.md "The receiver"). */
+const webhookSecret = randomBytes(16).toString("hex")
 
 beforeAll(async () => {
   certs = makeCertificates()
@@ -63,6 +65,9 @@ beforeAll(async () => {
     PIX_WEBHOOK_TLS_CERT_FILE: certs.files.serverCert,
     PIX_WEBHOOK_TLS_KEY_FILE: certs.files.serverKey,
     PIX_WEBHOOK_CA_FILE: certs.files.caCert,
+    // Efí's fallback: the secret in the URL, from the PSP's addresses only (the fake notifies from 127.0.0.2).
+    PIX_WEBHOOK_SECRET: webhookSecret,
+    PIX_WEBHOOK_ALLOWED_IPS: "10.0.0.1, 127.0.0.2",
     // Registered at the PSP at start (PUT /webhook/{chave}); the PSP appends /pix.
     PIX_WEBHOOK_URL: noticeUrl
   }
@@ -198,6 +203,34 @@ describe("PIX over the API Pix (bcb-pix adapter, fake PSP, efi profile)", () => 
     expect(status).toBe(401)
     expect((await transaction(merchant, c.transactionId)).status).toBe("PENDING")
   })
+
+  it(
+    "the URL-secret fallback, notices without a certificate: a wrong secret or an address not allowed is " +
+      "refused; the secret from an allowed address settles",
+    async () => {
+      const c = await chargePix(merchant, 4_100)
+      const e2e = await psp.pay(txidOf(c.transactionId), { notify: false })
+      try {
+        psp.setNotifier({ clientCert: false, from: "127.0.0.2" })
+        psp.webhooks.set(psp.pixKey, `${noticeUrl}/${webhookSecret.slice(0, -1)}x`)
+        expect(await psp.renotify(e2e)).toEqual([401])
+        psp.setNotifier({ clientCert: false, from: "127.0.0.1" })
+        psp.webhooks.set(psp.pixKey, `${noticeUrl}/${webhookSecret}`)
+        expect(await psp.renotify(e2e)).toEqual([401])
+        expect((await transaction(merchant, c.transactionId)).status).toBe("PENDING")
+        expect(await receivedRows(c.transactionId)).toEqual([])
+        psp.setNotifier({ clientCert: false, from: "127.0.0.2" })
+        expect(await psp.renotify(e2e)).toEqual([200])
+      } finally {
+        psp.setNotifier({ clientCert: true })
+        psp.webhooks.set(psp.pixKey, noticeUrl)
+      }
+      expect((await transaction(merchant, c.transactionId)).status).toBe("PAID")
+      expect(await receivedRows(c.transactionId)).toEqual([
+        { end_to_end_id: e2e, outcome: "settled", source: "webhook" }
+      ])
+    }
+  )
 
   it("another amount than the charge: recorded as an exception, listed by the CLI, the charge PENDING", async () => {
     const c = await chargePix(merchant, 5_000)

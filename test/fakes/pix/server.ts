@@ -183,6 +183,8 @@ export const startFakePsp = async (options: FakePspOptions) => {
   const held: Array<Received> = []
   const counters = { tokensIssued: 0, requests: 0, notificationsSent: 0 }
   let notificationMode: NotificationMode = "normal"
+  // How notices are sent: with the PSP's client certificate or not, and from which local address.
+  let notifier: { clientCert: boolean; from?: string } = { clientCert: !options.webhookWithoutClientCert }
   let locSeq = 0
   const sockets = new Set<Socket>()
 
@@ -226,9 +228,8 @@ export const startFakePsp = async (options: FakePspOptions) => {
           method: "POST",
           headers: { "content-type": "application/json" },
           ca: certs.ca.certPem,
-          ...(options.webhookWithoutClientCert
-            ? {}
-            : { cert: certs.webhookClient.certPem, key: certs.webhookClient.keyPem }),
+          ...(notifier.clientCert ? { cert: certs.webhookClient.certPem, key: certs.webhookClient.keyPem } : {}),
+          ...(notifier.from === undefined ? {} : { localAddress: notifier.from }),
           // The receiver's certificate is the operator's; the fake does not judge it.
           rejectUnauthorized: false
         },
@@ -576,6 +577,11 @@ export const startFakePsp = async (options: FakePspOptions) => {
     /** The next request whose `METHOD /path` starts with `match` ("*" for any) gets `fault`. */
     inject: (match: string, fault: Fault) => void faults.push({ match, fault }),
     setNotifications: (mode: NotificationMode) => void (notificationMode = mode),
+    /**
+     * Notices with or without the PSP's client certificate (Efí's `x-skip-mtls-checking`), sent from a
+     * local address (`127.0.0.2`: another caller on loopback, for an IP allow-list).
+     */
+    setNotifier: (how: { clientCert: boolean; from?: string }) => void (notifier = how),
     /** The payer pays the charge (at `amount` centavos, the charge's own by default); notifies unless told. */
     pay: async (txid: string, opts: { amount?: number; notify?: boolean; endToEndId?: string } = {}) => {
       const cob = cobs.get(txid)
