@@ -101,6 +101,8 @@ interface Received {
   horario: string
   chave: string
   devolucoes: Array<Devolucao>
+  /** Left out of `GET /pix` (a PSP's listing lag): found only by `GET /cob/{txid}` or a notice. */
+  unlisted?: boolean
 }
 
 export interface FakePspOptions {
@@ -409,6 +411,7 @@ export const startFakePsp = async (options: FakePspOptions) => {
       const perPage = 2
       const page = Number(url.searchParams.get("paginacao.paginaAtual") ?? "0")
       const all = [...received.values()]
+        .filter((r) => r.unlisted !== true)
         .filter((r) => r.horario >= new Date(inicio).toISOString() && r.horario <= new Date(fim).toISOString())
         .sort((a, b) => a.horario.localeCompare(b.horario))
       const pages = Math.max(1, Math.ceil(all.length / perPage))
@@ -583,7 +586,10 @@ export const startFakePsp = async (options: FakePspOptions) => {
      */
     setNotifier: (how: { clientCert: boolean; from?: string }) => void (notifier = how),
     /** The payer pays the charge (at `amount` centavos, the charge's own by default); notifies unless told. */
-    pay: async (txid: string, opts: { amount?: number; notify?: boolean; endToEndId?: string } = {}) => {
+    pay: async (
+      txid: string,
+      opts: { amount?: number; notify?: boolean; endToEndId?: string; listed?: boolean } = {}
+    ) => {
       const cob = cobs.get(txid)
       if (cob !== undefined && cob.status !== "ATIVA") throw new Error(`charge ${txid} is ${cob.status}`)
       if (cob !== undefined) cob.status = "CONCLUIDA"
@@ -593,7 +599,8 @@ export const startFakePsp = async (options: FakePspOptions) => {
         valor: opts.amount === undefined ? (cob?.valor ?? "1.00") : valorOf(opts.amount),
         horario: now().toISOString(),
         chave: pixKey,
-        devolucoes: []
+        devolucoes: [],
+        ...(opts.listed === false ? { unlisted: true } : {})
       }
       received.set(paid.endToEndId, paid)
       if (opts.notify !== false) await notify([paid])
