@@ -366,6 +366,40 @@ describe("PIX over the API Pix (bcb-pix adapter, fake PSP, efi profile)", () => 
     },
     150_000
   )
+
+  it("a refund left EM_PROCESSAMENTO, then DEVOLVIDO in a payment notice: refunded at once, not by the sweep", async () => {
+    const c = await chargePix(merchant, 10_000)
+    await psp.pay(txidOf(c.transactionId))
+    await until("PAID", async () =>
+      (await transaction(merchant, c.transactionId)).status === "PAID" ? true : undefined
+    )
+    const before = await merchantBalance()
+    const reply = await merchant.api.post(
+      "/api/payment-gateway/refund",
+      { transactionId: c.transactionId, amount: 4_000 },
+      { key: merchant.key }
+    )
+    expect(reply.status, reply.text).toBe(200)
+    expect(reply.body).toMatchObject({ status: "PAID", refundedAmount: 0 })
+    expect(await refundStatuses(c.transactionId)).toEqual(["PENDING"])
+    const devolucao = (await lastDevolucao())!
+    // The PSP notices the payment again, its devolução DEVOLVIDO; answered 200 once it is recorded.
+    const notified = Date.now()
+    await psp.settleRefund(devolucao.e2e, devolucao.id, "DEVOLVIDO")
+    // Concluded before the notice's answer, long before the sweep's 30 s.
+    expect(await refundStatuses(c.transactionId)).toEqual(["SUCCEEDED"])
+    expect(Date.now() - notified).toBeLessThan(10_000)
+    expect((await transaction(merchant, c.transactionId)).status).toBe("PARTIAL_REFUND")
+    // The merchant gives back the refund less its share of the PIX fee (FEE_PIX 0.99%, half up; docs/money.md).
+    const after = before - (4_000 - Math.round((4_000 * 99) / 10_000))
+    expect(await merchantBalance()).toBe(after)
+    // The notice again, and the reconciliation: nothing moves twice.
+    await psp.renotify(devolucao.e2e)
+    await db.query("select graphile_worker.add_job('reconcile_pix', '{}'::json)")
+    await new Promise((r) => setTimeout(r, 3_000))
+    expect(await refundStatuses(c.transactionId)).toEqual(["SUCCEEDED"])
+    expect(await merchantBalance()).toBe(after)
+  }, 60_000)
 })
 
 /** The devolução most recently asked of the PSP: its payment and id. */
