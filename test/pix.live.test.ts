@@ -367,7 +367,7 @@ describe("PIX over the API Pix (bcb-pix adapter, fake PSP, efi profile)", () => 
     150_000
   )
 
-  it("a refund left EM_PROCESSAMENTO, then DEVOLVIDO in a payment notice: refunded at once, not by the sweep", async () => {
+  it("a refund left EM_PROCESSAMENTO, then DEVOLVIDO in a notice: refunded at once, not by the sweep", async () => {
     const c = await chargePix(merchant, 10_000)
     await psp.pay(txidOf(c.transactionId))
     await until("PAID", async () =>
