@@ -165,7 +165,6 @@ export const AppLive = Layer.mergeAll(
   Orders.Default,
   Transactions.Default,
   Subaccounts.Default,
-  Refunds.Default,
   Cards.Default,
   Sandbox.Default,
   Webhooks.Default,
@@ -190,6 +189,8 @@ export const AppLive = Layer.mergeAll(
   Layer.provideMerge(Settlement.Default),
   // The PSP's payment notices settle through the lifecycle; reconciliation and expiry hand it payments.
   Layer.provideMerge(PixReceiptsLive),
+  // Beneath the inbox: the notices' refund statuses conclude refunds by Refunds' own code.
+  Layer.provideMerge(Refunds.Default),
   Layer.provideMerge(Lifecycle.Default),
   Layer.provideMerge(BooksLive),
   Layer.provideMerge(AdaptersLive)

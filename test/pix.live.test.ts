@@ -42,6 +42,8 @@ let merchant: Merchant
 let db: pg.Pool
 let env: Record<string, string>
 let noticeUrl: string
+/** The URL secret of the fallback without mTLS (docs/providers.md "The receiver"). */
+const webhookSecret = randomBytes(16).toString("hex")
 
 beforeAll(async () => {
   certs = makeCertificates()
@@ -63,6 +65,9 @@ beforeAll(async () => {
     PIX_WEBHOOK_TLS_CERT_FILE: certs.files.serverCert,
     PIX_WEBHOOK_TLS_KEY_FILE: certs.files.serverKey,
     PIX_WEBHOOK_CA_FILE: certs.files.caCert,
+    // Efí's fallback: the secret in the URL, from the PSP's addresses only (the fake notifies from 127.0.0.2).
+    PIX_WEBHOOK_SECRET: webhookSecret,
+    PIX_WEBHOOK_ALLOWED_IPS: "10.0.0.1, 127.0.0.2",
     // Registered at the PSP at start (PUT /webhook/{chave}); the PSP appends /pix.
     PIX_WEBHOOK_URL: noticeUrl
   }
@@ -199,6 +204,35 @@ describe("PIX over the API Pix (bcb-pix adapter, fake PSP, efi profile)", () => 
     expect((await transaction(merchant, c.transactionId)).status).toBe("PENDING")
   })
 
+  it(
+    "the URL-secret fallback, notices without a certificate: a wrong secret or an address not allowed is " +
+      "refused; the secret from an allowed address settles",
+    async () => {
+      const c = await chargePix(merchant, 4_100)
+      // Out of GET /pix: the minute's reconciliation cannot settle it between the notices below.
+      const e2e = await psp.pay(txidOf(c.transactionId), { notify: false, listed: false })
+      try {
+        psp.setNotifier({ clientCert: false, from: "127.0.0.2" })
+        psp.webhooks.set(psp.pixKey, `${noticeUrl}/${webhookSecret.slice(0, -1)}x`)
+        expect(await psp.renotify(e2e)).toEqual([401])
+        psp.setNotifier({ clientCert: false, from: "127.0.0.1" })
+        psp.webhooks.set(psp.pixKey, `${noticeUrl}/${webhookSecret}`)
+        expect(await psp.renotify(e2e)).toEqual([401])
+        expect((await transaction(merchant, c.transactionId)).status).toBe("PENDING")
+        expect(await receivedRows(c.transactionId)).toEqual([])
+        psp.setNotifier({ clientCert: false, from: "127.0.0.2" })
+        expect(await psp.renotify(e2e)).toEqual([200])
+      } finally {
+        psp.setNotifier({ clientCert: true })
+        psp.webhooks.set(psp.pixKey, noticeUrl)
+      }
+      expect((await transaction(merchant, c.transactionId)).status).toBe("PAID")
+      expect(await receivedRows(c.transactionId)).toEqual([
+        { end_to_end_id: e2e, outcome: "settled", source: "webhook" }
+      ])
+    }
+  )
+
   it("another amount than the charge: recorded as an exception, listed by the CLI, the charge PENDING", async () => {
     const c = await chargePix(merchant, 5_000)
     await psp.pay(txidOf(c.transactionId), { amount: 4_999 })
@@ -262,6 +296,26 @@ describe("PIX over the API Pix (bcb-pix adapter, fake PSP, efi profile)", () => 
     expect(await receivedRows(c.transactionId)).toHaveLength(1)
   }, 130_000)
 
+  it("a charge near expiry, notice lost, absent from GET /pix: found by GET /cob, settled before expiry", async () => {
+    const c = await chargePix(merchant, 6_543)
+    const txid = txidOf(c.transactionId)
+    // Four minutes left: within the reconciliation's near-expiry window (five; docs/providers.md).
+    await db.query("update transactions set expires_at = now() + interval '4 minutes' where id = $1", [c.transactionId])
+    const e2e = await psp.pay(txid, { notify: false, listed: false })
+    const from = psp.exchanges.length
+    await db.query("select graphile_worker.add_job('reconcile_pix', '{}'::json)")
+    await until(
+      "the charge settled",
+      async () => ((await transaction(merchant, c.transactionId)).status === "PAID" ? true : undefined),
+      30_000,
+      500
+    )
+    expect(await receivedRows(c.transactionId)).toEqual([
+      { end_to_end_id: e2e, outcome: "settled", source: "reconciliation" }
+    ])
+    expect(psp.exchanges.slice(from).some((x) => x.method === "GET" && x.path === `/cob/${txid}`)).toBe(true)
+  }, 60_000)
+
   it(
     "refunds: one the PSP returns (DEVOLVIDO) while we wait, one it does not (NAO_REALIZADO) decided later: " +
       "the first leaves the merchant's balance, the second stays with the merchant",
@@ -313,6 +367,40 @@ describe("PIX over the API Pix (bcb-pix adapter, fake PSP, efi profile)", () => 
     },
     150_000
   )
+
+  it("a refund left EM_PROCESSAMENTO, then DEVOLVIDO in a notice: refunded at once, not by the sweep", async () => {
+    const c = await chargePix(merchant, 10_000)
+    await psp.pay(txidOf(c.transactionId))
+    await until("PAID", async () =>
+      (await transaction(merchant, c.transactionId)).status === "PAID" ? true : undefined
+    )
+    const before = await merchantBalance()
+    const reply = await merchant.api.post(
+      "/api/payment-gateway/refund",
+      { transactionId: c.transactionId, amount: 4_000 },
+      { key: merchant.key }
+    )
+    expect(reply.status, reply.text).toBe(200)
+    expect(reply.body).toMatchObject({ status: "PAID", refundedAmount: 0 })
+    expect(await refundStatuses(c.transactionId)).toEqual(["PENDING"])
+    const devolucao = (await lastDevolucao())!
+    // The PSP notices the payment again, its devolução DEVOLVIDO; answered 200 once it is recorded.
+    const notified = Date.now()
+    await psp.settleRefund(devolucao.e2e, devolucao.id, "DEVOLVIDO")
+    // Concluded before the notice's answer, long before the sweep's 30 s.
+    expect(await refundStatuses(c.transactionId)).toEqual(["SUCCEEDED"])
+    expect(Date.now() - notified).toBeLessThan(10_000)
+    expect((await transaction(merchant, c.transactionId)).status).toBe("PARTIAL_REFUND")
+    // The merchant gives back the refund less its share of the PIX fee (FEE_PIX 0.99%, half up; docs/money.md).
+    const after = before - (4_000 - Math.round((4_000 * 99) / 10_000))
+    expect(await merchantBalance()).toBe(after)
+    // The notice again, and the reconciliation: nothing moves twice.
+    await psp.renotify(devolucao.e2e)
+    await db.query("select graphile_worker.add_job('reconcile_pix', '{}'::json)")
+    await new Promise((r) => setTimeout(r, 3_000))
+    expect(await refundStatuses(c.transactionId)).toEqual(["SUCCEEDED"])
+    expect(await merchantBalance()).toBe(after)
+  }, 60_000)
 })
 
 /** The devolução most recently asked of the PSP: its payment and id. */

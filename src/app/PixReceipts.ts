@@ -4,13 +4,15 @@ import type { ReceivedPix } from "../ports/PixProvider.ts"
 import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Transactional } from "../ports/Transactional.ts"
 import { Lifecycle } from "./Lifecycle.ts"
+import { Refunds } from "./Refunds.ts"
 import { fn } from "../spans.ts"
 
 /**
  * The PSP's payment notices, from the webhook receiver or the reconciliation listing, whatever the PSP.
  * Each payment is claimed by its end-to-end id and, in the same database transaction, settles its charge
  * through the lifecycle (PAID, postings, merchant event): seen twice, by either path or both at once, it
- * settles once. A payment that cannot settle its charge is recorded with why (docs/providers.md).
+ * settles once. A payment that cannot settle its charge is recorded with why (docs/providers.md). The
+ * refunds' final statuses that come with the payments conclude our PENDING refunds.
  */
 export const PixReceiptsLive = Layer.effect(
   PixInbox,
@@ -19,6 +21,7 @@ export const PixReceiptsLive = Layer.effect(
     const transactions = yield* TransactionRepo
     const lifecycle = yield* Lifecycle
     const tx = yield* Transactional
+    const refunds = yield* Refunds
 
     const one = fn("PixReceipts.one")(function* (payment: ReceivedPix, source: ReceivedPixSource) {
       if (!(yield* received.claim(payment, source))) return "duplicate" as const
@@ -52,6 +55,9 @@ export const PixReceiptsLive = Layer.effect(
             else if (result === "duplicate") counts.duplicates++
             else counts.exceptions++
           }
+          // The final statuses of refunds the PSP reports with the payments conclude PENDING refunds at once,
+          // by the sweep's own code; a duplicate of the payment may carry them (docs/providers.md "Refunds").
+          yield* refunds.concludeReported(payments.flatMap((p) => p.refunds))
           return counts
         }).pipe(Effect.withSpan("PixReceipts.receive"))
     })

@@ -19,6 +19,14 @@ const BATCH = 100
 export const PIX_WINDOW_MS = 30 * 60_000
 
 /**
+ * How close to its expiry a PENDING PIX charge is asked about by itself (`GET /cob/{txid}`): a payment the
+ * listing missed (a lost notice and a PSP's listing lag, or the listing down) is settled before the charge
+ * expires rather than by the expiry's withdrawal. Five minutes: about five runs of the minute's poll, for a
+ * handful of calls per run (docs/providers.md "Reconciliation").
+ */
+export const PIX_NEAR_EXPIRY_MS = 5 * 60_000
+
+/**
  * The reconciliation job: card charges left in PROCESSING by a process that died between asking the
  * acquirer and recording its answer are settled by asking the acquirer what it did with that
  * idempotency key, instead of blocking their order until a retry comes.
@@ -61,7 +69,7 @@ export class Reconciliation extends Effect.Service<Reconciliation>()("Reconcilia
       reconcilePix: fn("Reconciliation.reconcilePix")(function* () {
         const now = yield* Clock.currentTimeMillis
         // The PSP's account is the deployment's live one: test mode's sandbox receives nothing to poll.
-        return yield* pix.receivedPayments({ from: new Date(now - PIX_WINDOW_MS), to: new Date(now) }).pipe(
+        const listed = yield* pix.receivedPayments({ from: new Date(now - PIX_WINDOW_MS), to: new Date(now) }).pipe(
           inMode("live"),
           Effect.flatMap((payments) => inbox.receive(payments, "reconciliation")),
           // The PSP down: the next minute's run asks again over the same window.
@@ -73,6 +81,32 @@ export class Reconciliation extends Effect.Service<Reconciliation>()("Reconcilia
             })
           )
         )
+        // Live charges about to expire, each asked of its tenant's PSP: a payment found settles through
+        // the same inbox (a duplicate of one the listing settled changes nothing).
+        const expiring = yield* transactions.pixNearExpiry(new Date(now), new Date(now + PIX_NEAR_EXPIRY_MS), BATCH)
+        let settled = listed.settled
+        for (const charge of expiring) {
+          if (charge.txid === null) continue
+          const counts = yield* pix.chargeStatus(charge.txid).pipe(
+            Effect.flatMap((state) =>
+              state.status === "PAID"
+                ? inbox.receive(state.payments, "reconciliation")
+                : Effect.succeed({ settled: 0, duplicates: 0, exceptions: 0 })
+            ),
+            Tenancy.within(charge.accountId),
+            Effect.provideService(Tenancy, tenancy),
+            // The PSP down: the next minute's run asks again, and the expiry's withdrawal reads it last.
+            Effect.catchAll((e) =>
+              Effect.as(Effect.logWarning("PIX charge near expiry not asked", { reason: e._tag }), {
+                settled: 0,
+                duplicates: 0,
+                exceptions: 0
+              })
+            )
+          )
+          settled += counts.settled
+        }
+        return { ...listed, settled }
       }),
       reconcile: fn("Reconciliation.reconcile")(function* () {
         const olderThan = new Date((yield* Clock.currentTimeMillis) - STUCK_AFTER_MS)

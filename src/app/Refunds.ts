@@ -1,10 +1,10 @@
-import type { AccountId, RefundId, TransactionId } from "../domain/ids.ts"
-import { Clock, Effect, Either, Option } from "effect"
+import { type AccountId, RefundId, type TransactionId } from "../domain/ids.ts"
+import { Clock, Effect, Either, Option, Schema } from "effect"
 import { Metrics } from "../ports/Metrics.ts"
 import { Conflict, NotFound, Unprocessable, ValidationFailed } from "../domain/errors.ts"
 import { isDisputeOpen, isRefundable, type TransactionRecord } from "../domain/transaction.ts"
 import { Acquirer } from "../ports/Acquirer.ts"
-import { PixProvider, type PixRefundStatus } from "../ports/PixProvider.ts"
+import { PixProvider, type PixRefundState, type PixRefundStatus } from "../ports/PixProvider.ts"
 import { RefundRepo } from "../ports/RefundRepo.ts"
 import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Transactional } from "../ports/Transactional.ts"
@@ -37,6 +37,8 @@ export interface RefundResult {
  * before the acquirer or PSP is asked, so concurrent refunds can never return more than was paid;
  * a failed provider call gives the reservation back.
  */
+const isRefundId = Schema.is(RefundId)
+
 export class Refunds extends Effect.Service<Refunds>()("Refunds", {
   effect: Effect.gen(function* () {
     const tenancy = yield* Tenancy
@@ -148,6 +150,17 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
       // The row lock serialises this with a dispute opening or closing: whatever the status became
       // while the provider was asked, the refund it accepted is recorded as the provider answered.
       const t = yield* Effect.flatten(transactions.findForUpdate(accountId, transactionId)).pipe(Effect.orDie)
+      // Under that lock, a refund the other path concluded meanwhile (the PSP's notice, the sweep, the
+      // request's own wait) is answered as recorded, never concluded twice (docs/providers.md "Refunds").
+      const recorded = yield* refunds.find(accountId, refundId)
+      if (recorded !== undefined && recorded.status !== "PENDING") {
+        if (recorded.status === "FAILED") return null
+        return {
+          transaction: t,
+          reason: recorded.reason,
+          refundedAt: recorded.completedAt ?? new Date(yield* Clock.currentTimeMillis)
+        }
+      }
       const refund = yield* refunds.finish(accountId, refundId, succeeded ? "SUCCEEDED" : "FAILED")
       if (!succeeded) {
         yield* books.returnRefund(accountId, t, refundId)
@@ -223,6 +236,32 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
        * PIX refunds still PENDING a while after they were asked for: the PSP is asked again (same id) and
        * a final status is recorded — DEVOLVIDO refunds, NAO_REALIZADO gives the money back to the merchant.
        */
+      /**
+       * Final statuses the PSP reports in a payment notice's `devolucoes`: a PENDING refund of ours among
+       * them is concluded at once, as `reconcilePending` would (which then finds it concluded). Others
+       * (already concluded, still processing, or not ours) change nothing.
+       */
+      concludeReported: fn("Refunds.concludeReported")(function* (reported: ReadonlyArray<PixRefundState>) {
+        let concluded = 0
+        for (const r of reported) {
+          if (r.status === "PROCESSING" || !isRefundId(r.refundId)) continue
+          const pending = yield* refunds.findPendingPix(r.refundId)
+          if (pending === undefined) continue
+          const done = yield* conclude(
+            pending.accountId,
+            pending.transactionId,
+            pending.id,
+            pending.amount,
+            r.status
+          ).pipe(
+            Effect.catchTag("IllegalTransition", (e) =>
+              Effect.as(Effect.logWarning("PIX refund not concluded", { reason: e.message }), false)
+            )
+          )
+          if (done) concluded++
+        }
+        return concluded
+      }),
       reconcilePending: fn("Refunds.reconcilePending")(function* () {
         const olderThan = new Date((yield* Clock.currentTimeMillis) - PIX_REFUND_SWEEP_AFTER_MS)
         let concluded = 0

@@ -29,6 +29,16 @@ export class RefundRepo extends Context.Tag("RefundRepo")<
      * PIX refunds the PSP has not yet decided, asked for before `olderThan`, in every account (the
      * reconciliation sweep, like the other jobs that sweep every account).
      */
+    /** The PENDING PIX refund with this id, in whichever account (a PSP's notice names no account). */
+    readonly findPendingPix: (id: RefundId) => Effect.Effect<
+      | {
+          readonly accountId: AccountId
+          readonly id: RefundId
+          readonly transactionId: TransactionId
+          readonly amount: number
+        }
+      | undefined
+    >
     readonly pendingPix: (
       olderThan: Date,
       limit: number

@@ -97,6 +97,17 @@ export class TransactionRepo extends Context.Tag("TransactionRepo")<
       olderThan: Date,
       limit: number
     ) => Effect.Effect<ReadonlyArray<{ readonly accountId: AccountId; readonly id: TransactionId }>>
+    /**
+     * PENDING PIX charges of every live account expiring between `from` and `to`, soonest first, with their
+     * txid: the reconciliation asks the PSP about each before it expires (docs/providers.md "Reconciliation").
+     */
+    readonly pixNearExpiry: (
+      from: Date,
+      to: Date,
+      limit: number
+    ) => Effect.Effect<
+      ReadonlyArray<{ readonly accountId: AccountId; readonly id: TransactionId; readonly txid: string | null }>
+    >
     /** PENDING boletos of every account, by id after `afterId` (keyset paging for the confirmation job). */
     readonly pendingBoletos: (
       limit: number,

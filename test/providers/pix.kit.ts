@@ -159,6 +159,8 @@ export const pixKit = (subject: () => Promise<PixKitSubject> | PixKitSubject, te
       // The charge's payment carries both refunds.
       const state = await run((p) => p.chargeStatus(charge.txid))
       expect(state.payments[0]!.refunds.map((r) => r.status).sort()).toEqual(["NOT_RETURNED", "RETURNED"])
+      // Named by our refund ids, as a notice's devolucoes are read (docs/providers.md "Refunds").
+      expect(state.payments[0]!.refunds.map((r) => r.refundId).sort()).toEqual([partialId, restId].sort())
       // More than was paid is refused in our words.
       const over = await exit((p) =>
         p.refund({ txid: charge.txid, endToEndId: e2e, refundId: randomUUID(), amount: 9_000 })

@@ -50,6 +50,7 @@ export const makeFakePorts = () => {
         hasProcessing: () => Effect.succeed(false),
         stuckProcessing: () => Effect.succeed([]),
         pendingBoletos: () => Effect.succeed([]),
+        pixNearExpiry: () => Effect.succeed([]),
         page: () => Effect.sync(() => ({ rows: [...transactions.values()], total: transactions.size, next: null }))
       })
     ),

@@ -139,6 +139,13 @@ export const TransactionRepoLive = Layer.effect(
           Effect.orDie,
           withSpan("TransactionRepo.stuckProcessing")
         ),
+      pixNearExpiry: (from, to, limit) =>
+        sql<{ accountId: AccountId; id: TransactionId; txid: string | null }>`
+          select t.account_id as "accountId", t.id, t.details -> 'pix' ->> 'txid' as txid
+          from transactions t join accounts a on a.id = t.account_id
+          where t.method = 'PIX' and t.status = 'PENDING' and a.mode = 'live'
+            and t.expires_at >= ${from} and t.expires_at <= ${to}
+          order by t.expires_at limit ${limit}`.pipe(Effect.orDie, withSpan("TransactionRepo.pixNearExpiry")),
       // Keyed by id alone: a timestamp key would lose its microseconds in a JS Date and repeat pages.
       pendingBoletos: (limit, afterId) =>
         sql`

@@ -101,6 +101,8 @@ interface Received {
   horario: string
   chave: string
   devolucoes: Array<Devolucao>
+  /** Left out of `GET /pix` (a PSP's listing lag): found only by `GET /cob/{txid}` or a notice. */
+  unlisted?: boolean
 }
 
 export interface FakePspOptions {
@@ -183,6 +185,8 @@ export const startFakePsp = async (options: FakePspOptions) => {
   const held: Array<Received> = []
   const counters = { tokensIssued: 0, requests: 0, notificationsSent: 0 }
   let notificationMode: NotificationMode = "normal"
+  // How notices are sent: with the PSP's client certificate or not, and from which local address.
+  let notifier: { clientCert: boolean; from?: string } = { clientCert: !options.webhookWithoutClientCert }
   let locSeq = 0
   const sockets = new Set<Socket>()
 
@@ -226,9 +230,8 @@ export const startFakePsp = async (options: FakePspOptions) => {
           method: "POST",
           headers: { "content-type": "application/json" },
           ca: certs.ca.certPem,
-          ...(options.webhookWithoutClientCert
-            ? {}
-            : { cert: certs.webhookClient.certPem, key: certs.webhookClient.keyPem }),
+          ...(notifier.clientCert ? { cert: certs.webhookClient.certPem, key: certs.webhookClient.keyPem } : {}),
+          ...(notifier.from === undefined ? {} : { localAddress: notifier.from }),
           // The receiver's certificate is the operator's; the fake does not judge it.
           rejectUnauthorized: false
         },
@@ -408,6 +411,7 @@ export const startFakePsp = async (options: FakePspOptions) => {
       const perPage = 2
       const page = Number(url.searchParams.get("paginacao.paginaAtual") ?? "0")
       const all = [...received.values()]
+        .filter((r) => r.unlisted !== true)
         .filter((r) => r.horario >= new Date(inicio).toISOString() && r.horario <= new Date(fim).toISOString())
         .sort((a, b) => a.horario.localeCompare(b.horario))
       const pages = Math.max(1, Math.ceil(all.length / perPage))
@@ -576,8 +580,16 @@ export const startFakePsp = async (options: FakePspOptions) => {
     /** The next request whose `METHOD /path` starts with `match` ("*" for any) gets `fault`. */
     inject: (match: string, fault: Fault) => void faults.push({ match, fault }),
     setNotifications: (mode: NotificationMode) => void (notificationMode = mode),
+    /**
+     * Notices with or without the PSP's client certificate (Efí's `x-skip-mtls-checking`), sent from a
+     * local address (`127.0.0.2`: another caller on loopback, for an IP allow-list).
+     */
+    setNotifier: (how: { clientCert: boolean; from?: string }) => void (notifier = how),
     /** The payer pays the charge (at `amount` centavos, the charge's own by default); notifies unless told. */
-    pay: async (txid: string, opts: { amount?: number; notify?: boolean; endToEndId?: string } = {}) => {
+    pay: async (
+      txid: string,
+      opts: { amount?: number; notify?: boolean; endToEndId?: string; listed?: boolean } = {}
+    ) => {
       const cob = cobs.get(txid)
       if (cob !== undefined && cob.status !== "ATIVA") throw new Error(`charge ${txid} is ${cob.status}`)
       if (cob !== undefined) cob.status = "CONCLUIDA"
@@ -587,7 +599,8 @@ export const startFakePsp = async (options: FakePspOptions) => {
         valor: opts.amount === undefined ? (cob?.valor ?? "1.00") : valorOf(opts.amount),
         horario: now().toISOString(),
         chave: pixKey,
-        devolucoes: []
+        devolucoes: [],
+        ...(opts.listed === false ? { unlisted: true } : {})
       }
       received.set(paid.endToEndId, paid)
       if (opts.notify !== false) await notify([paid])

@@ -45,8 +45,17 @@ const dateOr = (s: string | undefined): Date | null => {
   return Number.isNaN(d.getTime()) ? null : d
 }
 
+/**
+ * Our refund id from a devolução id: the 32 hex digits `devolucaoIdFor` made of a UUID are that UUID again;
+ * any other id (a devolução made in the PSP's own portal) is passed as it is, and names no refund of ours.
+ */
+export const refundIdOf = (devolucaoId: string): string => {
+  const m = /^([0-9a-f]{8})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{12})$/i.exec(devolucaoId)
+  return m === null ? devolucaoId : m.slice(1).join("-").toLowerCase()
+}
+
 export const refundOf = (d: Devolucao): PixRefundState => ({
-  refundId: d.id,
+  refundId: refundIdOf(d.id),
   amount: toCentavos(d.valor),
   status: refundStatusOf[d.status],
   settledAt: dateOr(d.horario?.liquidacao),
