@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { Acquirer } from "../../src/ports/Acquirer.ts"
-import { SandboxAcquirerLive } from "../../src/adapters/sandbox/SandboxAcquirer.ts"
+import { SandboxAcquirerLive } from "../../src/adapters/providers/sandbox/SandboxAcquirer.ts"
 import { makeCieloAcquirer } from "../../src/adapters/providers/cielo/CieloAcquirer.ts"
 import { makeRedeAcquirer } from "../../src/adapters/providers/rede/RedeAcquirer.ts"
 import { Redacted } from "effect"

@@ -3,7 +3,7 @@ import { Clock, Effect, Layer, Redacted } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { assess } from "../../domain/antifraud.ts"
 import { Antifraud, AntifraudSignals, type AntifraudRequest } from "../../ports/Antifraud.ts"
-import { fraudTestCard, reviewTestCard } from "../sandbox/testCards.ts"
+import { fraudTestCard, reviewTestCard } from "../providers/sandbox/testCards.ts"
 import { fn } from "../../spans.ts"
 
 /**

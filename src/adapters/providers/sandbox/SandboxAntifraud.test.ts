@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { AccountId, TransactionId } from "../../domain/ids.ts"
-import { Antifraud, type AntifraudRequest } from "../../ports/Antifraud.ts"
+import { AccountId, TransactionId } from "../../../domain/ids.ts"
+import { Antifraud, type AntifraudRequest } from "../../../ports/Antifraud.ts"
 import { SandboxAntifraudLive } from "./SandboxAntifraud.ts"
 
 const request = (pan: string, amount = 400): AntifraudRequest => ({

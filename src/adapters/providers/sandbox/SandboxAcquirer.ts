@@ -1,6 +1,6 @@
 import { randomInt, randomUUID } from "node:crypto"
 import { Clock, type Context, Effect, Layer } from "effect"
-import { cardExpired, detectBrand, luhnValid } from "../../domain/card.ts"
+import { cardExpired, detectBrand, luhnValid } from "../../../domain/card.ts"
 import {
   Acquirer,
   AcquirerUnavailable,
@@ -9,9 +9,9 @@ import {
   type ChargeStatus,
   type DeclineCode,
   type VerificationResult
-} from "../../ports/Acquirer.ts"
+} from "../../../ports/Acquirer.ts"
 import { testCardOutcomes } from "./testCards.ts"
-import { fn, withSpan } from "../../spans.ts"
+import { fn, withSpan } from "../../../spans.ts"
 
 // The sandbox acquirer of CONTRACT §7. It never logs or traces card data: spans carry only their names.
 

@@ -1,7 +1,7 @@
 import { Effect, Layer } from "effect"
-import { Antifraud, type AntifraudAnalysis, type AntifraudRequest } from "../../ports/Antifraud.ts"
+import { Antifraud, type AntifraudAnalysis, type AntifraudRequest } from "../../../ports/Antifraud.ts"
 import { fraudTestCard, reviewTestCard } from "./testCards.ts"
-import { withSpan } from "../../spans.ts"
+import { withSpan } from "../../../spans.ts"
 
 // The sandbox antifraud of CONTRACT §7 (ANTIFRAUD=sandbox; the rules engine is the default): one card is
 // blocked, one is sent to review, everything else passes with a score that grows with the amount (one

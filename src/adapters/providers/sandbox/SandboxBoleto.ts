@@ -1,11 +1,16 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
-import { ProviderUnavailable } from "../../domain/errors.ts"
+import { ProviderUnavailable } from "../../../domain/errors.ts"
 import { OUTAGE_AMOUNT } from "./testCards.ts"
-import { buildBarcode, digitableLineFromBarcode, mod10 } from "../../domain/boleto.ts"
-import { AppConfig } from "../../config/AppConfig.ts"
-import { BoletoProvider, type BoletoRequest, type BoletoSettlement, SandboxBank } from "../../ports/BoletoProvider.ts"
-import { fn, withSpan } from "../../spans.ts"
+import { buildBarcode, digitableLineFromBarcode, mod10 } from "../../../domain/boleto.ts"
+import { AppConfig } from "../../../config/AppConfig.ts"
+import {
+  BoletoProvider,
+  type BoletoRequest,
+  type BoletoSettlement,
+  SandboxBank
+} from "../../../ports/BoletoProvider.ts"
+import { fn, withSpan } from "../../../spans.ts"
 
 // The sandbox bank. "999" stands for no real bank, so its slips imitate no one's; they are nonetheless
 // valid FEBRABAN barcodes and digitable lines.

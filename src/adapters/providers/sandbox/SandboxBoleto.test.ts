@@ -3,13 +3,18 @@ import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { createMigratedTestDatabase } from "../../../test/support/database.ts"
-import { testConfig } from "../../../test/support/server.ts"
-import { AppConfig, AppConfigFrom } from "../../config/AppConfig.ts"
-import { barcodeFromDigitableLine, dueDateFactor, isValidBarcode, isValidDigitableLine } from "../../domain/boleto.ts"
-import { BoletoProvider, type BoletoRequest, SandboxBank } from "../../ports/BoletoProvider.ts"
-import { makePool, PgPool, SqlLive } from "../postgres/Database.ts"
-import { MigrationsLive } from "../postgres/Migrations.ts"
+import { createMigratedTestDatabase } from "../../../../test/support/database.ts"
+import { testConfig } from "../../../../test/support/server.ts"
+import { AppConfig, AppConfigFrom } from "../../../config/AppConfig.ts"
+import {
+  barcodeFromDigitableLine,
+  dueDateFactor,
+  isValidBarcode,
+  isValidDigitableLine
+} from "../../../domain/boleto.ts"
+import { BoletoProvider, type BoletoRequest, SandboxBank } from "../../../ports/BoletoProvider.ts"
+import { makePool, PgPool, SqlLive } from "../../postgres/Database.ts"
+import { MigrationsLive } from "../../postgres/Migrations.ts"
 import { SandboxBoletoLive } from "./SandboxBoleto.ts"
 
 // A fresh, migrated database for this file.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, TestClock } from "effect"
-import { type CardBrand, detectBrand } from "../../domain/card.ts"
-import { Acquirer, type CardData } from "../../ports/Acquirer.ts"
+import { type CardBrand, detectBrand } from "../../../domain/card.ts"
+import { Acquirer, type CardData } from "../../../ports/Acquirer.ts"
 import { SandboxAcquirerLive } from "./SandboxAcquirer.ts"
 
 const NOW = Date.UTC(2026, 5, 15, 12)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { parseBrCode } from "../../domain/brcode.ts"
-import { PixProvider, type PixChargeRequest } from "../../ports/PixProvider.ts"
+import { parseBrCode } from "../../../domain/brcode.ts"
+import { PixProvider, type PixChargeRequest } from "../../../ports/PixProvider.ts"
 import { SANDBOX_PIX_KEY, SandboxPixProviderLive } from "./SandboxPixProvider.ts"
 
 const request: PixChargeRequest = {

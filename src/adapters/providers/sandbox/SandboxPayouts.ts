@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
-import { Payouts } from "../../ports/Payouts.ts"
-import { withSpan } from "../../spans.ts"
+import { Payouts } from "../../../ports/Payouts.ts"
+import { withSpan } from "../../../spans.ts"
 
 /**
  * The sandbox bank (CONTRACT-v1 §7): pays every transfer, except to account "0000000", which it

@@ -1,4 +1,4 @@
-import type { DeclineCode } from "../../ports/Acquirer.ts"
+import type { DeclineCode } from "../../../ports/Acquirer.ts"
 
 // The sandbox's test cards (CONTRACT §7). Any future expiry and any CVV; all pass Luhn.
 // Numbers not listed here are approved when they pass Luhn and belong to a supported brand.

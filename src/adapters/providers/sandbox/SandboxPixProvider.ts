@@ -1,9 +1,9 @@
 import { Effect, Layer } from "effect"
-import { ProviderUnavailable } from "../../domain/errors.ts"
+import { ProviderUnavailable } from "../../../domain/errors.ts"
 import { OUTAGE_AMOUNT } from "./testCards.ts"
-import { buildBrCode } from "../../domain/brcode.ts"
-import { PixProvider, type PixChargeRequest, type PixRefundState } from "../../ports/PixProvider.ts"
-import { withSpan } from "../../spans.ts"
+import { buildBrCode } from "../../../domain/brcode.ts"
+import { PixProvider, type PixChargeRequest, type PixRefundState } from "../../../ports/PixProvider.ts"
+import { withSpan } from "../../../spans.ts"
 
 // The sandbox PSP issues static BR Codes: a dynamic one points at a charge payload (a signed JWS) hosted by
 // the PSP, which the sandbox does not have. The expiry is therefore not in the code; the gateway enforces it.
