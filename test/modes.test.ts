@@ -258,6 +258,20 @@ describe("no record of one mode is visible, countable or payable from the other"
     expect(dashLive).not.toContain(testId)
     expect(dashTest).toContain(testId)
     expect(dashTest).not.toContain(liveId)
+    // the dashboard's events (and its deliveries and request log, through the same tenant) follow the mode
+    const dashboardEvents = async (mode: "test" | "live") => {
+      const reply = await api.get("/api/dashboard/events", {
+        token: merchant.token,
+        headers: { "x-gateway-mode": mode }
+      })
+      expect(reply.status, reply.text).toBe(200)
+      return (reply.body.events as Array<{ transactionId: string | null }>).map((e) => e.transactionId)
+    }
+    const [liveEvents, testEvents] = [await dashboardEvents("live"), await dashboardEvents("test")]
+    expect(liveEvents).toContain(liveId)
+    expect(liveEvents).not.toContain(testId)
+    expect(testEvents).toContain(testId)
+    expect(testEvents).not.toContain(liveId)
     const liveDashBalance = await api.get("/api/dashboard/balance", {
       token: merchant.token,
       headers: { "x-gateway-mode": "live" }

@@ -13,13 +13,11 @@ import { type AccountId, RefundId, SubaccountId, TransactionId, WithdrawalId } f
 import { MERCHANT } from "../../domain/ledger.ts"
 import { type BankAccount, validateBankAccount } from "../../domain/subaccount.ts"
 import type { WithdrawalRecord } from "../../domain/withdrawal.ts"
-import { AccountRepo } from "../../ports/AccountRepo.ts"
 import { Ids } from "../../ports/Ids.ts"
 import type { ListKey } from "../../ports/Page.ts"
 import { GatewayApi } from "../Api.ts"
 import { rendered } from "../shared/domainErrors.ts"
 import { isKnownScope } from "../shared/scopes.ts"
-import { CurrentSession } from "../shared/security.ts"
 import {
   FINANCIALS_CSV_HEADER,
   TRANSACTIONS_CSV_HEADER,
@@ -28,7 +26,7 @@ import {
   presentRow,
   transactionCsv
 } from "./present.ts"
-import { CurrentMode } from "./mode.ts"
+import { dashboardTenant } from "./tenant.ts"
 import { encodeCursor, filterOf, pageOf, summaryPeriod } from "./query.ts"
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
@@ -77,17 +75,7 @@ export const DashboardHttp = HttpApiBuilder.group(GatewayApi, "dashboard", (hand
     const subaccounts = yield* Subaccounts
     const webhooks = yield* Webhooks
     const ids = yield* Ids
-    const tenants = yield* AccountRepo
-
-    /**
-     * The tenant the request shows: the merchant who logged in (its test tenant), or its live tenant
-     * when `X-Gateway-Mode: live` (mode.ts), made on first use like the live key's (docs/providers.md).
-     */
-    const session = Effect.gen(function* () {
-      const { accountId } = yield* CurrentSession
-      if ((yield* CurrentMode) === "test") return accountId
-      return (yield* tenants.liveTenant(accountId, yield* ids.next)).id
-    })
+    const session = yield* dashboardTenant
 
     const detail = (accountId: AccountId, id: TransactionId) =>
       Effect.map(dashboard.detail(accountId, id), presentDetail)

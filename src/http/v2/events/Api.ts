@@ -1,3 +1,4 @@
+import { DashboardMode } from "../../dashboard/mode.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { EventRecord } from "../../../domain/events.ts"
@@ -58,6 +59,7 @@ export class EventsApi extends HttpApiGroup.make("events")
 export class DashboardEventsApi extends HttpApiGroup.make("dashboardEvents")
   .add(list)
   .add(get)
+  .middleware(DashboardMode)
   .middleware(SessionAuth)
   .prefix("/dashboard/events")
   .annotate(OpenApi.Title, "Dashboard events") {}

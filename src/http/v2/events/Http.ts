@@ -1,10 +1,11 @@
+import { dashboardTenant } from "../../dashboard/tenant.ts"
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Events } from "../../../app/Events.ts"
 import type { AccountId } from "../../../domain/ids.ts"
 import { GatewayApi } from "../../Api.ts"
 import { decodeKeysetCursor, encodeKeysetCursor } from "../../shared/keysetCursor.ts"
-import { CurrentPrincipal, CurrentSession } from "../../shared/security.ts"
+import { CurrentPrincipal } from "../../shared/security.ts"
 import { rendered } from "../render.ts"
 import { toListFilter } from "../listQuery.ts"
 import type { EventsQuery } from "./Api.ts"
@@ -47,11 +48,8 @@ export const EventsHttp = HttpApiBuilder.group(GatewayApi, "events", (handlers) 
 )
 
 export const DashboardEventsHttp = HttpApiBuilder.group(GatewayApi, "dashboardEvents", (handlers) =>
-  Effect.map(Events, (events) => {
-    const h = handlersFor(
-      events,
-      Effect.map(CurrentSession, (s) => s.accountId)
-    )
+  Effect.gen(function* () {
+    const h = handlersFor(yield* Events, yield* dashboardTenant)
     return handlers.handle("list", h.list).handle("get", h.get)
   })
 )

@@ -1,3 +1,4 @@
+import { DashboardMode } from "../../dashboard/mode.ts"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Uuid } from "../../../domain/fields.ts"
@@ -53,6 +54,7 @@ export class RequestLogApi extends HttpApiGroup.make("requestLog")
 
 export class DashboardRequestLogApi extends HttpApiGroup.make("dashboardRequestLog")
   .add(list)
+  .middleware(DashboardMode)
   .middleware(SessionAuth)
   .prefix("/dashboard/request-log")
   .annotate(OpenApi.Title, "Dashboard request log") {}

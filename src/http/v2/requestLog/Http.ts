@@ -1,10 +1,11 @@
+import { dashboardTenant } from "../../dashboard/tenant.ts"
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { RequestLogs } from "../../../app/RequestLogs.ts"
 import type { AccountId } from "../../../domain/ids.ts"
 import { GatewayApi } from "../../Api.ts"
 import { decodeKeysetCursor, encodeKeysetCursor } from "../../shared/keysetCursor.ts"
-import { CurrentPrincipal, CurrentSession } from "../../shared/security.ts"
+import { CurrentPrincipal } from "../../shared/security.ts"
 import type { RequestLogQuery } from "./Api.ts"
 
 const listFor =
@@ -47,13 +48,7 @@ export const RequestLogHttp = HttpApiBuilder.group(GatewayApi, "requestLog", (ha
 )
 
 export const DashboardRequestLogHttp = HttpApiBuilder.group(GatewayApi, "dashboardRequestLog", (handlers) =>
-  Effect.map(RequestLogs, (logs) =>
-    handlers.handle(
-      "list",
-      listFor(
-        logs,
-        Effect.map(CurrentSession, (s) => s.accountId)
-      )
-    )
-  )
+  Effect.gen(function* () {
+    return handlers.handle("list", listFor(yield* RequestLogs, yield* dashboardTenant))
+  })
 )

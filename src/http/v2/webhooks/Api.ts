@@ -1,3 +1,4 @@
+import { DashboardMode } from "../../dashboard/mode.ts"
 import { ScopeResource } from "../../shared/annotations.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
@@ -168,6 +169,7 @@ export class DashboardWebhooksApi extends HttpApiGroup.make("dashboardWebhooks")
   .add(resendFailed)
   .add(rotate)
   .add(sendTest)
+  .middleware(DashboardMode)
   .middleware(SessionAuth)
   .prefix("/dashboard/webhooks")
   .annotate(OpenApi.Title, "Dashboard webhooks") {}

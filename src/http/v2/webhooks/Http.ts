@@ -1,3 +1,4 @@
+import { dashboardTenant } from "../../dashboard/tenant.ts"
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Schema } from "effect"
 import { Webhooks } from "../../../app/Webhooks.ts"
@@ -7,7 +8,7 @@ import { withLivemode } from "../../shared/livemode.ts"
 import { GatewayApi } from "../../Api.ts"
 import { rendered } from "../render.ts"
 import { jsonArrayStream } from "../../shared/jsonStream.ts"
-import { CurrentPrincipal, CurrentSession } from "../../shared/security.ts"
+import { CurrentPrincipal } from "../../shared/security.ts"
 import type { AccountId } from "../../../domain/ids.ts"
 import type { DeliveriesQuery } from "./Api.ts"
 
@@ -33,11 +34,8 @@ const operations = <R>(webhooks: Webhooks, account: Effect.Effect<AccountId, nev
 })
 
 export const DashboardWebhooksHttp = HttpApiBuilder.group(GatewayApi, "dashboardWebhooks", (handlers) =>
-  Effect.map(Webhooks, (webhooks) => {
-    const op = operations(
-      webhooks,
-      Effect.map(CurrentSession, (s) => s.accountId)
-    )
+  Effect.gen(function* () {
+    const op = operations(yield* Webhooks, yield* dashboardTenant)
     return handlers
       .handle("deliveries", op.deliveries)
       .handle("delivery", op.delivery)
