@@ -192,6 +192,8 @@ describe.skipIf(!available)("the web dashboard in Chromium", () => {
     await link.focus()
     await page.keyboard.press("Enter")
     await page.getByRole("heading", { name: "Clientes" }).waitFor()
+    // Focus moves to the new page's title once it has rendered (an effect after the heading appears).
+    await page.waitForFunction("document.activeElement?.id === 'page-title'", undefined, { timeout: 5_000 })
     expect(await page.evaluate("document.activeElement.id")).toBe("page-title")
   })
 
