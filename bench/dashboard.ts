@@ -9,7 +9,6 @@
  *
  * The service runs as its own process (`src/main.ts api`) over an embedded PostgreSQL in a temp dir.
  */
-import { spawn } from "node:child_process"
 import { chmod, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -17,7 +16,7 @@ import { gzipSync } from "node:zlib"
 import { Effect, Exit, Scope } from "effect"
 import pg from "pg"
 import { startEmbeddedPostgres } from "../src/adapters/postgres/EmbeddedPostgres.ts"
-import { freePort } from "../test/support/config.ts"
+import { startBenchApi } from "./setup.ts"
 import { seedTransactions } from "./lists.ts"
 
 const percentile = (values: Array<number>, p: number) => {
@@ -30,32 +29,9 @@ const main = async () => {
   await chmod(dir, 0o755)
   const scope = Effect.runSync(Scope.make())
   const databaseUrl = await Effect.runPromise(Scope.extend(startEmbeddedPostgres(join(dir, "pg"), "bench"), scope))
-  const port = await freePort()
-  const service = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "api"], {
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      DATA_DIR: join(dir, "data"),
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      LOG_LEVEL: "warning",
-      RATE_LIMIT_PER_MINUTE: "1000000"
-    },
-    stdio: ["ignore", "inherit", "inherit"]
-  })
-  const baseUrl = `http://127.0.0.1:${port}`
+  const { service, baseUrl } = await startBenchApi(databaseUrl, dir)
   const db = new pg.Pool({ connectionString: databaseUrl, max: 2 })
   try {
-    for (let i = 0; ; i++) {
-      const ready = await fetch(`${baseUrl}/ready`).then(
-        (r) => r.status === 200,
-        () => false
-      )
-      if (ready) break
-      if (i > 600) throw new Error("the service did not become ready")
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-
     // 1. First load.
     const html = await (await fetch(`${baseUrl}/dashboard`)).text()
     const scripts = [...html.matchAll(/src="(\/dashboard\/assets\/[^"]+\.js)"/g)].map((m) => m[1]!)

@@ -3,14 +3,13 @@
  * (`src/main.ts api`) over an embedded PostgreSQL, so that the RSS measured is the service's alone.
  * BENCH_LIST_ROWS (default 1,000,000); BENCH_NODE_FLAGS adds flags to the service's node.
  */
-import { spawn } from "node:child_process"
 import { chmod, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect, Exit, Scope } from "effect"
 import pg from "pg"
 import { startEmbeddedPostgres } from "../src/adapters/postgres/EmbeddedPostgres.ts"
-import { freePort } from "../test/support/config.ts"
+import { startBenchApi } from "./setup.ts"
 import { benchLists } from "./lists.ts"
 
 const main = async () => {
@@ -18,32 +17,13 @@ const main = async () => {
   await chmod(dir, 0o755)
   const scope = Effect.runSync(Scope.make())
   const databaseUrl = await Effect.runPromise(Scope.extend(startEmbeddedPostgres(join(dir, "pg"), "bench"), scope))
-  const port = await freePort()
-  const flags = (process.env.BENCH_NODE_FLAGS ?? "").split(" ").filter((flag) => flag.length > 0)
-  const service = spawn(process.execPath, [...flags, "--import", "tsx", "src/main.ts", "api"], {
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      DATA_DIR: join(dir, "data"),
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      LOG_LEVEL: "warning",
-      RATE_LIMIT_PER_MINUTE: "1000000"
-    },
-    stdio: ["ignore", "inherit", "inherit"]
-  })
-  const baseUrl = `http://127.0.0.1:${port}`
+  const { service, baseUrl } = await startBenchApi(
+    databaseUrl,
+    dir,
+    (process.env.BENCH_NODE_FLAGS ?? "").split(" ").filter((flag) => flag.length > 0)
+  )
   const db = new pg.Pool({ connectionString: databaseUrl, max: 2 })
   try {
-    for (let i = 0; ; i++) {
-      const ready = await fetch(`${baseUrl}/ready`).then(
-        (r) => r.status === 200,
-        () => false
-      )
-      if (ready) break
-      if (i > 600) throw new Error("the service did not become ready")
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
     const signup = await fetch(`${baseUrl}/api/auth/signup`, {
       method: "POST",
       headers: { "content-type": "application/json" },
