@@ -55,11 +55,13 @@ const acquirersNamed = Config.option(Config.string("LIVE_ACQUIRERS")).pipe(
 )
 
 // What live mode does on a rail the operator did not configure: the call is refused, nothing is sent.
+const acquirerAbsent = () =>
+  Effect.fail(new AcquirerUnavailable({ message: "no live acquirer configured (LIVE_ACQUIRERS)" }))
 const absentAcquirer = Acquirer.of({
-  charge: () => Effect.fail(new AcquirerUnavailable({ message: "no live acquirer configured (LIVE_ACQUIRERS)" })),
-  status: () => Effect.fail(new AcquirerUnavailable({ message: "no live acquirer configured (LIVE_ACQUIRERS)" })),
-  verify: () => Effect.fail(new AcquirerUnavailable({ message: "no live acquirer configured (LIVE_ACQUIRERS)" })),
-  refund: () => Effect.fail(new AcquirerUnavailable({ message: "no live acquirer configured (LIVE_ACQUIRERS)" }))
+  charge: acquirerAbsent,
+  status: acquirerAbsent,
+  verify: acquirerAbsent,
+  refund: acquirerAbsent
 })
 const absent = (provider: string, variable: string) =>
   new ProviderUnavailable({
