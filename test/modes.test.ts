@@ -90,6 +90,24 @@ describe("keys and modes", () => {
     expect((await api.get("/api/orders", { key: merchant.key })).status).toBe(200)
   })
 
+  it("many first live-key requests at once all succeed: one primary key, the last one works", async () => {
+    for (let round = 0; round < 3; round++) {
+      const owner = await signup(api, `Loja Simultânea ${round}`)
+      const replies = await Promise.all(
+        Array.from({ length: 8 }, () => api.post("/api/api-keys/me/live", undefined, { token: owner.token }))
+      )
+      for (const reply of replies) expect(reply.status, reply.text).toBe(201)
+      // One primary key row, its secret replaced by each request in turn.
+      expect(new Set(replies.map((reply) => reply.body.id as string)).size).toBe(1)
+      // Exactly one of the keys handed out still opens the live tenant: the one whose write committed last.
+      const working = await Promise.all(
+        replies.map(async (reply) => (await api.get("/api/orders", { key: reply.body.fullKey as string })).status)
+      )
+      expect(working.filter((status) => status === 200)).toHaveLength(1)
+      expect(working.filter((status) => status === 401)).toHaveLength(replies.length - 1)
+    }
+  })
+
   it("the CLI makes the live key of a merchant named by email, with the service's LIVE_* settings", async () => {
     const other = await signup(api, "Loja da Linha de Comando")
     const made = await runCli<{ apiKey: { fullKey: string; livemode: boolean } }>(

@@ -106,18 +106,17 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
         const tenant = yield* accounts.liveTenant(owner.ownerId ?? owner.id, yield* ids.next)
         const fullKey = newSecretKey("live")
         const material = keyMaterial(fullKey, keyHasher.digest)
-        const rotated = yield* keys.rotatePrimary(tenant.id, material)
-        const apiKey = Option.isSome(rotated)
-          ? rotated.value
-          : yield* keys.insert({
-              id: yield* ids.next,
-              accountId: tenant.id,
-              label: "Live key",
-              isPrimary: true,
-              scopes: null,
-              rateLimit: config.rateLimitPerMinute,
-              ...material
-            })
+        // One upsert, not rotate-then-insert: two first requests at once would both find no key and the
+        // second insert would break the one-primary index.
+        const apiKey = yield* keys.putPrimary({
+          id: yield* ids.next,
+          accountId: tenant.id,
+          label: "Live key",
+          isPrimary: true,
+          scopes: null,
+          rateLimit: config.rateLimitPerMinute,
+          ...material
+        })
         return { account: tenant, apiKey, fullKey }
       }),
 

@@ -25,6 +25,11 @@ export class ApiKeyRepo extends Context.Tag("ApiKeyRepo")<
     readonly findPrimary: (accountId: AccountId) => Effect.Effect<Option.Option<ApiKey>>
     /** Replaces the primary key's secret in place: the old one stops matching at commit. */
     readonly rotatePrimary: (accountId: AccountId, material: KeyMaterial) => Effect.Effect<Option.Option<ApiKey>>
+    /**
+     * The account's primary key with this secret: inserted, or the existing one's secret replaced, in one
+     * statement, so two first requests at once both succeed and the last to commit holds the key.
+     */
+    readonly putPrimary: (key: NewApiKey) => Effect.Effect<ApiKey>
     /** The account's restricted keys (not the primary), newest first, revoked ones included. */
     readonly listRestricted: (accountId: AccountId) => Effect.Effect<ReadonlyArray<ApiKey>>
     /**

@@ -56,6 +56,19 @@ export const ApiKeyRepoLive = Layer.effect(
             Effect.orDie,
             Effect.map((rows) => toApiKey(rows[0]!))
           ),
+        putPrimary: (key) =>
+          sql<ApiKeyRow>`
+          insert into api_keys (id, account_id, label, key_prefix, key_last4, key_digest, is_primary, scopes,
+            rate_limit)
+          values (${key.id}, ${key.accountId}, ${key.label}, ${key.keyPrefix}, ${key.keyLast4},
+                  ${Buffer.from(key.keyDigest)}, true, null, ${key.rateLimit})
+          on conflict (account_id) where is_primary do update
+          set key_prefix = excluded.key_prefix, key_last4 = excluded.key_last4, key_digest = excluded.key_digest,
+            created_at = now(), last_used_at = null
+          returning ${columns}`.pipe(
+            Effect.orDie,
+            Effect.map((rows) => toApiKey(rows[0]!))
+          ),
         findPrimary: (accountId) =>
           sql<ApiKeyRow>`select ${columns} from api_keys where account_id = ${accountId} and is_primary`.pipe(
             Effect.orDie,
