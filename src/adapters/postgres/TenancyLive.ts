@@ -8,6 +8,9 @@ import { traced } from "./traced.ts"
 const Row = Schema.Struct({ mode: Mode })
 const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
 
+/** Bounds the process's memory of modes; past it the oldest tenant is read again when next seen. */
+const KEPT = 100_000
+
 /** A tenant's mode never changes (migration 0018): each is read once per process and kept. */
 export const TenancyLive = Layer.effect(
   Tenancy,
@@ -26,6 +29,7 @@ export const TenancyLive = Layer.effect(
               rows[0] === undefined
                 ? Effect.dieMessage(`no tenant ${accountId}: its mode is unknown`)
                 : Effect.sync(() => {
+                    if (known.size >= KEPT) known.delete(known.keys().next().value!)
                     known.set(accountId, rows[0]!.mode)
                     return rows[0]!.mode
                   })
