@@ -10,7 +10,7 @@
  *    its transaction commits to its arrival at the receiver (the LISTEN/NOTIFY path, no poll wait).
  *
  * The worker's environment is `workerEnv` over the service's defaults, with WORKER_CONCURRENCY=128 (the
- * documented setting, README "Operations") unless `workerEnv` says otherwise. Signatures are checked on a
+ * documented setting, docs/operations.md) unless `workerEnv` says otherwise. Signatures are checked on a
  * sample with `standardwebhooks`. It also prints the CPU the worker and PostgreSQL spent per delivery (from
  * /proc), the figure that holds on a shared machine where the rate does not.
  */
@@ -37,7 +37,7 @@ export interface WebhookBenchResult {
 const BURST = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 20_000)
 const IDLE_EVENTS = Number(process.env.BENCH_WEBHOOK_IDLE_EVENTS ?? 100)
 const IDLE_SPACING_MS = 60
-/** The worker's WORKER_CONCURRENCY unless `workerEnv` sets it: README "Operations", webhook throughput. */
+/** The worker's WORKER_CONCURRENCY unless `workerEnv` sets it: docs/operations.md, webhook throughput. */
 const BENCH_CONCURRENCY = 128
 const CHUNK = 1_000
 const SAMPLE_SIGNATURES = 200

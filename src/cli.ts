@@ -24,7 +24,7 @@ import { redactedUrl } from "./startupFailure.ts"
  *   api-keys list --account <email|id>           (the account's restricted keys, revoked ones included)
  *   api-keys revoke --account <email|id> --id ID  (refused at once by every process: docs/operations.md)
  *   api-keys live --account <email|id>           (the merchant's live key; needs the service's LIVE_* settings)
- *   ledger check   (README "Money": every balance recomputed from its postings; exit 1 on any difference)
+ *   ledger check   (docs/money.md: every balance recomputed from its postings; exit 1 on any difference)
  *   pix register-webhook [--url U]  (the PSP's notice URL for PIX_KEY; default PIX_WEBHOOK_URL)
  *   pix exceptions  (PIX payments that did not settle their charge: amount differs, unknown txid, …)
  * Prints JSON, like the HTTP API.

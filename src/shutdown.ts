@@ -22,7 +22,7 @@ export const exitWithin = (seconds: number, code: number) =>
   }, seconds * 1000).unref()
 
 /**
- * The backstop of a graceful shutdown (README "Operations"). The first SIGTERM or SIGINT starts the
+ * The backstop of a graceful shutdown (docs/operations.md). The first SIGTERM or SIGINT starts the
  * orderly stop (Effect's runtime interrupts the layers: HTTP stops accepting and drains, the worker
  * finishes its jobs, the embedded PostgreSQL stops). If that is not done within the grace period, or a
  * second signal arrives, the process stops its embedded PostgreSQL without waiting and exits 0: a stuck

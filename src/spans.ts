@@ -1,7 +1,7 @@
 import { Effect, FiberRef, type Tracer } from "effect"
 
 /**
- * Spans that cost nothing when no exporter listens (issue 10, README "Performance").
+ * Spans that cost nothing when no exporter listens (issue 10, docs/performance.md).
  *
  * `Effect.fn` and `Effect.withSpan` capture stack traces, build a span and copy the fiber's whole
  * context on every call, whether or not anything reads the span: a CPU profile of a PIX charge put a

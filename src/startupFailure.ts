@@ -133,7 +133,7 @@ const databaseFailure = (error: unknown): string | undefined => {
   }
 }
 
-/** The URL with its password hidden (README rule: never log a credential). */
+/** The URL with its password hidden (never log a credential: docs/operations.md). */
 export const redactedUrl = (raw: string) => {
   try {
     const url = new URL(raw)

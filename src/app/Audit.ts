@@ -4,7 +4,7 @@ import { Metrics } from "../ports/Metrics.ts"
 import { withSpan } from "../spans.ts"
 
 /**
- * The reconciliation of the books (README "Money"): every balance recomputed from its postings, every
+ * The reconciliation of the books (docs/money.md): every balance recomputed from its postings, every
  * entry's sum, and pending/reserved money against the receivables and holds that explain it. Run by
  * `npm run cli -- ledger check`, at the end of the test suite, and hourly by the worker, whose
  * ledger_imbalance_centavos gauge an alert watches.

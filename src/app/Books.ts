@@ -33,7 +33,7 @@ export interface Movement {
 }
 
 /**
- * The books (CONTRACT-v1 §7–8, README "Money"). Every method runs inside the database transaction of
+ * The books (CONTRACT-v1 §7–8, docs/money.md). Every method runs inside the database transaction of
  * the change that causes the movement, so postings commit or roll back with it. The rules are in
  * src/domain/ledger.ts; this service reads and locks what they need and writes what they say.
  */

@@ -6,7 +6,7 @@ import { RequestLog } from "../ports/RequestLog.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import { fn } from "../spans.ts"
 
-/** Idempotency records live 24 hours (CONTRACT §6); delivery history is kept 30 days (README). */
+/** Idempotency records live 24 hours (CONTRACT §6); delivery history is kept 30 days (docs/webhooks.md). */
 export const IDEMPOTENCY_HOURS = 24
 export const DELIVERY_HISTORY_DAYS = 30
 

@@ -41,7 +41,7 @@ export interface AppConfigShape {
    * INSTALLMENT_MIN_AMOUNT.
    */
   readonly installments: InstallmentRules
-  /** CONTRACT-v1 §7 and README "Money": fees, settlement schedule, reserve, sandbox timings. */
+  /** CONTRACT-v1 §7 and docs/money.md: fees, settlement schedule, reserve, sandbox timings. */
   readonly money: MoneyConfig
   /**
    * CONTRACT-v1 §9 (docs/antifraud.md): ANTIFRAUD_WEIGHTS, ANTIFRAUD_REVIEW_AT, ANTIFRAUD_REJECT_AT,
@@ -49,7 +49,7 @@ export interface AppConfigShape {
    * ANTIFRAUD_DOCUMENT_VELOCITY_WINDOW_SECONDS, ANTIFRAUD_AMOUNT_FACTOR, ANTIFRAUD_AMOUNT_MIN_HISTORY.
    */
   readonly antifraud: AntifraudSettings
-  /** HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, HTTP_MAX_CONNECTIONS (README "Operations"). */
+  /** HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, HTTP_MAX_CONNECTIONS (docs/operations.md). */
   readonly http: {
     readonly headersTimeoutMs: number
     readonly requestTimeoutMs: number

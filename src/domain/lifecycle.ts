@@ -3,7 +3,7 @@ import { afterWonDispute, type PaymentMethod, type TransactionStatus } from "./t
 
 /**
  * What can happen to a transaction after it was created. Every status change of the core is one of
- * these, checked against TRANSITIONS (README "Architecture": one lifecycle).
+ * these, checked against TRANSITIONS (docs/architecture.md: one lifecycle).
  */
 export type Trigger =
   | "submit" // the buyer sent the card on the hosted form (a card charge created without one)

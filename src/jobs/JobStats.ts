@@ -28,7 +28,7 @@ export class JobStats extends Effect.Service<JobStats>()("JobStats", {
         metrics.jobs.reset()
         for (const row of rows) metrics.jobs.set({ task: row.task, state: row.state }, row.count)
         metrics.oldestPendingJobAge.set(oldest?.age ?? 0)
-        // Settlement lag (README "Money"): how late the oldest receivable due is to become available.
+        // Settlement lag (docs/money.md): how late the oldest receivable due is to become available.
         const now = new Date()
         const due = yield* receivables.oldestDue(now)
         metrics.settlementLag.set(

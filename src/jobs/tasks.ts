@@ -138,7 +138,7 @@ export const makeTaskList = (runtime: Runtime.Runtime<TaskServices>): TaskList =
  * graphile-worker crontab, each entry run once across all workers: the hourly clean-up, every
  * minute the reconciliation of card charges stuck in PROCESSING and of PIX payments whose notice was lost
  * (a no-op with the sandbox PSP), and hourly the ledger check whose result the ledger_imbalance_centavos
- * gauge shows (README "Money").
+ * gauge shows (docs/money.md).
  */
 export const CRONTAB = [
   "0 * * * * cleanup",

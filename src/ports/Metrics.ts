@@ -10,7 +10,7 @@ export interface HistogramOf<L extends string> {
 }
 
 /**
- * The service's measurements (README "Operations": the metrics table). Code counts and times through
+ * The service's measurements (docs/operations.md: the metrics table). Code counts and times through
  * this port; the adapter decides the exposition (Prometheus text on /metrics today).
  */
 export class Metrics extends Context.Tag("Metrics")<

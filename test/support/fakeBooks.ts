@@ -104,7 +104,7 @@ export const makeFakeBooks = () => {
     sandboxDisputeAt: noJob
   })
 
-  /** What the books must satisfy at every step (README "Money"). */
+  /** What the books must satisfy at every step (docs/money.md). */
   const invariants = (parties: ReadonlyArray<string>) => {
     const problems: Array<string> = []
     const sums = new Map<string, number>()

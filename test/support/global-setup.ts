@@ -84,7 +84,7 @@ const migratedTemplate = async (adminUrl: string): Promise<string> => {
 }
 
 /**
- * The suite ends with the ledger check (README "Money"): every balance of every test database is
+ * The suite ends with the ledger check (docs/money.md): every balance of every test database is
  * recomputed from its postings; any difference fails the run.
  */
 const reconcile = async (url: string) => {

@@ -213,7 +213,7 @@ export interface EventRow {
 
 /**
  * The events of a transaction with the body their interface gives them: the outbox stores a neutral
- * snapshot (README "Architecture"), so the payload is built here as the delivery builds it.
+ * snapshot (docs/architecture.md), so the payload is built here as the delivery builds it.
  */
 export const eventRows = async (db: pg.Pool, transactionId: string): Promise<ReadonlyArray<EventRow>> =>
   (

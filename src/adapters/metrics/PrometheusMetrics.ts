@@ -125,7 +125,7 @@ export const PrometheusMetrics = Layer.sync(Metrics, () => {
     }),
     ledgerPostings: new Counter({
       name: "ledger_postings_total",
-      help: 'Ledger postings written by this process, by type (README "Money")',
+      help: "Ledger postings written by this process, by type (docs/money.md)",
       labelNames: ["type"] as const,
       registers
     }),

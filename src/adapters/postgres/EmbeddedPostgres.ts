@@ -56,7 +56,7 @@ const startedHere = new Set<string>()
 
 /**
  * Stops, without waiting, every embedded PostgreSQL this process started: a fast shutdown (SIGINT to
- * the postmaster), for a process that must exit now (README "Operations": the shutdown grace period).
+ * the postmaster), for a process that must exit now (docs/operations.md: the shutdown grace period).
  */
 export const stopStartedPostgresNow = () => {
   for (const databaseDir of startedHere) {

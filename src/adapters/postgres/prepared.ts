@@ -18,7 +18,7 @@ const nameOf = (text: string) => {
 type Query = (config: unknown, values?: unknown, callback?: unknown) => unknown
 
 /**
- * Named prepared statements for the service's parameterised SQL (issue 10, README "Performance").
+ * Named prepared statements for the service's parameterised SQL (issue 10, docs/performance.md).
  * @effect/sql-pg sends every statement unnamed, so PostgreSQL parses and plans it on each call; named
  * by a digest of its text, a statement is parsed once per connection and its plan reused, as the
  * raw-SQL limit of `npm run bench` does. Statements given as objects (cursors, array rows,

@@ -22,7 +22,7 @@ const redacting = (inner: SpanExporter): SpanExporter => ({
 })
 
 /**
- * OpenTelemetry tracing (README "Operations"), on only when OTEL_EXPORTER_OTLP_ENDPOINT is set: spans of
+ * OpenTelemetry tracing (docs/operations.md), on only when OTEL_EXPORTER_OTLP_ENDPOINT is set: spans of
  * HTTP requests, application programs (`fn` of src/spans.ts), SQL statements, provider calls and jobs,
  * exported over OTLP/HTTP (JSON) as OTEL_SERVICE_NAME [payment-gateway]. Unset, no exporter runs and
  * the tracer is disabled, so that no span nobody reads is built (issue 10: a third of a charge's CPU).

@@ -1,7 +1,7 @@
 import { Effect, Layer } from "effect"
 
 /**
- * Requests in flight in this process, and whether it is stopping (README "Operations": shutdown).
+ * Requests in flight in this process, and whether it is stopping (docs/operations.md: shutdown).
  * The envelope counts requests; readiness turns 503 while draining, so a load balancer stops
  * sending new ones; the drain waits for the count to reach zero before the server closes.
  */

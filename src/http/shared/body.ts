@@ -62,7 +62,7 @@ const tooLarge = Effect.fail(
 const fatalUtf8 = new TextDecoder("utf-8", { fatal: true })
 
 /**
- * Every body gets a deliberate answer before any route sees it (README "Operations"): over 1 MiB → 413
+ * Every body gets a deliberate answer before any route sees it (docs/operations.md): over 1 MiB → 413
  * (the rest is read and discarded up to a bound, then the connection closes); a media type other than
  * JSON → 415; bytes that are not UTF-8 → 400; JSON too deep, or holding NUL or a lone surrogate
  * (text.ts) → 400 naming the field. What passes is handed on read once, as `application/json`, so

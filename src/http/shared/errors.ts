@@ -12,7 +12,7 @@ const envelope = <S extends number, P extends string>(statusCode: S, phrase: P) 
   statusCode: Schema.Literal(statusCode),
   error: Schema.Literal(phrase),
   message: Schema.String,
-  // Every error names its kind in `code` (README, docs/api.md "Errors"), 406 and 415 included.
+  // Every error names its kind in `code` (docs/api.md "Errors"), 406 and 415 included.
   code: Schema.String,
   errors: Schema.optional(Schema.Array(FieldError))
 })

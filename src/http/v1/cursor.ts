@@ -4,7 +4,7 @@ import { isUuid } from "../../domain/uuid.ts"
 import type { ListKey } from "../../ports/Page.ts"
 
 /**
- * `pagination.next_cursor` of the v1 lists (issue 10; README "Performance"). CONTRACT-v1 §1 pages by
+ * `pagination.next_cursor` of the v1 lists (issue 10; docs/performance.md). CONTRACT-v1 §1 pages by
  * number, an offset whose cost grows with the depth; the cursor names the page after a full one by
  * where that page stopped, so the next page is a seek on the list's index and costs what page 1 does.
  * It is opaque to the merchant: base64url of `[list, page, per_page, created_at, id]`. The list is in

@@ -35,6 +35,7 @@ export const reviewTestCard = { bin: "400000", last4: "0101" } as const
 
 /**
  * The sandbox PSP and bank answer as if they were down for a charge of this amount (R$ 503,01), so a
- * merchant can see the 503 with Retry-After that a real provider's outage gives (README "Sandbox").
+ * merchant can see the 503 with Retry-After that a real provider's outage gives (README "Sandbox test cards
+ * and endpoints").
  */
 export const OUTAGE_AMOUNT = 50_301
