@@ -147,7 +147,7 @@ describe("the hosted card form", () => {
     expect(reply.status, reply.text).toBe(409)
   })
 
-  it("the buyer chooses the plan up to max_installments: totals from the Price table, fee on the new total", async () => {
+  it("the buyer chooses the plan up to max_installments: totals from the Price table, fee follows", async () => {
     const customer = () => ({ name: "Ana Souza", email: "ana@example.com", document: freshCpf(), ip: "203.0.113.8" })
     const create = (extra: Record<string, unknown>) =>
       api().post(
@@ -212,7 +212,7 @@ describe("the hosted card form", () => {
     expect(Number(rows[0].fee)).toBe(Math.floor((total * 399 + 5_000) / 10_000))
   })
 
-  it("max_installments: only for a card charge without card, not with installments; a fixed plan stays fixed", async () => {
+  it("max_installments: only for a card charge without card nor installments; a fixed plan stays fixed", async () => {
     const customer = { name: "Ana Souza", email: "ana@example.com", document: freshCpf(), ip: "203.0.113.8" }
     const create = (body: Record<string, unknown>) =>
       api().post("/public/v1/transactions", { amount: 30_000, customer, ...body }, { token: m.key })

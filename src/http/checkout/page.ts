@@ -23,12 +23,11 @@ const planField = (amount: string, form: NonNullable<CheckoutView["cardForm"]>) 
       (total <span class="money">${escape(amount)}</span>)</p>`
   }
   const options = form.options
-    .map(
-      (o) =>
-        `<option value="${o.installments}" data-total="${escape(o.total)}"${o.installments === form.installments ? " selected" : ""}>${escape(
-          `${o.plan} (total ${o.total})`
-        )}</option>`
-    )
+    .map((o) => {
+      const selected = o.installments === form.installments ? " selected" : ""
+      const text = escape(`${o.plan} (total ${o.total})`)
+      return `<option value="${o.installments}" data-total="${escape(o.total)}"${selected}>${text}</option>`
+    })
     .join("")
   const chosen = form.options.find((o) => o.installments === form.installments) ?? form.options[0]!
   return `<label for="cc-installments">Parcelamento</label>
