@@ -131,6 +131,9 @@ export const CHECKOUT_JS = `"use strict";
         if (res.ok) {
           var reason = document.getElementById("reason");
           if (reason) reason.textContent = res.body.reason || "";
+          // The amount heading follows the plan the buyer chose (its total from the installment table).
+          var heading = root.querySelector(".amount");
+          if (plan && heading) heading.textContent = document.getElementById("cc-total").textContent;
           show(res.body.status);
           return;
         }
@@ -183,7 +186,8 @@ label{display:block;font-weight:600;margin:10px 0 4px}
 input,select{width:100%;padding:10px;border:1px solid #8a93a6;border-radius:8px;font-size:1rem;background:#fff;
   color:inherit}
 input[aria-invalid=true],select[aria-invalid=true]{border-color:#a11}
-.row{display:flex;gap:8px}
+.row{display:flex;gap:8px;align-items:flex-end}
+#cc-total-line{margin-top:8px}
 .row>div{flex:1;min-width:0}
 .error{color:#a11;font-weight:600;min-height:1em}
 button:disabled{background:#5b6475}
