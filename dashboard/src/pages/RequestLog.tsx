@@ -82,37 +82,37 @@ export const RequestLog = () => {
           rowKey={(r) => r.id}
           columns={[
             { label: t.date, cell: (r) => dateTime(r.createdAt) },
-            { label: o.apiKey, cell: (r) => keyName(r.keyId) },
             {
+              // One cell for what identifies the request, so that the table fits a laptop's width.
               label: o.path,
               cell: (r) => (
-                <code class="secret" data-request-path>
-                  {r.method} {r.path}
-                </code>
+                <div class="logged">
+                  <code class="secret" data-request-path>
+                    {r.method} {r.path}
+                  </code>
+                  <span class="muted small">
+                    {o.requestId}: <code class="secret">{r.requestId}</code>
+                  </span>
+                  {r.idempotencyKey ? (
+                    <span class="muted small">
+                      {o.idempotencyKey}: <code class="secret">{r.idempotencyKey}</code>
+                    </span>
+                  ) : null}
+                  {r.body ? (
+                    <details class="request-body">
+                      <summary>
+                        {o.redactedBody}
+                        <span class="sr-only"> {r.requestId}</span>
+                      </summary>
+                      <pre data-request-body>{r.body}</pre>
+                    </details>
+                  ) : null}
+                </div>
               )
             },
             { label: t.status, cell: (r) => <span data-request-status>{r.status}</span>, numeric: true },
             { label: o.latency, cell: (r) => o.ms(r.latencyMs), numeric: true },
-            { label: o.requestId, cell: (r) => <code class="secret">{r.requestId}</code> },
-            {
-              label: o.idempotencyKey,
-              cell: (r) => (r.idempotencyKey ? <code class="secret">{r.idempotencyKey}</code> : "—")
-            },
-            {
-              label: o.body,
-              cell: (r) =>
-                r.body ? (
-                  <details class="request-body">
-                    <summary>
-                      {o.redactedBody}
-                      <span class="sr-only"> {r.requestId}</span>
-                    </summary>
-                    <pre data-request-body>{r.body}</pre>
-                  </details>
-                ) : (
-                  o.noBody
-                )
-            }
+            { label: o.apiKey, cell: (r) => keyName(r.keyId) }
           ]}
         />
       ) : (
