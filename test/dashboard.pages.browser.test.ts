@@ -136,7 +136,7 @@ describe.skipIf(!available)("the dashboard's operations pages in Chromium", { ti
     await delivery.locator("[data-attempts]", { hasText: "2" }).waitFor({ timeout: 5_000 })
   })
 
-  it("the webhooks page rotates the secret (shown once, both signatures during the overlap) and sends a test event", async () => {
+  it("webhooks: rotate the secret (shown once; both sign during the overlap), send a test event", async () => {
     const before = (await api.get("/api/dashboard/webhook", { token: m.token })).body.secret as string
     await page.goto(`${server.baseUrl}/dashboard/webhooks`)
     await page.getByRole("heading", { name: "Webhooks", level: 1 }).waitFor()
