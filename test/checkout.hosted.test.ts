@@ -146,4 +146,93 @@ describe("the hosted card form", () => {
     const reply = await api().post(`${path}/card`, card(CARDS.visa))
     expect(reply.status, reply.text).toBe(409)
   })
+
+  it("the buyer chooses the plan up to max_installments: totals from the Price table, fee follows", async () => {
+    const customer = () => ({ name: "Ana Souza", email: "ana@example.com", document: freshCpf(), ip: "203.0.113.8" })
+    const create = (extra: Record<string, unknown>) =>
+      api().post(
+        "/public/v1/transactions",
+        { method: "credit_card", amount: 30_000, customer: customer(), ...extra },
+        {
+          token: m.key
+        }
+      )
+    const created = await create({ max_installments: 12 })
+    expect(created.status, created.text).toBe(201)
+    // Until the buyer chooses: one installment, nothing added.
+    expect(created.body.data).toMatchObject({ status: "pending", installments: 1, amount_total: 30_000 })
+    const path = new URL(created.body.data.checkout_url).pathname
+
+    // Each plan on the page with its total, computed here from the rule (docs/configuration.md defaults:
+    // 1 without interest, 2.99 % a month above: each = round_half_up(N·i·(1+i)^n / ((1+i)^n − 1))).
+    const each = (n: number) => {
+      const [a, b] = [299n, 10_000n]
+      const grown = (b + a) ** BigInt(n)
+      const num = 30_000n * a * grown
+      const den = b * (grown - b ** BigInt(n))
+      return Number((2n * num + den) / (2n * den))
+    }
+    const html = await (await fetch(`${server.baseUrl}${path}`, { headers: { accept: "text/html" } })).text()
+    const brl = (c: number) =>
+      `R$\u00a0${Math.floor(c / 100).toLocaleString("pt-BR")},${String(c % 100).padStart(2, "0")}`
+    expect(html).toContain('<select id="cc-installments"')
+    expect(html.match(/<option value="\d+"/g)).toHaveLength(12)
+    expect(html).toContain(`à vista (total ${brl(30_000)})`)
+    expect(html).toContain(`3x de ${brl(each(3))} (total ${brl(each(3) * 3)})`)
+    expect(html).toContain(`12x de ${brl(each(12))} (total ${brl(each(12) * 12)})`)
+
+    // Broken or not allowed: a 400 naming the field, and the charge is still payable.
+    for (const installments of ["três", 2.5, 0, 13]) {
+      const bad = await api().post(`${path}/card`, { ...card(CARDS.visa), installments })
+      expect(bad.status, bad.text).toBe(400)
+      expect(bad.body.errors[0].field).toBe("installments")
+    }
+    const fewer = await create({ max_installments: 2 })
+    const over = await api().post(`${new URL(fewer.body.data.checkout_url).pathname}/card`, {
+      ...card(CARDS.visa),
+      installments: 3
+    })
+    expect(over.status, over.text).toBe(400)
+    expect(over.body.errors[0].field).toBe("installments")
+
+    const paid = await api().post(`${path}/card`, { ...card(CARDS.visa), installments: 3 })
+    expect(paid.status, paid.text).toBe(200)
+    expect(paid.body.status).toBe("paid")
+    const total = each(3) * 3
+    const read = await api().get(`/public/v1/transactions/${created.body.data.hash}`, { token: m.key })
+    expect(read.body.data).toMatchObject({
+      status: "paid",
+      installments: 3,
+      amount: 30_000,
+      amount_total: total,
+      amount_interest: total - 30_000
+    })
+    // The fee follows the new total: FEE_CREDIT_CARD 3.99 %, rounded half up.
+    const { rows } = await server.db.query("select fee from transactions where id = $1", [created.body.data.hash])
+    expect(Number(rows[0].fee)).toBe(Math.floor((total * 399 + 5_000) / 10_000))
+  })
+
+  it("max_installments: only for a card charge without card nor installments; a fixed plan stays fixed", async () => {
+    const customer = { name: "Ana Souza", email: "ana@example.com", document: freshCpf(), ip: "203.0.113.8" }
+    const create = (body: Record<string, unknown>) =>
+      api().post("/public/v1/transactions", { amount: 30_000, customer, ...body }, { token: m.key })
+    for (const body of [
+      { method: "credit_card", max_installments: 13 },
+      { method: "credit_card", max_installments: "doze" },
+      { method: "credit_card", max_installments: 6, installments: 3 },
+      { method: "credit_card", max_installments: 6, card: card(CARDS.visa) },
+      { method: "pix", max_installments: 6 }
+    ]) {
+      const reply = await create(body)
+      expect(reply.status, JSON.stringify(body)).toBe(400)
+      expect(reply.body.errors[0].field, reply.text).toBe("max_installments")
+    }
+    // The merchant fixed 3: the page shows it fixed, and another plan is refused.
+    const { path } = await hosted(30_000, 3)
+    const html = await (await fetch(`${server.baseUrl}${path}`, { headers: { accept: "text/html" } })).text()
+    expect(html).not.toContain("cc-installments")
+    const other = await api().post(`${path}/card`, { ...card(CARDS.visa), installments: 5 })
+    expect(other.status, other.text).toBe(400)
+    expect(other.body.errors[0].field).toBe("installments")
+  })
 })

@@ -148,3 +148,32 @@ export interface Balance {
   reserved: number
   updatedAt: string
 }
+
+/** A webhook delivery (docs/webhooks.md "Deliveries"). */
+export interface Delivery {
+  deliveryId: string
+  event: string
+  status: "SUCCESS" | "FAILED" | "PENDING"
+  httpStatus: number | null
+  attemptedAt: string | null
+  nextRetryAt: string | null
+  attempts: number
+  createdAt: string
+}
+
+/** One delivery with what its last attempt sent and got back. */
+export interface DeliveryDetail extends Omit<Delivery, "httpStatus"> {
+  eventId: string
+  url: string
+  request: { headers: Record<string, string>; body: string } | null
+  response: { status: number | null; body: string | null; latencyMs: number | null } | null
+  error: string | null
+}
+
+export interface EventRecord {
+  id: string
+  type: string
+  transactionId: string | null
+  createdAt: string
+  payload: unknown
+}

@@ -6,12 +6,15 @@ import { Link, Route, Router, Switch, useLocation } from "wouter-preact"
 import { type Mode, onSignedOut, session } from "./api.ts"
 import { type Lang, lang, setLang, useTexts } from "./i18n.ts"
 import { invalidate } from "./query.ts"
-import { ApiKeys, Customers, Subaccounts, Webhooks } from "./pages/Account.tsx"
+import { ApiKeys, Customers, Subaccounts } from "./pages/Account.tsx"
 import { TransactionDetail } from "./pages/Detail.tsx"
 import { Home } from "./pages/Home.tsx"
 import { Login } from "./pages/Login.tsx"
 import { BalancePage, Withdrawals } from "./pages/Money.tsx"
 import { Transactions } from "./pages/Transactions.tsx"
+import { EventDetail, Events } from "./pages/Events.tsx"
+import { RequestLog } from "./pages/RequestLog.tsx"
+import { Webhooks } from "./pages/Webhooks.tsx"
 
 const NAV = [
   ["/", "home"],
@@ -21,7 +24,9 @@ const NAV = [
   ["/withdrawals", "withdrawals"],
   ["/subaccounts", "subaccounts"],
   ["/api-keys", "apiKeys"],
-  ["/webhooks", "webhooks"]
+  ["/webhooks", "webhooks"],
+  ["/events", "events"],
+  ["/request-log", "requestLog"]
 ] as const
 
 /** Test or live (docs/dashboard.md "Mode"): every request carries it; live is refused until it exists. */
@@ -126,6 +131,9 @@ const Shell = (props: { onSignOut: () => void }) => {
               <Route path="/subaccounts">{() => <Subaccounts />}</Route>
               <Route path="/api-keys">{() => <ApiKeys />}</Route>
               <Route path="/webhooks">{() => <Webhooks />}</Route>
+              <Route path="/events">{() => <Events />}</Route>
+              <Route path="/events/:id">{(p: { id: string }) => <EventDetail id={p.id} />}</Route>
+              <Route path="/request-log">{() => <RequestLog />}</Route>
               <Route>{() => <Home />}</Route>
             </Switch>
           )}

@@ -98,9 +98,12 @@ export const Confirm = (props: {
   onConfirm: () => void
   onCancel: () => void
   busy?: boolean
+  /** Its title's id: each dialog of a page needs its own. */
+  titleId?: string
 }) => {
   const t = useTexts()
   const ref = useRef<HTMLDialogElement>(null)
+  const titleId = props.titleId ?? "confirm-title"
   useEffect(() => {
     const d = ref.current
     if (!d) return
@@ -108,8 +111,8 @@ export const Confirm = (props: {
     if (!props.open && d.open) d.close()
   }, [props.open])
   return (
-    <dialog ref={ref} aria-labelledby="confirm-title" onCancel={props.onCancel} onClose={props.onCancel}>
-      <h2 id="confirm-title">{props.title}</h2>
+    <dialog ref={ref} aria-labelledby={titleId} onCancel={props.onCancel} onClose={props.onCancel}>
+      <h2 id={titleId}>{props.title}</h2>
       {props.children}
       <div class="actions">
         <button type="button" class="secondary" onClick={props.onCancel}>

@@ -1,4 +1,5 @@
 import { Clock, Effect, Either, Option } from "effect"
+import { AppConfig } from "../config/AppConfig.ts"
 import { detectBrand } from "../domain/card.ts"
 import { checkoutView } from "../domain/checkout.ts"
 import { NotFound, ValidationFailed } from "../domain/errors.ts"
@@ -16,6 +17,8 @@ export interface HostedCardInput {
   readonly exp_month: string
   readonly exp_year: string
   readonly cvv: string
+  /** The plan the buyer chose; absent, the charge's own (docs/checkout.md "Hosted card form"). */
+  readonly installments?: number | undefined
 }
 
 /** The buyer's hosted checkout page (CONTRACT-v1 §6): its unguessable token is the only credential. */
@@ -24,6 +27,7 @@ export class Checkout extends Effect.Service<Checkout>()("Checkout", {
     const documents = yield* PublicDocuments
     const payments = yield* Payments
     const tenancy = yield* Tenancy
+    const rules = (yield* AppConfig).installments
     const today = Effect.map(Clock.currentTimeMillis, (ms) => saoPauloDate(new Date(ms)))
     const find = (token: string) =>
       Effect.flatMap(documents.findWithMerchant(token, "checkout"), (found) =>
@@ -34,7 +38,7 @@ export class Checkout extends Effect.Service<Checkout>()("Checkout", {
     return {
       view: fn("Checkout.view")(function* (token: string) {
         const found = yield* find(token)
-        return checkoutView(found.merchant.name, found.transaction, yield* today)
+        return checkoutView(found.merchant.name, found.transaction, yield* today, rules)
       }),
       /**
        * The card typed on the hosted form goes to the gateway only (PCI SAQ-A for the merchant): checked by
@@ -60,9 +64,9 @@ export class Checkout extends Effect.Service<Checkout>()("Checkout", {
         const { cvv, ...rest } = card.right
         // The buyer has no key: the charge runs in the mode of the transaction's tenant (its rails).
         const after = yield* payments
-          .payHosted(found.merchant.accountId, found.transaction.id, { ...rest, cvv })
+          .payHosted(found.merchant.accountId, found.transaction.id, { ...rest, cvv }, input.installments)
           .pipe(Effect.provideService(Tenancy, tenancy), Tenancy.within(found.merchant.accountId))
-        return checkoutView(found.merchant.name, after, yield* today)
+        return checkoutView(found.merchant.name, after, yield* today, rules)
       })
     }
   })

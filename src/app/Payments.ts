@@ -6,7 +6,7 @@ import { Conflict, NotFound, ValidationFailed } from "../domain/errors.ts"
 import { IllegalTransition } from "../domain/lifecycle.ts"
 import { isPayable } from "../domain/order.ts"
 import type { PaymentCommand } from "../domain/payment.ts"
-import { installmentOption } from "../domain/installments.ts"
+import { installmentOption, offered } from "../domain/installments.ts"
 import { documentType, normalizeDocument } from "../domain/document.ts"
 import { feeOf, percentageShare } from "../domain/ledger.ts"
 import { SubaccountRepo } from "../ports/SubaccountRepo.ts"
@@ -442,7 +442,10 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
           expiresAt: null,
           cardToken: null,
           antifraud: null,
-          details: { checkoutToken: documentToken() }
+          details: {
+            checkoutToken: documentToken(),
+            ...(command.card.maxInstallments === undefined ? {} : { maxInstallments: command.card.maxInstallments })
+          }
         })
       }
       const { card, token } = yield* cardFor(accountId, command, customerId)
@@ -594,6 +597,33 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
     })
 
     /**
+     * The plan a buyer chose on the hosted form (docs/checkout.md "Hosted card form"): undefined when it is
+     * the one the charge was created with; otherwise the creation's rules again for `n` installments —
+     * total from the installment table (CONTRACT-v1 §4), fee, split shares — and the same split check.
+     */
+    const chosenPlan = fn("Payments.chosenPlan")(function* (t: TransactionRecord, n: number | undefined) {
+      const max = t.details.maxInstallments
+      const current = t.installments ?? 1
+      if (n === undefined || n === current) return undefined
+      if (max === undefined) {
+        return yield* ValidationFailed.one("installments", `installments is fixed by the merchant at ${current}`)
+      }
+      const refuse = ValidationFailed.one("installments", `installments must be one of the plans offered, 1 to ${max}`)
+      if (!Number.isInteger(n) || n < 1 || n > max) return yield* refuse
+      const option = installmentOption(t.amount, n, config.installments)
+      if (!offered(option, config.installments)) return yield* refuse
+      const fee = feeOf(config.money.fees.CARD, option.total)
+      const split = t.split.map((r) => ({
+        ...r,
+        share: r.amount ?? percentageShare(r.percentage ?? 0, option.total) ?? 0
+      }))
+      if (split.reduce((sum, r) => sum + r.share, 0) > option.total - fee) {
+        return yield* ValidationFailed.one("installments", "installments leaves less than the split's shares")
+      }
+      return { installments: n, amountTotal: option.total, amountInterest: option.total - t.amount, fee, split }
+    })
+
+    /**
      * The card a buyer typed on the hosted form of a PENDING card charge (docs/checkout.md "Hosted card
      * form"): the antifraud, then `submit` (PENDING → PROCESSING, the card's brand and last 4 recorded)
      * with its decision in one database transaction, then the acquirer as for any card. The card and its
@@ -602,7 +632,8 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
     const payHosted = fn("Payments.payHosted")(function* (
       accountId: AccountId,
       transactionId: TransactionId,
-      card: CardData
+      card: CardData,
+      installments?: number
     ) {
       const found = yield* transactions.find(accountId, transactionId)
       if (Option.isNone(found)) return yield* new NotFound({ message: "transaction not found" })
@@ -610,6 +641,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       if (t.method !== "CARD" || t.status !== "PENDING") {
         return yield* new Conflict({ code: "not_payable", message: `this payment is ${t.status}, not awaiting a card` })
       }
+      const plan = yield* chosenPlan(t, installments)
       const buyer = t.buyer
       const analysis = yield* antifraud.assess({
         accountId,
@@ -637,6 +669,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
             return yield* new Conflict({ code: "not_payable", message: "this payment is no longer awaiting a card" })
           }
           const submitted = yield* lifecycle.apply(accountId, locked.value, "submit", {
+            ...(plan === undefined ? {} : { plan }),
             antifraud: analysis,
             details: { card: { brand: card.brand, last4: card.pan.slice(-4), holderName: card.holderName } }
           })

@@ -1,5 +1,6 @@
 import { formatDigitableLine } from "./boleto.ts"
 import { amountDue, instructionLines } from "./chargeTerms.ts"
+import { type InstallmentRules, installmentOptions } from "./installments.ts"
 import { saoPauloDate } from "./time.ts"
 import type { TransactionRecord } from "./transaction.ts"
 
@@ -98,7 +99,12 @@ export interface CheckoutView {
    * A card charge created without a card (docs/checkout.md "Hosted card form"): the page shows the form,
    * with the plan the merchant chose (its total from the installment table).
    */
-  readonly cardForm?: { readonly installments: number; readonly plan: string }
+  readonly cardForm?: {
+    readonly installments: number
+    readonly plan: string
+    /** The plans the buyer chooses from (1..`maxInstallments`, as offered); absent when the merchant fixed it. */
+    readonly options?: ReadonlyArray<{ readonly installments: number; readonly plan: string; readonly total: string }>
+  }
   /** Why a card was refused, in the buyer's words (pt-BR); absent otherwise. */
   readonly reason?: string
   readonly card?: {
@@ -119,7 +125,25 @@ export const REFUSAL_TEXT: Readonly<Record<string, string>> = {
   processing_error: "Houve uma falha ao processar o pagamento."
 }
 
-export const checkoutView = (merchantName: string, t: TransactionRecord, today?: string): CheckoutView => {
+/** The plans of a charge whose buyer chooses: the installment table's offered options up to its maximum. */
+const planOptions = (t: TransactionRecord, rules: InstallmentRules | undefined) => {
+  const max = t.details.maxInstallments
+  if (max === undefined || rules === undefined) return undefined
+  return installmentOptions(t.amount, rules)
+    .filter((o) => o.installment <= max)
+    .map((o) => ({
+      installments: o.installment,
+      plan: installmentPlan(o.total, o.installment),
+      total: formatBrl(o.total)
+    }))
+}
+
+export const checkoutView = (
+  merchantName: string,
+  t: TransactionRecord,
+  today?: string,
+  rules?: InstallmentRules
+): CheckoutView => {
   const { boleto, card, pix } = t.details
   const installments = t.installments ?? 1
   const state = checkoutState(t)
@@ -127,7 +151,13 @@ export const checkoutView = (merchantName: string, t: TransactionRecord, today?:
     (state === "refused" || state === "failed") && t.declineCode !== null ? REFUSAL_TEXT[t.declineCode] : undefined
   return {
     ...(t.method === "CARD" && !card && t.status === "PENDING"
-      ? { cardForm: { installments, plan: installmentPlan(t.amountTotal, installments) } }
+      ? {
+          cardForm: {
+            installments,
+            plan: installmentPlan(t.amountTotal, installments),
+            ...(planOptions(t, rules) === undefined ? {} : { options: planOptions(t, rules)! })
+          }
+        }
       : {}),
     ...(reason ? { reason } : {}),
     merchantName,

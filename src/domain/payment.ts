@@ -33,7 +33,8 @@ export type CardSource =
   | { readonly _tag: "Token"; readonly token: string }
   | { readonly _tag: "Raw"; readonly card: RawCard }
   /** No card yet: the buyer types it on the hosted form (docs/checkout.md "Hosted card form", PCI SAQ-A). */
-  | { readonly _tag: "Hosted" }
+  /** `maxInstallments`: the buyer chooses 1..max on the form (docs/checkout.md); absent, the plan is fixed. */
+  | { readonly _tag: "Hosted"; readonly maxInstallments?: number | undefined }
 
 /** What the gateway knows of the buyer from the charge itself. */
 export interface Payer {

@@ -92,7 +92,12 @@ export const TransactionDetails = Schema.Struct({
   payment: Schema.optional(BoletoPayment),
   card: Schema.optional(CardDetails),
   /** The credential of the buyer's hosted checkout page (CONTRACT-v1 §6). */
-  checkoutToken: Schema.optional(Schema.String)
+  checkoutToken: Schema.optional(Schema.String),
+  /**
+   * A hosted card charge whose buyer chooses the plan: the most installments the form offers
+   * (v1 `max_installments`, docs/checkout.md "Hosted card form"); absent when the merchant fixed it.
+   */
+  maxInstallments: Schema.optional(Schema.Number)
 })
 export type TransactionDetails = typeof TransactionDetails.Type
 

@@ -57,6 +57,17 @@ export interface TransactionChanges {
   readonly antifraud?: AntifraudAnalysis
   /** The card a hosted-form charge holds for its review (docs/checkout.md "Hosted card form"). */
   readonly cardToken?: string
+  /**
+   * The plan the buyer chose on the hosted form (docs/checkout.md "Hosted card form"): the installments
+   * and what follows from them, recomputed by the creation's rules before anything is charged or posted.
+   */
+  readonly plan?: {
+    readonly installments: number
+    readonly amountTotal: number
+    readonly amountInterest: number
+    readonly fee: number
+    readonly split: ReadonlyArray<SplitRecord>
+  }
 }
 
 export interface TransactionFilter {

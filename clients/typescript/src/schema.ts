@@ -8281,6 +8281,8 @@ export interface operations {
            * @description a string at most 255 character(s) long
            */
           holder_name: string
+          /** @description the plan the buyer chose, 1 to the charge's max_installments; absent: the charge's own plan */
+          installments?: number
           /**
            * maxLength(32)
            * @description a string at most 32 character(s) long
@@ -9526,6 +9528,8 @@ export interface operations {
           expires_at?: string
           /** @description credit_card: 1 to INSTALLMENTS_MAX (default 1) */
           installments?: number
+          /** @description credit_card without card or card_token (extension): the buyer chooses 1 to max_installments on the hosted form (1 to INSTALLMENTS_MAX); not with installments, which fixes the plan */
+          max_installments?: number
           /** @description any JSON object up to 8,192 bytes (UTF-8), echoed in reads and events */
           metadata?: {
             [key: string]: unknown

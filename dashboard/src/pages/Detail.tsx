@@ -5,6 +5,7 @@ import { brl, dateTime, parseMoney } from "../format.ts"
 import { statusLabel, useTexts } from "../i18n.ts"
 import { invalidate, useQuery } from "../query.ts"
 import { Confirm, Field, Page, Problem, useAction } from "../ui.tsx"
+import { DeliveryItem } from "./DeliveryItem.tsx"
 
 interface Detail {
   transaction: Transaction
@@ -39,10 +40,6 @@ export const TransactionDetail = (props: { id: string }) => {
   const review = useAction(async (decision: "approve" | "reject") => {
     await post(`/api/dashboard/transactions/${props.id}/antifraud`, { decision })
     invalidate("")
-  })
-  const resend = useAction(async (deliveryId: string) => {
-    await post(`/api/dashboard/deliveries/${deliveryId}/retry`)
-    invalidate(key)
   })
   const [amountError, setAmountError] = useState<string | null>(null)
   const tx = found.data?.transaction
@@ -167,7 +164,6 @@ export const TransactionDetail = (props: { id: string }) => {
             </section>
           ) : null}
           <h2>{t.timeline}</h2>
-          <Problem error={resend.error} />
           <ol class="timeline">
             {found.data!.timeline.map((e, i) => (
               <li key={i} class={`k-${e.kind}`}>
@@ -175,14 +171,12 @@ export const TransactionDetail = (props: { id: string }) => {
                 <strong>{e.title}</strong>
                 <span class="muted">{describe(e)}</span>
                 {e.kind === "delivery" ? (
-                  <button
-                    type="button"
-                    class="secondary"
-                    disabled={resend.busy}
-                    onClick={() => void resend.run(String(e.detail["id"]))}
-                  >
-                    {t.resend} <span class="sr-only">{e.title}</span>
-                  </button>
+                  // Its request and response on expand, and "Resend" with a confirmation (docs/dashboard.md).
+                  <DeliveryItem
+                    id={String(e.detail["id"])}
+                    event={String(e.detail["event"])}
+                    status={String(e.detail["status"])}
+                  />
                 ) : null}
                 {e.kind === "event" || e.kind === "dispute" ? (
                   <details>

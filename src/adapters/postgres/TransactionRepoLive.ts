@@ -84,6 +84,11 @@ export const TransactionRepoLive = Layer.effect(
             details = details || coalesce(${c.details === undefined ? null : JSON.stringify(c.details)}::jsonb, '{}'),
             antifraud = coalesce(${analysis(c.antifraud)}::jsonb, antifraud),
             card_token = coalesce(${c.cardToken ?? null}, card_token),
+            installments = coalesce(${c.plan?.installments ?? null}, installments),
+            amount_total = coalesce(${c.plan?.amountTotal ?? null}, amount_total),
+            amount_interest = coalesce(${c.plan?.amountInterest ?? null}, amount_interest),
+            fee = coalesce(${c.plan?.fee ?? null}, fee),
+            split = coalesce(${c.plan === undefined ? null : JSON.stringify(c.plan.split)}::jsonb, split),
             updated_at = now()
           where account_id = ${accountId} and id = ${id}
           returning ${columns}`).pipe(withSpan("TransactionRepo.update")),

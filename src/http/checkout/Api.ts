@@ -12,7 +12,12 @@ export const HostedCard = payload(
     number: Text(32),
     exp_month: Text(2),
     exp_year: Text(4),
-    cvv: Text(4)
+    cvv: Text(4),
+    installments: Schema.optional(
+      Schema.Number.annotations({
+        description: "the plan the buyer chose, 1 to the charge's max_installments; absent: the charge's own plan"
+      })
+    )
   })
 )
 

@@ -74,6 +74,13 @@ export const CHECKOUT_JS = `"use strict";
     }
     return pan.length >= 13 && sum % 10 === 0;
   }
+  // The buyer's plan, when the charge lets them choose: the total and the button follow the choice.
+  var plan = document.getElementById("cc-installments");
+  if (plan) plan.addEventListener("change", function () {
+    var total = plan.options[plan.selectedIndex].getAttribute("data-total");
+    document.getElementById("cc-total").textContent = total;
+    document.getElementById("cc-pay-total").textContent = total;
+  });
   var number = document.getElementById("cc-number");
   var brand = document.getElementById("cc-brand");
   var error = document.getElementById("cc-error");
@@ -83,7 +90,8 @@ export const CHECKOUT_JS = `"use strict";
     brand.textContent = b ? "(" + b + ")" : "";
   });
   var fieldIds = {
-    holder_name: "cc-holder", number: "cc-number", exp_month: "cc-month", exp_year: "cc-year", cvv: "cc-cvv"
+    holder_name: "cc-holder", number: "cc-number", exp_month: "cc-month", exp_year: "cc-year", cvv: "cc-cvv",
+    installments: "cc-installments"
   };
   function fail(message, field) {
     error.textContent = message;
@@ -93,7 +101,8 @@ export const CHECKOUT_JS = `"use strict";
   form.addEventListener("submit", function (e) {
     e.preventDefault();
     Object.keys(fieldIds).forEach(function (k) {
-      document.getElementById(fieldIds[k]).removeAttribute("aria-invalid");
+      var input = document.getElementById(fieldIds[k]);
+      if (input) input.removeAttribute("aria-invalid");
     });
     var pan = digits(number.value);
     if (!document.getElementById("cc-holder").value.trim())
@@ -107,6 +116,7 @@ export const CHECKOUT_JS = `"use strict";
       exp_year: document.getElementById("cc-year").value,
       cvv: document.getElementById("cc-cvv").value
     };
+    if (plan) body.installments = Number(plan.value);
     error.textContent = "";
     submit.disabled = true;
     submit.textContent = "Processando…";
@@ -121,6 +131,9 @@ export const CHECKOUT_JS = `"use strict";
         if (res.ok) {
           var reason = document.getElementById("reason");
           if (reason) reason.textContent = res.body.reason || "";
+          // The amount heading follows the plan the buyer chose (its total from the installment table).
+          var heading = root.querySelector(".amount");
+          if (plan && heading) heading.textContent = document.getElementById("cc-total").textContent;
           show(res.body.status);
           return;
         }
@@ -170,9 +183,11 @@ ul{padding-left:18px;margin:0}
 .sums dd{margin:0;font-weight:600;white-space:nowrap}
 .muted{color:#5b6475;font-size:.9rem}
 label{display:block;font-weight:600;margin:10px 0 4px}
-input{width:100%;padding:10px;border:1px solid #8a93a6;border-radius:8px;font-size:1rem}
-input[aria-invalid=true]{border-color:#a11}
-.row{display:flex;gap:8px}
+input,select{width:100%;padding:10px;border:1px solid #8a93a6;border-radius:8px;font-size:1rem;background:#fff;
+  color:inherit}
+input[aria-invalid=true],select[aria-invalid=true]{border-color:#a11}
+.row{display:flex;gap:8px;align-items:flex-end}
+#cc-total-line{margin-top:8px}
 .row>div{flex:1;min-width:0}
 .error{color:#a11;font-weight:600;min-height:1em}
 button:disabled{background:#5b6475}

@@ -12,6 +12,29 @@ const when = (states: ReadonlyArray<CheckoutState>, current: CheckoutState) =>
 const todayLine = (amount: string | undefined) =>
   amount === undefined ? "" : `<p>Valor para pagamento hoje: <strong id="billet-today">${escape(amount)}</strong></p>`
 
+/**
+ * The plan: fixed by the merchant, a line; chosen by the buyer, a list of the offered plans with each
+ * total from the installment table (docs/checkout.md "Hosted card form"). The script keeps the total and
+ * the button's amount in step with the choice.
+ */
+const planField = (amount: string, form: NonNullable<CheckoutView["cardForm"]>) => {
+  if (form.options === undefined) {
+    return `<p>Parcelamento: <strong id="cc-plan">${escape(form.plan)}</strong>
+      (total <span class="money">${escape(amount)}</span>)</p>`
+  }
+  const options = form.options
+    .map((o) => {
+      const selected = o.installments === form.installments ? " selected" : ""
+      const text = escape(`${o.plan} (total ${o.total})`)
+      return `<option value="${o.installments}" data-total="${escape(o.total)}"${selected}>${text}</option>`
+    })
+    .join("")
+  const chosen = form.options.find((o) => o.installments === form.installments) ?? form.options[0]!
+  return `<label for="cc-installments">Parcelamento</label>
+    <select id="cc-installments" aria-describedby="cc-total-line">${options}</select>
+    <p id="cc-total-line">Total: <strong class="money" id="cc-total">${escape(chosen.total)}</strong></p>`
+}
+
 const methodSection = (v: CheckoutView, payPath: string) => {
   if (v.pix) {
     return `<section class="card" id="pay" ${when(["pending"], v.state)}>
@@ -59,10 +82,9 @@ const methodSection = (v: CheckoutView, payPath: string) => {
       <div><label for="cc-cvv">CVV</label>
         <input id="cc-cvv" inputmode="numeric" autocomplete="cc-csc" required maxlength="4"></div>
     </div>
-    <p>Parcelamento: <strong id="cc-plan">${escape(v.cardForm.plan)}</strong>
-      (total <span class="money">${escape(v.amount)}</span>)</p>
+    ${planField(v.amount, v.cardForm)}
     <p class="error" id="cc-error" role="alert"></p>
-    <button type="submit" id="cc-submit">Pagar ${escape(v.amount)}</button>
+    <button type="submit" id="cc-submit">Pagar <span id="cc-pay-total">${escape(v.amount)}</span></button>
   </form>
 </section>`
   }

@@ -51,6 +51,13 @@ export const CreateTransactionWire = Schema.Struct({
   method: Schema.Literal("credit_card", "pix", "billet"),
   amount: Schema.Number.annotations({ description: "centavos, 1 to 9 999 999 999" }),
   installments: opt(Schema.Number.annotations({ description: "credit_card: 1 to INSTALLMENTS_MAX (default 1)" })),
+  max_installments: opt(
+    Schema.Number.annotations({
+      description:
+        "credit_card without card or card_token (extension): the buyer chooses 1 to max_installments on the " +
+        "hosted form (1 to INSTALLMENTS_MAX); not with installments, which fixes the plan"
+    })
+  ),
   comment: opt(Schema.String.annotations({ description: "≤ 500 characters" })),
   expires_at: opt(
     Schema.String.annotations({
@@ -246,10 +253,20 @@ export const decodeCreate = (
       fail("installments", `is not offered for this amount: each installment would be below ${rules.minAmount}`)
     }
     if (w.card !== undefined && w.card_token !== undefined) fail("card", "and card_token cannot both be sent")
-    else if (w.card_token !== undefined) card = { _tag: "Token", token: w.card_token }
-    // Neither: the buyer types the card on the hosted form of checkout_url (docs/checkout.md, PCI SAQ-A).
-    else if (w.card === undefined) card = { _tag: "Hosted" }
-    else {
+    else if (w.max_installments !== undefined && (w.card !== undefined || w.card_token !== undefined)) {
+      fail("max_installments", "is only for a charge without card or card_token (the buyer chooses on the hosted form)")
+    } else if (w.card_token !== undefined) card = { _tag: "Token", token: w.card_token }
+    // Neither: the buyer types the card on the hosted form of checkout_url (docs/checkout.md, PCI SAQ-A),
+    // on the merchant's fixed plan or choosing one up to max_installments.
+    else if (w.card === undefined) {
+      const max = w.max_installments
+      if (max === undefined) card = { _tag: "Hosted" }
+      else if (!Number.isInteger(max) || max < 1 || max > rules.max) {
+        fail("max_installments", `must be an integer from 1 to ${rules.max}`)
+      } else if (w.installments !== undefined) {
+        fail("max_installments", "and installments cannot both be sent: installments fixes the plan")
+      } else card = { _tag: "Hosted", maxInstallments: max }
+    } else {
       const k = w.card
       const number = k.number.replace(/[\s-]/g, "")
       const brand = detectBrand(number)
@@ -279,6 +296,7 @@ export const decodeCreate = (
   }
   const split = decodeSplit(w.split, fail)
   if (w.billet !== undefined && method !== "BOLETO") fail("billet", "(charge terms) is only for billet")
+  if (w.max_installments !== undefined && method !== "CARD") fail("max_installments", "is only for credit_card")
   const terms = method === "BOLETO" ? decodeTerms(w.billet, "billet", w.amount, fail) : null
   if (errors.length > 0 || kind === null) return Either.left(errors)
 
