@@ -81,7 +81,9 @@ export const BoletoPayment = Schema.Struct({
   abatement: Schema.Number,
   discount: Schema.Number,
   fine: Schema.Number,
-  interest: Schema.Number
+  interest: Schema.Number,
+  /** A bolepix's: the rail that paid first and settled it (docs/boleto.md "Bolepix"); absent on a plain boleto. */
+  rail: Schema.optional(Schema.Literal("pix", "barcode"))
 })
 export type BoletoPayment = typeof BoletoPayment.Type
 
