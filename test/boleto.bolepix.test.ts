@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { addCalendarDays } from "../src/domain/calendar.ts"
 import { client, type Client, signup } from "./support/http.ts"
 import { boletoBody, newOrder, PROCESS } from "./support/payments.ts"
+import { pdfTextRuns } from "./support/pdfText.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
 
 /**
@@ -127,6 +128,22 @@ describe("bolepix: issued with both codes", () => {
     })
     expect(t.boleto.payment).toBeUndefined()
     expect(t.pix.emv).toBe(reply.body.pix.emv)
+  })
+
+  it("the PDF prints the QR code's section beside the slip; the checkout page shows both codes", async () => {
+    const id = await bolepix(addCalendarDays(today(), 7))
+    const v1 = await api.get(`/public/v1/transactions/${id}`, { token: key })
+    const pdf = await fetch(v1.body.data.billet.pdf_url)
+    expect(pdf.status).toBe(200)
+    const runs = pdfTextRuns(Buffer.from(await pdf.arrayBuffer()))
+    expect(runs.join("\n")).toContain("Pague também com PIX")
+    expect(runs.join("")).toContain(v1.body.data.pix.qr_code.slice(0, 30))
+    const page = await fetch(v1.body.data.checkout_url)
+    const html = await page.text()
+    expect(page.status).toBe(200)
+    expect(html).toContain('id="billet-line"')
+    expect(html).toContain('id="pix-code"')
+    expect(html).toContain(v1.body.data.pix.qr_code_url.replace(/^https?:\/\/[^/]+/, ""))
   })
 
   it("a plain boleto has no PIX side, and rail=pix on it is a 400 naming rail", async () => {
