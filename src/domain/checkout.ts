@@ -1,7 +1,7 @@
 import { formatDigitableLine } from "./boleto.ts"
 import { amountDue, instructionLines } from "./chargeTerms.ts"
 import { saoPauloDate } from "./time.ts"
-import type { TransactionRecord } from "./transaction.ts"
+import { refundBase, type TransactionRecord } from "./transaction.ts"
 
 /** What the buyer's page says of a transaction's state (CONTRACT-v1 §6). */
 export type CheckoutState =
@@ -140,7 +140,7 @@ export const checkoutView = (merchantName: string, t: TransactionRecord, today?:
       total: formatBrl(p.unitPrice * p.quantity)
     })),
     ...(t.refundedAmount > 0
-      ? { refund: { refunded: formatBrl(t.refundedAmount), kept: formatBrl(t.amountTotal - t.refundedAmount) } }
+      ? { refund: { refunded: formatBrl(t.refundedAmount), kept: formatBrl(refundBase(t) - t.refundedAmount) } }
       : {}),
     ...(pix
       ? {

@@ -201,6 +201,14 @@ export const toTransaction = (record: TransactionSummary, livemode: boolean) =>
     { disableValidation: true }
   )
 
+/**
+ * What refunds can give back in all: what the buyer paid. amount_total, except for a boleto paid with its
+ * charge terms, whose payment (principal + fine + interest − discount − abatement) is what the buyer paid
+ * (docs/boleto.md "Refunds"); the refund's shares and fee returned are computed on it.
+ */
+export const refundBase = (t: { readonly amountTotal: number; readonly details: TransactionDetails }): number =>
+  t.details.payment?.amount ?? t.amountTotal
+
 /** Refund rules of interface-v2: only money actually received can go back. */
 export const isRefundable = (status: TransactionStatus) =>
   status === "CAPTURED" || status === "PAID" || status === "PARTIAL_REFUND"

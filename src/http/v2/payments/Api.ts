@@ -228,7 +228,8 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       .addError(ServiceUnavailable)
       .annotate(
         OpenApi.Description,
-        "Full refund without `amount`, partial with it (CARD and PIX; BOLETO full only). " +
+        "Full refund without `amount`, partial with it (CARD and PIX; BOLETO full only: what the buyer paid, " +
+          "fine and interest included, discount excluded, `boleto.payment.amountPaid`). " +
           "`refundedAmount` is cumulative. 409 for PENDING, DECLINED, FAILED or REFUNDED transactions; " +
           "400 when `amount` exceeds the refundable balance. A full refund cancels the order."
       )
