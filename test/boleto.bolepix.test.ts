@@ -160,7 +160,7 @@ describe("bolepix: issued with both codes", () => {
 })
 
 describe("bolepix: the first payment settles, the second is returned", () => {
-  it("PIX 10 days late, then the barcode: settled once by the PIX with fine and interest; the slip's payment owed back", async () => {
+  it("PIX 10 days late, then the barcode: settled by the PIX with its charges; the slip owed back", async () => {
     const due = addCalendarDays(today(), 7)
     const id = await bolepix(due)
     const paidOn = addCalendarDays(due, 10)
@@ -236,7 +236,7 @@ describe("bolepix: the first payment settles, the second is returned", () => {
     expect(v1.body.data).toMatchObject({ status: "paid", amount_total: 100_000, refunded_amount: 0 })
   })
 
-  it("both rails at once, on many boletos at varied offsets: each settles exactly once, the other returned", async () => {
+  it("both rails at once, on many boletos at varied offsets: each settles once, the other returned", async () => {
     const due = addCalendarDays(today(), 7)
     const ids = await Promise.all(Array.from({ length: 8 }, () => bolepix(due, 10_000)))
     // The barcode is paid at the bank; the confirmation job reports it about a second later. The PIX comes

@@ -30,8 +30,8 @@ const Owned = Schema.Array(Schema.Struct({ accountId: AccountId, id: Transaction
  * A bolepix settled by its PIX is still asked about while its slip is payable: the bank may report the
  * barcode paid too, a second payment to record and return (docs/boleto.md "Bolepix").
  */
-const BOLEPIX_PAID_BY_PIX = `status <> 'PENDING' and details -> 'pix' is not null and details -> 'payment' ->> 'rail' = 'pix'
-  and expires_at > now()
+const BOLEPIX_PAID_BY_PIX = `status <> 'PENDING' and details -> 'pix' is not null
+  and details -> 'payment' ->> 'rail' = 'pix' and expires_at > now()
   and not exists (select 1 from bolepix_second_payments s where s.transaction_id = transactions.id
                   and s.rail = 'barcode')`
 
