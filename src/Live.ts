@@ -32,6 +32,8 @@ import { SandboxPixProviderLive } from "./adapters/providers/sandbox/SandboxPixP
 import { PixWebhookReceiverLive } from "./adapters/providers/bcb-pix/receiver.ts"
 import { ReceivedPixRepoLive } from "./adapters/postgres/ReceivedPixRepoLive.ts"
 import { PixReceiptsLive } from "./app/PixReceipts.ts"
+import { Bolepix } from "./app/Bolepix.ts"
+import { SecondPaymentRepoLive } from "./adapters/postgres/SecondPaymentRepoLive.ts"
 import { JobStats } from "./jobs/JobStats.ts"
 import { byMode } from "./adapters/providers/modes.ts"
 import { LiveRailsLive } from "./adapters/providers/live.ts"
@@ -155,7 +157,8 @@ export const AdaptersLive = Layer.mergeAll(
   ReceivablesLive,
   WithdrawalRepoLive,
   DashboardReadsLive,
-  ReceivedPixRepoLive
+  ReceivedPixRepoLive,
+  SecondPaymentRepoLive
 ).pipe(Layer.provideMerge(PrometheusMetrics), Layer.provideMerge(Ids.Live))
 
 /** The application services over the adapters. */
@@ -189,6 +192,8 @@ export const AppLive = Layer.mergeAll(
   Layer.provideMerge(Settlement.Default),
   // The PSP's payment notices settle through the lifecycle; reconciliation and expiry hand it payments.
   Layer.provideMerge(PixReceiptsLive),
+  // Beneath the inbox and the boleto confirmation: a bolepix's second payment, recorded and returned.
+  Layer.provideMerge(Bolepix.Default),
   // Beneath the inbox: the notices' refund statuses conclude refunds by Refunds' own code.
   Layer.provideMerge(Refunds.Default),
   Layer.provideMerge(Lifecycle.Default),

@@ -4,6 +4,7 @@ import { BoletoProvider } from "../ports/BoletoProvider.ts"
 import { JobScheduler } from "../ports/JobScheduler.ts"
 import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Settlement } from "./Settlement.ts"
+import { Bolepix } from "./Bolepix.ts"
 import { inMode, Tenancy } from "../ports/Modes.ts"
 import type { Mode } from "../domain/mode.ts"
 import { fn } from "../spans.ts"
@@ -22,6 +23,7 @@ export class Boletos extends Effect.Service<Boletos>()("Boletos", {
     const settlement = yield* Settlement
     const scheduler = yield* JobScheduler
     const tenancy = yield* Tenancy
+    const bolepix = yield* Bolepix
     // Ask the bank about as often as it can have news (the sandbox's delay), at most once a minute apart.
     const pollMs = Math.min(60, Math.max(1, config.boletoConfirmationDelaySeconds)) * 1000
 
@@ -58,9 +60,15 @@ export class Boletos extends Effect.Service<Boletos>()("Boletos", {
             if (owner === undefined) continue
             const [accountId, transactionId] = owner
             // IllegalTransition: expired or settled meanwhile by another run; the state machine already decided.
+            // A bolepix its PIX settled first: the slip's payment is a second one, recorded to return.
             yield* settlement
               .markPaid(accountId, transactionId, slip.paidAt, { amount: slip.amount, paidOn: slip.paidOn })
-              .pipe(Effect.catchTags({ IllegalTransition: () => Effect.void, NotFound: () => Effect.void }))
+              .pipe(
+                Effect.catchTags({
+                  IllegalTransition: () => bolepix.barcodeAfterSettled(accountId, transactionId, slip),
+                  NotFound: () => Effect.void
+                })
+              )
           }
           confirmed += settled.length
           pendingLeft += page.length - settled.length

@@ -18,7 +18,7 @@ import {
   SYSTEM,
   take
 } from "../domain/ledger.ts"
-import type { TransactionRecord } from "../domain/transaction.ts"
+import { refundBase, type TransactionRecord } from "../domain/transaction.ts"
 import { JobScheduler } from "../ports/JobScheduler.ts"
 import { Ledger } from "../ports/Ledger.ts"
 import { Metrics } from "../ports/Metrics.ts"
@@ -180,7 +180,8 @@ export const BooksLive = Layer.effect(
       // A sale paid before the books existed has nothing to take from.
       if (!(yield* ledger.posted(accountId, `sale:${t.id}`))) return
       const shares = refundShares(
-        { amountTotal: t.amountTotal, fee: t.fee, shares: sharesOf(t) },
+        // On what the buyer paid: a boleto's fine and interest go back with it, its discount does not.
+        { amountTotal: refundBase(t), fee: t.fee, shares: sharesOf(t) },
         t.refundedAmount + t.refundReserved,
         amount
       )

@@ -3,7 +3,7 @@ import { Effect, Option } from "effect"
 import { NotFound } from "../domain/errors.ts"
 import { destination, type Trigger } from "../domain/lifecycle.ts"
 import { isPayable, type OrderStatus } from "../domain/order.ts"
-import { isRefundable, refundTrigger, type TransactionRecord } from "../domain/transaction.ts"
+import { isRefundable, refundBase, refundTrigger, type TransactionRecord } from "../domain/transaction.ts"
 import { OrderRepo } from "../ports/OrderRepo.ts"
 import { Outbox } from "../ports/Outbox.ts"
 import { type NewTransaction, type TransactionChanges, TransactionRepo } from "../ports/TransactionRepo.ts"
@@ -73,7 +73,7 @@ export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
       t: TransactionRecord,
       changes: { readonly refundedAmount: number; readonly refundReserved: number }
     ) {
-      const trigger = refundTrigger(t.amountTotal, changes.refundedAmount)
+      const trigger = refundTrigger(refundBase(t), changes.refundedAmount)
       if (isRefundable(t.status)) return yield* apply(accountId, t, trigger, changes)
       const after = yield* transactions.update(accountId, t.id, changes)
       yield* moveOrder(accountId, after, trigger)

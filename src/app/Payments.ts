@@ -309,6 +309,11 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         terms
       })
       const pdfToken = documentToken()
+      // Bolepix: the same charge as a due-date PIX charge, payable as long as the slip (docs/boleto.md "Bolepix").
+      const bolepix =
+        command.pix === true
+          ? yield* dueCharge(accountId, command, transactionId, payerName, due, late ? config.boletoLateDays : 0)
+          : null
       return yield* record(
         accountId,
         command,
@@ -333,6 +338,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
               payerDocument: command.payer.document,
               ...(terms === undefined ? {} : { terms })
             },
+            ...(bolepix === null ? {} : { pix: bolepix }),
             checkoutToken: documentToken()
           }
         },
@@ -341,8 +347,38 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
             [scheduler.expireAt(accountId, created.id, due.endOfDay), scheduler.confirmBoletosSoon, settle(created)],
             { discard: true }
           ),
-        [{ token: pdfToken, kind: "boleto_pdf" }]
+        [
+          { token: pdfToken, kind: "boleto_pdf" },
+          ...(bolepix === null ? [] : [{ token: bolepix.qrToken, kind: "pix_qr" as const }])
+        ]
       )
+    })
+
+    /** A bolepix's PIX side: a `cobv` with the boleto's amount, due date, terms and pagador. */
+    const dueCharge = fn("Payments.dueCharge")(function* (
+      accountId: AccountId,
+      command: Extract<PaymentCommand, { method: "BOLETO" }>,
+      transactionId: TransactionId,
+      payerName: string,
+      due: { readonly date: string; readonly endOfDay: Date },
+      // Counted, as the API Pix counts `validadeAposVencimento`, from the due date moved to a business day.
+      payableDaysAfterDue: number
+    ) {
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const document = normalizeDocument(command.payer.document)
+      const kind = documentType(document)
+      if (kind === null) return yield* ValidationFailed.one("buyerDoc", "a bolepix needs the payer's CPF or CNPJ")
+      const charge = yield* pix.createDueCharge({
+        transactionId,
+        amount: command.amount,
+        dueDate: due.date,
+        payableDaysAfterDue,
+        terms: command.terms ?? undefined,
+        merchantName: yield* merchantNameOf(accountId, now.getTime()),
+        merchantCity: PIX_CITY,
+        payer: { name: payerName, document, documentType: kind }
+      })
+      return { emv: charge.emv, txid: charge.txid, expiresAt: due.endOfDay.toISOString(), qrToken: documentToken() }
     })
 
     /** Resolves the card to charge: a vaulted token of this account and of the order's customer, or the raw card. */

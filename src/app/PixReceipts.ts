@@ -4,6 +4,11 @@ import type { ReceivedPix } from "../ports/PixProvider.ts"
 import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Transactional } from "../ports/Transactional.ts"
 import { Lifecycle } from "./Lifecycle.ts"
+import { Bolepix } from "./Bolepix.ts"
+import { paymentParts } from "../domain/chargeTerms.ts"
+import type { TransactionRecord } from "../domain/transaction.ts"
+import type { AccountId } from "../domain/ids.ts"
+import { saoPauloDate } from "../domain/time.ts"
 import { Refunds } from "./Refunds.ts"
 import { fn } from "../spans.ts"
 
@@ -22,26 +27,62 @@ export const PixReceiptsLive = Layer.effect(
     const lifecycle = yield* Lifecycle
     const tx = yield* Transactional
     const refunds = yield* Refunds
+    const bolepix = yield* Bolepix
+
+    /**
+     * A PIX on a bolepix's due-date charge (docs/boleto.md "Bolepix"), the boleto locked. PENDING: it settles
+     * the boleto with the parts its terms give for the day paid (the PSP's cobv asked that day's amount; what
+     * was paid stands, as a bank's amount does). Already settled by the barcode, or no longer payable: it is
+     * recorded as a second payment and returned after the commit.
+     */
+    const onBoleto = fn("PixReceipts.onBoleto")(function* (
+      payment: ReceivedPix,
+      accountId: AccountId,
+      t: TransactionRecord
+    ) {
+      const charge = { accountId, transactionId: t.id }
+      const boleto = t.details.boleto
+      if (t.status === "PENDING" && boleto !== undefined) {
+        yield* received.setOutcome(payment.endToEndId, "settled", charge)
+        const parts = paymentParts(t.amount, boleto.dueDate, boleto.terms, saoPauloDate(payment.paidAt), payment.amount)
+        yield* lifecycle
+          .apply(accountId, t, "pay", { paidAt: payment.paidAt, details: { payment: { ...parts, rail: "pix" } } })
+          .pipe(Effect.orDie)
+        return { result: "settled" as const }
+      }
+      yield* received.setOutcome(payment.endToEndId, "returned", charge)
+      const id = yield* bolepix.pixAfterSettled(accountId, t, payment)
+      yield* Effect.logWarning("PIX on a settled bolepix recorded to return", { endToEndId: payment.endToEndId })
+      const txid = t.details.pix?.txid ?? payment.txid ?? ""
+      return {
+        result: "exception" as const,
+        giveBack:
+          id === null
+            ? undefined
+            : { id, transactionId: t.id, txid, endToEndId: payment.endToEndId, amount: payment.amount, accountId }
+      }
+    })
 
     const one = fn("PixReceipts.one")(function* (payment: ReceivedPix, source: ReceivedPixSource) {
-      if (!(yield* received.claim(payment, source))) return "duplicate" as const
+      if (!(yield* received.claim(payment, source))) return { result: "duplicate" as const }
       const charge = payment.txid === null ? Option.none() : yield* received.chargeOf(payment.txid)
       if (Option.isNone(charge)) {
         yield* Effect.logWarning("PIX payment for no known charge recorded", { endToEndId: payment.endToEndId })
-        return "exception" as const
+        return { result: "exception" as const }
       }
       const { accountId, transactionId } = charge.value
       const t = yield* Effect.flatten(transactions.findForUpdate(accountId, transactionId)).pipe(Effect.orDie)
+      if (t.method === "BOLETO") return yield* onBoleto(payment, accountId, t)
       const outcome =
         payment.amount !== t.amountTotal ? "amount_mismatch" : t.status !== "PENDING" ? "not_payable" : "settled"
       yield* received.setOutcome(payment.endToEndId, outcome, charge.value)
       if (outcome !== "settled") {
         yield* Effect.logWarning(`PIX payment recorded as ${outcome}`, { endToEndId: payment.endToEndId })
-        return "exception" as const
+        return { result: "exception" as const }
       }
       // PENDING → PAID is always legal for a PIX (domain/lifecycle.ts): a failure here is a defect.
       yield* lifecycle.apply(accountId, t, "pay", { paidAt: payment.paidAt }).pipe(Effect.orDie)
-      return "settled" as const
+      return { result: "settled" as const }
     })
 
     return PixInbox.of({
@@ -50,7 +91,11 @@ export const PixReceiptsLive = Layer.effect(
           const counts = { settled: 0, duplicates: 0, exceptions: 0 }
           // One database transaction per payment: one bad payment does not hold back the batch's others.
           for (const payment of payments) {
-            const result = yield* tx.run(one(payment, source))
+            const outcome = yield* tx.run(one(payment, source))
+            const { result } = outcome
+            // A bolepix's second payment goes back once its record has committed (the devolução is keyed by it).
+            if ("giveBack" in outcome && outcome.giveBack !== undefined)
+              yield* bolepix.giveBackPix(outcome.giveBack.accountId, outcome.giveBack)
             if (result === "settled") counts.settled++
             else if (result === "duplicate") counts.duplicates++
             else counts.exceptions++

@@ -2,7 +2,7 @@ import { type AccountId, RefundId, type TransactionId } from "../domain/ids.ts"
 import { Clock, Effect, Either, Option, Schema } from "effect"
 import { Metrics } from "../ports/Metrics.ts"
 import { Conflict, NotFound, Unprocessable, ValidationFailed } from "../domain/errors.ts"
-import { isDisputeOpen, isRefundable, type TransactionRecord } from "../domain/transaction.ts"
+import { isDisputeOpen, isRefundable, refundBase, type TransactionRecord } from "../domain/transaction.ts"
 import { Acquirer } from "../ports/Acquirer.ts"
 import { PixProvider, type PixRefundState, type PixRefundStatus } from "../ports/PixProvider.ts"
 import { RefundRepo } from "../ports/RefundRepo.ts"
@@ -66,7 +66,9 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
                 : `a ${t.status} transaction cannot be refunded`
         })
       }
-      const remaining = t.amountTotal - t.refundedAmount - t.refundReserved
+      // What the buyer paid: amount_total, or a boleto's payment with its charges (docs/boleto.md "Refunds").
+      const base = refundBase(t)
+      const remaining = base - t.refundedAmount - t.refundReserved
       if (remaining <= 0) {
         // Everything is refunded or being refunded right now.
         return yield* new Conflict({ code: "already_refunded", message: "nothing left to refund on this transaction" })
@@ -75,10 +77,10 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
       if (amount > remaining) {
         return yield* ValidationFailed.one("amount", `amount exceeds the refundable balance (${remaining})`)
       }
-      if (t.method === "BOLETO" && amount !== t.amountTotal) {
+      if (t.method === "BOLETO" && amount !== base) {
         return yield* ValidationFailed.one(
           "amount",
-          `amount must be the full amount (${t.amount}) or omitted: BOLETO supports full refund only`
+          `amount must be the full amount paid (${base}) or omitted: BOLETO supports full refund only`
         )
       }
       // The money leaves the parties' balances now, under the locks (CONTRACT-v1 §7): a provider
@@ -209,7 +211,7 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
           // (reconcilePending). The answer shows the transaction as it is now (docs/providers.md "Refunds").
           metrics.refunds.inc({
             method: transaction.method,
-            kind: amount === transaction.amountTotal ? "full" : "partial"
+            kind: amount === refundBase(transaction) ? "full" : "partial"
           })
           return {
             transaction: yield* Effect.flatten(transactions.find(accountId, transaction.id)).pipe(Effect.orDie),
@@ -228,7 +230,7 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
         }
         metrics.refunds.inc({
           method: transaction.method,
-          kind: amount === transaction.amountTotal ? "full" : "partial"
+          kind: amount === refundBase(transaction) ? "full" : "partial"
         })
         return result satisfies RefundResult
       }),

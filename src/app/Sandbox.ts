@@ -4,7 +4,7 @@ import { Clock, Effect, FiberRef, Option } from "effect"
 import { CurrentMode } from "../ports/Modes.ts"
 import { amountDue } from "../domain/chargeTerms.ts"
 import { saoPauloDate } from "../domain/time.ts"
-import { Disabled, NotFound } from "../domain/errors.ts"
+import { Disabled, NotFound, ValidationFailed } from "../domain/errors.ts"
 import { transition } from "../domain/lifecycle.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import { SandboxBank } from "../ports/BoletoProvider.ts"
@@ -15,6 +15,10 @@ import { type ChargebackStage, Disputes, type MedStage } from "./Disputes.ts"
 import { Payments } from "./Payments.ts"
 import { Settlement } from "./Settlement.ts"
 import { fn } from "../spans.ts"
+import { randomBytes } from "node:crypto"
+import { PixInbox } from "../ports/ReceivedPixRepo.ts"
+import type { TransactionRecord } from "../domain/transaction.ts"
+import { isBolepix } from "./Bolepix.ts"
 
 /**
  * CONTRACT §7 sandbox: act as the buyer. A PIX is paid at once; a boleto is paid at the sandbox bank
@@ -30,6 +34,7 @@ export class Sandbox extends Effect.Service<Sandbox>()("Sandbox", {
     const tx = yield* Transactional
     const disputes = yield* Disputes
     const payments = yield* Payments
+    const inbox = yield* PixInbox
 
     // Acting as the buyer is test mode's alone: with a live key these routes do not exist (404), as
     // with SANDBOX_ENABLED=false (docs/decisions.md "Test and live modes").
@@ -45,16 +50,47 @@ export class Sandbox extends Effect.Service<Sandbox>()("Sandbox", {
         })
       )
 
+    /**
+     * The buyer pays a bolepix's QR code: the PSP's notice of it, handed to the same inbox a live PSP's
+     * notices reach (settles once; returned when the boleto was already settled by its barcode).
+     */
+    const payBolepixByPix = fn("Sandbox.payBolepixByPix")(function* (
+      accountId: AccountId,
+      t: TransactionRecord,
+      at: { readonly date?: string | undefined; readonly amount?: number | undefined }
+    ) {
+      const boleto = t.details.boleto
+      const pix = t.details.pix
+      if (boleto === undefined || pix === undefined) {
+        return yield* ValidationFailed.one("rail", "rail=pix pays a bolepix (a boleto issued with pix: true)")
+      }
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const paidOn = at.date ?? saoPauloDate(now)
+      const paidAt = at.date === undefined ? now : new Date(`${paidOn}T12:00:00-03:00`)
+      const amount = at.amount ?? amountDue(t.amount, boleto.dueDate, boleto.terms, paidOn).total
+      // An SPI end-to-end id's shape: E + the payer PSP's ISPB (none here) + minute + 11 random characters.
+      const stamp = paidAt.toISOString().replace(/\D/g, "").slice(0, 12)
+      const endToEndId = `E99999999${stamp}${randomBytes(8).toString("hex").slice(0, 11)}`
+      yield* inbox.receive([{ endToEndId, txid: pix.txid, amount, paidAt, refunds: [] }], "webhook")
+      return { settled: true, transaction: yield* find(accountId, t.id) }
+    })
+
     return {
       pay: fn("Sandbox.pay")(function* (
         accountId: AccountId,
         id: TransactionId,
-        at: { readonly date?: string | undefined; readonly amount?: number | undefined } = {}
+        at: {
+          readonly date?: string | undefined
+          readonly amount?: number | undefined
+          readonly rail?: "barcode" | "pix" | undefined
+        } = {}
       ) {
         yield* enabled
         const t = yield* find(accountId, id)
-        // The move the buyer's payment will make must be legal now (PENDING PIX or boleto).
-        yield* transition(t.status, t.method, "pay")
+        if (at.rail === "pix") return yield* payBolepixByPix(accountId, t, at)
+        // The move the buyer's payment will make must be legal now (PENDING PIX or boleto); a bolepix its
+        // PIX settled may still be paid at the bank: a second payment, recorded and returned (docs/boleto.md).
+        if (!(isBolepix(t) && t.details.payment?.rail === "pix")) yield* transition(t.status, t.method, "pay")
         if (t.method === "PIX")
           return { settled: true, transaction: yield* settlement.markPaid(accountId, id, new Date()) }
         // A boleto is paid on a day (default today) for an amount (default what its terms ask that day).

@@ -60,7 +60,9 @@ export class Settlement extends Effect.Service<Settlement>()("Settlement", {
           }
           const t = found.value
           const paidOn = report.paidOn ?? saoPauloDate(paidAt)
-          const payment = paymentParts(t.amount, boleto.dueDate, boleto.terms, paidOn, report.amount)
+          const parts = paymentParts(t.amount, boleto.dueDate, boleto.terms, paidOn, report.amount)
+          // A bolepix records which rail paid first (docs/boleto.md "Bolepix").
+          const payment = t.details.pix === undefined ? parts : { ...parts, rail: "barcode" as const }
           return yield* lifecycle.move(accountId, transactionId, "pay", { paidAt, details: { payment } })
         }).pipe(withSpan("Settlement.markPaid")),
 

@@ -2,7 +2,7 @@ import { formatDigitableLine } from "./boleto.ts"
 import { amountDue, instructionLines } from "./chargeTerms.ts"
 import { type InstallmentRules, installmentOptions } from "./installments.ts"
 import { saoPauloDate } from "./time.ts"
-import type { TransactionRecord } from "./transaction.ts"
+import { refundBase, type TransactionRecord } from "./transaction.ts"
 
 /** What the buyer's page says of a transaction's state (CONTRACT-v1 §6). */
 export type CheckoutState =
@@ -170,7 +170,7 @@ export const checkoutView = (
       total: formatBrl(p.unitPrice * p.quantity)
     })),
     ...(t.refundedAmount > 0
-      ? { refund: { refunded: formatBrl(t.refundedAmount), kept: formatBrl(t.amountTotal - t.refundedAmount) } }
+      ? { refund: { refunded: formatBrl(t.refundedAmount), kept: formatBrl(refundBase(t) - t.refundedAmount) } }
       : {}),
     ...(pix
       ? {

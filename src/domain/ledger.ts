@@ -31,7 +31,10 @@ export const POSTING_TYPES = [
   "fine",
   "interest",
   "discount",
-  "abatement"
+  "abatement",
+  // A bolepix's second payment, by the other rail, and its return: the gateway's books only (docs/boleto.md).
+  "second_payment",
+  "second_payment_return"
 ] as const
 export type PostingType = (typeof POSTING_TYPES)[number]
 

@@ -108,6 +108,8 @@ export type PaymentCommand =
       readonly terms?: ChargeTerms | null
       /** The terms' field in the caller's words (`boleto` in v2, `billet` in v1), to name a broken one. */
       readonly termsField?: string
+      /** Bolepix: also a due-date PIX charge (cobv) with the same amount, due date and terms (docs/boleto.md). */
+      readonly pix?: boolean
     })
   | (Common & { readonly method: "CARD"; readonly installments: number; readonly card: CardSource })
 

@@ -81,7 +81,9 @@ export const BoletoPayment = Schema.Struct({
   abatement: Schema.Number,
   discount: Schema.Number,
   fine: Schema.Number,
-  interest: Schema.Number
+  interest: Schema.Number,
+  /** A bolepix's: the rail that paid first and settled it (docs/boleto.md "Bolepix"); absent on a plain boleto. */
+  rail: Schema.optional(Schema.Literal("pix", "barcode"))
 })
 export type BoletoPayment = typeof BoletoPayment.Type
 
@@ -203,6 +205,14 @@ export const toTransaction = (record: TransactionSummary, livemode: boolean) =>
     },
     { disableValidation: true }
   )
+
+/**
+ * What refunds can give back in all: what the buyer paid. amount_total, except for a boleto paid with its
+ * charge terms, whose payment (principal + fine + interest − discount − abatement) is what the buyer paid
+ * (docs/boleto.md "Refunds"); the refund's shares and fee returned are computed on it.
+ */
+export const refundBase = (t: { readonly amountTotal: number; readonly details: TransactionDetails }): number =>
+  t.details.payment?.amount ?? t.amountTotal
 
 /** Refund rules of interface-v2: only money actually received can go back. */
 export const isRefundable = (status: TransactionStatus) =>

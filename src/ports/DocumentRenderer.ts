@@ -27,6 +27,8 @@ export interface BoletoSlip {
   readonly issuedAt: string
   /** Lines for the bank's cashier and the payer ("Não receber após o vencimento."). */
   readonly instructions?: ReadonlyArray<string>
+  /** A bolepix: its due-date PIX charge's BR Code, printed as a QR code beside the slip (docs/boleto.md). */
+  readonly pixEmv?: string | undefined
 }
 
 /** The buyer's documents: the PIX QR image of a BR Code and the boleto PDF. */

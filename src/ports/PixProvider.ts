@@ -1,4 +1,5 @@
 import { Context, type Effect } from "effect"
+import type { ChargeTerms } from "../domain/chargeTerms.ts"
 import type { ProviderUnavailable, Unprocessable } from "../domain/errors.ts"
 
 /** Who the charge is addressed to (the API Pix `devedor`): not necessarily who pays it. */
@@ -22,6 +23,25 @@ export interface PixChargeRequest {
    * docs/performance.md "Round trips").
    */
   readonly payer?: Effect.Effect<PixPayer | null> | undefined
+}
+
+/**
+ * A due-date charge (API Pix `cobv`): a bolepix's PIX side, with the boleto's amount, due date and charge
+ * terms, so both rails ask the same on any day (docs/boleto.md "Bolepix").
+ */
+export interface PixDueChargeRequest {
+  /** Our transaction id (the boleto's); the provider derives the txid from it (idempotent). */
+  readonly transactionId: string
+  readonly amount: number
+  /** YYYY-MM-DD */
+  readonly dueDate: string
+  /** Calendar days after the due date it may still be paid (`validadeAposVencimento`). */
+  readonly payableDaysAfterDue: number
+  readonly terms?: ChargeTerms | undefined
+  readonly merchantName: string
+  readonly merchantCity: string
+  /** A due-date charge always names its debtor (the boleto's pagador). */
+  readonly payer: PixPayer
 }
 
 export interface PixCharge {
@@ -80,6 +100,10 @@ export class PixProvider extends Context.Tag("PixProvider")<
   PixProvider,
   {
     readonly createCharge: (request: PixChargeRequest) => Effect.Effect<PixCharge, ProviderUnavailable | Unprocessable>
+    /** Issues a due-date charge (`cobv`), the PIX side of a bolepix; keyed by the transaction id. */
+    readonly createDueCharge: (
+      request: PixDueChargeRequest
+    ) => Effect.Effect<PixCharge, ProviderUnavailable | Unprocessable>
     /** The charge's state now; a charge the PSP does not know is Unprocessable `pix_charge_unknown`. */
     readonly chargeStatus: (txid: string) => Effect.Effect<PixChargeState, ProviderUnavailable | Unprocessable>
     /**

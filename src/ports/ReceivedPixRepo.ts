@@ -2,8 +2,11 @@ import { Context, type Effect, type Option } from "effect"
 import type { AccountId, TransactionId } from "../domain/ids.ts"
 import type { ReceivedPix } from "./PixProvider.ts"
 
-/** What became of a received payment. Anything but `settled` is an exception an operator looks at. */
-export type ReceivedPixOutcome = "settled" | "amount_mismatch" | "unknown_charge" | "not_payable"
+/**
+ * What became of a received payment. Anything but `settled` is an exception an operator looks at; `returned`
+ * is a PIX on a bolepix already settled by its barcode, given back (docs/boleto.md "Bolepix").
+ */
+export type ReceivedPixOutcome = "settled" | "amount_mismatch" | "unknown_charge" | "not_payable" | "returned"
 export type ReceivedPixSource = "webhook" | "reconciliation"
 
 export interface ReceivedPixRecord {

@@ -884,7 +884,7 @@ export interface paths {
     put?: never
     /**
      * Refund a transaction, in full or in part
-     * @description Full refund without `amount`, partial with it (CARD and PIX; BOLETO full only). `refundedAmount` is cumulative. 409 for PENDING, DECLINED, FAILED or REFUNDED transactions; 400 when `amount` exceeds the refundable balance. A full refund cancels the order.
+     * @description Full refund without `amount`, partial with it (CARD and PIX; BOLETO full only: what the buyer paid, fine and interest included, discount excluded, `boleto.payment.amountPaid`). `refundedAmount` is cumulative. 409 for PENDING, DECLINED, FAILED or REFUNDED transactions; 400 when `amount` exceeds the refundable balance. A full refund cancels the order.
      */
     post: operations["payments.refund"]
     delete?: never
@@ -1676,7 +1676,7 @@ export interface paths {
     put?: never
     /**
      * Refund a transaction, in full or in part
-     * @description Full refund without `amount`, partial with it (billet: full only). Refundable: `paid`, or `refunded` with a balance left; otherwise 409 `not_refundable`. An amount above the refundable balance (amount_total − refunded_amount) is 400 naming `amount`. Concurrent refunds never exceed the balance.
+     * @description Full refund without `amount`, partial with it (billet: full only). Refundable: `paid`, or `refunded` with a balance left; otherwise 409 `not_refundable`. An amount above the refundable balance (amount_total − refunded_amount; a billet paid with fine, interest or discount: its `billet.payment.amount_paid` − refunded_amount) is 400 naming `amount`. Concurrent refunds never exceed the balance.
      */
     post: operations["v1Transactions.refund"]
     delete?: never
@@ -2136,6 +2136,8 @@ export interface components {
         | "interest"
         | "discount"
         | "abatement"
+        | "second_payment"
+        | "second_payment_return"
       withdrawal_id: string | null
     }
     /**
@@ -6010,6 +6012,8 @@ export interface operations {
               /** @description FIXED: integer centavos; PERCENTAGE…: percent, at most 2 decimals (2 = 2 %) */
               value: number
             }
+            /** @description bolepix: true also issues a due-date PIX charge (cobv) with the same amount, due date and terms; the buyer pays either the barcode or the QR code, the first payment settles (docs/boleto.md) */
+            pix?: boolean
           }
           buyerAddress: {
             city: string
@@ -6062,7 +6066,57 @@ export interface operations {
               barcode: string
               digitableLine: string
               dueDate: string
+              /** @description once paid: what was paid, on which day, in parts (centavos) */
+              payment?: {
+                abatement: number
+                amountPaid: number
+                discount: number
+                fine: number
+                interest: number
+                paidOn: string
+                principal: number
+                /**
+                 * @description a bolepix: the rail that paid first
+                 * @enum {string}
+                 */
+                rail?: "pix" | "barcode"
+              }
               pdfUrl: string
+              /** @description Boleto charge terms (docs/boleto.md): fine, interest, discounts and abatement, as a bank registers them (and the bolepix cobv charges them) */
+              terms?: {
+                /** @description abatimento: always off the amount */
+                abatement?: {
+                  /** @enum {string} */
+                  type: "FIXED" | "PERCENTAGE"
+                  /** @description FIXED: integer centavos; PERCENTAGE…: percent, at most 2 decimals (2 = 2 %) */
+                  value: number
+                }
+                /** @description up to 3, all of one type, dates increasing, values decreasing; the earliest still ahead applies */
+                discounts?: {
+                  /** @enum {string} */
+                  type: "FIXED" | "PERCENTAGE"
+                  /** @description YYYY-MM-DD, inclusive, on or before the due date */
+                  until: string
+                  /** @description FIXED: integer centavos; PERCENTAGE…: percent, at most 2 decimals (2 = 2 %) */
+                  value: number
+                }[]
+                /** @description multa: charged once when paid after the due date */
+                fine?: {
+                  /** @enum {string} */
+                  type: "FIXED" | "PERCENTAGE"
+                  /** @description FIXED: integer centavos; PERCENTAGE…: percent, at most 2 decimals (2 = 2 %) */
+                  value: number
+                }
+                /** @description juros: simple, for each calendar day after the due date; a month is 30 days (pro rata die) */
+                interest?: {
+                  /** @enum {string} */
+                  type: "FIXED_PER_DAY" | "PERCENTAGE_PER_DAY" | "PERCENTAGE_PER_MONTH"
+                  /** @description FIXED: integer centavos; PERCENTAGE…: percent, at most 2 decimals (2 = 2 %) */
+                  value: number
+                }
+                /** @description bolepix: true also issues a due-date PIX charge (cobv) with the same amount, due date and terms; the buyer pays either the barcode or the QR code, the first payment settles (docs/boleto.md) */
+                pix?: boolean
+              }
             }
             card?: {
               brand: string
@@ -6463,7 +6517,57 @@ export interface operations {
               barcode: string
               digitableLine: string
               dueDate: string
+              /** @description once paid: what was paid, on which day, in parts (centavos) */
+              payment?: {
+                abatement: number
+                amountPaid: number
+                discount: number
+                fine: number
+                interest: number
+                paidOn: string
+                principal: number
+                /**
+                 * @description a bolepix: the rail that paid first
+                 * @enum {string}
+                 */
+                rail?: "pix" | "barcode"
+              }
               pdfUrl: string
+              /** @description Boleto charge terms (docs/boleto.md): fine, interest, discounts and abatement, as a bank registers them (and the bolepix cobv charges them) */
+              terms?: {
+                /** @description abatimento: always off the amount */
+                abatement?: {
+                  /** @enum {string} */
+                  type: "FIXED" | "PERCENTAGE"
+                  /** @description FIXED: integer centavos; PERCENTAGE…: percent, at most 2 decimals (2 = 2 %) */
+                  value: number
+                }
+                /** @description up to 3, all of one type, dates increasing, values decreasing; the earliest still ahead applies */
+                discounts?: {
+                  /** @enum {string} */
+                  type: "FIXED" | "PERCENTAGE"
+                  /** @description YYYY-MM-DD, inclusive, on or before the due date */
+                  until: string
+                  /** @description FIXED: integer centavos; PERCENTAGE…: percent, at most 2 decimals (2 = 2 %) */
+                  value: number
+                }[]
+                /** @description multa: charged once when paid after the due date */
+                fine?: {
+                  /** @enum {string} */
+                  type: "FIXED" | "PERCENTAGE"
+                  /** @description FIXED: integer centavos; PERCENTAGE…: percent, at most 2 decimals (2 = 2 %) */
+                  value: number
+                }
+                /** @description juros: simple, for each calendar day after the due date; a month is 30 days (pro rata die) */
+                interest?: {
+                  /** @enum {string} */
+                  type: "FIXED_PER_DAY" | "PERCENTAGE_PER_DAY" | "PERCENTAGE_PER_MONTH"
+                  /** @description FIXED: integer centavos; PERCENTAGE…: percent, at most 2 decimals (2 = 2 %) */
+                  value: number
+                }
+                /** @description bolepix: true also issues a due-date PIX charge (cobv) with the same amount, due date and terms; the buyer pays either the barcode or the QR code, the first payment settles (docs/boleto.md) */
+                pix?: boolean
+              }
             }
             card?: {
               brand: string
@@ -7009,6 +7113,8 @@ export interface operations {
         amount?: string
         /** @description BOLETO: the day the buyer paid, YYYY-MM-DD (default today) */
         date?: string
+        /** @description A bolepix (BOLETO with PIX): `barcode` (default) pays the slip at the sandbox bank (202); `pix` pays its QR code, received at once (200). The first payment settles it; a later one by the other rail is recorded and returned (docs/boleto.md) */
+        rail?: string
       }
       header?: never
       path: {
@@ -8790,7 +8896,7 @@ export interface operations {
         /** @description YYYY-MM-DD (São Paulo), required */
         start_at?: string
         subaccount_id?: string
-        /** @description sale, fee, settlement, reserve, reserve_release, refund, chargeback, med, split, withdraw, withdraw_reversal, fine, interest, discount, abatement */
+        /** @description sale, fee, settlement, reserve, reserve_release, refund, chargeback, med, split, withdraw, withdraw_reversal, fine, interest, discount, abatement, second_payment, second_payment_return */
         type?: string
       }
       header?: never
@@ -9487,6 +9593,8 @@ export interface operations {
               /** @description FIXED: integer centavos; PERCENTAGE…: percent, at most 2 decimals (2 = 2 %) */
               value: number
             }
+            /** @description bolepix: true also issues a due-date PIX charge (cobv) with the same amount, due date and terms; the buyer pays either the barcode or the QR code, the first payment settles (docs/boleto.md) */
+            pix?: boolean
           }
           card?: {
             /** @description 3 or 4 digits */

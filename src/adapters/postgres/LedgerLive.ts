@@ -188,7 +188,10 @@ export const LedgerLive = Layer.effect(
           // transactions whose sale was posted: a sale older than the books has no postings to compare.
           const records = yield* sql<{ accountId: string; what: string; expected: number; actual: number }>`
             with sold as (
-              select t.account_id, t.id, t.status, t.amount_total, t.fee, t.refunded_amount, t.refund_reserved,
+              -- amount_total here is the refunds' base: a boleto's payment when it has one (refundBase).
+              select t.account_id, t.id, t.status,
+                     coalesce((t.details -> 'payment' ->> 'amount')::bigint, t.amount_total) as amount_total,
+                     t.fee, t.refunded_amount, t.refund_reserved,
                      t.refunded_amount + t.refund_reserved as taken
               from transactions t
               join ledger_entries e on e.account_id = t.account_id and e.key = 'sale:' || t.id

@@ -25,6 +25,8 @@ import boletoCharges from "./migrations/0028_boleto_charges.ts"
 import eventOperations from "./migrations/0024_event_operations.ts"
 import requestLog from "./migrations/0025_request_log.ts"
 import pixReceived from "./migrations/0020_pix_received.ts"
+import bolepix from "./migrations/0034_bolepix.ts"
+import boletoRefundBase from "./migrations/0035_boleto_refund_base.ts"
 import { withSpan } from "../../spans.ts"
 
 export const MIGRATIONS = {
@@ -50,7 +52,9 @@ export const MIGRATIONS = {
   "0028_boleto_charges": boletoCharges,
   "0024_event_operations": eventOperations,
   "0025_request_log": requestLog,
-  "0020_pix_received": pixReceived
+  "0020_pix_received": pixReceived,
+  "0034_bolepix": bolepix,
+  "0035_boleto_refund_base": boletoRefundBase
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)

@@ -50,8 +50,12 @@ export const ReceivedPixRepoLive = Layer.effect(
           where end_to_end_id = ${endToEndId}`.pipe(Effect.orDie, Effect.asVoid),
         chargeOf: (txid) =>
           sql<{ accountId: AccountId; transactionId: TransactionId }>`
-          select account_id as "accountId", id as "transactionId" from transactions
-          where method = 'PIX' and (details -> 'pix' ->> 'txid') = ${txid}
+          (select account_id as "accountId", id as "transactionId" from transactions
+           where method = 'PIX' and (details -> 'pix' ->> 'txid') = ${txid})
+          union all
+          -- A bolepix's due-date charge (docs/boleto.md "Bolepix"): its txid sits where a PIX's does.
+          (select account_id, id from transactions
+           where method = 'BOLETO' and (details -> 'pix' ->> 'txid') = ${txid})
           limit 1`.pipe(
             Effect.orDie,
             Effect.map((rows) => Option.fromNullable(rows[0]))

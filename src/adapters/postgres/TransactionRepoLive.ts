@@ -26,6 +26,15 @@ const decodeSummaries = Schema.decodeUnknown(Schema.Array(TransactionSummary))
 
 const Owned = Schema.Array(Schema.Struct({ accountId: AccountId, id: TransactionId }))
 
+/**
+ * A bolepix settled by its PIX is still asked about while its slip is payable: the bank may report the
+ * barcode paid too, a second payment to record and return (docs/boleto.md "Bolepix").
+ */
+const BOLEPIX_PAID_BY_PIX = `status <> 'PENDING' and details -> 'pix' is not null
+  and details -> 'payment' ->> 'rail' = 'pix' and expires_at > now()
+  and not exists (select 1 from bolepix_second_payments s where s.transaction_id = transactions.id
+                  and s.rail = 'barcode')`
+
 export const TransactionRepoLive = Layer.effect(
   TransactionRepo,
   Effect.gen(function* () {
@@ -155,7 +164,8 @@ export const TransactionRepoLive = Layer.effect(
       pendingBoletos: (limit, afterId) =>
         sql`
           select account_id, id from transactions
-          where method = 'BOLETO' and status = 'PENDING'
+          where method = 'BOLETO'
+            and (status = 'PENDING' or (${sql.literal(BOLEPIX_PAID_BY_PIX)}))
             ${afterId ? sql`and id > ${afterId}` : sql``}
           order by id limit ${limit}`.pipe(
           Effect.flatMap(Schema.decodeUnknown(Owned)),

@@ -72,6 +72,7 @@ const absent = (provider: string, variable: string) =>
 const pixAbsent = () => Effect.fail(absent("pix", "LIVE_PIX_PROVIDER"))
 const absentPix = PixProvider.of({
   createCharge: pixAbsent,
+  createDueCharge: pixAbsent,
   chargeStatus: pixAbsent,
   cancelCharge: pixAbsent,
   refund: pixAbsent,

@@ -1,5 +1,6 @@
 import type { BoletoSlip } from "../../ports/DocumentRenderer.ts"
 import PDFDocument from "pdfkit"
+import QRCode from "qrcode"
 import { encodeItf } from "./itf.ts"
 
 /** What the slip shows (the port's BoletoSlip). */
@@ -268,6 +269,31 @@ const slip = (doc: Doc, b: BoletoPdfInput, amount: string, due: string, top: num
   return y
 }
 
+/**
+ * A bolepix's PIX side, between the receipt and the cut (docs/boleto.md "Bolepix"): the QR code drawn as
+ * vector modules (byte mode, as the PNG is) and the "copia e cola" text, so the buyer pays either rail.
+ */
+const PIX_BLOCK = 120
+const pixBlock = (doc: Doc, emv: string, top: number): void => {
+  const size = PIX_BLOCK
+  const qr = QRCode.create([{ mode: "byte" as const, data: Buffer.from(emv, "utf8") }], { errorCorrectionLevel: "M" })
+  const n = qr.modules.size
+  const cellSize = size / (n + 8)
+  for (let r = 0; r < n; r++)
+    for (let c = 0; c < n; c++)
+      if (qr.modules.get(r, c)) doc.rect(LEFT + (c + 4) * cellSize, top + (r + 4) * cellSize, cellSize, cellSize)
+  doc.fill("black")
+  const x = LEFT + size + 12
+  const w = WIDTH - size - 12
+  line(doc, "Pague também com PIX", x, top + 8, w, { bold: true, size: 10 })
+  line(doc, "Aponte a câmera do app do seu banco para o QR Code ou use o PIX copia e cola abaixo.", x, top + 24, w, {
+    size: 8
+  })
+  line(doc, "O primeiro pagamento quita o boleto; um segundo pagamento é devolvido.", x, top + 36, w, { size: 8 })
+  doc.font("Courier").fontSize(6.5)
+  doc.text(toWinAnsi(emv), x, top + 52, { width: w, height: size - 52, lineBreak: true })
+}
+
 // A4 boleto: "Recibo do Pagador" on top, the "Ficha de Compensação" with the ITF barcode at the bottom.
 export const renderBoletoPdf = async (b: BoletoPdfInput): Promise<Buffer> => {
   validate(b)
@@ -288,7 +314,11 @@ export const renderBoletoPdf = async (b: BoletoPdfInput): Promise<Buffer> => {
   const due = formatDate(b.dueDate)
   // Recibo at the top, ficha at the bottom with the cut right above it, as bank-issued boletos do.
   const slipTop = BARCODE_LAYOUT.y - 290
-  receipt(doc, b, amount, due)
+  const receiptBottom = receipt(doc, b, amount, due)
+  if (b.pixEmv !== undefined) {
+    if (receiptBottom + 24 + PIX_BLOCK > slipTop - 28) throw new Error("boleto layout overflow (PIX block)")
+    pixBlock(doc, b.pixEmv, receiptBottom + 24)
+  }
   cutLine(doc, slipTop - 16)
   const bottom = slip(doc, b, amount, due, slipTop)
   if (bottom + 10 > BARCODE_LAYOUT.y) throw new Error("boleto layout overflow") // guards edits to the constants

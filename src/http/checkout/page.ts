@@ -35,31 +35,48 @@ const planField = (amount: string, form: NonNullable<CheckoutView["cardForm"]>) 
     <p id="cc-total-line">Total: <strong class="money" id="cc-total">${escape(chosen.total)}</strong></p>`
 }
 
+const pixBody = (
+  pix: NonNullable<CheckoutView["pix"]>
+) => `<img class="qr" src="${escape(pix.qrPath)}" alt="QR Code PIX" width="280" height="280">
+  <p class="muted">Ou copie o código PIX (copia e cola):</p>
+  <p class="code" id="pix-code">${escape(pix.code)}</p>
+  <button type="button" data-copy="pix-code">Copiar código PIX</button>`
+
+const billetBody = (billet: NonNullable<CheckoutView["billet"]>) => `<p class="muted">Linha digitável:</p>
+  <p class="code" id="billet-line">${escape(billet.digitableLine)}</p>
+  <button type="button" data-copy="billet-line">Copiar linha digitável</button>
+  <p><a href="${escape(billet.pdfPath)}">Baixar o boleto (PDF)</a></p>
+  <p class="muted">Vencimento: ${escape(billet.dueDate)}.</p>
+  ${todayLine(billet.amountToday)}
+  ${
+    billet.instructions === undefined
+      ? ""
+      : `<ul class="muted" id="billet-terms">${billet.instructions.map((l) => `<li>${escape(l)}</li>`).join("")}</ul>`
+  }`
+
 const methodSection = (v: CheckoutView, payPath: string) => {
+  // A bolepix (docs/boleto.md "Bolepix"): the slip and its due-date PIX charge, both payable; the first
+  // payment settles it, so the page says a second one is given back.
+  if (v.pix && v.billet) {
+    return `<section class="card" id="pay" ${when(["pending"], v.state)}>
+  <h2>Pague com boleto ou PIX</h2>
+  ${billetBody(v.billet)}
+  <h3>Ou pague com PIX</h3>
+  ${pixBody(v.pix)}
+  <p class="muted">Pague por um só meio: o primeiro pagamento quita o boleto e um segundo é devolvido.</p>
+</section>`
+  }
   if (v.pix) {
     return `<section class="card" id="pay" ${when(["pending"], v.state)}>
   <h2>Pague com PIX</h2>
-  <img class="qr" src="${escape(v.pix.qrPath)}" alt="QR Code PIX" width="280" height="280">
-  <p class="muted">Ou copie o código PIX (copia e cola):</p>
-  <p class="code" id="pix-code">${escape(v.pix.code)}</p>
-  <button type="button" data-copy="pix-code">Copiar código PIX</button>
+  ${pixBody(v.pix)}
   <p class="muted">Pague até ${escape(v.pix.deadline)}.</p>
 </section>`
   }
   if (v.billet) {
     return `<section class="card" id="pay" ${when(["pending"], v.state)}>
   <h2>Pague com boleto</h2>
-  <p class="muted">Linha digitável:</p>
-  <p class="code" id="billet-line">${escape(v.billet.digitableLine)}</p>
-  <button type="button" data-copy="billet-line">Copiar linha digitável</button>
-  <p><a href="${escape(v.billet.pdfPath)}">Baixar o boleto (PDF)</a></p>
-  <p class="muted">Vencimento: ${escape(v.billet.dueDate)}.</p>
-  ${todayLine(v.billet.amountToday)}
-  ${
-    v.billet.instructions === undefined
-      ? ""
-      : `<ul class="muted" id="billet-terms">${v.billet.instructions.map((l) => `<li>${escape(l)}</li>`).join("")}</ul>`
-  }
+  ${billetBody(v.billet)}
 </section>`
   }
   if (v.cardForm) {
@@ -120,12 +137,13 @@ const refundSection = (v: CheckoutView) => {
 /** Each ending says what happened and what the buyer can do next. */
 const noticeSections = (v: CheckoutView) => {
   const shop = escape(v.merchantName)
-  const what = v.pix ? "este código PIX" : v.billet ? "este boleto" : "esta cobrança"
-  const deadline = v.pix
-    ? ` em ${escape(v.pix.deadline)},`
-    : v.billet
-      ? ` no vencimento, ${escape(v.billet.dueDate)},`
-      : ""
+  const what = v.billet ? "este boleto" : v.pix ? "este código PIX" : "esta cobrança"
+  const deadline =
+    v.pix && !v.billet
+      ? ` em ${escape(v.pix.deadline)},`
+      : v.billet
+        ? ` no vencimento, ${escape(v.billet.dueDate)},`
+        : ""
   return `<section class="card" id="paid" ${when(["paid"], v.state)}>
   <h2>Pagamento confirmado</h2>
   <p>Obrigado! ${shop} já recebeu a confirmação do seu pagamento.</p>

@@ -63,7 +63,8 @@ export const DocumentsHttp = HttpApiBuilder.group(GatewayApi, "documents", (hand
             formattedDigitableLine: formatDigitableLine(b.digitableLine),
             barcode: b.barcode,
             documentNumber: b.ourNumber,
-            issuedAt: saoPauloDate(t.createdAt)
+            issuedAt: saoPauloDate(t.createdAt),
+            pixEmv: t.details.pix?.emv
           })
           return HttpServerResponse.uint8Array(pdf, { contentType: "application/pdf", headers })
         })

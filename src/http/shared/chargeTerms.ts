@@ -53,6 +53,13 @@ export const WireTerms = (style: TermsStyle) =>
         type: literal(style, "fixed", "percentage"),
         value: Schema.Number.annotations({ description: VALUE })
       }).annotations({ description: "abatimento: always off the amount" })
+    ),
+    pix: opt(
+      Schema.Boolean.annotations({
+        description:
+          "bolepix: true also issues a due-date PIX charge (cobv) with the same amount, due date and terms; " +
+          "the buyer pays either the barcode or the QR code, the first payment settles (docs/boleto.md)"
+      })
     )
   }).annotations({
     description:
@@ -71,6 +78,7 @@ export interface WireTermsValue {
   readonly interest?: WireValue
   readonly discounts?: ReadonlyArray<WireValue & { readonly until: string }>
   readonly abatement?: WireValue
+  readonly pix?: boolean
 }
 
 /**
@@ -127,7 +135,28 @@ export const decodeTerms = (
     ...(wire.abatement ? { abatement: fp("abatement", wire.abatement) } : {})
   }
   if (!ok) return null
+  // `{ "pix": true }` alone asks for a bolepix without terms: no terms to record.
+  if (Object.keys(terms).length === 0) return null
   // The due date is not known yet (a default one is computed at charge time): every other rule now.
   for (const issue of validateTerms(terms, amount, "9999-12-31")) fail(termField(prefix, issue.path), issue.message)
   return terms
+}
+
+/**
+ * The terms as the interface writes them (`style`): the enumerations in its case, fixed values in centavos,
+ * percentages in percent (2 = 2 %), the inverse of `decodeTerms`.
+ */
+export const presentTerms = (terms: ChargeTerms, style: TermsStyle) => {
+  const type = (kind: string) => (style === "v2" ? kind.toUpperCase() : kind)
+  const value = (kind: string, v: number) => (kind.startsWith("percentage") ? v / 100 : v)
+  const one = (t: { readonly kind: string; readonly value: number }) => ({
+    type: type(t.kind),
+    value: value(t.kind, t.value)
+  })
+  return {
+    ...(terms.fine ? { fine: one(terms.fine) } : {}),
+    ...(terms.interest ? { interest: one(terms.interest) } : {}),
+    ...(terms.discounts ? { discounts: terms.discounts.map((d) => ({ ...one(d), until: d.until })) } : {}),
+    ...(terms.abatement ? { abatement: one(terms.abatement) } : {})
+  }
 }

@@ -1,7 +1,7 @@
 /**
  * A fake PSP speaking the Banco Central's API Pix 2.9.0 (../shared/specs/bcb-pix-api-2.9.0.yaml) as one of
  * the PSP profiles exposes it: HTTPS with a client certificate required (mTLS), OAuth2 client credentials
- * in the profile's style, the profile's path prefix and extra headers or parameters enforced, `cob`,
+ * in the profile's style, the profile's path prefix and extra headers or parameters enforced, `cob`, `cobv`,
  * `pix`, `devolucao` and `webhook` resources, notifications to `{webhookUrl}/pix` signed by the PSP's
  * client certificate, and faults on demand. It follows the spec and the PSPs' documentation, not our
  * adapter: its quirk table below is written from ../shared/notes/rails-research.md §1.4 independently of
@@ -80,6 +80,22 @@ interface Cob {
   valor: string
   chave: string
   devedor?: unknown
+  locId: number
+  location: string
+  pixCopiaECola: string
+}
+
+/** A due-date charge (`cobv`, a bolepix's PIX side): what was sent, kept as sent. */
+interface Cobv {
+  txid: string
+  revisao: number
+  criacao: string
+  dataDeVencimento: string
+  validadeAposVencimento: number
+  status: Cob["status"]
+  valor: Record<string, unknown> & { original: string }
+  chave: string
+  devedor: unknown
   locId: number
   location: string
   pixCopiaECola: string
@@ -178,6 +194,7 @@ export const startFakePsp = async (options: FakePspOptions) => {
 
   const tokens = new Map<string, number>()
   const cobs = new Map<string, Cob>()
+  const cobvs = new Map<string, Cobv>()
   const received = new Map<string, Received>()
   const webhooks = new Map<string, string>()
   const exchanges: Array<Exchange> = []
@@ -215,6 +232,32 @@ export const startFakePsp = async (options: FakePspOptions) => {
     status: c.status,
     ...(c.devedor === undefined ? {} : { devedor: c.devedor }),
     valor: { original: c.valor },
+    chave: c.chave,
+    pixCopiaECola: c.pixCopiaECola,
+    ...(c.status === "CONCLUIDA" ? { pix: [...received.values()].filter((r) => r.txid === c.txid).map(pixJson) } : {})
+  })
+
+  const cobvJson = (c: Cobv) => ({
+    calendario: {
+      criacao: c.criacao,
+      dataDeVencimento: c.dataDeVencimento,
+      validadeAposVencimento: c.validadeAposVencimento
+    },
+    txid: c.txid,
+    revisao: c.revisao,
+    loc: { id: c.locId, location: c.location, tipoCob: "cobv", criacao: c.criacao, txid: c.txid },
+    location: c.location,
+    status: c.status,
+    devedor: c.devedor,
+    recebedor: {
+      cnpj: "99999008000105",
+      nome: "LOJA FAKE PSP",
+      logradouro: "Rua Fake, 1",
+      cidade: "Sao Paulo",
+      uf: "SP",
+      cep: "01001000"
+    },
+    valor: c.valor,
     chave: c.chave,
     pixCopiaECola: c.pixCopiaECola,
     ...(c.status === "CONCLUIDA" ? { pix: [...received.values()].filter((r) => r.txid === c.txid).map(pixJson) } : {})
@@ -400,6 +443,51 @@ export const startFakePsp = async (options: FakePspOptions) => {
         existing.revisao++
         return send(200, cobJson(existing))
       }
+    }
+
+    // cobv (due-date charges: what the spec's PUT and GET need; no PATCH, no lotecobv) ----------------------
+    if (parts[0] === "cobv" && parts.length === 2) {
+      const txid = parts[1]!
+      if (!TXID.test(txid)) return fail(400, "CobVOperacaoInvalida", "Cobrança inválida", "txid inválido")
+      const existing = cobvs.get(txid)
+      if (method === "PUT") {
+        const bad = (detail: string) => fail(400, "CobVOperacaoInvalida", "Cobrança inválida", detail)
+        if (existing !== undefined || cobs.has(txid)) return bad("txid já utilizado")
+        const valor = body?.valor as (Record<string, unknown> & { original?: unknown }) | undefined
+        if (typeof valor?.original !== "string" || !VALOR.test(valor.original) || cents(valor.original) <= 0)
+          return bad("valor.original inválido")
+        if (body?.chave !== pixKey) return bad("chave inválida")
+        const devedor = body.devedor as Record<string, unknown> | undefined
+        if (devedor === undefined || (devedor.cpf === undefined) === (devedor.cnpj === undefined))
+          return bad("devedor: cpf ou cnpj")
+        if (typeof devedor.nome !== "string") return bad("devedor.nome obrigatório")
+        const calendario = body.calendario as { dataDeVencimento?: unknown; validadeAposVencimento?: unknown }
+        const due = calendario?.dataDeVencimento
+        if (typeof due !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(due)) return bad("calendario.dataDeVencimento")
+        if (due < now().toISOString().slice(0, 10)) return bad("dataDeVencimento anterior à criação")
+        const validade = calendario.validadeAposVencimento ?? 30
+        if (!Number.isInteger(validade) || (validade as number) < 0) return bad("validadeAposVencimento")
+        const locId = ++locSeq
+        const location = `${url.host}/qr/v2/cobv/${randomUUID().replace(/-/g, "")}`
+        const cobv: Cobv = {
+          txid,
+          revisao: 0,
+          criacao: now().toISOString(),
+          dataDeVencimento: due,
+          validadeAposVencimento: validade as number,
+          status: "ATIVA",
+          valor: valor as Cobv["valor"],
+          chave: pixKey,
+          devedor,
+          locId,
+          location,
+          pixCopiaECola: dynamicBrCode(location, "LOJA FAKE PSP", "SAO PAULO")
+        }
+        cobvs.set(txid, cobv)
+        return send(201, cobvJson(cobv))
+      }
+      if (existing === undefined) return fail(404, "NaoEncontrado", "Não encontrado", "cobrança não encontrada")
+      if (method === "GET") return send(200, cobvJson(existing))
     }
 
     // pix ------------------------------------------------------------------------------------------------
@@ -590,13 +678,15 @@ export const startFakePsp = async (options: FakePspOptions) => {
       txid: string,
       opts: { amount?: number; notify?: boolean; endToEndId?: string; listed?: boolean } = {}
     ) => {
-      const cob = cobs.get(txid)
+      // A due-date charge (cobv) is paid the same way; the fake does not compute its terms: pass `amount`.
+      const cob = cobs.get(txid) ?? cobvs.get(txid)
       if (cob !== undefined && cob.status !== "ATIVA") throw new Error(`charge ${txid} is ${cob.status}`)
       if (cob !== undefined) cob.status = "CONCLUIDA"
+      const original = cob === undefined ? undefined : typeof cob.valor === "string" ? cob.valor : cob.valor.original
       const paid: Received = {
         endToEndId: opts.endToEndId ?? newE2e(),
         txid,
-        valor: opts.amount === undefined ? (cob?.valor ?? "1.00") : valorOf(opts.amount),
+        valor: opts.amount === undefined ? (original ?? "1.00") : valorOf(opts.amount),
         horario: now().toISOString(),
         chave: pixKey,
         devolucoes: [],

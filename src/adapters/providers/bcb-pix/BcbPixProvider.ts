@@ -2,6 +2,7 @@ import { Clock, Effect, Layer, Schema } from "effect"
 import {
   PixProvider,
   type PixChargeRequest,
+  type PixDueChargeRequest,
   type PixChargeState,
   type PixChargeStatus,
   type PixRefundState,
@@ -10,7 +11,8 @@ import {
 import { withSpan } from "../../../spans.ts"
 import { BcbPixConfig } from "./config.ts"
 import { makeClient, type PixClient, type PixError, refused, unreadable } from "./client.ts"
-import { CobGerada, Devolucao, Pix, PixConsultados, toCentavos, toValor } from "./wire.ts"
+import { cobvValue } from "../../../domain/chargeTerms.ts"
+import { CobGerada, CobVGerada, Devolucao, Pix, PixConsultados, toCentavos, toValor } from "./wire.ts"
 
 /**
  * The txid of a charge: our transaction id's letters and digits, within the API's `[a-zA-Z0-9]{26,35}`.
@@ -128,6 +130,43 @@ export const makeBcbPixProvider = (client: PixClient, pixKey: string, registrati
       return { emv: cob.pixCopiaECola, txid: cob.txid }
     })
 
+  /**
+   * A bolepix's PIX side: `PUT /cobv/{txid}` with the boleto's due date, amount and terms (`cobvValue`, the
+   * one-to-one map of docs/boleto.md), keyed by the same txid as a `cob` would be, so a retry is the same charge.
+   */
+  const createDueCharge = (request: PixDueChargeRequest) =>
+    Effect.gen(function* () {
+      const txid = txidFor(request.transactionId)
+      const body = {
+        calendario: {
+          dataDeVencimento: request.dueDate,
+          validadeAposVencimento: request.payableDaysAfterDue
+        },
+        devedor: { [request.payer.documentType]: request.payer.document, nome: request.payer.name.slice(0, 200) },
+        valor: {
+          original: toValor(request.amount),
+          ...(request.terms === undefined ? {} : cobvValue(request.terms))
+        },
+        chave: pixKey
+      }
+      const put = client.call("PUT", `/cobv/${txid}`, { body }).pipe(Effect.flatMap(decode(CobVGerada)))
+      const cobv = yield* put.pipe(
+        Effect.catchTag("ProviderUnavailable", () => put),
+        Effect.catchTag("Unprocessable", (error) =>
+          client.call("GET", `/cobv/${txid}`).pipe(
+            Effect.flatMap(decode(CobVGerada)),
+            Effect.orElseFail(() => error),
+            Effect.filterOrFail(
+              (existing) => existing.valor.original === body.valor.original && existing.status === "ATIVA",
+              () => error
+            )
+          )
+        )
+      )
+      if (cobv.pixCopiaECola === undefined) return yield* unreadable()
+      return { emv: cobv.pixCopiaECola, txid: cobv.txid }
+    })
+
   const cancelCharge = (txid: string) =>
     client
       .call("PATCH", `/cob/${txid}`, { body: { status: "REMOVIDA_PELO_USUARIO_RECEBEDOR" }, notFound: unknownCharge })
@@ -216,6 +255,7 @@ export const makeBcbPixProvider = (client: PixClient, pixKey: string, registrati
   return PixProvider.of({
     registerNotifications: (url) => registerNotifications(url).pipe(withSpan("BcbPixProvider.registerNotifications")),
     createCharge: (request) => createCharge(request).pipe(withSpan("BcbPixProvider.createCharge")),
+    createDueCharge: (request) => createDueCharge(request).pipe(withSpan("BcbPixProvider.createDueCharge")),
     chargeStatus: (txid) => getCob(txid).pipe(Effect.map(stateOf), withSpan("BcbPixProvider.chargeStatus")),
     cancelCharge: (txid) => cancelCharge(txid).pipe(withSpan("BcbPixProvider.cancelCharge")),
     refund: (request) => refund(request).pipe(withSpan("BcbPixProvider.refund")),

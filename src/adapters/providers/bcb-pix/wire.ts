@@ -49,6 +49,17 @@ export const CobGerada = Schema.Struct({
 })
 export type CobGerada = typeof CobGerada.Type
 
+/** A due-date charge as the PSP answers it (CobVGerada / CobVCompleta): a bolepix's PIX side. */
+export const CobVGerada = Schema.Struct({
+  txid: Schema.String,
+  status: CobStatus,
+  calendario: Schema.Struct({ dataDeVencimento: Schema.String }),
+  valor: Schema.Struct({ original: Valor }),
+  pixCopiaECola: Schema.optional(Schema.String),
+  pix: Schema.optional(Schema.Array(Pix))
+})
+export type CobVGerada = typeof CobVGerada.Type
+
 export const PixConsultados = Schema.Struct({
   parametros: Schema.Struct({
     paginacao: Schema.Struct({

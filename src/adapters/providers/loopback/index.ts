@@ -1,5 +1,5 @@
 import { Effect, Layer, Schema } from "effect"
-import { ProviderUnavailable } from "../../../domain/errors.ts"
+import { ProviderUnavailable, Unprocessable } from "../../../domain/errors.ts"
 import { Acquirer, AcquirerUnavailable, type ChargeStatus } from "../../../ports/Acquirer.ts"
 import { PixProvider } from "../../../ports/PixProvider.ts"
 import { call, loopbackBaseUrl } from "./client.ts"
@@ -79,6 +79,11 @@ export const LoopbackPixLive = Layer.effect(
           Effect.flatMap((c) =>
             c === null ? Effect.fail(pixUnavailable({ message: "no such route" })) : Effect.succeed(c)
           )
+        ),
+      // No due-date charges here (bolepix is the sandbox's and the API Pix adapter's): refused on its merits.
+      createDueCharge: () =>
+        Effect.fail(
+          new Unprocessable({ code: "pix_due_charge_unsupported", message: "the PIX provider has no due-date charges" })
         ),
       // The loopback PSP models charges and refunds only: a charge stays open until it expires, a refund
       // is returned at once, and no payment is ever reported (the isolation tests need no more).

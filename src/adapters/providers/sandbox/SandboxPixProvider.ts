@@ -2,7 +2,12 @@ import { Effect, Layer } from "effect"
 import { ProviderUnavailable } from "../../../domain/errors.ts"
 import { OUTAGE_AMOUNT } from "./testCards.ts"
 import { buildBrCode } from "../../../domain/brcode.ts"
-import { PixProvider, type PixChargeRequest, type PixRefundState } from "../../../ports/PixProvider.ts"
+import {
+  PixProvider,
+  type PixChargeRequest,
+  type PixDueChargeRequest,
+  type PixRefundState
+} from "../../../ports/PixProvider.ts"
 import { withSpan } from "../../../spans.ts"
 
 // The sandbox PSP issues static BR Codes: a dynamic one points at a charge payload (a signed JWS) hosted by
@@ -33,6 +38,20 @@ const createCharge = (request: PixChargeRequest) => {
   return { emv, txid }
 }
 
+/**
+ * A bolepix's PIX side: a static code too, for the boleto's principal. The terms are the gateway's to apply
+ * (a real PSP's cobv computes the amount due that day; the sandbox's buyer pays through the sandbox route,
+ * which asks the amount due by the same terms: docs/boleto.md "Bolepix").
+ */
+const createDueCharge = (request: PixDueChargeRequest) =>
+  createCharge({
+    transactionId: request.transactionId,
+    amount: request.amount,
+    expiresAt: new Date(0),
+    merchantName: request.merchantName,
+    merchantCity: request.merchantCity
+  })
+
 const returned = (refundId: string, amount: number): PixRefundState => ({
   refundId,
   amount,
@@ -55,6 +74,10 @@ export const SandboxPixProviderLive = Layer.succeed(
     createCharge: (request) =>
       (request.amount === OUTAGE_AMOUNT ? Effect.fail(outage()) : Effect.sync(() => createCharge(request))).pipe(
         withSpan("SandboxPixProvider.createCharge")
+      ),
+    createDueCharge: (request) =>
+      (request.amount === OUTAGE_AMOUNT ? Effect.fail(outage()) : Effect.sync(() => createDueCharge(request))).pipe(
+        withSpan("SandboxPixProvider.createDueCharge")
       ),
     // The sandbox's buyer pays through the gateway's own sandbox route (CONTRACT §7), never at a PSP:
     // its charges stay open here, nothing is ever received, and a refund is returned at once.

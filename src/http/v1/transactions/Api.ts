@@ -235,7 +235,9 @@ export class V1TransactionsApi extends HttpApiGroup.make("v1Transactions")
         OpenApi.Description,
         "Full refund without `amount`, partial with it (billet: full only). Refundable: `paid`, or `refunded` " +
           "with a balance left; otherwise 409 `not_refundable`. An amount above the refundable balance " +
-          "(amount_total − refunded_amount) is 400 naming `amount`. Concurrent refunds never exceed the balance."
+          "(amount_total − refunded_amount; a billet paid with fine, interest or discount: its " +
+          "`billet.payment.amount_paid` − refunded_amount) is 400 naming `amount`. Concurrent refunds never exceed " +
+          "the balance."
       )
   )
   .middleware(ApiTokenAuth)

@@ -340,6 +340,8 @@ export const decodeCreate = (
   }
   const payer = { ...common.payer, document }
   return Either.right(
-    method === "BOLETO" ? { ...common, method, payer, terms, termsField: "billet" } : { ...common, method, payer }
+    method === "BOLETO"
+      ? { ...common, method, payer, terms, termsField: "billet", pix: w.billet?.pix === true }
+      : { ...common, method, payer }
   )
 }

@@ -74,6 +74,29 @@ const ProcessWire = payload(
 
 export const ProcessPayment = payload(toPaymentCommand(ProcessWire))
 
+/** A boleto as v2 shows it: its codes, its charge terms, and once paid what was paid in parts (docs/boleto.md). */
+const BoletoView = Schema.Struct({
+  barcode: Schema.String,
+  digitableLine: Schema.String,
+  pdfUrl: Schema.String,
+  dueDate: Schema.String,
+  terms: Schema.optional(WireTerms("v2")),
+  payment: Schema.optional(
+    Schema.Struct({
+      paidOn: Schema.String,
+      amountPaid: Schema.Number,
+      principal: Schema.Number,
+      fine: Schema.Number,
+      interest: Schema.Number,
+      discount: Schema.Number,
+      abatement: Schema.Number,
+      rail: Schema.optional(
+        Schema.Literal("pix", "barcode").annotations({ description: "a bolepix: the rail that paid first" })
+      )
+    }).annotations({ description: "once paid: what was paid, on which day, in parts (centavos)" })
+  )
+})
+
 export const PaymentResult = Schema.Struct({
   livemode: LivemodeField,
   transactionId: Schema.UUID,
@@ -82,14 +105,7 @@ export const PaymentResult = Schema.Struct({
   amount: Schema.Int,
   installments: Schema.optional(Schema.Int),
   pix: Schema.optional(Schema.Struct({ emv: Schema.String, qrCodeUrl: Schema.String, expiresAt: Schema.String })),
-  boleto: Schema.optional(
-    Schema.Struct({
-      barcode: Schema.String,
-      digitableLine: Schema.String,
-      pdfUrl: Schema.String,
-      dueDate: Schema.String
-    })
-  ),
+  boleto: Schema.optional(BoletoView),
   card: Schema.optional(Schema.Struct({ brand: Schema.String, last4: Schema.String }))
 }).annotations({ examples: paymentResultExamples })
 
@@ -143,14 +159,7 @@ export const TransactionDetail = Schema.Struct({
   createdAt: Schema.String,
   updatedAt: Schema.String,
   pix: Schema.optional(Schema.Struct({ emv: Schema.String, qrCodeUrl: Schema.String, expiresAt: Schema.String })),
-  boleto: Schema.optional(
-    Schema.Struct({
-      barcode: Schema.String,
-      digitableLine: Schema.String,
-      pdfUrl: Schema.String,
-      dueDate: Schema.String
-    })
-  ),
+  boleto: Schema.optional(BoletoView),
   card: Schema.optional(Schema.Struct({ brand: Schema.String, last4: Schema.String })),
   declineCode: Schema.NullOr(Schema.String)
 })
@@ -219,7 +228,8 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       .addError(ServiceUnavailable)
       .annotate(
         OpenApi.Description,
-        "Full refund without `amount`, partial with it (CARD and PIX; BOLETO full only). " +
+        "Full refund without `amount`, partial with it (CARD and PIX; BOLETO full only: what the buyer paid, " +
+          "fine and interest included, discount excluded, `boleto.payment.amountPaid`). " +
           "`refundedAmount` is cumulative. 409 for PENDING, DECLINED, FAILED or REFUNDED transactions; " +
           "400 when `amount` exceeds the refundable balance. A full refund cancels the order."
       )

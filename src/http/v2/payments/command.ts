@@ -132,7 +132,7 @@ export const decodeProcess = (
     const payer = { ...common.payer, document: request.buyerDoc }
     return Either.right(
       request.method === "BOLETO"
-        ? { ...common, method: "BOLETO", payer, terms, termsField: "boleto" }
+        ? { ...common, method: "BOLETO", payer, terms, termsField: "boleto", pix: request.boleto?.pix === true }
         : { ...common, method: "PIX", payer }
     )
   }

@@ -1,4 +1,17 @@
-import type { TransactionRecord } from "../../../domain/transaction.ts"
+import type { BoletoPayment, TransactionRecord } from "../../../domain/transaction.ts"
+import { presentTerms } from "../../shared/chargeTerms.ts"
+
+/** A boleto's payment in v2's words: what was paid, on which day, its parts and, for a bolepix, the rail. */
+const v2BoletoPayment = (p: BoletoPayment) => ({
+  paidOn: p.paidOn,
+  amountPaid: p.amount,
+  principal: p.principal,
+  fine: p.fine,
+  interest: p.interest,
+  discount: p.discount,
+  abatement: p.abatement,
+  ...(p.rail === undefined ? {} : { rail: p.rail })
+})
 
 /** Absolute buyer URLs under PUBLIC_BASE_URL. */
 export const documentUrls = (baseUrl: string, t: TransactionRecord) => ({
@@ -8,8 +21,9 @@ export const documentUrls = (baseUrl: string, t: TransactionRecord) => ({
 
 const methodDetails = (baseUrl: string, t: TransactionRecord) => {
   const urls = documentUrls(baseUrl, t)
-  const { boleto, card, pix } = t.details
+  const { boleto, card, payment, pix } = t.details
   return {
+    // A bolepix shows both: its slip under `boleto` and its due-date PIX charge under `pix`.
     ...(pix ? { pix: { emv: pix.emv, qrCodeUrl: urls.qrCodeUrl!, expiresAt: pix.expiresAt } } : {}),
     ...(boleto
       ? {
@@ -17,7 +31,9 @@ const methodDetails = (baseUrl: string, t: TransactionRecord) => {
             barcode: boleto.barcode,
             digitableLine: boleto.digitableLine,
             pdfUrl: urls.pdfUrl!,
-            dueDate: boleto.dueDate
+            dueDate: boleto.dueDate,
+            ...(boleto.terms === undefined ? {} : { terms: presentTerms(boleto.terms, "v2") }),
+            ...(payment === undefined ? {} : { payment: v2BoletoPayment(payment) })
           }
         }
       : {}),

@@ -23,6 +23,14 @@ export class SandboxApi extends HttpApiGroup.make("sandbox")
             Schema.String.annotations({
               description: "BOLETO: centavos paid (default: the amount due on that date, docs/boleto.md)"
             })
+          ),
+          rail: Schema.optional(
+            Schema.String.annotations({
+              description:
+                "A bolepix (BOLETO with PIX): `barcode` (default) pays the slip at the sandbox bank (202); `pix` " +
+                "pays its QR code, received at once (200). The first payment settles it; a later one by the " +
+                "other rail is recorded and returned (docs/boleto.md)"
+            })
           )
         })
       )

@@ -25,7 +25,15 @@ export const SandboxHttp = HttpApiBuilder.group(GatewayApi, "sandbox", (handlers
           if (urlParams.date !== undefined && !isDate(urlParams.date)) {
             return yield* ValidationFailed.one("date", "date must be YYYY-MM-DD")
           }
-          const { settled, transaction } = yield* sandbox.pay(accountId, path.id, { date: urlParams.date, amount })
+          const rail = urlParams.rail
+          if (rail !== undefined && rail !== "barcode" && rail !== "pix") {
+            return yield* ValidationFailed.one("rail", "rail must be barcode or pix")
+          }
+          const { settled, transaction } = yield* sandbox.pay(accountId, path.id, {
+            date: urlParams.date,
+            amount,
+            rail
+          })
           if (settled) return toTestTransaction(transaction)
           // A boleto is only paid at the bank; the confirmation job settles it later.
           return yield* encode(toTestTransaction(transaction)).pipe(

@@ -1,0 +1,49 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Schema } from "effect"
+import { TransactionId } from "../../domain/ids.ts"
+import { SecondPaymentRepo } from "../../ports/SecondPaymentRepo.ts"
+import { traced } from "./traced.ts"
+
+const Row = Schema.Struct({
+  id: Schema.String,
+  transactionId: TransactionId,
+  rail: Schema.Literal("pix", "barcode"),
+  reference: Schema.String,
+  amount: Schema.NumberFromString,
+  paidAt: Schema.DateFromSelf,
+  status: Schema.Literal("to_return", "returning", "returned")
+})
+
+export const SecondPaymentRepoLive = Layer.effect(
+  SecondPaymentRepo,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    return SecondPaymentRepo.of(
+      traced("SecondPaymentRepo", {
+        record: (accountId, p) =>
+          sql`
+          insert into bolepix_second_payments
+            (id, account_id, transaction_id, rail, reference, amount, paid_at, status)
+          values (${p.id}, ${accountId}, ${p.transactionId}, ${p.rail}, ${p.reference}, ${p.amount}, ${p.paidAt},
+            ${p.status})
+          on conflict (transaction_id, rail, reference) do nothing
+          returning id`.pipe(
+            Effect.orDie,
+            Effect.map((rows) => rows.length === 1)
+          ),
+        setStatus: (accountId, id, status) =>
+          sql`
+          update bolepix_second_payments
+          set status = ${status}, returned_at = ${status === "returned" ? sql`now()` : null}
+          where account_id = ${accountId} and id = ${id}`.pipe(Effect.orDie, Effect.asVoid),
+        ofTransaction: (accountId, transactionId) =>
+          sql`
+          select id, transaction_id as "transactionId", rail, reference, amount::text as amount,
+            paid_at as "paidAt", status
+          from bolepix_second_payments
+          where account_id = ${accountId} and transaction_id = ${transactionId}
+          order by created_at, id`.pipe(Effect.flatMap(Schema.decodeUnknown(Schema.Array(Row))), Effect.orDie)
+      })
+    )
+  })
+)

@@ -1,0 +1,158 @@
+import { Effect, Option } from "effect"
+import type { AccountId, TransactionId } from "../domain/ids.ts"
+import { type Posting, SYSTEM } from "../domain/ledger.ts"
+import type { TransactionRecord } from "../domain/transaction.ts"
+import { Ids } from "../ports/Ids.ts"
+import { Ledger } from "../ports/Ledger.ts"
+import { PixProvider } from "../ports/PixProvider.ts"
+import { type Rail, SecondPaymentRepo, type SecondPaymentStatus } from "../ports/SecondPaymentRepo.ts"
+import { TransactionRepo } from "../ports/TransactionRepo.ts"
+import { Transactional } from "../ports/Transactional.ts"
+import { fn } from "../spans.ts"
+
+/** Whether a transaction is a bolepix: a boleto that also carries a PIX due-date charge. */
+export const isBolepix = (t: TransactionRecord): boolean => t.method === "BOLETO" && t.details.pix !== undefined
+
+/**
+ * A bolepix's second payment (docs/boleto.md "Bolepix"): the first payment, by either rail, settled the
+ * boleto; one that comes later by the other rail is recorded once and given back, never settled. Its money
+ * is the payer's: the postings touch only the gateway's books — received from the payers into what the
+ * gateway owes out (`payouts`), and back when returned — so the merchant's balances and totals never see it.
+ */
+export class Bolepix extends Effect.Service<Bolepix>()("Bolepix", {
+  effect: Effect.gen(function* () {
+    const ledger = yield* Ledger
+    const seconds = yield* SecondPaymentRepo
+    const transactions = yield* TransactionRepo
+    const tx = yield* Transactional
+    const pix = yield* PixProvider
+    const ids = yield* Ids
+
+    const pair = (type: Posting["type"], amount: number, description: string): Array<Posting> => [
+      { party: SYSTEM, book: "payers", type, amount: -amount, description },
+      { party: SYSTEM, book: "payouts", type, amount, description }
+    ]
+
+    /** In the caller's database transaction, the transaction locked: the id, or null when already recorded. */
+    const record = fn("Bolepix.record")(function* (
+      accountId: AccountId,
+      t: TransactionRecord,
+      payment: { readonly rail: Rail; readonly reference: string; readonly amount: number; readonly paidAt: Date },
+      status: SecondPaymentStatus
+    ) {
+      const id = yield* ids.next
+      if (!(yield* seconds.record(accountId, { id, transactionId: t.id, ...payment, status }))) return null
+      yield* ledger.post(accountId, {
+        key: `second_payment:${id}`,
+        transactionId: t.id,
+        withdrawalId: null,
+        postings: pair("second_payment", payment.amount, `bolepix second payment (${payment.rail}), owed to the payer`)
+      })
+      return id
+    })
+
+    const returned = fn("Bolepix.returned")(function* (
+      accountId: AccountId,
+      transactionId: TransactionId,
+      id: string,
+      amount: number
+    ) {
+      yield* tx.run(
+        Effect.zipRight(
+          seconds.setStatus(accountId, id, "returned"),
+          ledger.post(accountId, {
+            key: `second_payment_return:${id}`,
+            transactionId,
+            withdrawalId: null,
+            postings: pair("second_payment_return", -amount, "bolepix second payment returned to the payer")
+          })
+        )
+      )
+    })
+
+    return {
+      /**
+       * A PIX paid on the due-date charge of a bolepix no longer PENDING (paid by its barcode, or expired):
+       * recorded as `returning`, in the caller's database transaction; `giveBackPix` returns it after the commit.
+       */
+      pixAfterSettled: (
+        accountId: AccountId,
+        t: TransactionRecord,
+        payment: { readonly endToEndId: string; readonly amount: number; readonly paidAt: Date }
+      ) =>
+        record(
+          accountId,
+          t,
+          { rail: "pix", reference: payment.endToEndId, amount: payment.amount, paidAt: payment.paidAt },
+          "returning"
+        ),
+
+      /**
+       * The PIX devolução of a second payment, keyed by its id (a retry is the same devolução). RETURNED closes
+       * it; NOT_RETURNED leaves it `to_return` for an operator; PROCESSING or the PSP unreachable leave it
+       * `returning` (docs/boleto.md "Bolepix", what is not done yet).
+       */
+      giveBackPix: fn("Bolepix.giveBackPix")(function* (
+        accountId: AccountId,
+        second: {
+          readonly id: string
+          readonly transactionId: TransactionId
+          readonly txid: string
+          readonly endToEndId: string
+          readonly amount: number
+        }
+      ) {
+        const answer = yield* Effect.either(
+          pix.refund({
+            txid: second.txid,
+            endToEndId: second.endToEndId,
+            refundId: second.id,
+            amount: second.amount
+          })
+        )
+        if (answer._tag === "Left") {
+          yield* Effect.logWarning("bolepix second PIX not returned yet", { id: second.id, error: answer.left.message })
+          return "returning" as const
+        }
+        if (answer.right.status === "RETURNED") {
+          yield* returned(accountId, second.transactionId, second.id, second.amount)
+          return "returned" as const
+        }
+        if (answer.right.status === "NOT_RETURNED") {
+          yield* seconds.setStatus(accountId, second.id, "to_return")
+          return "to_return" as const
+        }
+        return "returning" as const
+      }),
+
+      /**
+       * The bank reports the slip paid after the boleto was settled by its PIX: the bank's payment is recorded
+       * `to_return` (the gateway owes it to the payer; an operator returns it by bank transfer). Locks the
+       * transaction, so it is decided after any settlement in flight. Null when it is not that case.
+       */
+      barcodeAfterSettled: fn("Bolepix.barcodeAfterSettled")(function* (
+        accountId: AccountId,
+        transactionId: TransactionId,
+        slip: { readonly amount: number; readonly paidAt: Date }
+      ) {
+        return yield* tx.run(
+          Effect.gen(function* () {
+            const found = yield* transactions.findForUpdate(accountId, transactionId)
+            if (Option.isNone(found)) return null
+            const t = found.value
+            if (!isBolepix(t) || t.details.payment?.rail !== "pix") return null
+            return yield* record(
+              accountId,
+              t,
+              { rail: "barcode", reference: "barcode", amount: slip.amount, paidAt: slip.paidAt },
+              "to_return"
+            )
+          })
+        )
+      }),
+
+      ofTransaction: (accountId: AccountId, transactionId: TransactionId) =>
+        seconds.ofTransaction(accountId, transactionId)
+    }
+  })
+}) {}
