@@ -12,6 +12,7 @@ import { Home } from "./pages/Home.tsx"
 import { Login } from "./pages/Login.tsx"
 import { BalancePage, Withdrawals } from "./pages/Money.tsx"
 import { Transactions } from "./pages/Transactions.tsx"
+import { PaymentLinks } from "./pages/PaymentLinks.tsx"
 
 const NAV = [
   ["/", "home"],
@@ -21,7 +22,8 @@ const NAV = [
   ["/withdrawals", "withdrawals"],
   ["/subaccounts", "subaccounts"],
   ["/api-keys", "apiKeys"],
-  ["/webhooks", "webhooks"]
+  ["/webhooks", "webhooks"],
+  ["/payment-links", "paymentLinks"]
 ] as const
 
 /** Test or live (docs/dashboard.md "Mode"): every request carries it; live is refused until it exists. */
@@ -126,6 +128,7 @@ const Shell = (props: { onSignOut: () => void }) => {
               <Route path="/subaccounts">{() => <Subaccounts />}</Route>
               <Route path="/api-keys">{() => <ApiKeys />}</Route>
               <Route path="/webhooks">{() => <Webhooks />}</Route>
+              <Route path="/payment-links">{() => <PaymentLinks />}</Route>
               <Route>{() => <Home />}</Route>
             </Switch>
           )}

@@ -24,6 +24,7 @@ import { V1SubaccountsApi } from "./v1/subaccounts/Api.ts"
 import { V1AntifraudApi } from "./v1/antifraud/Api.ts"
 import { V1PaymentLinksApi } from "./v1/paymentLinks/Api.ts"
 import { DashboardApi } from "./dashboard/Api.ts"
+import { DashboardPaymentLinksApi } from "./dashboard/paymentLinks/Api.ts"
 
 /** Interface v2, served under /api. */
 export class V2Api extends HttpApi.make("v2")
@@ -41,6 +42,7 @@ export class V2Api extends HttpApi.make("v2")
   .add(DashboardRequestLogApi)
   .add(SandboxApi)
   .add(DashboardApi)
+  .add(DashboardPaymentLinksApi)
   .prefix("/api")
   .annotate(ErrorBody, "plain") {}
 

@@ -32,6 +32,7 @@ import { DashboardWebhooksHttp, WebhooksHttp } from "./v2/webhooks/Http.ts"
 import { DashboardEventsHttp, EventsHttp } from "./v2/events/Http.ts"
 import { DashboardRequestLogHttp, RequestLogHttp } from "./v2/requestLog/Http.ts"
 import { DashboardHttp } from "./dashboard/Http.ts"
+import { DashboardPaymentLinksHttp } from "./dashboard/paymentLinks/Http.ts"
 import { DashboardModeLive } from "./dashboard/mode.ts"
 import { DashboardWebLive } from "./dashboard/web.ts"
 
@@ -62,7 +63,8 @@ export const ApiLive = HttpApiBuilder.api(GatewayApi).pipe(
     V1AntifraudHttp,
     V1PaymentLinksHttp,
     SandboxHttp,
-    DashboardHttp
+    DashboardHttp,
+    DashboardPaymentLinksHttp
   ]),
   Layer.provide([ApiKeyAuthLive, ApiTokenAuthLive, SessionAuthLive, SignupGateLive, DashboardModeLive]),
   Layer.provide(KeyAuthenticationLive)

@@ -110,6 +110,10 @@ export const reference: Readonly<Record<string, { readonly summary: string; read
   "v1PaymentLinks.get": { summary: "Read a payment link" },
   "v1PaymentLinks.deactivate": { summary: "Deactivate a payment link" },
   "v1PaymentLinks.transactions": { summary: "List a payment link's transactions" },
+  "dashboardPaymentLinks.list": { summary: "List payment links (dashboard)" },
+  "dashboardPaymentLinks.create": { summary: "Create a payment link (dashboard)" },
+  "dashboardPaymentLinks.deactivate": { summary: "Deactivate a payment link (dashboard)" },
+  "dashboardPaymentLinks.transactions": { summary: "A payment link's transactions (dashboard)" },
   "payLinks.page": { summary: "Payment link page (for the buyer)" },
   "payLinks.visit": { summary: "Pay through a payment link (for the buyer)" },
   "payLinks.script": {

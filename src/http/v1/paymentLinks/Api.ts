@@ -142,4 +142,4 @@ export class V1PaymentLinksApi extends HttpApiGroup.make("v1PaymentLinks")
       )
   )
   .middleware(ApiTokenAuth)
-  .annotate(OpenApi.Title, "Payment links (v1 extension)") {}
+  .annotate(OpenApi.Title, "Payment links (v1)") {}
