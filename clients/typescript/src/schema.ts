@@ -457,6 +457,70 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  "/api/dashboard/payment-links": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List payment links
+     * @description The tenant's payment links, newest first, with their uses and status.
+     */
+    get: operations["dashboardPaymentLinks.list"]
+    put?: never
+    /**
+     * Create a payment link
+     * @description As POST /public/v1/payment_links: 400 names every broken field.
+     */
+    post: operations["dashboardPaymentLinks.create"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/dashboard/payment-links/{id}/deactivate": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Deactivate a payment link
+     * @description The link takes no more visits; another tenant's link is a 404.
+     */
+    post: operations["dashboardPaymentLinks.deactivate"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/dashboard/payment-links/{id}/transactions": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * A payment link's transactions
+     * @description The transactions the link's visits created, newest first.
+     */
+    get: operations["dashboardPaymentLinks.transactions"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   "/api/dashboard/request-log": {
     parameters: {
       query?: never
@@ -4167,6 +4231,375 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboardPaymentLinks.list": {
+    parameters: {
+      query?: {
+        /** @description from 1 */
+        page?: string
+        /** @description 1 to 100, default 20 */
+        per_page?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            data: components["schemas"]["V1PaymentLink"][]
+            total: components["schemas"]["Int"]
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboardPaymentLinks.create": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description centavos, 1 to 9 999 999 999; omitted: the buyer chooses the amount (open amount) */
+          amount?: number
+          /** @description ≤ 1,000 characters, shown to the buyer */
+          description?: string
+          /** @description ISO 8601 with an explicit offset, in the future: no visit after it */
+          expires_at?: string
+          /** @description at most 100 items; shown to the buyer */
+          items?: {
+            name: string
+            quantity: number
+            sku?: string
+            /** @description centavos */
+            unit_price: number
+          }[]
+          /** @description open amount only: the most the buyer may pay */
+          max_amount?: number
+          /** @description credit_card: the most installments the buyer may choose, 1 to INSTALLMENTS_MAX (default 1) */
+          max_installments?: number
+          /** @description 1 to 1 000 000: how many transactions the link may create */
+          max_uses?: number
+          /** @description any JSON object up to 8,000 bytes; copied into each visit's transaction with payment_link_id */
+          metadata?: {
+            [key: string]: unknown
+          }
+          /** @description open amount only: the least the buyer may pay */
+          min_amount?: number
+          /** @description 1 to 255 characters, shown to the buyer */
+          name: string
+          /** @description one or more of credit_card, pix, billet (v1's method words) */
+          payment_methods: string[]
+        }
+      }
+    }
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            active: boolean
+            /** @description centavos; null: the buyer chooses (open amount) */
+            amount: components["schemas"]["Int"] | null
+            created_at: string
+            description: string | null
+            expires_at: string | null
+            id: string
+            items: {
+              name: string
+              quantity: components["schemas"]["Int"]
+              sku: string | null
+              unit_price: components["schemas"]["Int"]
+            }[]
+            /**
+             * @description present (true) on a record of live mode; absent on test mode's (docs/providers.md)
+             * @enum {boolean}
+             */
+            livemode?: true
+            max_amount: components["schemas"]["Int"] | null
+            max_installments: components["schemas"]["Int"]
+            max_uses: components["schemas"]["Int"] | null
+            metadata: {
+              [key: string]: unknown
+            }
+            min_amount: components["schemas"]["Int"] | null
+            name: string
+            payment_methods: ("credit_card" | "pix" | "billet")[]
+            /**
+             * @description whether the link takes a visit now, and why not
+             * @enum {string}
+             */
+            status: "active" | "inactive" | "expired" | "used_up"
+            updated_at: string
+            /** @description the buyer's page: share it; each visit creates a transaction */
+            url: string
+            /**
+             * int
+             * @description transactions created through the link so far
+             */
+            uses: number
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboardPaymentLinks.deactivate": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description V1PaymentLink */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["V1PaymentLink"]
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboardPaymentLinks.transactions": {
+    parameters: {
+      query?: {
+        /** @description from 1 */
+        page?: string
+        /** @description 1 to 100, default 20 */
+        per_page?: string
+      }
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            data: {
+              /**
+               * int
+               * @description centavos
+               */
+              amount: number
+              /**
+               * int
+               * @description centavos
+               */
+              amountTotal: number
+              antifraud: {
+                decision: string
+                reason: string | null
+                score: number
+                status: string
+              } | null
+              buyer: {
+                document: string
+                name: string
+              } | null
+              card: {
+                brand: string
+                last4: string
+              } | null
+              createdAt: components["schemas"]["Date"]
+              declineCode: string | null
+              /**
+               * int
+               * @description centavos
+               */
+              fee: number
+              id: components["schemas"]["UUID"]
+              installments: components["schemas"]["Int"] | null
+              metadata: {
+                [key: string]: unknown
+              } | null
+              /** @enum {string} */
+              method: "PIX" | "BOLETO" | "CARD"
+              paidAt: components["schemas"]["Date"] | null
+              /**
+               * int
+               * @description what a refund may still return
+               */
+              refundable: number
+              /**
+               * int
+               * @description centavos
+               */
+              refundedAmount: number
+              /** @enum {string} */
+              status:
+                | "PENDING"
+                | "PROCESSING"
+                | "ANTIFRAUD"
+                | "CAPTURED"
+                | "PAID"
+                | "DECLINED"
+                | "FAILED"
+                | "CANCELLED"
+                | "PARTIAL_REFUND"
+                | "REFUNDED"
+                | "PRE_CHARGEBACK"
+                | "CHARGEBACK"
+                | "MED_RECEIVED"
+                | "MED_ANALYSIS"
+                | "MED_REPROVED"
+            }[]
+            total: components["schemas"]["Int"]
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */

@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { BadRequest, NotFound } from "../../shared/errors.ts"
 import { payload } from "../../shared/payload.ts"
 import { SessionAuth } from "../../shared/security.ts"
-import { V1PaymentLink } from "../../v1/paymentLinks/Api.ts"
+import { createExample, V1PaymentLink } from "../../v1/paymentLinks/Api.ts"
 import { CreatePaymentLinkWire } from "../../v1/paymentLinks/command.ts"
 import { DashboardTransaction } from "../Api.ts"
 import { DashboardMode } from "../mode.ts"
@@ -30,7 +30,7 @@ export class DashboardPaymentLinksApi extends HttpApiGroup.make("dashboardPaymen
   )
   .add(
     HttpApiEndpoint.post("create", "/payment-links")
-      .setPayload(payload(CreatePaymentLinkWire))
+      .setPayload(payload(CreatePaymentLinkWire.annotations({ examples: [createExample] })))
       .addSuccess(V1PaymentLink, { status: 201 })
       .addError(BadRequest)
       .annotate(OpenApi.Summary, "Create a payment link")

@@ -8,14 +8,13 @@ import { ApiTokenAuth } from "../security.ts"
 import { CursorParam, Pagination, V1Transaction } from "../transactions/Api.ts"
 import { CreatePaymentLinkWire } from "./command.ts"
 
-const createExample: CreatePaymentLinkWire = {
+export const createExample: CreatePaymentLinkWire = {
   name: "Camiseta Azul",
   description: "Tamanho M, entrega em 5 dias úteis",
   amount: 8_990,
   items: [{ name: "Camiseta Azul M", quantity: 1, unit_price: 8_990 }],
   payment_methods: ["credit_card", "pix"],
   max_installments: 3,
-  expires_at: "2026-12-24T23:59:00-03:00",
   max_uses: 50,
   metadata: { campaign: "natal" }
 }
