@@ -236,8 +236,8 @@ describe("unknown body fields (issue 19.7)", () => {
       )
     }
     // buyerAddress, address, customer, products[0], card, split[0], bank_account (twice), the dashboard's
-    // bankAccount
-    expect(nestedChecked).toBe(9)
+    // bankAccount, a payment link's items[0] and its buyer visit's customer
+    expect(nestedChecked).toBe(11)
     expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined()
   })
 

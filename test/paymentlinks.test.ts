@@ -344,3 +344,61 @@ describe("tenant scoping", () => {
     expectError(await api.get(`/public/v1/transactions/${testTx[0].hash}`, { token: live.key }), 404)
   })
 })
+
+describe("the dashboard's payment-link routes", () => {
+  const DASH = "/api/dashboard/payment-links"
+  const dash = (token: string, mode: "test" | "live" = "test") => ({ token, headers: { "x-gateway-mode": mode } })
+
+  it("create, list, deactivate and the link's transactions with the login JWT; an API key is a 401", async () => {
+    const made = await api.post(DASH, { name: "Ingresso", amount: 12_000, payment_methods: ["pix"] }, dash(m.token))
+    expect(made.status, made.text).toBe(201)
+    expect(made.body).toMatchObject({ name: "Ingresso", amount: 12_000, payment_methods: ["pix"], status: "active" })
+    const bad = await api.post(DASH, { name: "", payment_methods: ["cash"] }, dash(m.token))
+    expect(
+      expectError(bad, 400)
+        .errors!.map((e) => e.field)
+        .sort()
+    ).toEqual(["name", "payment_methods[0]"])
+
+    const list = await api.get(`${DASH}?per_page=1`, dash(m.token))
+    expect(list.status, list.text).toBe(200)
+    expect(list.body.data[0].id).toBe(made.body.id)
+    expect(list.body.total).toBeGreaterThan(1)
+    expectError(await api.get(`${DASH}?per_page=0`, dash(m.token)), 400)
+
+    expect((await visit(made.body.id, { method: "pix", customer: buyer() })).status).toBe(201)
+    const txs = await api.get(`${DASH}/${made.body.id}/transactions`, dash(m.token))
+    expect(txs.status, txs.text).toBe(200)
+    expect(txs.body.total).toBe(1)
+    expect(txs.body.data[0]).toMatchObject({ method: "PIX", status: "PENDING", amount: 12_000, amountTotal: 12_000 })
+    expect(txs.body.data[0].buyer.name).toBe("Ana Souza")
+
+    const off = await api.post(`${DASH}/${made.body.id}/deactivate`, undefined, dash(m.token))
+    expect(off.status, off.text).toBe(200)
+    expect(off.body).toMatchObject({ active: false, status: "inactive" })
+
+    // Never an API key; another account's link is a 404.
+    expectError(await api.get(DASH, { key: m.key }), 401)
+    expectError(await api.get(DASH, { token: m.key }), 401)
+    expectError(await api.post(`${DASH}/${made.body.id}/deactivate`, undefined, dash(other.token)), 404)
+    expectError(await api.get(`${DASH}/${made.body.id}/transactions`, dash(other.token)), 404)
+  })
+
+  it("X-Gateway-Mode: live shows and makes the live tenant's links only", async () => {
+    const live = await liveMerchant(api, "Loja Dupla")
+    const made = await api.post(
+      DASH,
+      { name: "Ao vivo", amount: 5_000, payment_methods: ["credit_card"] },
+      dash(live.token, "live")
+    )
+    expect(made.status, made.text).toBe(201)
+    expect(made.body.livemode).toBe(true)
+    const viaKey = await api.get(`${LINKS}/${made.body.id}`, { token: live.key })
+    expect(viaKey.body.data.livemode).toBe(true)
+    expectError(await api.get(`${LINKS}/${made.body.id}`, { token: live.testKey }), 404)
+    expect((await api.get(DASH, dash(live.token))).body.data).toEqual([])
+    expect((await api.get(DASH, dash(live.token, "live"))).body.data.map((l: { id: string }) => l.id)).toEqual([
+      made.body.id
+    ])
+  })
+})
