@@ -242,6 +242,32 @@ describe("the buyer's visits", () => {
     expect(expectError(chosen, 400).errors![0]!.field).toBe("amount")
   })
 
+  it("a billet visit is a pending billet of the link's amount; restricted keys need the links' scopes", async () => {
+    const link = await fixed({ payment_methods: ["billet"] })
+    const billet = await visit(link.id, { method: "billet", customer: buyer() })
+    expect(billet.status, billet.text).toBe(201)
+    const [t] = (await linkTransactions(link.id)).data
+    expect(t).toMatchObject({ method: "billet", status: "pending", amount: 8_990, amount_total: 8_990 })
+    expect(t.billet.digitable_line).toBeTruthy()
+
+    const restricted = async (scopes: ReadonlyArray<string>) => {
+      const made = await api.post("/api/dashboard/api-keys", { label: scopes.join(" "), scopes }, { token: m.token })
+      expect(made.status, made.text).toBe(201)
+      return made.body.fullKey as string
+    }
+    const payments = await restricted(["transactions:read", "payments:write"])
+    const forbidden = (reply: { status: number; body: { code?: string }; text: string }) => {
+      expect(reply.status, reply.text).toBe(403)
+      expect(reply.body.code).toBe("insufficient_permissions")
+    }
+    forbidden(await api.get(LINKS, { token: payments }))
+    const reader = await restricted(["payment_links:read"])
+    expect((await api.get(`${LINKS}/${link.id}`, { token: reader })).status).toBe(200)
+    forbidden(await create({ name: "X", amount: 100, payment_methods: ["pix"] }, reader))
+    const writer = await restricted(["payment_links:*"])
+    expect((await create({ name: "X", amount: 100, payment_methods: ["pix"] }, writer)).status).toBe(201)
+  })
+
   it("a deactivated link says so: a page (410) to a browser, 409 to an API client, and creates nothing", async () => {
     const link = await fixed()
     const off = await api.post(`${LINKS}/${link.id}/deactivate`, undefined, { token: m.key })
