@@ -18,6 +18,7 @@ import { PublicDocumentsLive } from "./adapters/postgres/PublicDocumentsLive.ts"
 import { KeyAdmissionLive } from "./adapters/postgres/KeyAdmissionLive.ts"
 import { RefundRepoLive } from "./adapters/postgres/RefundRepoLive.ts"
 import { SubaccountRepoLive } from "./adapters/postgres/SubaccountRepoLive.ts"
+import { PaymentLinkRepoLive } from "./adapters/postgres/PaymentLinkRepoLive.ts"
 import { TransactionalLive } from "./adapters/postgres/TransactionalLive.ts"
 import { TransactionRepoLive } from "./adapters/postgres/TransactionRepoLive.ts"
 import { WebhookRepoLive } from "./adapters/postgres/WebhookRepoLive.ts"
@@ -74,6 +75,7 @@ import { Refunds } from "./app/Refunds.ts"
 import { Sandbox } from "./app/Sandbox.ts"
 import { Settlement } from "./app/Settlement.ts"
 import { Subaccounts } from "./app/Subaccounts.ts"
+import { PaymentLinks } from "./app/PaymentLinks.ts"
 import { Transactions } from "./app/Transactions.ts"
 import { Webhooks } from "./app/Webhooks.ts"
 import { Events } from "./app/Events.ts"
@@ -135,6 +137,7 @@ export const AdaptersLive = Layer.mergeAll(
   TransactionRepoLive,
   RefundRepoLive,
   SubaccountRepoLive,
+  PaymentLinkRepoLive,
   PublicDocumentsLive,
   IdempotencyStoreLive,
   KeyAdmissionLive,
@@ -168,6 +171,8 @@ export const AppLive = Layer.mergeAll(
   Orders.Default,
   Transactions.Default,
   Subaccounts.Default,
+  // Its visits present the transactions they create (Transactions is memoised: one instance).
+  PaymentLinks.Default.pipe(Layer.provide(Transactions.Default)),
   Cards.Default,
   Sandbox.Default,
   Webhooks.Default,

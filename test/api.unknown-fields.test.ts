@@ -111,6 +111,19 @@ const validBodies = (): Record<string, () => Body> => ({
     exp_month: "12",
     exp_year: "2031",
     cvv: "123"
+  }),
+  "post /public/v1/payment_links": () => ({
+    name: "Camiseta",
+    amount: 5_000,
+    items: [{ name: "Camiseta", quantity: 1, unit_price: 5_000 }],
+    payment_methods: ["pix", "credit_card"],
+    metadata: { campaign: "natal" }
+  }),
+  "post /api/dashboard/payment-links": () => ({ name: "Doação", payment_methods: ["pix"], min_amount: 1_000 }),
+  // A payment link's buyer visit (docs/payment-links.md): the body is refused before the link is looked up.
+  "post /pay/{id}": () => ({
+    method: "pix",
+    customer: { name: "Maria Silva", email: "maria@example.com", document: freshCpf() }
   })
 })
 
@@ -135,6 +148,8 @@ const snapshot = async () => {
     "idempotency_keys",
     "ledger_postings",
     "orders",
+    "payment_links",
+    "payment_link_transactions",
     "refunds",
     "subaccounts",
     "transactions",
@@ -221,8 +236,8 @@ describe("unknown body fields (issue 19.7)", () => {
       )
     }
     // buyerAddress, address, customer, products[0], card, split[0], bank_account (twice), the dashboard's
-    // bankAccount
-    expect(nestedChecked).toBe(9)
+    // bankAccount, a payment link's items[0] and its buyer visit's customer
+    expect(nestedChecked).toBe(11)
     expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined()
   })
 

@@ -15,6 +15,7 @@ import { Transactions } from "./pages/Transactions.tsx"
 import { EventDetail, Events } from "./pages/Events.tsx"
 import { RequestLog } from "./pages/RequestLog.tsx"
 import { Webhooks } from "./pages/Webhooks.tsx"
+import { PaymentLinks } from "./pages/PaymentLinks.tsx"
 
 const NAV = [
   ["/", "home"],
@@ -26,7 +27,8 @@ const NAV = [
   ["/api-keys", "apiKeys"],
   ["/webhooks", "webhooks"],
   ["/events", "events"],
-  ["/request-log", "requestLog"]
+  ["/request-log", "requestLog"],
+  ["/payment-links", "paymentLinks"]
 ] as const
 
 /** Test or live (docs/dashboard.md "Mode"): every request carries it; live is refused until it exists. */
@@ -134,6 +136,7 @@ const Shell = (props: { onSignOut: () => void }) => {
               <Route path="/events">{() => <Events />}</Route>
               <Route path="/events/:id">{(p: { id: string }) => <EventDetail id={p.id} />}</Route>
               <Route path="/request-log">{() => <RequestLog />}</Route>
+              <Route path="/payment-links">{() => <PaymentLinks />}</Route>
               <Route>{() => <Home />}</Route>
             </Switch>
           )}

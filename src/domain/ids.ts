@@ -22,3 +22,5 @@ export const SubaccountId = id("SubaccountId")
 export type SubaccountId = typeof SubaccountId.Type
 export const WithdrawalId = id("WithdrawalId")
 export type WithdrawalId = typeof WithdrawalId.Type
+export const PaymentLinkId = id("PaymentLinkId")
+export type PaymentLinkId = typeof PaymentLinkId.Type

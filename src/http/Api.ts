@@ -8,6 +8,7 @@ import { describeErrorsTruthfully } from "./shared/openapi.ts"
 import { OpsApi } from "./ops/Api.ts"
 import { DocumentsApi } from "./documents/Api.ts"
 import { CheckoutApi } from "./checkout/Api.ts"
+import { PayLinksApi } from "./payLinks/Api.ts"
 import { OrdersApi } from "./v2/orders/Api.ts"
 import { PaymentsApi } from "./v2/payments/Api.ts"
 import { SandboxApi } from "./v2/sandbox/Api.ts"
@@ -21,7 +22,9 @@ import { V1BalanceApi } from "./v1/balance/Api.ts"
 import { V1WithdrawalsApi } from "./v1/withdrawals/Api.ts"
 import { V1SubaccountsApi } from "./v1/subaccounts/Api.ts"
 import { V1AntifraudApi } from "./v1/antifraud/Api.ts"
+import { V1PaymentLinksApi } from "./v1/paymentLinks/Api.ts"
 import { DashboardApi } from "./dashboard/Api.ts"
+import { DashboardPaymentLinksApi } from "./dashboard/paymentLinks/Api.ts"
 
 /** Interface v2, served under /api. */
 export class V2Api extends HttpApi.make("v2")
@@ -39,6 +42,7 @@ export class V2Api extends HttpApi.make("v2")
   .add(DashboardRequestLogApi)
   .add(SandboxApi)
   .add(DashboardApi)
+  .add(DashboardPaymentLinksApi)
   .prefix("/api")
   .annotate(ErrorBody, "plain") {}
 
@@ -50,6 +54,7 @@ export class V1Api extends HttpApi.make("v1")
   .add(V1WithdrawalsApi)
   .add(V1SubaccountsApi)
   .add(V1AntifraudApi)
+  .add(V1PaymentLinksApi)
   .prefix("/public/v1")
   .annotate(ErrorBody, "successFlag") {}
 
@@ -58,6 +63,7 @@ export class GatewayApi extends HttpApi.make("gateway")
   .add(OpsApi)
   .add(DocumentsApi)
   .add(CheckoutApi)
+  .add(PayLinksApi)
   .addHttpApi(V2Api)
   .addHttpApi(V1Api)
   .addError(InternalServerError)

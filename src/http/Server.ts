@@ -14,6 +14,7 @@ import { OpsHttp } from "./ops/Http.ts"
 import { FaviconLive } from "./ops/favicon.ts"
 import { DocumentsHttp } from "./documents/Http.ts"
 import { CheckoutHttp } from "./checkout/Http.ts"
+import { PayLinksHttp } from "./payLinks/Http.ts"
 import { OrdersHttp } from "./v2/orders/Http.ts"
 import { PaymentsHttp } from "./v2/payments/Http.ts"
 import { SandboxHttp } from "./v2/sandbox/Http.ts"
@@ -25,11 +26,13 @@ import { V1SubaccountsHttp } from "./v1/subaccounts/Http.ts"
 import { V1BalanceHttp } from "./v1/balance/Http.ts"
 import { V1WithdrawalsHttp } from "./v1/withdrawals/Http.ts"
 import { V1AntifraudHttp } from "./v1/antifraud/Http.ts"
+import { V1PaymentLinksHttp } from "./v1/paymentLinks/Http.ts"
 import { TransactionsHttp } from "./v2/transactions/Http.ts"
 import { DashboardWebhooksHttp, WebhooksHttp } from "./v2/webhooks/Http.ts"
 import { DashboardEventsHttp, EventsHttp } from "./v2/events/Http.ts"
 import { DashboardRequestLogHttp, RequestLogHttp } from "./v2/requestLog/Http.ts"
 import { DashboardHttp } from "./dashboard/Http.ts"
+import { DashboardPaymentLinksHttp } from "./dashboard/paymentLinks/Http.ts"
 import { DashboardModeLive } from "./dashboard/mode.ts"
 import { DashboardWebLive } from "./dashboard/web.ts"
 
@@ -39,6 +42,7 @@ export const ApiLive = HttpApiBuilder.api(GatewayApi).pipe(
     OpsHttp,
     DocumentsHttp,
     CheckoutHttp,
+    PayLinksHttp,
     AuthHttp,
     ApiKeysHttp,
     CustomersHttp,
@@ -57,8 +61,10 @@ export const ApiLive = HttpApiBuilder.api(GatewayApi).pipe(
     V1BalanceHttp,
     V1WithdrawalsHttp,
     V1AntifraudHttp,
+    V1PaymentLinksHttp,
     SandboxHttp,
-    DashboardHttp
+    DashboardHttp,
+    DashboardPaymentLinksHttp
   ]),
   Layer.provide([ApiKeyAuthLive, ApiTokenAuthLive, SessionAuthLive, SignupGateLive, DashboardModeLive]),
   Layer.provide(KeyAuthenticationLive)

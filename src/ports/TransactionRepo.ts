@@ -1,6 +1,6 @@
 import type { ListFilter } from "./Page.ts"
 import type { Page, PageRange } from "./Page.ts"
-import type { AccountId, CustomerId, OrderId, TransactionId } from "../domain/ids.ts"
+import type { AccountId, CustomerId, OrderId, PaymentLinkId, TransactionId } from "../domain/ids.ts"
 import { Context, type Effect, type Option, type Stream } from "effect"
 import type { AntifraudAnalysis } from "../domain/antifraud.ts"
 import type { Buyer, Product } from "../domain/payment.ts"
@@ -78,6 +78,8 @@ export interface TransactionFilter {
   readonly createdFrom?: Date | undefined
   /** Exclusive. */
   readonly createdBefore?: Date | undefined
+  /** Only the transactions created through this payment link (docs/payment-links.md). */
+  readonly paymentLinkId?: PaymentLinkId | undefined
 }
 
 /** Every operation is scoped by account. */

@@ -457,6 +457,70 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  "/api/dashboard/payment-links": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List payment links
+     * @description The tenant's payment links, newest first, with their uses and status.
+     */
+    get: operations["dashboardPaymentLinks.list"]
+    put?: never
+    /**
+     * Create a payment link
+     * @description As POST /public/v1/payment_links: 400 names every broken field.
+     */
+    post: operations["dashboardPaymentLinks.create"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/dashboard/payment-links/{id}/deactivate": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Deactivate a payment link
+     * @description The link takes no more visits; another tenant's link is a 404.
+     */
+    post: operations["dashboardPaymentLinks.deactivate"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/api/dashboard/payment-links/{id}/transactions": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * A payment link's transactions
+     * @description The transactions the link's visits created, newest first.
+     */
+    get: operations["dashboardPaymentLinks.transactions"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   "/api/dashboard/request-log": {
     parameters: {
       query?: never
@@ -1477,6 +1541,70 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  "/pay/{id}": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Payment link page (for the buyer)
+     * @description The buyer's page of a payment link (pt-BR): choose the method (and the amount of an open link), give name, email and CPF/CNPJ. A deactivated, expired or used-up link answers a page saying so (410) to a browser and 409 `payment_link_inactive|expired|used_up` to an API client.
+     */
+    get: operations["payLinks.page"]
+    put?: never
+    /**
+     * Pay through a payment link
+     * @description Creates this visit's own v1 transaction in the link's account and mode (a card one without card data: the buyer types it on the hosted form) and answers its `checkout_url`, where the page sends the buyer. 400 names the broken field; 409 when the link takes no more visits.
+     */
+    post: operations["payLinks.visit"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/pay/assets/paylink.css": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Style sheet of the payment link page
+     * @description Served from the gateway itself so that the page's Content-Security-Policy allows only 'self'.
+     */
+    get: operations["payLinks.style"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/pay/assets/paylink.js": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Script of the payment link page
+     * @description Served from the gateway itself so that the page's Content-Security-Policy allows only 'self'.
+     */
+    get: operations["payLinks.script"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   "/public/v1/antifraud/{transaction_hash}": {
     parameters: {
       query?: never
@@ -1549,6 +1677,90 @@ export interface paths {
      * @description Options 1..INSTALLMENTS_MAX for `amount` centavos: interest-free up to INSTALLMENTS_WITHOUT_INTEREST (total = amount); above, the Price table at INSTALLMENT_MONTHLY_INTEREST_PERCENT a month, each installment rounded half up, total = installment × n. Options whose installment is below INSTALLMENT_MIN_AMOUNT are omitted (option 1 always offered). A card charge with n installments charges option n's total.
      */
     get: operations["v1Installments.simulate"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/public/v1/payment_links": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List payment links
+     * @description Newest first. `page` from 1 or `cursor`, `per_page` 1–100 (default 20); filters `active` (true or false), `created_from`, `created_to` (YYYY-MM-DD, São Paulo, inclusive).
+     */
+    get: operations["v1PaymentLinks.list"]
+    put?: never
+    /**
+     * Create a payment link
+     * @description Extension of v1 (docs/payment-links.md). A reusable link: a fixed `amount`, or none (the buyer chooses, within `min_amount`/`max_amount`); `payment_methods` among credit_card, pix, billet; `max_installments` for cards; optional `expires_at` and `max_uses`. Each visit of `url` creates its own v1 transaction in this account and mode. 400 names every broken field. Idempotency-Key as for transactions.
+     */
+    post: operations["v1PaymentLinks.create"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/public/v1/payment_links/{id}": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Read a payment link
+     * @description The link; 404 when unknown or of another account.
+     */
+    get: operations["v1PaymentLinks.get"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/public/v1/payment_links/{id}/deactivate": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Deactivate a payment link
+     * @description The link takes no more visits (its page says so); its transactions are untouched. Deactivating an inactive link answers it unchanged.
+     */
+    post: operations["v1PaymentLinks.deactivate"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/public/v1/payment_links/{id}/transactions": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List a payment link's transactions
+     * @description The transactions the link's visits created, newest first, paged as every v1 list.
+     */
+    get: operations["v1PaymentLinks.transactions"]
     put?: never
     post?: never
     delete?: never
@@ -2139,6 +2351,48 @@ export interface components {
         | "second_payment"
         | "second_payment_return"
       withdrawal_id: string | null
+    }
+    V1PaymentLink: {
+      active: boolean
+      /** @description centavos; null: the buyer chooses (open amount) */
+      amount: components["schemas"]["Int"] | null
+      created_at: string
+      description: string | null
+      expires_at: string | null
+      id: string
+      items: {
+        name: string
+        quantity: components["schemas"]["Int"]
+        sku: string | null
+        unit_price: components["schemas"]["Int"]
+      }[]
+      /**
+       * @description present (true) on a record of live mode; absent on test mode's (docs/providers.md)
+       * @enum {boolean}
+       */
+      livemode?: true
+      max_amount: components["schemas"]["Int"] | null
+      max_installments: components["schemas"]["Int"]
+      max_uses: components["schemas"]["Int"] | null
+      metadata: {
+        [key: string]: unknown
+      }
+      min_amount: components["schemas"]["Int"] | null
+      name: string
+      payment_methods: ("credit_card" | "pix" | "billet")[]
+      /**
+       * @description whether the link takes a visit now, and why not
+       * @enum {string}
+       */
+      status: "active" | "inactive" | "expired" | "used_up"
+      updated_at: string
+      /** @description the buyer's page: share it; each visit creates a transaction */
+      url: string
+      /**
+       * int
+       * @description transactions created through the link so far
+       */
+      uses: number
     }
     /**
      * @example {
@@ -3979,6 +4233,375 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboardPaymentLinks.list": {
+    parameters: {
+      query?: {
+        /** @description from 1 */
+        page?: string
+        /** @description 1 to 100, default 20 */
+        per_page?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            data: components["schemas"]["V1PaymentLink"][]
+            total: components["schemas"]["Int"]
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboardPaymentLinks.create": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description centavos, 1 to 9 999 999 999; omitted: the buyer chooses the amount (open amount) */
+          amount?: number
+          /** @description ≤ 1,000 characters, shown to the buyer */
+          description?: string
+          /** @description ISO 8601 with an explicit offset, in the future: no visit after it */
+          expires_at?: string
+          /** @description at most 100 items; shown to the buyer */
+          items?: {
+            name: string
+            quantity: number
+            sku?: string
+            /** @description centavos */
+            unit_price: number
+          }[]
+          /** @description open amount only: the most the buyer may pay */
+          max_amount?: number
+          /** @description credit_card: the most installments the buyer may choose, 1 to INSTALLMENTS_MAX (default 1) */
+          max_installments?: number
+          /** @description 1 to 1 000 000: how many transactions the link may create */
+          max_uses?: number
+          /** @description any JSON object up to 8,000 bytes; copied into each visit's transaction with payment_link_id */
+          metadata?: {
+            [key: string]: unknown
+          }
+          /** @description open amount only: the least the buyer may pay */
+          min_amount?: number
+          /** @description 1 to 255 characters, shown to the buyer */
+          name: string
+          /** @description one or more of credit_card, pix, billet (v1's method words) */
+          payment_methods: string[]
+        }
+      }
+    }
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            active: boolean
+            /** @description centavos; null: the buyer chooses (open amount) */
+            amount: components["schemas"]["Int"] | null
+            created_at: string
+            description: string | null
+            expires_at: string | null
+            id: string
+            items: {
+              name: string
+              quantity: components["schemas"]["Int"]
+              sku: string | null
+              unit_price: components["schemas"]["Int"]
+            }[]
+            /**
+             * @description present (true) on a record of live mode; absent on test mode's (docs/providers.md)
+             * @enum {boolean}
+             */
+            livemode?: true
+            max_amount: components["schemas"]["Int"] | null
+            max_installments: components["schemas"]["Int"]
+            max_uses: components["schemas"]["Int"] | null
+            metadata: {
+              [key: string]: unknown
+            }
+            min_amount: components["schemas"]["Int"] | null
+            name: string
+            payment_methods: ("credit_card" | "pix" | "billet")[]
+            /**
+             * @description whether the link takes a visit now, and why not
+             * @enum {string}
+             */
+            status: "active" | "inactive" | "expired" | "used_up"
+            updated_at: string
+            /** @description the buyer's page: share it; each visit creates a transaction */
+            url: string
+            /**
+             * int
+             * @description transactions created through the link so far
+             */
+            uses: number
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboardPaymentLinks.deactivate": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description V1PaymentLink */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["V1PaymentLink"]
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboardPaymentLinks.transactions": {
+    parameters: {
+      query?: {
+        /** @description from 1 */
+        page?: string
+        /** @description 1 to 100, default 20 */
+        per_page?: string
+      }
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            data: {
+              /**
+               * int
+               * @description centavos
+               */
+              amount: number
+              /**
+               * int
+               * @description centavos
+               */
+              amountTotal: number
+              antifraud: {
+                decision: string
+                reason: string | null
+                score: number
+                status: string
+              } | null
+              buyer: {
+                document: string
+                name: string
+              } | null
+              card: {
+                brand: string
+                last4: string
+              } | null
+              createdAt: components["schemas"]["Date"]
+              declineCode: string | null
+              /**
+               * int
+               * @description centavos
+               */
+              fee: number
+              id: components["schemas"]["UUID"]
+              installments: components["schemas"]["Int"] | null
+              metadata: {
+                [key: string]: unknown
+              } | null
+              /** @enum {string} */
+              method: "PIX" | "BOLETO" | "CARD"
+              paidAt: components["schemas"]["Date"] | null
+              /**
+               * int
+               * @description what a refund may still return
+               */
+              refundable: number
+              /**
+               * int
+               * @description centavos
+               */
+              refundedAmount: number
+              /** @enum {string} */
+              status:
+                | "PENDING"
+                | "PROCESSING"
+                | "ANTIFRAUD"
+                | "CAPTURED"
+                | "PAID"
+                | "DECLINED"
+                | "FAILED"
+                | "CANCELLED"
+                | "PARTIAL_REFUND"
+                | "REFUNDED"
+                | "PRE_CHARGEBACK"
+                | "CHARGEBACK"
+                | "MED_RECEIVED"
+                | "MED_ANALYSIS"
+                | "MED_REPROVED"
+            }[]
+            total: components["schemas"]["Int"]
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -8687,6 +9310,229 @@ export interface operations {
       }
     }
   }
+  "payLinks.page": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description a string */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "text/html": string
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description The resource's state forbids the operation */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Conflict"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "payLinks.visit": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description centavos; open-amount links only */
+          amount?: number
+          customer: {
+            /**
+             * maxLength(32)
+             * @description a string at most 32 character(s) long
+             */
+            document: string
+            /**
+             * maxLength(254)
+             * @description a string at most 254 character(s) long
+             */
+            email: string
+            /**
+             * maxLength(255)
+             * @description a string at most 255 character(s) long
+             */
+            name: string
+          }
+          /**
+           * maxLength(20)
+           * @description one of the link's payment_methods: credit_card, pix, billet
+           */
+          method: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            checkout_url: string
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description The resource's state forbids the operation */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Conflict"]
+        }
+      }
+      /** @description Refused on its merits: card declined, card data rejected, idempotency key reused */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnprocessableEntity"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+      /** @description A payment provider or the database is unavailable; nothing was charged. See `Retry-After` */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["ServiceUnavailable"]
+        }
+      }
+    }
+  }
+  "payLinks.style": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description a string */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "text/css": string
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "payLinks.script": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description a string */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "text/javascript": string
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
   "v1Antifraud.get": {
     parameters: {
       query?: never
@@ -9059,6 +9905,562 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description `Accept` excludes application/json */
+      406: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotAcceptable"]
+        }
+      }
+      /** @description The body is not `Content-Type: application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "v1PaymentLinks.list": {
+    parameters: {
+      query?: {
+        /** @description true or false */
+        active?: string
+        /** @description YYYY-MM-DD (São Paulo), inclusive */
+        created_from?: string
+        /** @description YYYY-MM-DD (São Paulo), inclusive */
+        created_to?: string
+        /** @description pagination.next_cursor of the page before, in place of `page` (it names its page and per_page) */
+        cursor?: string
+        page?: string
+        per_page?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            data: components["schemas"]["V1PaymentLink"][]
+            pagination: {
+              /** @description the next page, passed back as `cursor` (a seek: deep pages cost what page 1 does); null on the last */
+              next_cursor: string | null
+              page: components["schemas"]["Int"]
+              per_page: components["schemas"]["Int"]
+              total: components["schemas"]["Int"]
+              total_pages: components["schemas"]["Int"]
+            }
+            /** @enum {boolean} */
+            success: true
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description `Accept` excludes application/json */
+      406: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotAcceptable"]
+        }
+      }
+      /** @description The body is not `Content-Type: application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "v1PaymentLinks.create": {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description 1–255 printable characters (a UUID v4 per attempt is recommended); remembered 24 hours per account */
+        "idempotency-key"?: string
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description centavos, 1 to 9 999 999 999; omitted: the buyer chooses the amount (open amount) */
+          amount?: number
+          /** @description ≤ 1,000 characters, shown to the buyer */
+          description?: string
+          /** @description ISO 8601 with an explicit offset, in the future: no visit after it */
+          expires_at?: string
+          /** @description at most 100 items; shown to the buyer */
+          items?: {
+            name: string
+            quantity: number
+            sku?: string
+            /** @description centavos */
+            unit_price: number
+          }[]
+          /** @description open amount only: the most the buyer may pay */
+          max_amount?: number
+          /** @description credit_card: the most installments the buyer may choose, 1 to INSTALLMENTS_MAX (default 1) */
+          max_installments?: number
+          /** @description 1 to 1 000 000: how many transactions the link may create */
+          max_uses?: number
+          /** @description any JSON object up to 8,000 bytes; copied into each visit's transaction with payment_link_id */
+          metadata?: {
+            [key: string]: unknown
+          }
+          /** @description open amount only: the least the buyer may pay */
+          min_amount?: number
+          /** @description 1 to 255 characters, shown to the buyer */
+          name: string
+          /** @description one or more of credit_card, pix, billet (v1's method words) */
+          payment_methods: string[]
+        }
+      }
+    }
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            data: components["schemas"]["V1PaymentLink"]
+            /** @enum {boolean} */
+            success: true
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description `Accept` excludes application/json */
+      406: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotAcceptable"]
+        }
+      }
+      /** @description The resource's state forbids the operation */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Conflict"]
+        }
+      }
+      /** @description The body is not `Content-Type: application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
+      /** @description Refused on its merits: card declined, card data rejected, idempotency key reused */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnprocessableEntity"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "v1PaymentLinks.get": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            data: components["schemas"]["V1PaymentLink"]
+            /** @enum {boolean} */
+            success: true
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description `Accept` excludes application/json */
+      406: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotAcceptable"]
+        }
+      }
+      /** @description The body is not `Content-Type: application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "v1PaymentLinks.deactivate": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            data: components["schemas"]["V1PaymentLink"]
+            /** @enum {boolean} */
+            success: true
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description `Accept` excludes application/json */
+      406: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotAcceptable"]
+        }
+      }
+      /** @description The body is not `Content-Type: application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "v1PaymentLinks.transactions": {
+    parameters: {
+      query?: {
+        /** @description pagination.next_cursor of the page before, in place of `page` (it names its page and per_page) */
+        cursor?: string
+        page?: string
+        per_page?: string
+      }
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            data: components["schemas"]["V1Transaction"][]
+            pagination: {
+              /** @description the next page, passed back as `cursor` (a seek: deep pages cost what page 1 does); null on the last */
+              next_cursor: string | null
+              page: components["schemas"]["Int"]
+              per_page: components["schemas"]["Int"]
+              total: components["schemas"]["Int"]
+              total_pages: components["schemas"]["Int"]
+            }
+            /** @enum {boolean} */
+            success: true
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
         }
       }
       /** @description `Accept` excludes application/json */

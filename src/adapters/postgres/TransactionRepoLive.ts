@@ -107,7 +107,13 @@ export const TransactionRepoLive = Layer.effect(
           ...(f.method ? [sql`t.method = ${f.method}`] : []),
           ...(f.document ? [sql`(t.buyer ->> 'document' = ${f.document} or c.document = ${f.document})`] : []),
           ...(f.createdFrom ? [sql`t.created_at >= ${f.createdFrom}`] : []),
-          ...(f.createdBefore ? [sql`t.created_at < ${f.createdBefore}`] : [])
+          ...(f.createdBefore ? [sql`t.created_at < ${f.createdBefore}`] : []),
+          ...(f.paymentLinkId
+            ? [
+                sql`exists (select 1 from payment_link_transactions l
+                  where l.transaction_id = t.id and l.payment_link_id = ${f.paymentLinkId})`
+              ]
+            : [])
         ]
         const where = sql.and([sql`t.account_id = ${accountId}`, ...filters])
         const from = sql`transactions t left join customers c on c.id = t.customer_id and c.account_id = t.account_id`

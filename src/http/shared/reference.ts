@@ -104,7 +104,26 @@ export const reference: Readonly<Record<string, { readonly summary: string; read
   "v1Subaccounts.create": { summary: "Create a subaccount (a recipient of split payments)" },
   "v1Subaccounts.list": { summary: "List subaccounts" },
   "v1Subaccounts.get": { summary: "Read a subaccount" },
-  "v1Antifraud.get": { summary: "Read the antifraud analysis of a card transaction" }
+  "v1Antifraud.get": { summary: "Read the antifraud analysis of a card transaction" },
+  "v1PaymentLinks.create": { summary: "Create a payment link" },
+  "v1PaymentLinks.list": { summary: "List payment links" },
+  "v1PaymentLinks.get": { summary: "Read a payment link" },
+  "v1PaymentLinks.deactivate": { summary: "Deactivate a payment link" },
+  "v1PaymentLinks.transactions": { summary: "List a payment link's transactions" },
+  "dashboardPaymentLinks.list": { summary: "List payment links (dashboard)" },
+  "dashboardPaymentLinks.create": { summary: "Create a payment link (dashboard)" },
+  "dashboardPaymentLinks.deactivate": { summary: "Deactivate a payment link (dashboard)" },
+  "dashboardPaymentLinks.transactions": { summary: "A payment link's transactions (dashboard)" },
+  "payLinks.page": { summary: "Payment link page (for the buyer)" },
+  "payLinks.visit": { summary: "Pay through a payment link (for the buyer)" },
+  "payLinks.script": {
+    summary: "Script of the payment link page",
+    description: "Served from the gateway itself so that the page's Content-Security-Policy allows only 'self'."
+  },
+  "payLinks.style": {
+    summary: "Style sheet of the payment link page",
+    description: "Served from the gateway itself so that the page's Content-Security-Policy allows only 'self'."
+  }
 }
 
 /**

@@ -19,7 +19,8 @@ const RESOURCES = [
   "balance",
   "withdrawals",
   "events",
-  "logs"
+  "logs",
+  "payment_links"
 ]
 
 export const KNOWN_SCOPES: ReadonlyArray<string> = RESOURCES.flatMap((r) => [`${r}:read`, `${r}:write`])

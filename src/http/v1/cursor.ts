@@ -10,7 +10,7 @@ import type { ListKey } from "../../ports/Page.ts"
  * It is opaque to the merchant: base64url of `[list, page, per_page, created_at, id]`. The list is in
  * it so that a cursor of one list given to another is a 400, not a query on the wrong kind of id.
  */
-export type CursorList = "transactions" | "financials" | "subaccounts" | "withdrawals"
+export type CursorList = "transactions" | "financials" | "subaccounts" | "withdrawals" | "payment_links"
 
 export interface Cursor {
   readonly page: number
@@ -23,7 +23,8 @@ const idOf: Record<CursorList, (id: string) => boolean> = {
   transactions: isUuid,
   financials: (id) => /^[1-9]\d{0,17}$/.test(id),
   subaccounts: isUuid,
-  withdrawals: isUuid
+  withdrawals: isUuid,
+  payment_links: isUuid
 }
 
 const AT = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?[+-](0\d|1[0-5])(:[0-5]\d)?$/

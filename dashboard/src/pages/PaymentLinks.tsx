@@ -1,0 +1,245 @@
+import { useState } from "preact/hooks"
+import { Link } from "wouter-preact"
+import { get, post, type Transaction } from "../api.ts"
+import { brl, dateTime, parseMoney } from "../format.ts"
+import { statusLabel, useTexts } from "../i18n.ts"
+import { invalidate, useQuery } from "../query.ts"
+import { Confirm, Field, Page, Problem, Table, useAction } from "../ui.tsx"
+
+/** A payment link as /api/dashboard/payment-links answers it: v1's words (docs/payment-links.md). */
+interface PaymentLink {
+  id: string
+  url: string
+  name: string
+  amount: number | null
+  min_amount: number | null
+  max_amount: number | null
+  payment_methods: string[]
+  max_installments: number
+  expires_at: string | null
+  max_uses: number | null
+  uses: number
+  status: string
+  created_at: string
+}
+
+const METHODS = ["pix", "credit_card", "billet"] as const
+const BASE = "/api/dashboard/payment-links"
+
+/** Optional money typed in reais → centavos; undefined when empty, NaN when it is not an amount. */
+const money = (text: string) => (text.trim() === "" ? undefined : (parseMoney(text) ?? Number.NaN))
+
+const CreateLink = () => {
+  const t = useTexts()
+  const [name, setName] = useState("")
+  const [amount, setAmount] = useState("")
+  const [min, setMin] = useState("")
+  const [max, setMax] = useState("")
+  const [methods, setMethods] = useState<string[]>(["pix", "credit_card"])
+  const [installments, setInstallments] = useState("1")
+  const [uses, setUses] = useState("")
+  const [expires, setExpires] = useState("")
+  const create = useAction(async () => {
+    const fixed = money(amount)
+    const body = {
+      name,
+      payment_methods: methods,
+      ...(fixed === undefined ? {} : { amount: fixed }),
+      ...(fixed === undefined && money(min) !== undefined ? { min_amount: money(min) } : {}),
+      ...(fixed === undefined && money(max) !== undefined ? { max_amount: money(max) } : {}),
+      ...(methods.includes("credit_card") ? { max_installments: Number(installments) } : {}),
+      ...(uses.trim() === "" ? {} : { max_uses: Number(uses) }),
+      // datetime-local is the browser's local time: sent as an instant with its offset.
+      ...(expires === "" ? {} : { expires_at: new Date(expires).toISOString() })
+    }
+    const made = await post<PaymentLink>(BASE, body)
+    setName("")
+    setAmount("")
+    invalidate("payment-links")
+    return made
+  })
+  return (
+    <section class="panel" aria-labelledby="pl-create">
+      <h2 id="pl-create">{t.createLink}</h2>
+      <Problem error={create.error} />
+      {create.result ? (
+        <p class="notice" role="status">
+          {t.ok} <a href={create.result.url}>{create.result.url}</a>
+        </p>
+      ) : null}
+      <form
+        onSubmit={(e) => {
+          e.preventDefault()
+          void create.run()
+        }}
+      >
+        <Field id="pl-name" label={t.linkName}>
+          <input id="pl-name" required maxLength={255} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        </Field>
+        <Field id="pl-amount" label={t.linkAmount}>
+          <input
+            id="pl-amount"
+            inputMode="decimal"
+            aria-describedby="pl-amount-hint"
+            value={amount}
+            onInput={(e) => setAmount(e.currentTarget.value)}
+          />
+        </Field>
+        <p class="muted" id="pl-amount-hint">
+          {t.linkAmountHint}
+        </p>
+        {amount.trim() === "" ? (
+          <div class="inline">
+            <Field id="pl-min" label={t.minAmount}>
+              <input id="pl-min" inputMode="decimal" value={min} onInput={(e) => setMin(e.currentTarget.value)} />
+            </Field>
+            <Field id="pl-max" label={t.maxAmount}>
+              <input id="pl-max" inputMode="decimal" value={max} onInput={(e) => setMax(e.currentTarget.value)} />
+            </Field>
+          </div>
+        ) : null}
+        <fieldset>
+          <legend>{t.methods}</legend>
+          <div class="checks">
+            {METHODS.map((m) => (
+              <label key={m}>
+                <input
+                  type="checkbox"
+                  checked={methods.includes(m)}
+                  onChange={(e) =>
+                    setMethods(e.currentTarget.checked ? [...methods, m] : methods.filter((x) => x !== m))
+                  }
+                />{" "}
+                {t.methodWords[m]}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        {methods.includes("credit_card") ? (
+          <Field id="pl-installments" label={t.maxInstallments}>
+            <select id="pl-installments" value={installments} onChange={(e) => setInstallments(e.currentTarget.value)}>
+              {Array.from({ length: 12 }, (_, i) => (
+                <option key={i} value={String(i + 1)}>
+                  {i + 1}x
+                </option>
+              ))}
+            </select>
+          </Field>
+        ) : null}
+        <div class="inline">
+          <Field id="pl-uses" label={t.maxUses}>
+            <input id="pl-uses" inputMode="numeric" value={uses} onInput={(e) => setUses(e.currentTarget.value)} />
+          </Field>
+          <Field id="pl-expires" label={t.expiresAt}>
+            <input
+              id="pl-expires"
+              type="datetime-local"
+              value={expires}
+              onInput={(e) => setExpires(e.currentTarget.value)}
+            />
+          </Field>
+        </div>
+        <button type="submit" disabled={create.busy}>
+          {t.createLink}
+        </button>
+      </form>
+    </section>
+  )
+}
+
+const LinkTransactions = (props: { link: PaymentLink }) => {
+  const t = useTexts()
+  const list = useQuery(
+    `payment-links/${props.link.id}/transactions`,
+    () => get<{ data: Transaction[]; total: number }>(`${BASE}/${props.link.id}/transactions?per_page=100`),
+    2_000
+  )
+  return (
+    <section class="panel" aria-labelledby="pl-tx">
+      <h2 id="pl-tx">
+        {t.linkTransactions}: {props.link.name}
+      </h2>
+      <Problem error={list.error} />
+      {list.data ? (
+        <Table
+          caption={t.linkTransactions}
+          rows={list.data.data}
+          rowKey={(x) => x.id}
+          columns={[
+            { label: t.created, cell: (x) => <Link href={`/transactions/${x.id}`}>{dateTime(x.createdAt)}</Link> },
+            { label: t.buyer, cell: (x) => x.buyer?.name ?? "—" },
+            { label: t.method, cell: (x) => x.method },
+            { label: t.status, cell: (x) => statusLabel(x.status) },
+            { label: t.amount, cell: (x) => brl(x.amountTotal), numeric: true }
+          ]}
+        />
+      ) : (
+        <p class="muted">{t.loading}</p>
+      )}
+    </section>
+  )
+}
+
+export const PaymentLinks = () => {
+  const t = useTexts()
+  const list = useQuery("payment-links", () => get<{ data: PaymentLink[]; total: number }>(`${BASE}?per_page=100`))
+  const [shown, setShown] = useState<PaymentLink | null>(null)
+  const [confirming, setConfirming] = useState<PaymentLink | null>(null)
+  const deactivate = useAction(async (id: string) => {
+    await post(`${BASE}/${id}/deactivate`)
+    setConfirming(null)
+    invalidate("payment-links")
+  })
+  const amountOf = (l: PaymentLink) =>
+    l.amount !== null
+      ? brl(l.amount)
+      : `${t.openAmount}${l.min_amount === null ? "" : ` ≥ ${brl(l.min_amount)}`}${
+          l.max_amount === null ? "" : ` ≤ ${brl(l.max_amount)}`
+        }`
+  return (
+    <Page title={t.paymentLinks}>
+      <CreateLink />
+      <Problem error={list.error ?? deactivate.error} />
+      {list.data ? (
+        <Table
+          caption={t.paymentLinks}
+          rows={list.data.data}
+          rowKey={(l) => l.id}
+          columns={[
+            { label: t.name, cell: (l) => l.name },
+            { label: t.amount, cell: amountOf, numeric: true },
+            { label: t.methods, cell: (l) => l.payment_methods.map((m) => t.methodWords[m] ?? m).join(", ") },
+            { label: t.uses, cell: (l) => (l.max_uses === null ? String(l.uses) : `${l.uses}/${l.max_uses}`) },
+            { label: t.status, cell: (l) => t.linkStatus[l.status] ?? l.status },
+            { label: t.linkUrl, cell: (l) => <a href={l.url}>{l.url.replace(/^https?:\/\//, "")}</a> },
+            {
+              label: t.actions,
+              cell: (l) => (
+                <div class="inline">
+                  <button type="button" class="secondary" onClick={() => setShown(l)}>
+                    {t.showTransactions} <span class="sr-only">{l.name}</span>
+                  </button>
+                  {l.status === "inactive" ? null : (
+                    <button type="button" class="danger" onClick={() => setConfirming(l)}>
+                      {t.deactivate} <span class="sr-only">{l.name}</span>
+                    </button>
+                  )}
+                </div>
+              )
+            }
+          ]}
+        />
+      ) : (
+        <p class="muted">{t.loading}</p>
+      )}
+      <Confirm
+        open={confirming !== null}
+        title={t.deactivateConfirm}
+        busy={deactivate.busy}
+        onCancel={() => setConfirming(null)}
+        onConfirm={() => confirming && void deactivate.run(confirming.id)}
+      />
+      {shown ? <LinkTransactions link={shown} /> : null}
+    </Page>
+  )
+}

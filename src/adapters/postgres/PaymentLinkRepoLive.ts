@@ -1,0 +1,93 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Option, Schema } from "effect"
+import { PaymentLinkRecord } from "../../domain/paymentLink.ts"
+import { PaymentLinkRepo } from "../../ports/PaymentLinkRepo.ts"
+import { KEYSET_AT, keysetPage, pageBounds } from "./keyset.ts"
+import { traced } from "./traced.ts"
+
+const COLUMNS = `id, account_id, name, description, amount, min_amount, max_amount, items, methods, max_installments,
+  expires_at, max_uses, uses, active, metadata, created_at, updated_at`
+
+// Rows come back camelCased (SqlLive); jsonb `items` as stored (the domain's LinkItem). A row that does
+// not decode is a defect of the database, not of the request.
+const decodeRows = Schema.decodeUnknown(Schema.Array(PaymentLinkRecord))
+
+export const PaymentLinkRepoLive = Layer.effect(
+  PaymentLinkRepo,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const columns = sql.literal(COLUMNS)
+    const rows = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
+      query.pipe(Effect.flatMap(decodeRows), Effect.orDie)
+    const first = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
+      Effect.map(rows(query), (found) => Option.fromNullable(found[0]))
+
+    return PaymentLinkRepo.of(
+      traced("PaymentLinkRepo", {
+        insert: (accountId, l) =>
+          Effect.gen(function* () {
+            const inserted = yield* first(sql`
+              insert into payment_links (id, account_id, name, description, amount, min_amount, max_amount, items,
+                                         methods, max_installments, expires_at, max_uses, metadata)
+              values (${l.id}, ${accountId}, ${l.name}, ${l.description}, ${l.amount}, ${l.minAmount},
+                      ${l.maxAmount}, ${JSON.stringify(l.items)}::jsonb, ${`{${l.methods.join(",")}}`}::text[],
+                      ${l.maxInstallments}, ${l.expiresAt}, ${l.maxUses},
+                      ${l.metadata === null ? null : JSON.stringify(l.metadata)}::jsonb)
+              on conflict (id) do nothing
+              returning ${columns}`)
+            if (Option.isSome(inserted)) return inserted.value
+            // The same id: a request resumed through its Idempotency-Key after a crash.
+            const same = yield* first(
+              sql`select ${columns} from payment_links where account_id = ${accountId} and id = ${l.id}`
+            )
+            return yield* Option.match(same, {
+              onNone: () => Effect.dieMessage("payment link id taken by another account"),
+              onSome: Effect.succeed
+            })
+          }),
+        find: (accountId, id) =>
+          first(sql`select ${columns} from payment_links where account_id = ${accountId} and id = ${id}`),
+        findPublic: (id) => first(sql`select ${columns} from payment_links where id = ${id}`),
+        page: (accountId, f, range) => {
+          const where = sql.and([
+            sql`account_id = ${accountId}`,
+            ...(f.active !== undefined ? [sql`active = ${f.active}`] : []),
+            ...(f.createdFrom !== undefined ? [sql`created_at >= ${f.createdFrom}`] : []),
+            ...(f.createdBefore !== undefined ? [sql`created_at < ${f.createdBefore}`] : [])
+          ])
+          const { seek, limit } = pageBounds(sql, range, "desc", "uuid")
+          return keysetPage(
+            sql`
+              select ${columns}, ${sql.literal(KEYSET_AT)} from payment_links where ${where} ${seek}
+              order by created_at desc, id desc ${limit}`,
+            range.limit,
+            decodeRows,
+            sql<{ n: number }>`select count(*)::int as n from payment_links where ${where}`.pipe(
+              Effect.map((r) => r[0]?.n ?? 0)
+            )
+          )
+        },
+        deactivate: (accountId, id) =>
+          first(sql`
+            update payment_links set active = false, updated_at = now()
+            where account_id = ${accountId} and id = ${id}
+            returning ${columns}`),
+        // The rule of domain/paymentLink.ts linkRefusal, decided here under the row lock: concurrent
+        // visits wait for each other's commit and re-check `uses` (READ COMMITTED re-evaluates the WHERE
+        // on the updated row), so no more than max_uses ever commit.
+        takeUse: (accountId, id) =>
+          first(sql`
+            update payment_links set uses = uses + 1, updated_at = now()
+            where account_id = ${accountId} and id = ${id} and active
+              and (expires_at is null or expires_at > now())
+              and (max_uses is null or uses < max_uses)
+            returning ${columns}`),
+        recordVisit: (accountId, id, transactionId, maxInstallments) =>
+          sql`
+            insert into payment_link_transactions (transaction_id, payment_link_id, account_id, max_installments)
+            values (${transactionId}, ${id}, ${accountId}, ${maxInstallments})
+            on conflict (transaction_id) do nothing`.pipe(Effect.asVoid, Effect.orDie)
+      })
+    )
+  })
+)

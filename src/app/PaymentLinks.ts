@@ -1,0 +1,110 @@
+import type { AccountId, PaymentLinkId, TransactionId } from "../domain/ids.ts"
+import { Clock, Effect, Option } from "effect"
+import { NotFound } from "../domain/errors.ts"
+import type { PaymentCommand } from "../domain/payment.ts"
+import { linkRefusal, linkUnavailable, type PaymentLinkRecord } from "../domain/paymentLink.ts"
+import { AccountRepo } from "../ports/AccountRepo.ts"
+import { Tenancy } from "../ports/Modes.ts"
+import type { PageRange } from "../ports/Page.ts"
+import { type NewPaymentLink, type PaymentLinkFilter, PaymentLinkRepo } from "../ports/PaymentLinkRepo.ts"
+import { Transactional } from "../ports/Transactional.ts"
+import { fn } from "../spans.ts"
+import { Payments } from "./Payments.ts"
+import { Transactions } from "./Transactions.ts"
+
+const notFound = () => new NotFound({ message: "payment link not found" })
+
+/**
+ * The merchant's reusable payment links (issue 20 §4, docs/payment-links.md) and the buyer's visits:
+ * each visit is a charge made by Payments in the link's tenant, whatever interface the link came from.
+ */
+export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks", {
+  effect: Effect.gen(function* () {
+    const repo = yield* PaymentLinkRepo
+    const accounts = yield* AccountRepo
+    const payments = yield* Payments
+    const transactions = yield* Transactions
+    const tx = yield* Transactional
+    const tenancy = yield* Tenancy
+
+    const get = fn("PaymentLinks.get")(function* (accountId: AccountId, id: PaymentLinkId) {
+      return yield* Option.match(yield* repo.find(accountId, id), {
+        onNone: () => Effect.fail(notFound()),
+        onSome: Effect.succeed
+      })
+    })
+
+    return {
+      /** A valid new link (the interface checked the fields). */
+      create: fn("PaymentLinks.create")(function* (accountId: AccountId, link: NewPaymentLink) {
+        return yield* repo.insert(accountId, link)
+      }),
+      get,
+      page: fn("PaymentLinks.page")(function* (accountId: AccountId, filter: PaymentLinkFilter, range: PageRange) {
+        return yield* repo.page(accountId, filter, range)
+      }),
+      /** The link stops taking visits; its transactions stay as they are. Deactivating twice is harmless. */
+      deactivate: fn("PaymentLinks.deactivate")(function* (accountId: AccountId, id: PaymentLinkId) {
+        return yield* Option.match(yield* repo.deactivate(accountId, id), {
+          onNone: () => Effect.fail(notFound()),
+          onSome: Effect.succeed
+        })
+      }),
+      /** The transactions the link's visits created, newest first (404 for another account's link). */
+      transactions: fn("PaymentLinks.transactions")(function* (
+        accountId: AccountId,
+        id: PaymentLinkId,
+        range: PageRange
+      ) {
+        yield* get(accountId, id)
+        return yield* transactions.page(accountId, { paymentLinkId: id }, range)
+      }),
+      /**
+       * The link behind a buyer's URL with its merchant's name, and why it takes no visit now (null when
+       * it does). Unknown → NotFound.
+       */
+      open: fn("PaymentLinks.open")(function* (id: PaymentLinkId) {
+        const link = yield* Option.match(yield* repo.findPublic(id), {
+          onNone: () => Effect.fail(notFound()),
+          onSome: Effect.succeed
+        })
+        const merchant = yield* accounts.findById(link.accountId)
+        const now = new Date(yield* Clock.currentTimeMillis)
+        return {
+          link,
+          merchantName: Option.match(merchant, { onNone: () => "", onSome: (m) => m.name }),
+          refusal: linkRefusal(link, now)
+        }
+      }),
+      /**
+       * A buyer's visit: in one database transaction, one use of the link is taken by a conditional
+       * update (docs/payment-links.md "Concurrency"), the charge is made as any v1 charge of the link's
+       * tenant (its mode's rails), and the visit is recorded. A link that takes no more visits → 409
+       * `payment_link_<why>`; a charge that fails rolls the use back.
+       */
+      visit: fn("PaymentLinks.visit")(function* (
+        link: PaymentLinkRecord,
+        command: PaymentCommand,
+        transactionId: TransactionId
+      ) {
+        const accountId = link.accountId
+        return yield* tx
+          .run(
+            Effect.gen(function* () {
+              const taken = yield* repo.takeUse(accountId, link.id)
+              if (Option.isNone(taken)) {
+                const now = new Date(yield* Clock.currentTimeMillis)
+                const current = yield* repo.find(accountId, link.id)
+                const why = Option.isNone(current) ? "inactive" : (linkRefusal(current.value, now) ?? "expired")
+                return yield* linkUnavailable(why)
+              }
+              const created = yield* payments.charge(accountId, command, transactionId, true)
+              yield* repo.recordVisit(accountId, link.id, created.id, taken.value.maxInstallments)
+              return created
+            })
+          )
+          .pipe(Effect.provideService(Tenancy, tenancy), Tenancy.within(accountId))
+      })
+    }
+  })
+}) {}
