@@ -31,7 +31,9 @@ export const POSTING_TYPES = [
   "fine",
   "interest",
   "discount",
-  "abatement"
+  "abatement",
+  // The bank's fee on a boleto's occurrence, on the gateway's books (docs/providers.md "Boleto: banks by CNAB 240").
+  "bank_fee"
 ] as const
 export type PostingType = (typeof POSTING_TYPES)[number]
 

@@ -25,6 +25,8 @@ import boletoCharges from "./migrations/0028_boleto_charges.ts"
 import eventOperations from "./migrations/0024_event_operations.ts"
 import requestLog from "./migrations/0025_request_log.ts"
 import pixReceived from "./migrations/0020_pix_received.ts"
+import cnabTitles from "./migrations/0029_cnab_titles.ts"
+import bankFee from "./migrations/0033_bank_fee.ts"
 import { withSpan } from "../../spans.ts"
 
 export const MIGRATIONS = {
@@ -50,7 +52,9 @@ export const MIGRATIONS = {
   "0028_boleto_charges": boletoCharges,
   "0024_event_operations": eventOperations,
   "0025_request_log": requestLog,
-  "0020_pix_received": pixReceived
+  "0020_pix_received": pixReceived,
+  "0029_cnab_titles": cnabTitles,
+  "0033_bank_fee": bankFee
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)
