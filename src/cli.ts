@@ -238,6 +238,8 @@ isNewEmbeddedDatabase
     Effect.provide(AppConfigLive),
     Effect.flatMap((result) => Effect.sync(() => console.log(JSON.stringify(result, null, 2)))),
     Effect.provide(Logger.minimumLogLevel(LogLevel.Warning)),
+    // Logs on stderr: stdout is the command's JSON only (a retorno's warnings are in its report too).
+    Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
     Effect.scoped,
     Effect.runPromiseExit
   )

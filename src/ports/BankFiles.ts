@@ -69,7 +69,7 @@ export class BankFiles extends Context.Tag("BankFiles")<
     readonly configured: boolean
     /** How often a remessa is cut and the watched directory is read. */
     readonly cycle: { readonly remessaEveryMs: number; readonly pollEveryMs: number }
-    /** Whether the last remessa was cut a cycle ago or more (or none was). */
+    /** Whether the last remessa was cut a cycle ago or more (before the first: the oldest queued title waited one). */
     readonly remessaDue: Effect.Effect<boolean>
     /** Writes the queued titles in ONE numbered file; None when nothing was queued. */
     readonly cutRemessa: Effect.Effect<Option.Option<RemessaCut>>

@@ -17,7 +17,7 @@ const digest = (text: string) => createHash("sha256").update(text).digest()
  */
 const uploadToken = Config.option(Config.redacted("CNAB_UPLOAD_TOKEN")).pipe(
   Config.validate({
-    message: "must be at least 32 characters (a random secret the operator's upload sends as Bearer)",
+    message: "CNAB_UPLOAD_TOKEN must be at least 32 characters (a random secret the operator's upload sends as Bearer)",
     validation: (t) => Option.isNone(t) || Redacted.value(t.value).length >= 32
   })
 )

@@ -213,11 +213,13 @@ export const bbCnab240FilesLayer = (profile: BankProfile) =>
       return BankFiles.of({
         configured: true,
         cycle: { remessaEveryMs: config.remessaEveryMs, pollEveryMs: config.pollEveryMs },
+        // A cycle after the last remessa or, before the first, after the oldest title waiting.
         remessaDue: sql<{ due: boolean }>`
-          select coalesce(max(created_at) <= now() - make_interval(secs => ${config.remessaEveryMs / 1000}), true)
-            as due
-          from cnab_remessas`.pipe(
-          Effect.map(([row]) => row?.due ?? true),
+          select coalesce(
+                   (select max(created_at) from cnab_remessas),
+                   (select min(created_at) from cnab_titles where status = 'queued')
+                 ) <= now() - make_interval(secs => ${config.remessaEveryMs / 1000}) as due`.pipe(
+          Effect.map(([row]) => row?.due === true),
           Effect.orDie
         ),
         cutRemessa: cutRemessa(),

@@ -18,7 +18,7 @@ const digits = (name: string, length: number, what: string) =>
   Config.string(name).pipe(
     Config.map((v) => v.trim()),
     Config.validate({
-      message: `must be ${what} (${length} digits)`,
+      message: `${name} must be ${what} (${length} digits)`,
       validation: (v) => new RegExp(`^\\d{${length}}$`).test(v)
     })
   )
@@ -28,7 +28,7 @@ const withDigit = (name: string, length: number) =>
   Config.string(name).pipe(
     Config.map((v) => v.trim().toUpperCase()),
     Config.validate({
-      message: `must be up to ${length} digits, a dash and the check digit (e.g. 1234-5)`,
+      message: `${name} must be up to ${length} digits, a dash and the check digit (e.g. 1234-5)`,
       validation: (v) => new RegExp(`^\\d{1,${length}}-[0-9X]$`).test(v)
     }),
     Config.map((v) => ({ number: v.slice(0, -2), digit: v.slice(-1) }))
@@ -38,7 +38,7 @@ const withDigit = (name: string, length: number) =>
 const directory = (name: string) =>
   Config.string(name).pipe(
     Config.validate({
-      message: "must be an existing directory this process can read and write",
+      message: `${name} must be an existing directory this process can read and write`,
       validation: (path) => {
         try {
           accessSync(path, constants.R_OK | constants.W_OK)
@@ -53,7 +53,7 @@ const directory = (name: string) =>
 const positive = (name: string, fallback: number) =>
   Config.integer(name).pipe(
     Config.withDefault(fallback),
-    Config.validate({ message: "must be a positive whole number", validation: (n) => n > 0 })
+    Config.validate({ message: `${name} must be a positive whole number`, validation: (n) => n > 0 })
   )
 
 export const cnabConfig: Config.Config<CnabConfig> = Config.all({
@@ -64,10 +64,16 @@ export const cnabConfig: Config.Config<CnabConfig> = Config.all({
   account: withDigit("CNAB_ACCOUNT", 12),
   companyDocument: Config.string("CNAB_COMPANY_DOCUMENT").pipe(
     Config.map(normalizeDocument),
-    Config.validate({ message: "must be the agreement holder's CPF or CNPJ", validation: isValidBuyerDocument })
+    Config.validate({
+      message: "CNAB_COMPANY_DOCUMENT must be the agreement holder's CPF or CNPJ",
+      validation: isValidBuyerDocument
+    })
   ),
   companyName: Config.string("CNAB_COMPANY_NAME").pipe(
-    Config.validate({ message: "must be the agreement holder's name", validation: (v) => v.trim() !== "" })
+    Config.validate({
+      message: "CNAB_COMPANY_NAME must be the agreement holder's name",
+      validation: (v) => v.trim() !== ""
+    })
   ),
   remessaDir: directory("CNAB_REMESSA_DIR"),
   retornoDir: directory("CNAB_RETORNO_DIR"),
