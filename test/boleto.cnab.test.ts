@@ -234,6 +234,16 @@ describe("boleto by CNAB 240 through the real stack", () => {
       )
     ).rows
     expect(Number(titles!.sent)).toBe(N)
+    const [counter] = (await db.query<{ value: number }>(`select value from cnab_counters where name = 'remessa'`)).rows
+    expect(counter!.value).toBe(1)
+
+    // A process that died after the commit and before the rename: the next cut writes the file from the database.
+    rmSync(cut.path)
+    await db.query(`update cnab_remessas set written_at = null where file_number = 1`)
+    const recovered = await runCli<{ cut: boolean }>(["boleto", "remessa"], env, 60_000)
+    expect(recovered.cut).toBe(false)
+    expect(readFileSync(cut.path, "latin1")).toBe(remessa)
+    expect(readdirSync(remessaDir)).toEqual(["remessa-000001.rem"])
   }, 240_000)
 
   it("retorno 1 by the CLI: the paid ones settle at the bank's amounts, fees posted, a bad line named", async () => {
