@@ -342,6 +342,16 @@ describe("boleto by CNAB 240 through the real stack", () => {
       { headers: { authorization: UPLOAD_TOKEN } }
     )
     expect(bearerless.status).toBe(401)
+    // With the token, a body that is not `{content}` alone is a 400 naming the field.
+    const unknown = await api.post("/ops/bank/retornos", { content: retorno, colour: "blue" }, { token: UPLOAD_TOKEN })
+    expect(unknown.status, unknown.text).toBe(400)
+    expect(unknown.body.errors).toEqual([{ field: "colour", message: "colour is not a known field" }])
+    const missing = await api.post("/ops/bank/retornos", {}, { token: UPLOAD_TOKEN })
+    expect(missing.status, missing.text).toBe(400)
+    expect(missing.body.errors).toEqual([{ field: "content", message: "content must be the retorno's text" }])
+    const garbage = await upload("not a retorno")
+    expect(garbage.status, garbage.text).toBe(400)
+    expect(garbage.body.code).toBe("unreadable_retorno")
     expect(await books()).toEqual(before)
     const [held] = (await db.query<{ n: string }>(`select count(*)::text as n from cnab_retornos`)).rows
     expect(held!.n).toBe("1")

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Config, Effect, Option, Redacted, Schema } from "effect"
+import { Config, Effect, Option, ParseResult, Redacted, Schema } from "effect"
 import { BoletoFiles } from "../../app/BoletoFiles.ts"
 import { BadRequest, Conflict, NotFound, Unauthorized } from "../shared/errors.ts"
 
@@ -55,12 +55,17 @@ export const BankRetornoUploadLive = HttpApiBuilder.Router.use((router) =>
         }
         const body = decodeUpload(yield* Effect.orElseSucceed(request.json, () => null))
         if (body._tag === "Left") {
+          // Each broken field named: an unknown one as such, `content` when it is missing or not text.
+          const errors = ParseResult.ArrayFormatter.formatErrorSync(body.left).map((issue) => {
+            const field = issue.path.length === 0 ? "content" : issue.path.map(String).join(".")
+            return {
+              field,
+              message:
+                issue._tag === "Unexpected" ? `${field} is not a known field` : `${field} must be the retorno's text`
+            }
+          })
           return yield* Effect.fail(
-            BadRequest.of({
-              message: "content must be the retorno file's text, and the only field",
-              code: "validation_failed",
-              errors: [{ field: "content", message: "content must be the retorno file's text, and the only field" }]
-            })
+            BadRequest.of({ message: errors.map((e) => e.message).join("; "), code: "validation_failed", errors })
           )
         }
         const result = yield* boletoFiles.ingest(body.right.content, "upload")
