@@ -47,6 +47,7 @@ import { Ids } from "./ports/Ids.ts"
 import { AppConfig } from "./config/AppConfig.ts"
 import { Accounts } from "./app/Accounts.ts"
 import { Boletos } from "./app/Boletos.ts"
+import { BoletoFiles } from "./app/BoletoFiles.ts"
 import { Deliveries } from "./app/Deliveries.ts"
 import { Lifecycle } from "./app/Lifecycle.ts"
 import { Reconciliation } from "./app/Reconciliation.ts"
@@ -180,6 +181,7 @@ export const AppLive = Layer.mergeAll(
   RequestLogs.Default,
   Deliveries.Default,
   Boletos.Default,
+  BoletoFiles.Default,
   Housekeeping.Default,
   KeyUsage.Default,
   Reconciliation.Default,

@@ -1,5 +1,6 @@
 import { NodeContext } from "@effect/platform-node"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
+import { BoletoFiles } from "./app/BoletoFiles.ts"
 import { PgPoolLive, SqlLive } from "./adapters/postgres/Database.ts"
 import { MigrationsLive } from "./adapters/postgres/Migrations.ts"
 import { AppLive, PixReceiverLive } from "./Live.ts"
@@ -18,6 +19,9 @@ export type Role = "all" | "api" | "worker"
 
 export const DatabaseLive = MigrationsLive.pipe(Layer.provideMerge(SqlLive), Layer.provideMerge(PgPoolLive))
 
+/** A worker makes sure the bank files' cycle job exists (when a bank by files is configured). */
+const BankFilesCycleLive = Layer.effectDiscard(Effect.flatMap(BoletoFiles, (b) => b.start))
+
 /** Requests get the grace period less a few seconds for the worker, the pool and the database to stop. */
 const drainMs = () => Math.max(1, graceSeconds() - 5) * 1000
 
@@ -27,7 +31,8 @@ export const roleLayer = (role: Role) =>
     role === "worker" ? Layer.empty : DrainOnShutdown(drainMs()).pipe(Layer.provideMerge(HttpLive)),
     role === "worker" ? Layer.empty : MetricsServerLive,
     role === "worker" ? Layer.empty : PixReceiverLive,
-    role === "api" ? Layer.empty : WorkerLive
+    role === "api" ? Layer.empty : WorkerLive,
+    role === "api" ? Layer.empty : BankFilesCycleLive
   ).pipe(
     Layer.provideMerge(AppLive),
     Layer.provideMerge(DatabaseLive),

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { parseArgs } from "node:util"
 import { NodeContext } from "@effect/platform-node"
@@ -7,6 +7,7 @@ import { Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
 import { plannedDataDir } from "./adapters/postgres/placement.ts"
 import { Accounts } from "./app/Accounts.ts"
 import { Audit } from "./app/Audit.ts"
+import { BoletoFiles } from "./app/BoletoFiles.ts"
 import { AppLive } from "./Live.ts"
 import { AppConfig, AppConfigLive } from "./config/AppConfig.ts"
 import { isUuid } from "./domain/uuid.ts"
@@ -27,6 +28,8 @@ import { redactedUrl } from "./startupFailure.ts"
  *   ledger check   (docs/money.md: every balance recomputed from its postings; exit 1 on any difference)
  *   pix register-webhook [--url U]  (the PSP's notice URL for PIX_KEY; default PIX_WEBHOOK_URL)
  *   pix exceptions  (PIX payments that did not settle their charge: amount differs, unknown txid, …)
+ *   boleto remessa  (cuts the bank's next remessa now: docs/providers.md "Boleto: banks by CNAB 240")
+ *   boleto retorno FILE  (ingests a bank's retorno; exit 1 when it is refused or unreadable)
  * Prints JSON, like the HTTP API.
  */
 const usage = `usage:
@@ -37,7 +40,9 @@ const usage = `usage:
   npm run cli -- api-keys live --account EMAIL_OR_ID
   npm run cli -- ledger check
   npm run cli -- pix register-webhook [--url https://HOST/providers/pix/PSP/webhook]
-  npm run cli -- pix exceptions`
+  npm run cli -- pix exceptions
+  npm run cli -- boleto remessa
+  npm run cli -- boleto retorno FILE`
 
 const fail = (message: string) => Effect.fail(new Error(message))
 
@@ -86,8 +91,9 @@ const warnWhenEmpty = (created: boolean) =>
 const program = (created: boolean) =>
   Effect.gen(function* () {
     const [noun, verb, ...rest] = process.argv.slice(2)
-    const { values } = parseArgs({
+    const { positionals, values } = parseArgs({
       args: rest,
+      allowPositionals: true,
       options: {
         name: { type: "string" },
         email: { type: "string" },
@@ -193,6 +199,26 @@ const program = (created: boolean) =>
       )
       return { registered: url }
     }
+    if (noun === "boleto" && verb === "remessa") {
+      const cut = yield* Effect.flatMap(BoletoFiles, (b) => b.remessa())
+      return Option.match(cut, {
+        onNone: () => ({ cut: false, message: "no title is queued for the bank (or no bank by files is configured)" }),
+        onSome: (r) => ({ cut: true, ...r })
+      })
+    }
+    if (noun === "boleto" && verb === "retorno") {
+      const path = positionals[0]
+      if (path === undefined) return yield* fail(usage)
+      const content = yield* Effect.try({
+        try: () => readFileSync(path, "latin1"),
+        catch: (e) => new Error(`cannot read ${path}: ${(e as Error).message}`)
+      })
+      const result = yield* Effect.flatMap(BoletoFiles, (b) => b.ingest(content, `cli:${path}`))
+      if (result.outcome === "refused" || result.outcome === "unreadable") {
+        return yield* fail(JSON.stringify(result, null, 2))
+      }
+      return result
+    }
     if (noun === "ledger" && verb === "check") {
       const discrepancies = yield* Effect.flatMap(Audit, (audit) => audit.check)
       if (discrepancies.length > 0) {
@@ -212,6 +238,8 @@ isNewEmbeddedDatabase
     Effect.provide(AppConfigLive),
     Effect.flatMap((result) => Effect.sync(() => console.log(JSON.stringify(result, null, 2)))),
     Effect.provide(Logger.minimumLogLevel(LogLevel.Warning)),
+    // Logs on stderr: stdout is the command's JSON only (a retorno's warnings are in its report too).
+    Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
     Effect.scoped,
     Effect.runPromiseExit
   )

@@ -301,6 +301,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       }
       const payerName = command.buyer?.name ?? customer?.name ?? "Pagador"
       const registered = yield* boleto.register({
+        accountId,
         transactionId,
         amount: command.amount,
         dueDate: due.date,

@@ -1,6 +1,7 @@
 import type { AccountId, TransactionId } from "../domain/ids.ts"
 import { Effect, Option } from "effect"
 import { paymentParts } from "../domain/chargeTerms.ts"
+import { type BankPaid, bankPaymentParts } from "../domain/bankPayment.ts"
 import { saoPauloDate } from "../domain/time.ts"
 import { Transactional } from "../ports/Transactional.ts"
 import { PixProvider } from "../ports/PixProvider.ts"
@@ -49,7 +50,12 @@ export class Settlement extends Effect.Service<Settlement>()("Settlement", {
         accountId: AccountId,
         transactionId: TransactionId,
         paidAt: Date,
-        report?: { readonly amount: number; readonly paidOn?: string | null | undefined }
+        report?: {
+          readonly amount: number
+          readonly paidOn?: string | null | undefined
+          /** The parts as the bank reported them (a CNAB retorno); otherwise computed from the terms. */
+          readonly bank?: BankPaid | undefined
+        }
       ) =>
         Effect.gen(function* () {
           if (report === undefined) return yield* lifecycle.move(accountId, transactionId, "pay", { paidAt })
@@ -60,7 +66,10 @@ export class Settlement extends Effect.Service<Settlement>()("Settlement", {
           }
           const t = found.value
           const paidOn = report.paidOn ?? saoPauloDate(paidAt)
-          const parts = paymentParts(t.amount, boleto.dueDate, boleto.terms, paidOn, report.amount)
+          const parts =
+            report.bank === undefined
+              ? paymentParts(t.amount, boleto.dueDate, boleto.terms, paidOn, report.amount)
+              : bankPaymentParts(t.amount, boleto.dueDate, boleto.terms, paidOn, report.bank)
           // A bolepix records which rail paid first (docs/boleto.md "Bolepix").
           const payment = t.details.pix === undefined ? parts : { ...parts, rail: "barcode" as const }
           return yield* lifecycle.move(accountId, transactionId, "pay", { paidAt, details: { payment } })

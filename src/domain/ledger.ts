@@ -36,7 +36,13 @@ export const POSTING_TYPES = [
   "second_payment",
   "second_payment_return"
 ] as const
-export type PostingType = (typeof POSTING_TYPES)[number]
+/**
+ * The types of the merchant's and subaccounts' postings (v1 financials) and, on the gateway's books only,
+ * `bank_fee`: the bank's fee on a boleto's occurrence (docs/providers.md "Boleto: banks by CNAB 240").
+ */
+export type PostingType = StatementPostingType | "bank_fee"
+/** A posting type a merchant's or subaccount's statement can show. */
+export type StatementPostingType = (typeof POSTING_TYPES)[number]
 
 /** Who a posting belongs to: the merchant, one of its subaccounts (its id), or the gateway. */
 export const MERCHANT = "merchant"

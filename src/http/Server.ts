@@ -12,6 +12,7 @@ import { installFramingAnswers } from "./shared/framing.ts"
 import { Metrics } from "../ports/Metrics.ts"
 import { OpsHttp } from "./ops/Http.ts"
 import { FaviconLive } from "./ops/favicon.ts"
+import { BankRetornoUploadLive } from "./bank/retornos.ts"
 import { DocumentsHttp } from "./documents/Http.ts"
 import { CheckoutHttp } from "./checkout/Http.ts"
 import { PayLinksHttp } from "./payLinks/Http.ts"
@@ -77,6 +78,7 @@ export const HttpLive = HttpApiBuilder.serve().pipe(
   // fails offline and tells a third party who reads the docs: the system's fonts instead.
   Layer.provide(HttpApiScalar.layer({ path: "/docs", scalar: { withDefaultFonts: false } })),
   Layer.provide(FaviconLive),
+  Layer.provide(BankRetornoUploadLive),
   Layer.provide(DashboardWebLive),
   Layer.provide(EnvelopeMiddleware),
   Layer.provide(ApiLive),

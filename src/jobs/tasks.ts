@@ -3,6 +3,7 @@ import { Effect, Runtime, Schema, Tracer } from "effect"
 import type { Task, TaskList } from "graphile-worker"
 import { Metrics } from "../ports/Metrics.ts"
 import { Boletos } from "../app/Boletos.ts"
+import { BoletoFiles } from "../app/BoletoFiles.ts"
 import { Deliveries } from "../app/Deliveries.ts"
 import { Housekeeping } from "../app/Housekeeping.ts"
 import { Reconciliation } from "../app/Reconciliation.ts"
@@ -18,6 +19,7 @@ export type TaskServices =
   | Deliveries
   | Settlement
   | Boletos
+  | BoletoFiles
   | Housekeeping
   | Reconciliation
   | Refunds
@@ -80,6 +82,9 @@ const expireTransaction = task(
 
 const confirmBoletos = task("confirm_boletos", Schema.Unknown, () => Effect.flatMap(Boletos, (b) => b.confirm()))
 
+// The bank by files' cycle: watched retornos, then a remessa when due (docs/providers.md "Boleto: banks by CNAB 240").
+const bankFilesCycle = task("bank_files_cycle", Schema.Unknown, () => Effect.flatMap(BoletoFiles, (b) => b.cycle()))
+
 const reconcileCharges = task("reconcile_charges", Schema.Unknown, () =>
   Effect.flatMap(Reconciliation, (r) => r.reconcile())
 )
@@ -125,6 +130,7 @@ export const makeTaskList = (runtime: Runtime.Runtime<TaskServices>): TaskList =
   deliver_webhook: deliverWebhook(runtime),
   expire_transaction: expireTransaction(runtime),
   confirm_boletos: confirmBoletos(runtime),
+  bank_files_cycle: bankFilesCycle(runtime),
   reconcile_charges: reconcileCharges(runtime),
   reconcile_pix: reconcilePix(runtime),
   cleanup: cleanup(runtime),

@@ -3,6 +3,8 @@ import type { ChargeTerms } from "../domain/chargeTerms.ts"
 import type { ProviderUnavailable } from "../domain/errors.ts"
 
 export interface BoletoRequest {
+  /** The tenant the boleto is for: a bank adapter that queues titles keeps them by account. */
+  readonly accountId: string
   /** Our transaction id; the bank's "nosso número" is derived from it (idempotent). */
   readonly transactionId: string
   readonly amount: number

@@ -20,6 +20,10 @@ export class JobScheduler extends Context.Tag("JobScheduler")<
     readonly payWithdrawalAt: (accountId: AccountId, withdrawalId: string, at: Date) => Effect.Effect<void>
     /** The sandbox acquirer's announced chargeback (its dispute test card), at `at`. */
     readonly sandboxDisputeAt: (accountId: AccountId, transactionId: TransactionId, at: Date) => Effect.Effect<void>
+    /** The bank files' cycle (remessa, watched retornos): one keyed job for all workers, at `at`. */
+    readonly bankFilesCycleAt: (at: Date) => Effect.Effect<void>
+    /** The bank files' cycle soon, unless it is already scheduled (a worker's start). */
+    readonly bankFilesCycleSoon: Effect.Effect<void>
     /** (Re)schedule a webhook delivery attempt; one job per delivery. */
     readonly deliverAt: (deliveryId: string, at: Date) => Effect.Effect<void>
   }

@@ -1,7 +1,7 @@
 import type { Page, PageRange } from "./Page.ts"
 import type { AccountId } from "../domain/ids.ts"
 import { Context, type Effect } from "effect"
-import type { Balance, Entry, Party, Posting, PostingType } from "../domain/ledger.ts"
+import type { Balance, Entry, Party, Posting, StatementPostingType } from "../domain/ledger.ts"
 
 export type Balances = Readonly<Record<Balance, number>>
 
@@ -14,7 +14,7 @@ export interface PostingRecord {
   readonly id: string
   readonly party: Party
   readonly book: Balance
-  readonly type: PostingType
+  readonly type: StatementPostingType
   readonly amount: number
   readonly transactionId: string | null
   readonly withdrawalId: string | null
@@ -27,7 +27,7 @@ export interface StatementFilter {
   readonly from: Date
   /** Exclusive. */
   readonly before: Date
-  readonly type?: PostingType | undefined
+  readonly type?: StatementPostingType | undefined
 }
 
 /**

@@ -101,7 +101,9 @@ export const makeFakeBooks = () => {
     deliverAt: noJob,
     settleAt: noJob,
     payWithdrawalAt: noJob,
-    sandboxDisputeAt: noJob
+    sandboxDisputeAt: noJob,
+    bankFilesCycleAt: noJob,
+    bankFilesCycleSoon: Effect.void
   })
 
   /** What the books must satisfy at every step (docs/money.md). */

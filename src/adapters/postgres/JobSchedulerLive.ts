@@ -48,6 +48,19 @@ export const JobSchedulerLive = Layer.effect(
               json_build_object('accountId', ${accountId}::text, 'transactionId', ${transactionId}::text),
               run_at := ${at.toISOString()}::timestamptz, job_key := ${`dispute:${transactionId}`},
               max_attempts := 5)`.pipe(Effect.orDie, Effect.asVoid),
+        // One keyed job: a run that schedules the next while it runs gets a new job (the running one's key
+        // is cleared); no retries, the next cycle is the retry (docs/providers.md "Boleto: banks by CNAB 240").
+        bankFilesCycleAt: (at) =>
+          sql`select graphile_worker.add_job('bank_files_cycle', '{}'::json, run_at := ${at.toISOString()}::timestamptz,
+              job_key := 'bank_files_cycle', job_key_mode := 'replace', max_attempts := 1)`.pipe(
+            Effect.orDie,
+            Effect.asVoid
+          ),
+        bankFilesCycleSoon: sql`select graphile_worker.add_job('bank_files_cycle', '{}'::json,
+              job_key := 'bank_files_cycle', job_key_mode := 'preserve_run_at', max_attempts := 1)`.pipe(
+          Effect.orDie,
+          Effect.asVoid
+        ),
         // job_key per delivery: a manual retry replaces a scheduled one instead of doubling it.
         deliverAt: (deliveryId, at) =>
           sql`select graphile_worker.add_job('deliver_webhook', json_build_object('deliveryId', ${deliveryId}::text),

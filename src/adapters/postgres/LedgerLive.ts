@@ -205,7 +205,8 @@ export const LedgerLive = Layer.effect(
               -- The system side of the refunds (the money sent back) and of the fees (kept less returned).
               select p.transaction_id as id,
                      coalesce(sum(p.amount) filter (where p.type = 'refund'), 0)::bigint as refunded,
-                     coalesce(sum(p.amount) filter (where p.book = 'fees'), 0)::bigint as fees
+                     -- The bank's fee on a boleto is the gateway's cost, not the merchant's fee (migration 0033).
+                     coalesce(sum(p.amount) filter (where p.book = 'fees' and p.type <> 'bank_fee'), 0)::bigint as fees
               from ledger_postings p where p.party = 'system' and p.transaction_id is not null group by 1
             ), held as (
               select h.transaction_id as id, sum(h.amount)::bigint as amount

@@ -25,6 +25,8 @@ import boletoCharges from "./migrations/0028_boleto_charges.ts"
 import eventOperations from "./migrations/0024_event_operations.ts"
 import requestLog from "./migrations/0025_request_log.ts"
 import pixReceived from "./migrations/0020_pix_received.ts"
+import cnabTitles from "./migrations/0029_cnab_titles.ts"
+import bankFee from "./migrations/0033_bank_fee.ts"
 import paymentLinks from "./migrations/0030_payment_links.ts"
 import bolepix from "./migrations/0034_bolepix.ts"
 import boletoRefundBase from "./migrations/0035_boleto_refund_base.ts"
@@ -54,6 +56,8 @@ export const MIGRATIONS = {
   "0024_event_operations": eventOperations,
   "0025_request_log": requestLog,
   "0020_pix_received": pixReceived,
+  "0029_cnab_titles": cnabTitles,
+  "0033_bank_fee": bankFee,
   "0030_payment_links": paymentLinks,
   "0034_bolepix": bolepix,
   "0035_boleto_refund_base": boletoRefundBase

@@ -1,12 +1,17 @@
+import type { SqlClient } from "@effect/sql"
 import { Config, type ConfigError, Effect, Layer, Option } from "effect"
+import type { AppConfig } from "../../config/AppConfig.ts"
 import { ProviderUnavailable } from "../../domain/errors.ts"
 import { Acquirer, AcquirerUnavailable } from "../../ports/Acquirer.ts"
+import { BankFiles } from "../../ports/BankFiles.ts"
 import { BoletoProvider } from "../../ports/BoletoProvider.ts"
 import { LiveRails } from "../../ports/Modes.ts"
 import type { Metrics } from "../../ports/Metrics.ts"
 import { Payouts } from "../../ports/Payouts.ts"
 import { PixProvider } from "../../ports/PixProvider.ts"
 import { BcbPixProviderLive } from "./bcb-pix/BcbPixProvider.ts"
+import { BbCnab240BoletoLive } from "./bb-cnab240/BbCnab240Boleto.ts"
+import { BbCnab240FilesLive } from "./bb-cnab240/BbCnab240Files.ts"
 import { LoopbackPixLive } from "./loopback/index.ts"
 import { LIVE_ACQUIRER_NAMES, LiveAcquirerLive } from "./registry.ts"
 
@@ -18,15 +23,20 @@ import { LIVE_ACQUIRER_NAMES, LiveAcquirerLive } from "./registry.ts"
  *
  * `loopback` is not a provider: a test-only adapter refused outside tests (loopback/client.ts).
  */
-// Config errors and the SQL client are what a provider's layer may need; add to these when one needs more.
-type ProviderLayer<Port> = Layer.Layer<Port, ConfigError.ConfigError, Metrics>
+// Config errors, the SQL client and the application's configuration are what a provider's layer may need;
+// add to these when one needs more.
+type ProviderLayer<Port> = Layer.Layer<Port, ConfigError.ConfigError, Metrics | SqlClient.SqlClient | AppConfig>
 
 export const LIVE_PIX_PROVIDERS: Readonly<Record<string, ProviderLayer<PixProvider>>> = {
   // The Banco Central's API Pix at the PSP that PIX_PSP names (docs/providers.md "PIX").
   "bcb-pix": BcbPixProviderLive,
   loopback: LoopbackPixLive
 }
-export const LIVE_BOLETO_PROVIDERS: Readonly<Record<string, ProviderLayer<BoletoProvider>>> = {}
+/** A bank by files also serves BankFiles: its remessa and retorno exchange (docs/providers.md). */
+export const LIVE_BOLETO_PROVIDERS: Readonly<Record<string, ProviderLayer<BoletoProvider | BankFiles>>> = {
+  // Banco do Brasil by CNAB 240 files (docs/providers.md "Boleto: banks by CNAB 240").
+  "bb-cnab240": Layer.mergeAll(BbCnab240BoletoLive, BbCnab240FilesLive)
+}
 export const LIVE_PAYOUTS_PROVIDERS: Readonly<Record<string, ProviderLayer<Payouts>>> = {}
 
 /** A provider name a variable gives, checked against the registry; None when the variable is unset or empty. */
@@ -85,6 +95,23 @@ const absentBoleto = BoletoProvider.of({
   register: () => Effect.fail(absent("boleto", "LIVE_BOLETO_PROVIDER")),
   settlements: () => Effect.succeed([])
 })
+// No bank by files: nothing to cut, nothing to read; the CLI and the upload say so.
+const noBankFiles = BankFiles.of({
+  configured: false,
+  cycle: { remessaEveryMs: 3_600_000, pollEveryMs: 60_000 },
+  remessaDue: Effect.succeed(false),
+  cutRemessa: Effect.succeed(Option.none()),
+  read: () => Effect.die("no bank by files is configured (LIVE_BOLETO_PROVIDER)"),
+  watched: Effect.succeed([]),
+  moveAside: () => Effect.void,
+  markTitle: () => Effect.void,
+  lockReceived: Effect.void,
+  received: () => Effect.succeed(Option.none()),
+  expectedNext: Effect.succeed(1),
+  hold: () => Effect.void,
+  heldContent: () => Effect.succeed(Option.none()),
+  recordProcessed: () => Effect.void
+})
 // CONTRACT-v1 §7 withdrawals in live mode answer 409 payouts_unavailable until a payouts adapter exists.
 const absentPayouts = Payouts.of({
   available: Effect.succeed(false),
@@ -112,7 +139,7 @@ export const LiveRailsLive = Layer.unwrapEffect(
       }),
       Option.match(pix, { onNone: () => Layer.succeed(PixProvider, absentPix), onSome: (n) => LIVE_PIX_PROVIDERS[n]! }),
       Option.match(boleto, {
-        onNone: () => Layer.succeed(BoletoProvider, absentBoleto),
+        onNone: () => Layer.merge(Layer.succeed(BoletoProvider, absentBoleto), Layer.succeed(BankFiles, noBankFiles)),
         onSome: (n) => LIVE_BOLETO_PROVIDERS[n]!
       }),
       Option.match(payouts, {

@@ -38,7 +38,8 @@ import { prefersHtml } from "../checkout/negotiate.ts"
 const routes = routeTable(GatewayApi, [
   ["GET", "/openapi.json"],
   ["GET", "/docs"],
-  ["GET", "/favicon.ico"]
+  ["GET", "/favicon.ico"],
+  ["POST", "/ops/bank/retornos"]
 ])
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/

@@ -38,6 +38,6 @@ alter table ledger_postings drop constraint ledger_postings_type_check;
 alter table ledger_postings add constraint ledger_postings_type_check
   check (type in ('sale', 'fee', 'settlement', 'reserve', 'reserve_release', 'refund', 'chargeback', 'med',
                   'split', 'withdraw', 'withdraw_reversal', 'fine', 'interest', 'discount', 'abatement',
-                  'second_payment', 'second_payment_return'));
+                  'bank_fee', 'second_payment', 'second_payment_return'));
 `)
 )

@@ -42,6 +42,7 @@ const withDelay = <A, E, R>(seconds: number, body: Effect.Effect<A, E, R>) =>
   )
 
 const request = (overrides: Partial<BoletoRequest> = {}): BoletoRequest => ({
+  accountId: randomUUID(),
   transactionId: randomUUID(),
   amount: 12_345,
   dueDate: "2026-12-01",

@@ -3,7 +3,7 @@ import { Effect, Either } from "effect"
 import { Balances } from "../../../app/Balances.ts"
 import { NotFound, ValidationFailed, type FieldError } from "../../../domain/errors.ts"
 import { SubaccountId } from "../../../domain/ids.ts"
-import { MERCHANT, POSTING_TYPES, type PostingType } from "../../../domain/ledger.ts"
+import { MERCHANT, POSTING_TYPES, type StatementPostingType } from "../../../domain/ledger.ts"
 import { isoInSaoPaulo, startOfDayInSaoPaulo } from "../../../domain/time.ts"
 import { isUuid } from "../../../domain/uuid.ts"
 import { GatewayApi } from "../../Api.ts"
@@ -71,7 +71,7 @@ export const V1BalanceHttp = HttpApiBuilder.group(GatewayApi, "v1Balance", (hand
           const page = yield* balances.financials(
             accountId,
             subaccount,
-            { party: subaccount ?? MERCHANT, from, before, type: q.type as PostingType | undefined },
+            { party: subaccount ?? MERCHANT, from, before, type: q.type as StatementPostingType | undefined },
             window.right.range
           )
           return {

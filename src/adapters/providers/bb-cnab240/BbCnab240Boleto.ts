@@ -1,0 +1,76 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer } from "effect"
+import { AppConfig } from "../../../config/AppConfig.ts"
+import { buildBarcode, digitableLineFromBarcode } from "../../../domain/boleto.ts"
+import { saoPauloDate } from "../../../domain/time.ts"
+import { BoletoProvider, type BoletoRequest } from "../../../ports/BoletoProvider.ts"
+import { fn } from "../../../spans.ts"
+import { cnabConfig } from "./config.ts"
+import { type Agreement, BANCO_DO_BRASIL, type BankProfile } from "./profile.ts"
+
+/**
+ * The barcode's free field for a 7-digit convênio (Banco do Brasil): six zeros, the 17-digit nosso
+ * número (convênio + sequence) and the wallet. Computed here: the bank learns of the title by the
+ * remessa, and its slip is payable once the bank registers it (occurrence 02).
+ */
+export const freeFieldOf = (agreement: Agreement, ourNumber: string) =>
+  `000000${ourNumber}${agreement.wallet.padStart(2, "0")}`
+
+/**
+ * The BoletoProvider of a bank by CNAB 240 files (docs/providers.md "Boleto: banks by CNAB 240"):
+ * `register` numbers the title, computes its barcode and digitable line from the bank profile and
+ * queues it, with the terms it registers, for the next remessa (`cnab_titles`). A retry for the same
+ * transaction returns the same title. What the bank paid comes back by retorno (BankFiles), not by
+ * `settlements`, which has nothing to add.
+ */
+export const bbCnab240BoletoLayer = (profile: BankProfile) =>
+  Layer.effect(
+    BoletoProvider,
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const config = yield* cnabConfig
+      const { boletoLateDays } = yield* AppConfig
+      const agreement = config.agreement
+
+      const register = fn("BbCnab240.register")(function* (request: BoletoRequest) {
+        // A boleto with a fine or interest stays payable BOLETO_LATE_DAYS (docs/boleto.md): the bank writes
+        // it off after them; one without is not received after its due date.
+        const late = request.terms?.fine !== undefined || request.terms?.interest !== undefined
+        const [existing] = yield* sql<{ ourNumber: string }>`
+          select our_number from cnab_titles
+          where account_id = ${request.accountId} and transaction_id = ${request.transactionId}`.pipe(Effect.orDie)
+        let ourNumber = existing?.ourNumber
+        if (ourNumber === undefined) {
+          const [next] = yield* sql<{ sequence: string }>`select nextval('cnab_our_number')::text as sequence`.pipe(
+            Effect.orDie
+          )
+          const sequence = Number(next!.sequence)
+          ourNumber = profile.ourNumber(agreement, sequence)
+          yield* sql`
+            insert into cnab_titles (account_id, transaction_id, our_number, sequence, amount, due_date, issued_on,
+                                     payer_name, payer_document, terms, write_off_days)
+            values (${request.accountId}, ${request.transactionId}, ${ourNumber}, ${sequence}, ${request.amount},
+                    ${request.dueDate}, ${saoPauloDate(new Date())}, ${request.payerName}, ${request.payerDocument},
+                    ${request.terms === undefined ? null : JSON.stringify(request.terms)}::jsonb,
+                    ${late ? boletoLateDays : 0})`.pipe(Effect.orDie)
+        }
+        const barcode = buildBarcode({
+          bankCode: profile.bankCode,
+          dueDate: request.dueDate,
+          amountCents: request.amount,
+          freeField: freeFieldOf(agreement, ourNumber)
+        })
+        return {
+          bankCode: profile.bankCode,
+          bankName: profile.bankName,
+          barcode,
+          digitableLine: digitableLineFromBarcode(barcode),
+          ourNumber
+        }
+      })
+
+      return BoletoProvider.of({ register, settlements: () => Effect.succeed([]) })
+    })
+  )
+
+export const BbCnab240BoletoLive = bbCnab240BoletoLayer(BANCO_DO_BRASIL)
