@@ -160,7 +160,12 @@ describe("the hosted card form", () => {
     const created = await create({ max_installments: 12 })
     expect(created.status, created.text).toBe(201)
     // Until the buyer chooses: one installment, nothing added.
-    expect(created.body.data).toMatchObject({ status: "pending", installments: 1, amount_total: 30_000 })
+    expect(created.body.data).toMatchObject({
+      status: "pending",
+      installments: 1,
+      max_installments: 12,
+      amount_total: 30_000
+    })
     const path = new URL(created.body.data.checkout_url).pathname
 
     // Each plan on the page with its total, computed here from the rule (docs/configuration.md defaults:
@@ -203,6 +208,7 @@ describe("the hosted card form", () => {
     expect(read.body.data).toMatchObject({
       status: "paid",
       installments: 3,
+      max_installments: 12,
       amount: 30_000,
       amount_total: total,
       amount_interest: total - 30_000

@@ -38,6 +38,11 @@ export const V1Transaction = Schema.Struct({
   method: Schema.Literal("credit_card", "pix", "billet"),
   amount: Schema.Int,
   installments: Schema.Int,
+  max_installments: Schema.optional(Schema.Int).annotations({
+    description:
+      "extension, a credit_card charge created without a card: the most installments the buyer may choose on " +
+      "the hosted form (docs/checkout.md \"The buyer's installments\"); installments is the plan chosen"
+  }),
   amount_interest: Schema.Int,
   amount_total: Schema.Int.annotations({ description: "what the buyer is charged: amount + amount_interest" }),
   refunded_amount: Schema.Int,

@@ -81,6 +81,7 @@ export const v1Transaction = (baseUrl: string, view: TransactionView) => {
     method: V1_METHOD[t.method],
     amount: t.amount,
     installments: t.method === "CARD" ? (t.installments ?? 1) : 1,
+    ...(t.details.maxInstallments === undefined ? {} : { max_installments: t.details.maxInstallments }),
     amount_interest: t.amountInterest,
     amount_total: t.amountTotal,
     refunded_amount: t.refundedAmount,
