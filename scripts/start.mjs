@@ -31,6 +31,7 @@ import {
   utimesSync,
   writeFileSync
 } from "node:fs"
+import { isBuiltin } from "node:module"
 import { tmpdir } from "node:os"
 import { join, relative } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -120,6 +121,32 @@ const sourceUrls = {
   }
 }
 
+/**
+ * Effect's packages are bundled, the others left to Node. Effect's barrels (`import { Schema } from
+ * "effect"`, `from "@effect/platform"`) would otherwise load every module of the package at start —
+ * 600 of effect, and @effect/platform's API reference pages (5 MB of Scalar and Swagger scripts) — where
+ * bundled they are tree-shaken to what the service uses (they declare `sideEffects: []`). The others
+ * stay external: native addons, CommonJS reading files beside itself, and ~100 MB less to bundle.
+ */
+const BUNDLED = /^(effect|@effect\/[^/]+)(\/|$)/
+const externals = {
+  name: "externals",
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, async (args) => {
+      if (BUNDLED.test(args.path) || args.pluginData === "inner" || isBuiltin(args.path)) return undefined
+      // A dependency of a bundled package that Node would not find from the bundle (a copy nested in that
+      // package's node_modules, as effect's own fast-check) is bundled with it; the rest stays external.
+      if (args.importer.includes("/node_modules/")) {
+        const options = { kind: args.kind, pluginData: "inner" }
+        const own = await build.resolve(args.path, { ...options, resolveDir: args.resolveDir })
+        const top = await build.resolve(args.path, { ...options, resolveDir: ROOT })
+        if (own.errors.length === 0 && (top.errors.length > 0 || top.path !== own.path)) return own
+      }
+      return { external: true }
+    })
+  }
+}
+
 const build = async (outdir) => {
   const esbuild = await import("esbuild")
   try {
@@ -133,10 +160,9 @@ const build = async (outdir) => {
       format: "esm",
       platform: "node",
       target: "node20",
-      packages: "external",
       sourcemap: "linked",
       logLevel: "warning",
-      plugins: [sourceUrls]
+      plugins: [externals, sourceUrls]
     })
   } finally {
     await esbuild.stop?.()
