@@ -49,6 +49,11 @@ export default tseslint.config(
       ]
     }
   },
+  // Plain JavaScript run by Node before anything is compiled (scripts/start.mjs): Node's globals.
+  {
+    files: ["scripts/**/*.mjs"],
+    languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly" } }
+  },
   // Tests read untyped JSON bodies.
   { files: ["test/**", "scripts/**", "**/*.test.ts"], rules: { "@typescript-eslint/no-explicit-any": "off" } }
 )

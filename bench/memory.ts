@@ -99,9 +99,8 @@ const measure = (npm: ChildProcess, label: string): Measure => {
     load1: load()
   }
   const pg = `PostgreSQL (${backends} processes, PSS) ${result.postgresPssMB} MB`
-  console.log(
-    `${label}: service (node, RSS) ${result.serviceRssMB} MB · ${pg} · together ${result.togetherMB} MB (load ${result.load1})`
-  )
+  const together = `together ${result.togetherMB} MB (load ${result.load1})`
+  console.log(`${label}: service (node, RSS) ${result.serviceRssMB} MB · ${pg} · ${together}`)
   return result
 }
 
