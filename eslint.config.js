@@ -49,9 +49,9 @@ export default tseslint.config(
       ]
     }
   },
-  // Plain JavaScript run by Node before anything is compiled (scripts/start.mjs): Node's globals.
+  // Plain JavaScript run by Node as is (scripts/start.mjs, test/support/*.mjs): Node's globals.
   {
-    files: ["scripts/**/*.mjs"],
+    files: ["scripts/**/*.mjs", "test/**/*.mjs"],
     languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly" } }
   },
   // Tests read untyped JSON bodies.
