@@ -106,17 +106,38 @@ const writable = (dir) => {
 }
 
 /**
- * The source's own URL for `import.meta.url`: the modules that find files from where they are
- * (`.data`, the dashboard's sources, the embedded PostgreSQL package) find them as under tsx.
+ * `import { HttpApiBuilder, HttpServer } from "@effect/platform"` as `import * as HttpApiBuilder from
+ * "@effect/platform/HttpApiBuilder"`, … (the barrel is only `export * as` of each module). Through the
+ * barrel every module of the package is reachable from the entry points, so esbuild puts what a lazily
+ * imported module uses (the /docs page's 3.4 MB HttpApiScalar) in a chunk loaded at start.
  */
-const sourceUrls = {
-  name: "source-import-meta-url",
+const PLATFORM_BARREL = /import\s*\{([^}]*)\}\s*from\s*"@effect\/platform"/g
+const platformModules = (text) =>
+  text.replace(PLATFORM_BARREL, (_, names) =>
+    names
+      .split(",")
+      .map((name) => name.trim())
+      .filter((name) => name !== "" && !name.startsWith("type "))
+      .map((name) => {
+        const [module, local = module] = name.split(/\s+as\s+/)
+        return `import * as ${local} from "@effect/platform/${module}"`
+      })
+      .join(";")
+  )
+
+/**
+ * The sources as esbuild reads them: `import.meta.url` is the source file's own URL, so the modules that
+ * find files from where they are (`.data`, the dashboard's sources, the embedded PostgreSQL package) find
+ * them as under tsx; and @effect/platform's barrel imports name its modules.
+ */
+const sources = {
+  name: "sources",
   setup(build) {
     build.onLoad({ filter: /\.ts$/ }, (args) => {
+      if (args.path.includes("/node_modules/")) return undefined
       const text = readFileSync(args.path, "utf8")
-      if (!text.includes("import.meta.url")) return undefined
       const url = JSON.stringify(pathToFileURL(args.path).href)
-      return { contents: text.replaceAll("import.meta.url", url), loader: "ts" }
+      return { contents: platformModules(text.replaceAll("import.meta.url", url)), loader: "ts" }
     })
   }
 }
@@ -162,7 +183,7 @@ const build = async (outdir) => {
       target: "node20",
       sourcemap: "linked",
       logLevel: "warning",
-      plugins: [externals, sourceUrls]
+      plugins: [externals, sources]
     })
   } finally {
     await esbuild.stop?.()

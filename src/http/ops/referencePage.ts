@@ -1,4 +1,7 @@
-import { HttpApi, HttpApiBuilder, HttpApiScalar, type HttpServerResponse } from "@effect/platform"
+import { HttpApi, HttpApiBuilder, type HttpServerResponse } from "@effect/platform"
+// From its own module, not the barrel: the bundle then keeps its script in this module's chunk
+// (docs/development.md "Running compiled").
+import * as HttpApiScalar from "@effect/platform/HttpApiScalar"
 import { Chunk, Context, Effect, Layer, Option } from "effect"
 
 type Handler = Effect.Effect<HttpServerResponse.HttpServerResponse>
