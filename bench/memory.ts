@@ -3,8 +3,9 @@
  * docs/performance.md "Memory of npm start"): `npm start` itself (the launcher building or reusing the
  * compiled service, the embedded PostgreSQL, API and worker in one process), twice:
  * - the first start as after `npm ci`: no compiled build in the cache, a fresh DATA_DIR (initdb);
- *   measured from /proc once `/ready` answers and again after a few hundred requests;
- * - a warm start: the same sources (build cached) and the same DATA_DIR; measured once ready.
+ *   measured from /proc 2 s after `/ready` answers, again MEMORY_IDLE_SECONDS [30] after (V8's memory
+ *   reducer has shrunk the heap start-up grew by then), and after a few hundred requests;
+ * - a warm start: the same sources (build cached) and the same DATA_DIR; measured 2 and 30 s after ready.
  * Each time to `/ready` 200 is from the spawn of `npm start`. The figures and the load average beside
  * each are written as JSON under bench/results/ (memory-<time>.json).
  *
@@ -17,12 +18,14 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, rmSync, chmodSync } from "node:fs"
 import { mkdir, writeFile } from "node:fs/promises"
-import { cpus, loadavg, tmpdir } from "node:os"
+import { cpus, getPriority, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const port = Number(process.env.MEMORY_PORT ?? 3999)
 const requests = Number(process.env.MEMORY_REQUESTS ?? 300)
+// V8's memory reducer shrinks the heap (the young generation grown by start-up) after some seconds idle.
+const settle = Number(process.env.MEMORY_IDLE_SECONDS ?? 30)
 const base = `http://127.0.0.1:${port}`
 const dataDir = mkdtempSync(join(tmpdir(), "gateway-memory-"))
 // PostgreSQL runs as an unprivileged user when started by root: the data's parent must be traversable.
@@ -171,7 +174,9 @@ try {
   npm = start()
   const first = await untilReady(npm, "first start (build, initdb)")
   await sleep(2_000)
-  const firstIdle = measure(npm, "first start, idle")
+  const firstIdle = measure(npm, "first start, 2 s after ready")
+  await sleep((settle - 2) * 1000)
+  const firstSettled = measure(npm, `first start, ${settle} s after ready`)
   const made = await requestsMade()
   await sleep(2_000)
   const afterRequests = measure(npm, `after ${made} requests`)
@@ -180,7 +185,9 @@ try {
   npm = start()
   const warm = await untilReady(npm, "warm start (cached build, existing DATA_DIR)")
   await sleep(2_000)
-  const warmIdle = measure(npm, "warm start, idle")
+  const warmIdle = measure(npm, "warm start, 2 s after ready")
+  await sleep((settle - 2) * 1000)
+  const warmSettled = measure(npm, `warm start, ${settle} s after ready`)
   await stop(npm)
   npm = undefined
 
@@ -190,8 +197,9 @@ try {
     node: process.versions.node,
     command: "npm run bench:memory",
     cores: cpus().length,
-    first: { ...first, idle: firstIdle, [`after ${made} requests`]: afterRequests },
-    warm: { ...warm, idle: warmIdle }
+    nice: getPriority(),
+    first: { ...first, idle: firstIdle, [`idle ${settle} s`]: firstSettled, [`after ${made} requests`]: afterRequests },
+    warm: { ...warm, idle: warmIdle, [`idle ${settle} s`]: warmSettled }
   }
   await writeFile(file, `${JSON.stringify(result, null, 2)}\n`)
   console.log(`written ${file}`)
