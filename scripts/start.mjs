@@ -11,8 +11,8 @@
  *
  * The cache (docs/development.md "Running compiled"):
  * - `node_modules/.cache/gateway-start/<hash>/` beside the sources, when that is writable or already built;
- * - otherwise `$XDG_CACHE_HOME/brazil-payment-gateway/` or `<os.tmpdir()>/gateway-start-<uid>/` (0700, ours,
- *   checked before use), with a `node_modules` link back to the project's so the bundle finds its packages;
+ * - otherwise `$XDG_CACHE_HOME/brazil-payment-gateway/start/` or `<os.tmpdir()>/gateway-start-<uid>/`
+ *   (0700, ours, checked before use), with a `node_modules` link back to the project's, for the bundle's packages;
  * - a build goes to a temporary directory renamed into place, so two starts at once never see half a build
  *   (the loser of the rename uses the winner's); an edit of `src/` changes the hash, so the next start builds.
  */
@@ -82,7 +82,7 @@ const own = (dir) => {
 const privateCache = () => {
   const xdg = process.env.XDG_CACHE_HOME
   const dir = xdg
-    ? join(xdg, "brazil-payment-gateway")
+    ? join(xdg, "brazil-payment-gateway", "start")
     : join(tmpdir(), `gateway-start-${process.getuid?.() ?? "user"}`)
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 })
@@ -190,10 +190,14 @@ const build = async (outdir) => {
   }
 }
 
+const BUILD_NAME = /^[0-9a-f]{16}(\.tmp-\d+-\d+)?$/
+
 /** Removes builds of other sources nobody has started for a week, and temporary builds of dead starts. */
 const prune = (cache, keep) => {
   for (const name of readdirSync(cache)) {
-    if (name === keep) continue
+    // Only builds: a cache directory may hold other things (scripts/with-node.sh's Node lines sit in
+    // $XDG_CACHE_HOME/brazil-payment-gateway/, beside start/).
+    if (name === keep || !BUILD_NAME.test(name)) continue
     const path = join(cache, name)
     try {
       const age = Date.now() - statSync(path).mtimeMs
