@@ -49,6 +49,11 @@ export default tseslint.config(
       ]
     }
   },
+  // Plain JavaScript run by Node as is (scripts/start.mjs, test/support/*.mjs): Node's globals.
+  {
+    files: ["scripts/**/*.mjs", "test/**/*.mjs"],
+    languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly" } }
+  },
   // Tests read untyped JSON bodies.
   { files: ["test/**", "scripts/**", "**/*.test.ts"], rules: { "@typescript-eslint/no-explicit-any": "off" } }
 )

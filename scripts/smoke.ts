@@ -48,7 +48,7 @@ const hookPort = (receiver.address() as { port: number }).port
 const dataDir = await mkdtemp(join(tmpdir(), "gateway-smoke-"))
 await chmod(dataDir, 0o755) // the embedded server runs as `postgres` when we are root
 const { DATABASE_URL: _, ...env } = process.env
-const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "all"], {
+const child = spawn(process.execPath, ["--max-semi-space-size=32", "scripts/start.mjs", "main", "all"], {
   env: { ...env, PORT: String(PORT), HOST: "127.0.0.1", DATA_DIR: dataDir, WEBHOOK_ALLOW_PRIVATE_URLS: "true" },
   stdio: ["ignore", "pipe", "pipe"]
 })

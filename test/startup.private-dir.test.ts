@@ -25,7 +25,7 @@ const asRoot = process.getuid?.() === 0
  * tree would not do: Node resolves the real path, which is reachable.
  */
 const cloneInto = (dir: string) => {
-  for (const entry of ["src", "package.json", "tsconfig.json"])
+  for (const entry of ["src", "scripts", "package.json", "tsconfig.json"])
     cpSync(join(ROOT, entry), join(dir, entry), { recursive: true })
   mkdirSync(join(dir, "node_modules"))
   for (const entry of readdirSync(join(ROOT, "node_modules"))) {

@@ -1,5 +1,5 @@
 import { createServer } from "node:http"
-import { HttpApiBuilder, HttpApiScalar, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
@@ -13,6 +13,7 @@ import { Metrics } from "../ports/Metrics.ts"
 import { OpsHttp } from "./ops/Http.ts"
 import { FaviconLive } from "./ops/favicon.ts"
 import { BankRetornoUploadLive } from "./bank/retornos.ts"
+import { ReferenceLive } from "./ops/reference.ts"
 import { DocumentsHttp } from "./documents/Http.ts"
 import { CheckoutHttp } from "./checkout/Http.ts"
 import { PayLinksHttp } from "./payLinks/Http.ts"
@@ -74,9 +75,8 @@ export const ApiLive = HttpApiBuilder.api(GatewayApi).pipe(
 /** The HTTP server: API, OpenAPI document, reference UI, on PORT/HOST (port 0 picks a free one). */
 export const HttpLive = HttpApiBuilder.serve().pipe(
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
-  // The reference's script is inlined by HttpApiScalar; its default fonts would come from a CDN, which
-  // fails offline and tells a third party who reads the docs: the system's fonts instead.
-  Layer.provide(HttpApiScalar.layer({ path: "/docs", scalar: { withDefaultFonts: false } })),
+  // The reference's page (HttpApiScalar's, its script inlined) is loaded on the first request for it.
+  Layer.provide(ReferenceLive),
   Layer.provide(FaviconLive),
   Layer.provide(BankRetornoUploadLive),
   Layer.provide(DashboardWebLive),
