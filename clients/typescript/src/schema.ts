@@ -2547,6 +2547,8 @@ export interface components {
        * @enum {boolean}
        */
       livemode?: true
+      /** @description extension, a credit_card charge created without a card: the most installments the buyer may choose on the hosted form (docs/checkout.md "The buyer's installments"); installments is the plan chosen */
+      max_installments?: components["schemas"]["Int"]
       metadata: {
         [key: string]: unknown
       }

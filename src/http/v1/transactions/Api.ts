@@ -41,7 +41,7 @@ export const V1Transaction = Schema.Struct({
   max_installments: Schema.optional(Schema.Int).annotations({
     description:
       "extension, a credit_card charge created without a card: the most installments the buyer may choose on " +
-      "the hosted form (docs/checkout.md \"The buyer's installments\"); installments is the plan chosen"
+      'the hosted form (docs/checkout.md "The buyer\'s installments"); installments is the plan chosen'
   }),
   amount_interest: Schema.Int,
   amount_total: Schema.Int.annotations({ description: "what the buyer is charged: amount + amount_interest" }),
