@@ -7,6 +7,7 @@ import { Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
 import { plannedDataDir } from "./adapters/postgres/placement.ts"
 import { Accounts } from "./app/Accounts.ts"
 import { Audit } from "./app/Audit.ts"
+import { Bolepix } from "./app/Bolepix.ts"
 import { BoletoFiles } from "./app/BoletoFiles.ts"
 import { AppLive } from "./Live.ts"
 import { AppConfig, AppConfigLive } from "./config/AppConfig.ts"
@@ -30,6 +31,8 @@ import { redactedUrl } from "./startupFailure.ts"
  *   pix exceptions  (PIX payments that did not settle their charge: amount differs, unknown txid, …)
  *   boleto remessa  (cuts the bank's next remessa now: docs/providers.md "Boleto: banks by CNAB 240")
  *   boleto retorno FILE  (ingests a bank's retorno; exit 1 when it is refused or unreadable)
+ *   bolepix returns  (second payments of bolepix owed back to their payers: docs/boleto.md "Bolepix")
+ *   bolepix returned --id ID  (one given back by hand: closed with its return posting, once)
  * Prints JSON, like the HTTP API.
  */
 const usage = `usage:
@@ -42,7 +45,9 @@ const usage = `usage:
   npm run cli -- pix register-webhook [--url https://HOST/providers/pix/PSP/webhook]
   npm run cli -- pix exceptions
   npm run cli -- boleto remessa
-  npm run cli -- boleto retorno FILE`
+  npm run cli -- boleto retorno FILE
+  npm run cli -- bolepix returns
+  npm run cli -- bolepix returned --id ID`
 
 const fail = (message: string) => Effect.fail(new Error(message))
 
@@ -218,6 +223,18 @@ const program = (created: boolean) =>
         return yield* fail(JSON.stringify(result, null, 2))
       }
       return result
+    }
+    if (noun === "bolepix" && verb === "returns") {
+      return yield* Effect.flatMap(Bolepix, (b) => b.openReturns(500))
+    }
+    if (noun === "bolepix" && verb === "returned") {
+      if (!values.id) return yield* fail(usage)
+      const closed = yield* Effect.flatMap(Bolepix, (b) => b.returnedByHand(values.id!))
+      if (closed.outcome === "unknown") return yield* fail(`no second payment ${values.id}`)
+      if (closed.outcome === "psp_deciding") {
+        return yield* fail(`${values.id} is a PIX devolução the PSP has not decided yet: it cannot be closed by hand`)
+      }
+      return closed
     }
     if (noun === "ledger" && verb === "check") {
       const discrepancies = yield* Effect.flatMap(Audit, (audit) => audit.check)

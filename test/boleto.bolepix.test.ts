@@ -3,6 +3,7 @@ import { addCalendarDays } from "../src/domain/calendar.ts"
 import { client, type Client, signup } from "./support/http.ts"
 import { boletoBody, newOrder, PROCESS } from "./support/payments.ts"
 import { pdfTextRuns } from "./support/pdfText.ts"
+import { runCli } from "./support/processes.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
 
 /**
@@ -203,7 +204,30 @@ describe("bolepix: the first payment settles, the second is returned", () => {
       ["payouts", 102_367]
     ])
     expect(system(rows, "second_payment_return")).toEqual([])
-  })
+
+    // The operator's path for the slip's money (docs/boleto.md "Bolepix"): listed, given back by hand,
+    // closed by the CLI with its return posting — once, however often it is run.
+    const env = { DATABASE_URL: server.databaseUrl }
+    const open = await runCli<Array<{ id: string; transactionId: string; status: string; amount: number }>>(
+      ["bolepix", "returns"],
+      env
+    )
+    const owed = open.find((o) => o.transactionId === id)!
+    expect(owed).toMatchObject({ status: "to_return", amount: 102_367 })
+    const closed = await runCli<{ outcome: string }>(["bolepix", "returned", "--id", owed.id], env)
+    expect(closed.outcome).toBe("returned")
+    const again = await runCli<{ outcome: string }>(["bolepix", "returned", "--id", owed.id], env)
+    expect(again.outcome).toBe("already_returned")
+    expect(await seconds(id)).toEqual([{ rail: "barcode", amount: 102_367, status: "returned" }])
+    expect(system(await postings(id), "second_payment_return")).toEqual([
+      ["payers", 102_367],
+      ["payouts", -102_367]
+    ])
+    expect((await runCli<Array<{ id: string }>>(["bolepix", "returns"], env)).map((o) => o.id)).not.toContain(owed.id)
+    await expect(runCli(["bolepix", "returned", "--id", "00000000-0000-0000-0000-000000000000"], env)).rejects.toThrow(
+      /no second payment/
+    )
+  }, 180_000)
 
   it("the barcode, then PIX: settled once by the bank's report; the PIX given back by devolução", async () => {
     const due = addCalendarDays(today(), 7)

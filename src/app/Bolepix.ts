@@ -151,6 +151,34 @@ export class Bolepix extends Effect.Service<Bolepix>()("Bolepix", {
         )
       }),
 
+      /** The operator's list (`npm run cli -- bolepix returns`): every second payment not yet given back. */
+      openReturns: (limit: number) => seconds.open(limit),
+
+      /**
+       * The operator gave a `to_return` payment back by hand (a bank transfer to the payer: docs/boleto.md
+       * "Bolepix"): closed with its return posting, once. Already returned: nothing again. `returning` is the
+       * PSP's devolução still undecided, refused here so the payer is never paid back twice.
+       */
+      returnedByHand: fn("Bolepix.returnedByHand")(function* (id: string) {
+        return yield* tx.run(
+          Effect.gen(function* () {
+            const found = yield* seconds.findForUpdate(id)
+            if (Option.isNone(found)) return { outcome: "unknown" as const }
+            const second = found.value
+            if (second.status === "returned") return { outcome: "already_returned" as const, second }
+            if (second.status === "returning") return { outcome: "psp_deciding" as const, second }
+            yield* seconds.setStatus(second.accountId, second.id, "returned")
+            yield* ledger.post(second.accountId, {
+              key: `second_payment_return:${second.id}`,
+              transactionId: second.transactionId,
+              withdrawalId: null,
+              postings: pair("second_payment_return", -second.amount, "bolepix second payment returned by hand")
+            })
+            return { outcome: "returned" as const, second: { ...second, status: "returned" as const } }
+          })
+        )
+      }),
+
       ofTransaction: (accountId: AccountId, transactionId: TransactionId) =>
         seconds.ofTransaction(accountId, transactionId)
     }

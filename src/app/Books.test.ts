@@ -124,7 +124,8 @@ describe("the books under random sequences (CONTRACT-v1 §7–8)", () => {
                   status: op.method === "CARD" ? "CAPTURED" : "PAID",
                   refundedAmount: 0,
                   refundReserved: 0,
-                  paidAt: new Date()
+                  paidAt: new Date(),
+                  details: {}
                 } as unknown as TransactionRecord
                 const trigger: Trigger = op.method === "CARD" ? "capture" : "pay"
                 await run(Effect.flatMap(Books, (b) => b.record(MERCHANT as never, { trigger, before: t, after: t })))

@@ -1,4 +1,4 @@
-import { Context, type Effect } from "effect"
+import { Context, type Effect, type Option } from "effect"
 import type { AccountId, TransactionId } from "../domain/ids.ts"
 
 /** The rail a bolepix was paid by: its barcode (the bank) or its QR code (the PIX due-date charge). */
@@ -25,6 +25,15 @@ export class SecondPaymentRepo extends Context.Tag("SecondPaymentRepo")<
     /** Records it in the caller's database transaction: false when this rail and reference were already recorded. */
     readonly record: (accountId: AccountId, payment: SecondPayment) => Effect.Effect<boolean>
     readonly setStatus: (accountId: AccountId, id: string, status: SecondPaymentStatus) => Effect.Effect<void>
+    /** Every tenant's second payments not yet given back, oldest first: the operator's list. */
+    readonly open: (limit: number) => Effect.Effect<ReadonlyArray<SecondPayment & { readonly accountId: AccountId }>>
+    /**
+     * Locks one in the caller's database transaction (any tenant: the operator names it by id), so that
+     * closing it by hand and the PSP's answer cannot both post its return.
+     */
+    readonly findForUpdate: (
+      id: string
+    ) => Effect.Effect<Option.Option<SecondPayment & { readonly accountId: AccountId }>>
     readonly ofTransaction: (
       accountId: AccountId,
       transactionId: TransactionId

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Schema } from "effect"
-import { TransactionId } from "../../domain/ids.ts"
+import { Effect, Layer, Option, Schema } from "effect"
+import { AccountId, TransactionId } from "../../domain/ids.ts"
 import { SecondPaymentRepo } from "../../ports/SecondPaymentRepo.ts"
 import { traced } from "./traced.ts"
 
@@ -13,6 +13,10 @@ const Row = Schema.Struct({
   paidAt: Schema.DateFromSelf,
   status: Schema.Literal("to_return", "returning", "returned")
 })
+
+const OwnedRow = Schema.extend(Row, Schema.Struct({ accountId: AccountId }))
+const columns = `id, account_id as "accountId", transaction_id as "transactionId", rail, reference,
+  amount::text as amount, paid_at as "paidAt", status`
 
 export const SecondPaymentRepoLive = Layer.effect(
   SecondPaymentRepo,
@@ -36,6 +40,19 @@ export const SecondPaymentRepoLive = Layer.effect(
           update bolepix_second_payments
           set status = ${status}, returned_at = ${status === "returned" ? sql`now()` : null}
           where account_id = ${accountId} and id = ${id}`.pipe(Effect.orDie, Effect.asVoid),
+        open: (limit) =>
+          sql`
+          select ${sql.literal(columns)} from bolepix_second_payments where status <> 'returned'
+          order by created_at, id limit ${limit}`.pipe(
+            Effect.flatMap(Schema.decodeUnknown(Schema.Array(OwnedRow))),
+            Effect.orDie
+          ),
+        findForUpdate: (id) =>
+          sql`select ${sql.literal(columns)} from bolepix_second_payments where id::text = ${id} for update`.pipe(
+            Effect.flatMap(Schema.decodeUnknown(Schema.Array(OwnedRow))),
+            Effect.orDie,
+            Effect.map((rows) => Option.fromNullable(rows[0]))
+          ),
         ofTransaction: (accountId, transactionId) =>
           sql`
           select id, transaction_id as "transactionId", rail, reference, amount::text as amount,
