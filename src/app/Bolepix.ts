@@ -4,7 +4,7 @@ import { type Posting, SYSTEM } from "../domain/ledger.ts"
 import type { TransactionRecord } from "../domain/transaction.ts"
 import { Ids } from "../ports/Ids.ts"
 import { Ledger } from "../ports/Ledger.ts"
-import { PixProvider } from "../ports/PixProvider.ts"
+import { PixProvider, type PixRefundState } from "../ports/PixProvider.ts"
 import { type Rail, SecondPaymentRepo, type SecondPaymentStatus } from "../ports/SecondPaymentRepo.ts"
 import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Transactional } from "../ports/Transactional.ts"
@@ -149,6 +149,22 @@ export class Bolepix extends Effect.Service<Bolepix>()("Bolepix", {
             )
           })
         )
+      }),
+
+      /**
+       * The final statuses of devoluções the PSP reports with its payments (the notice or the listing): a
+       * second PIX's devolução answered PROCESSING when asked is concluded here, `RETURNED` → `returned`
+       * (postings), `NOT_RETURNED` → `to_return` for an operator. Reported again, it changes nothing.
+       */
+      concludeReported: fn("Bolepix.concludeReported")(function* (reported: ReadonlyArray<PixRefundState>) {
+        for (const r of reported) {
+          if (r.status === "PROCESSING") continue
+          const second = yield* seconds.findReturning(r.refundId)
+          if (Option.isNone(second)) continue
+          const { accountId, transactionId, amount } = second.value
+          if (r.status === "RETURNED") yield* returned(accountId, transactionId, r.refundId, amount)
+          else yield* seconds.setStatus(accountId, r.refundId, "to_return")
+        }
       }),
 
       ofTransaction: (accountId: AccountId, transactionId: TransactionId) =>

@@ -1,4 +1,4 @@
-import { Context, type Effect } from "effect"
+import { Context, type Effect, type Option } from "effect"
 import type { AccountId, TransactionId } from "../domain/ids.ts"
 
 /** The rail a bolepix was paid by: its barcode (the bank) or its QR code (the PIX due-date charge). */
@@ -25,6 +25,15 @@ export class SecondPaymentRepo extends Context.Tag("SecondPaymentRepo")<
     /** Records it in the caller's database transaction: false when this rail and reference were already recorded. */
     readonly record: (accountId: AccountId, payment: SecondPayment) => Effect.Effect<boolean>
     readonly setStatus: (accountId: AccountId, id: string, status: SecondPaymentStatus) => Effect.Effect<void>
+    /**
+     * A second PIX asked back of the PSP (`returning`), by its id (the devolução's), in whichever account: the
+     * PSP's report of the devolução names only that id (as `RefundRepo.findPendingPix` does for refunds).
+     */
+    readonly findReturning: (
+      id: string
+    ) => Effect.Effect<
+      Option.Option<{ readonly accountId: AccountId; readonly transactionId: TransactionId; readonly amount: number }>
+    >
     readonly ofTransaction: (
       accountId: AccountId,
       transactionId: TransactionId

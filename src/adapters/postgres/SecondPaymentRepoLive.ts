@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Schema } from "effect"
-import { TransactionId } from "../../domain/ids.ts"
+import { Effect, Layer, Option, Schema } from "effect"
+import { AccountId, TransactionId } from "../../domain/ids.ts"
 import { SecondPaymentRepo } from "../../ports/SecondPaymentRepo.ts"
 import { traced } from "./traced.ts"
 
@@ -13,6 +13,9 @@ const Row = Schema.Struct({
   paidAt: Schema.DateFromSelf,
   status: Schema.Literal("to_return", "returning", "returned")
 })
+
+const Returning = Schema.Struct({ accountId: AccountId, transactionId: TransactionId, amount: Schema.NumberFromString })
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export const SecondPaymentRepoLive = Layer.effect(
   SecondPaymentRepo,
@@ -36,6 +39,17 @@ export const SecondPaymentRepoLive = Layer.effect(
           update bolepix_second_payments
           set status = ${status}, returned_at = ${status === "returned" ? sql`now()` : null}
           where account_id = ${accountId} and id = ${id}`.pipe(Effect.orDie, Effect.asVoid),
+        findReturning: (id) =>
+          // The id is ours (a UUID); anything else a PSP reports is not one of them.
+          UUID.test(id)
+            ? sql`
+          select account_id as "accountId", transaction_id as "transactionId", amount::text as amount
+          from bolepix_second_payments where id = ${id} and status = 'returning'`.pipe(
+                Effect.flatMap(Schema.decodeUnknown(Schema.Array(Returning))),
+                Effect.map((rows) => Option.fromNullable(rows[0])),
+                Effect.orDie
+              )
+            : Effect.succeed(Option.none()),
         ofTransaction: (accountId, transactionId) =>
           sql`
           select id, transaction_id as "transactionId", rail, reference, amount::text as amount,

@@ -16,7 +16,7 @@ import { fn } from "../../../spans.ts"
 import { cnabConfig } from "./config.ts"
 import { BANCO_DO_BRASIL, type BankProfile } from "./profile.ts"
 import { rejectionReason } from "./reasons.ts"
-import { buildRemessa, type RemessaTitle } from "./remessa.ts"
+import { buildRemessa, dictKeyType, type RemessaTitle } from "./remessa.ts"
 import { parseRetorno } from "./retorno.ts"
 
 // Any fixed 64-bit number: retorno ingestions of every process take turns on it (docs/providers.md).
@@ -49,6 +49,7 @@ interface QueuedTitle {
   readonly payerDocument: string
   readonly terms: ChargeTerms | null
   readonly writeOffDays: number
+  readonly pix: { readonly key: string; readonly txid: string } | null
 }
 
 /**
@@ -86,7 +87,7 @@ export const bbCnab240FilesLayer = (profile: BankProfile) =>
             const titles = yield* sql<QueuedTitle>`
               select c.account_id, c.transaction_id, c.sequence::text, c.amount::text,
                      to_char(c.due_date, 'YYYY-MM-DD') as due_date, to_char(c.issued_on, 'YYYY-MM-DD') as issued_on,
-                     c.payer_name, c.payer_document, c.terms, c.write_off_days
+                     c.payer_name, c.payer_document, c.terms, c.write_off_days, c.pix
               from cnab_titles c
               join transactions t on t.account_id = c.account_id and t.id = c.transaction_id
               where c.status = 'queued' and t.status = 'PENDING'
@@ -109,7 +110,8 @@ export const bbCnab240FilesLayer = (profile: BankProfile) =>
                 payerName: t.payerName,
                 payerDocument: t.payerDocument,
                 terms: t.terms ?? undefined,
-                writeOffDays: t.writeOffDays
+                writeOffDays: t.writeOffDays,
+                pix: t.pix === null ? undefined : { keyType: dictKeyType(t.pix.key), key: t.pix.key, txid: t.pix.txid }
               }))
             )
             yield* sql`update cnab_counters set value = ${fileNumber} where name = 'remessa'`
