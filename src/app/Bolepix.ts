@@ -4,6 +4,7 @@ import { type Posting, SYSTEM } from "../domain/ledger.ts"
 import type { TransactionRecord } from "../domain/transaction.ts"
 import { Ids } from "../ports/Ids.ts"
 import { Ledger } from "../ports/Ledger.ts"
+import { Tenancy } from "../ports/Modes.ts"
 import { PixProvider, type PixRefundState } from "../ports/PixProvider.ts"
 import { type Rail, SecondPaymentRepo, type SecondPaymentStatus } from "../ports/SecondPaymentRepo.ts"
 import { TransactionRepo } from "../ports/TransactionRepo.ts"
@@ -27,6 +28,7 @@ export class Bolepix extends Effect.Service<Bolepix>()("Bolepix", {
     const tx = yield* Transactional
     const pix = yield* PixProvider
     const ids = yield* Ids
+    const tenancy = yield* Tenancy
 
     const pair = (type: Posting["type"], amount: number, description: string): Array<Posting> => [
       { party: SYSTEM, book: "payers", type, amount: -amount, description },
@@ -102,13 +104,16 @@ export class Bolepix extends Effect.Service<Bolepix>()("Bolepix", {
           readonly amount: number
         }
       ) {
+        // Asked of the PSP of the boleto's tenant's mode: a PSP's notice reaches us outside any tenant.
         const answer = yield* Effect.either(
-          pix.refund({
-            txid: second.txid,
-            endToEndId: second.endToEndId,
-            refundId: second.id,
-            amount: second.amount
-          })
+          pix
+            .refund({
+              txid: second.txid,
+              endToEndId: second.endToEndId,
+              refundId: second.id,
+              amount: second.amount
+            })
+            .pipe(Tenancy.within(accountId), Effect.provideService(Tenancy, tenancy))
         )
         if (answer._tag === "Left") {
           yield* Effect.logWarning("bolepix second PIX not returned yet", { id: second.id, error: answer.left.message })
