@@ -235,7 +235,7 @@ describe("bolepix in live mode: the API Pix adapter and the bank by CNAB 240", (
     }
   }, 120_000)
 
-  it("PIX first: PAID by the PSP's notice with that day's amount; the bank's 06 later is recorded to return", async () => {
+  it("PIX first: PAID by the PSP's notice with that day's amount; the bank's 06 later recorded to return", async () => {
     expect(remessa).not.toBe("")
     const before = await merchantBalance()
     await psp.pay(await txidOf(pixFirst), { amount: dueToday(A) })
