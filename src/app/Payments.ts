@@ -300,12 +300,6 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         endOfDay: endOfDayInSaoPaulo(late ? addCalendarDays(payable, config.boletoLateDays) : payable)
       }
       const payerName = command.buyer?.name ?? customer?.name ?? "Pagador"
-      // Bolepix: the same charge as a due-date PIX charge, payable as long as the slip (docs/boleto.md "Bolepix").
-      // Issued before the slip is registered: a bank registers the charge's key and txid with it (CNAB Y-03).
-      const bolepix =
-        command.pix === true
-          ? yield* dueCharge(accountId, command, transactionId, payerName, due, late ? config.boletoLateDays : 0)
-          : null
       const registered = yield* boleto.register({
         accountId,
         transactionId,
@@ -313,10 +307,14 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         dueDate: due.date,
         payerName,
         payerDocument: command.payer.document,
-        terms,
-        pix: bolepix === null ? undefined : { key: bolepix.key, txid: bolepix.details.txid }
+        terms
       })
       const pdfToken = documentToken()
+      // Bolepix: the same charge as a due-date PIX charge, payable as long as the slip (docs/boleto.md "Bolepix").
+      const bolepix =
+        command.pix === true
+          ? yield* dueCharge(accountId, command, transactionId, payerName, due, late ? config.boletoLateDays : 0)
+          : null
       return yield* record(
         accountId,
         command,
@@ -341,7 +339,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
               payerDocument: command.payer.document,
               ...(terms === undefined ? {} : { terms })
             },
-            ...(bolepix === null ? {} : { pix: bolepix.details }),
+            ...(bolepix === null ? {} : { pix: bolepix }),
             checkoutToken: documentToken()
           }
         },
@@ -352,12 +350,12 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
           ),
         [
           { token: pdfToken, kind: "boleto_pdf" },
-          ...(bolepix === null ? [] : [{ token: bolepix.details.qrToken, kind: "pix_qr" as const }])
+          ...(bolepix === null ? [] : [{ token: bolepix.qrToken, kind: "pix_qr" as const }])
         ]
       )
     })
 
-    /** A bolepix's PIX side: a `cobv` with the boleto's amount, due date, terms and pagador; and its DICT key. */
+    /** A bolepix's PIX side: a `cobv` with the boleto's amount, due date, terms and pagador. */
     const dueCharge = fn("Payments.dueCharge")(function* (
       accountId: AccountId,
       command: Extract<PaymentCommand, { method: "BOLETO" }>,
@@ -381,13 +379,13 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         merchantCity: PIX_CITY,
         payer: { name: payerName, document, documentType: kind }
       })
-      const details = {
+      return {
         emv: charge.emv,
         txid: charge.txid,
+        key: charge.key,
         expiresAt: due.endOfDay.toISOString(),
         qrToken: documentToken()
       }
-      return { details, key: charge.key }
     })
 
     /** Resolves the card to charge: a vaulted token of this account and of the order's customer, or the raw card. */

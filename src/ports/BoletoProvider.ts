@@ -14,8 +14,6 @@ export interface BoletoRequest {
   readonly payerDocument: string
   /** Fine, interest, discounts and abatement to register with the bank (docs/boleto.md). */
   readonly terms?: ChargeTerms | undefined
-  /** Bolepix: the due-date PIX charge's DICT key and txid, which a bank registers with the slip (Y-03). */
-  readonly pix?: { readonly key: string; readonly txid: string } | undefined
 }
 
 export interface RegisteredBoleto {

@@ -30,7 +30,6 @@ import bankFee from "./migrations/0033_bank_fee.ts"
 import paymentLinks from "./migrations/0030_payment_links.ts"
 import bolepix from "./migrations/0034_bolepix.ts"
 import boletoRefundBase from "./migrations/0035_boleto_refund_base.ts"
-import cnabTitlePix from "./migrations/0038_cnab_title_pix.ts"
 import { withSpan } from "../../spans.ts"
 
 export const MIGRATIONS = {
@@ -61,8 +60,7 @@ export const MIGRATIONS = {
   "0033_bank_fee": bankFee,
   "0030_payment_links": paymentLinks,
   "0034_bolepix": bolepix,
-  "0035_boleto_refund_base": boletoRefundBase,
-  "0038_cnab_title_pix": cnabTitlePix
+  "0035_boleto_refund_base": boletoRefundBase
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)

@@ -19,9 +19,9 @@ export const freeFieldOf = (agreement: Agreement, ourNumber: string) =>
 /**
  * The BoletoProvider of a bank by CNAB 240 files (docs/providers.md "Boleto: banks by CNAB 240"):
  * `register` numbers the title, computes its barcode and digitable line from the bank profile and
- * queues it, with the terms it registers (and a bolepix's PIX key and txid, for Y-03), for the next
- * remessa (`cnab_titles`). A retry for the same transaction returns the same title. What the bank paid
- * comes back by retorno (BankFiles), not by `settlements`, which has nothing to add.
+ * queues it, with the terms it registers, for the next remessa (`cnab_titles`). A retry for the same
+ * transaction returns the same title. What the bank paid comes back by retorno (BankFiles), not by
+ * `settlements`, which has nothing to add.
  */
 export const bbCnab240BoletoLayer = (profile: BankProfile) =>
   Layer.effect(
@@ -46,16 +46,13 @@ export const bbCnab240BoletoLayer = (profile: BankProfile) =>
           )
           const sequence = Number(next!.sequence)
           ourNumber = profile.ourNumber(agreement, sequence)
-          const pix =
-            request.pix === undefined ? null : JSON.stringify({ key: request.pix.key, txid: request.pix.txid })
           yield* sql`
             insert into cnab_titles (account_id, transaction_id, our_number, sequence, amount, due_date, issued_on,
-                                     payer_name, payer_document, terms, write_off_days, pix)
+                                     payer_name, payer_document, terms, write_off_days)
             values (${request.accountId}, ${request.transactionId}, ${ourNumber}, ${sequence}, ${request.amount},
                     ${request.dueDate}, ${saoPauloDate(new Date())}, ${request.payerName}, ${request.payerDocument},
                     ${request.terms === undefined ? null : JSON.stringify(request.terms)}::jsonb,
-                    ${late ? boletoLateDays : 0},
-                    ${pix}::jsonb)`.pipe(Effect.orDie)
+                    ${late ? boletoLateDays : 0})`.pipe(Effect.orDie)
         }
         const barcode = buildBarcode({
           bankCode: profile.bankCode,

@@ -49,7 +49,8 @@ interface QueuedTitle {
   readonly payerDocument: string
   readonly terms: ChargeTerms | null
   readonly writeOffDays: number
-  readonly pix: { readonly key: string; readonly txid: string } | null
+  readonly pixKey: string | null
+  readonly pixTxid: string | null
 }
 
 /**
@@ -83,11 +84,13 @@ export const bbCnab240FilesLayer = (profile: BankProfile) =>
             const [counter] = yield* sql<{ value: number }>`
               select value from cnab_counters where name = 'remessa' for update`
             // Only titles whose transaction was recorded and is still payable: a charge that failed after
-            // registering, or one that ended before the cycle, is not sent to the bank.
+            // registering, or one that ended before the cycle, is not sent to the bank. A bolepix's cobv key and
+            // txid are its transaction's (`details.pix`): the cobv is issued after the slip is registered.
             const titles = yield* sql<QueuedTitle>`
               select c.account_id, c.transaction_id, c.sequence::text, c.amount::text,
                      to_char(c.due_date, 'YYYY-MM-DD') as due_date, to_char(c.issued_on, 'YYYY-MM-DD') as issued_on,
-                     c.payer_name, c.payer_document, c.terms, c.write_off_days, c.pix
+                     c.payer_name, c.payer_document, c.terms, c.write_off_days,
+                     t.details -> 'pix' ->> 'key' as pix_key, t.details -> 'pix' ->> 'txid' as pix_txid
               from cnab_titles c
               join transactions t on t.account_id = c.account_id and t.id = c.transaction_id
               where c.status = 'queued' and t.status = 'PENDING'
@@ -111,7 +114,11 @@ export const bbCnab240FilesLayer = (profile: BankProfile) =>
                 payerDocument: t.payerDocument,
                 terms: t.terms ?? undefined,
                 writeOffDays: t.writeOffDays,
-                pix: t.pix === null ? undefined : { keyType: dictKeyType(t.pix.key), key: t.pix.key, txid: t.pix.txid }
+                // A bolepix: its cobv's key and txid, as the charge was issued (Y-03).
+                pix:
+                  t.pixKey === null || t.pixTxid === null
+                    ? undefined
+                    : { keyType: dictKeyType(t.pixKey), key: t.pixKey, txid: t.pixTxid }
               }))
             )
             yield* sql`update cnab_counters set value = ${fileNumber} where name = 'remessa'`
