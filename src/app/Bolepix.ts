@@ -4,7 +4,8 @@ import { type Posting, SYSTEM } from "../domain/ledger.ts"
 import type { TransactionRecord } from "../domain/transaction.ts"
 import { Ids } from "../ports/Ids.ts"
 import { Ledger } from "../ports/Ledger.ts"
-import { PixProvider } from "../ports/PixProvider.ts"
+import { Tenancy } from "../ports/Modes.ts"
+import { PixProvider, type PixRefundState } from "../ports/PixProvider.ts"
 import { type Rail, SecondPaymentRepo, type SecondPaymentStatus } from "../ports/SecondPaymentRepo.ts"
 import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Transactional } from "../ports/Transactional.ts"
@@ -27,6 +28,7 @@ export class Bolepix extends Effect.Service<Bolepix>()("Bolepix", {
     const tx = yield* Transactional
     const pix = yield* PixProvider
     const ids = yield* Ids
+    const tenancy = yield* Tenancy
 
     const pair = (type: Posting["type"], amount: number, description: string): Array<Posting> => [
       { party: SYSTEM, book: "payers", type, amount: -amount, description },
@@ -102,13 +104,16 @@ export class Bolepix extends Effect.Service<Bolepix>()("Bolepix", {
           readonly amount: number
         }
       ) {
+        // Asked of the PSP of the boleto's tenant's mode: a PSP's notice reaches us outside any tenant.
         const answer = yield* Effect.either(
-          pix.refund({
-            txid: second.txid,
-            endToEndId: second.endToEndId,
-            refundId: second.id,
-            amount: second.amount
-          })
+          pix
+            .refund({
+              txid: second.txid,
+              endToEndId: second.endToEndId,
+              refundId: second.id,
+              amount: second.amount
+            })
+            .pipe(Tenancy.within(accountId), Effect.provideService(Tenancy, tenancy))
         )
         if (answer._tag === "Left") {
           yield* Effect.logWarning("bolepix second PIX not returned yet", { id: second.id, error: answer.left.message })
@@ -177,6 +182,22 @@ export class Bolepix extends Effect.Service<Bolepix>()("Bolepix", {
             return { outcome: "returned" as const, second: { ...second, status: "returned" as const } }
           })
         )
+      }),
+
+      /**
+       * The final statuses of devoluções the PSP reports with its payments (the notice or the listing): a
+       * second PIX's devolução answered PROCESSING when asked is concluded here, `RETURNED` → `returned`
+       * (postings), `NOT_RETURNED` → `to_return` for an operator. Reported again, it changes nothing.
+       */
+      concludeReported: fn("Bolepix.concludeReported")(function* (reported: ReadonlyArray<PixRefundState>) {
+        for (const r of reported) {
+          if (r.status === "PROCESSING") continue
+          const second = yield* seconds.findReturning(r.refundId)
+          if (Option.isNone(second)) continue
+          const { accountId, transactionId, amount } = second.value
+          if (r.status === "RETURNED") yield* returned(accountId, transactionId, r.refundId, amount)
+          else yield* seconds.setStatus(accountId, r.refundId, "to_return")
+        }
       }),
 
       ofTransaction: (accountId: AccountId, transactionId: TransactionId) =>

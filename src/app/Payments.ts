@@ -379,7 +379,13 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         merchantCity: PIX_CITY,
         payer: { name: payerName, document, documentType: kind }
       })
-      return { emv: charge.emv, txid: charge.txid, expiresAt: due.endOfDay.toISOString(), qrToken: documentToken() }
+      return {
+        emv: charge.emv,
+        txid: charge.txid,
+        key: charge.key,
+        expiresAt: due.endOfDay.toISOString(),
+        qrToken: documentToken()
+      }
     })
 
     /** Resolves the card to charge: a vaulted token of this account and of the order's customer, or the raw card. */

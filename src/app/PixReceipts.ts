@@ -103,6 +103,8 @@ export const PixReceiptsLive = Layer.effect(
           // The final statuses of refunds the PSP reports with the payments conclude PENDING refunds at once,
           // by the sweep's own code; a duplicate of the payment may carry them (docs/providers.md "Refunds").
           yield* refunds.concludeReported(payments.flatMap((p) => p.refunds))
+          // And a bolepix's second PIX whose devolução was still processing when asked (docs/boleto.md "Bolepix").
+          yield* bolepix.concludeReported(payments.flatMap((p) => p.refunds))
           return counts
         }).pipe(Effect.withSpan("PixReceipts.receive"))
     })

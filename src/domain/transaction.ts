@@ -47,6 +47,11 @@ export type Origin = typeof Origin.Type
 export const PixDetails = Schema.Struct({
   emv: Schema.String,
   txid: Schema.String,
+  /**
+   * A bolepix's due-date charge: the DICT key it is paid to, as the PSP issued it; a bank registers it with
+   * the txid beside the slip (CNAB 240 segment Y-03, docs/providers.md "Boleto: banks by CNAB 240").
+   */
+  key: Schema.optional(Schema.String),
   expiresAt: Schema.String,
   qrToken: Schema.String
 })

@@ -51,6 +51,14 @@ export interface PixCharge {
 }
 
 /**
+ * A due-date charge as issued, with the DICT key it is paid to: a bank that registers the boleto's slip
+ * names that key and the txid beside it (CNAB 240 segment Y-03, docs/providers.md "Boleto: banks by CNAB 240").
+ */
+export interface PixDueCharge extends PixCharge {
+  readonly key: string
+}
+
+/**
  * Where a charge stands at the PSP: open, paid, or withdrawn (by us at expiry or cancellation, or by the
  * PSP itself). A withdrawn charge can no longer be paid.
  */
@@ -103,7 +111,7 @@ export class PixProvider extends Context.Tag("PixProvider")<
     /** Issues a due-date charge (`cobv`), the PIX side of a bolepix; keyed by the transaction id. */
     readonly createDueCharge: (
       request: PixDueChargeRequest
-    ) => Effect.Effect<PixCharge, ProviderUnavailable | Unprocessable>
+    ) => Effect.Effect<PixDueCharge, ProviderUnavailable | Unprocessable>
     /** The charge's state now; a charge the PSP does not know is Unprocessable `pix_charge_unknown`. */
     readonly chargeStatus: (txid: string) => Effect.Effect<PixChargeState, ProviderUnavailable | Unprocessable>
     /**

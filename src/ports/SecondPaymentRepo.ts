@@ -34,6 +34,15 @@ export class SecondPaymentRepo extends Context.Tag("SecondPaymentRepo")<
     readonly findForUpdate: (
       id: string
     ) => Effect.Effect<Option.Option<SecondPayment & { readonly accountId: AccountId }>>
+    /**
+     * A second PIX asked back of the PSP (`returning`), by its id (the devolução's), in whichever account: the
+     * PSP's report of the devolução names only that id (as `RefundRepo.findPendingPix` does for refunds).
+     */
+    readonly findReturning: (
+      id: string
+    ) => Effect.Effect<
+      Option.Option<{ readonly accountId: AccountId; readonly transactionId: TransactionId; readonly amount: number }>
+    >
     readonly ofTransaction: (
       accountId: AccountId,
       transactionId: TransactionId

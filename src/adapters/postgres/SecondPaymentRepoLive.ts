@@ -17,6 +17,8 @@ const Row = Schema.Struct({
 const OwnedRow = Schema.extend(Row, Schema.Struct({ accountId: AccountId }))
 const columns = `id, account_id as "accountId", transaction_id as "transactionId", rail, reference,
   amount::text as amount, paid_at as "paidAt", status`
+const Returning = Schema.Struct({ accountId: AccountId, transactionId: TransactionId, amount: Schema.NumberFromString })
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export const SecondPaymentRepoLive = Layer.effect(
   SecondPaymentRepo,
@@ -53,6 +55,17 @@ export const SecondPaymentRepoLive = Layer.effect(
             Effect.orDie,
             Effect.map((rows) => Option.fromNullable(rows[0]))
           ),
+        findReturning: (id) =>
+          // The id is ours (a UUID); anything else a PSP reports is not one of them.
+          UUID.test(id)
+            ? sql`
+          select account_id as "accountId", transaction_id as "transactionId", amount::text as amount
+          from bolepix_second_payments where id = ${id} and status = 'returning'`.pipe(
+                Effect.flatMap(Schema.decodeUnknown(Schema.Array(Returning))),
+                Effect.map((rows) => Option.fromNullable(rows[0])),
+                Effect.orDie
+              )
+            : Effect.succeed(Option.none()),
         ofTransaction: (accountId, transactionId) =>
           sql`
           select id, transaction_id as "transactionId", rail, reference, amount::text as amount,

@@ -16,7 +16,7 @@ import { fn } from "../../../spans.ts"
 import { cnabConfig } from "./config.ts"
 import { BANCO_DO_BRASIL, type BankProfile } from "./profile.ts"
 import { rejectionReason } from "./reasons.ts"
-import { buildRemessa, type RemessaTitle } from "./remessa.ts"
+import { buildRemessa, dictKeyType, type RemessaTitle } from "./remessa.ts"
 import { parseRetorno } from "./retorno.ts"
 
 // Any fixed 64-bit number: retorno ingestions of every process take turns on it (docs/providers.md).
@@ -49,6 +49,8 @@ interface QueuedTitle {
   readonly payerDocument: string
   readonly terms: ChargeTerms | null
   readonly writeOffDays: number
+  readonly pixKey: string | null
+  readonly pixTxid: string | null
 }
 
 /**
@@ -82,11 +84,13 @@ export const bbCnab240FilesLayer = (profile: BankProfile) =>
             const [counter] = yield* sql<{ value: number }>`
               select value from cnab_counters where name = 'remessa' for update`
             // Only titles whose transaction was recorded and is still payable: a charge that failed after
-            // registering, or one that ended before the cycle, is not sent to the bank.
+            // registering, or one that ended before the cycle, is not sent to the bank. A bolepix's cobv key and
+            // txid are its transaction's (`details.pix`): the cobv is issued after the slip is registered.
             const titles = yield* sql<QueuedTitle>`
               select c.account_id, c.transaction_id, c.sequence::text, c.amount::text,
                      to_char(c.due_date, 'YYYY-MM-DD') as due_date, to_char(c.issued_on, 'YYYY-MM-DD') as issued_on,
-                     c.payer_name, c.payer_document, c.terms, c.write_off_days
+                     c.payer_name, c.payer_document, c.terms, c.write_off_days,
+                     t.details -> 'pix' ->> 'key' as pix_key, t.details -> 'pix' ->> 'txid' as pix_txid
               from cnab_titles c
               join transactions t on t.account_id = c.account_id and t.id = c.transaction_id
               where c.status = 'queued' and t.status = 'PENDING'
@@ -109,7 +113,12 @@ export const bbCnab240FilesLayer = (profile: BankProfile) =>
                 payerName: t.payerName,
                 payerDocument: t.payerDocument,
                 terms: t.terms ?? undefined,
-                writeOffDays: t.writeOffDays
+                writeOffDays: t.writeOffDays,
+                // A bolepix: its cobv's key and txid, as the charge was issued (Y-03).
+                pix:
+                  t.pixKey === null || t.pixTxid === null
+                    ? undefined
+                    : { keyType: dictKeyType(t.pixKey), key: t.pixKey, txid: t.pixTxid }
               }))
             )
             yield* sql`update cnab_counters set value = ${fileNumber} where name = 'remessa'`

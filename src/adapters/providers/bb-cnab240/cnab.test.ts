@@ -5,7 +5,7 @@ import { amountDue, type ChargeTerms } from "../../../domain/chargeTerms.ts"
 import { addCalendarDays } from "../../../domain/calendar.ts"
 import { readRecord, SEGMENT_P, SEGMENT_R } from "./layout.ts"
 import { BANCO_DO_BRASIL } from "./profile.ts"
-import { buildRemessa, type RemessaTitle } from "./remessa.ts"
+import { buildRemessa, dictKeyType, type RemessaTitle } from "./remessa.ts"
 import { isPaid, parseRetorno } from "./retorno.ts"
 
 const AGREEMENT = {
@@ -120,5 +120,18 @@ describe("CNAB 240: remessa → fake bank → retorno", () => {
     ])
     expect(read.titles).toHaveLength(9)
     expect(read.titles.map((t) => t.line)).toEqual([3, 5, 9, 11, 13, 15, 17, 19, 21])
+  })
+})
+
+describe("the DICT key's type for Y-03", () => {
+  it.each([
+    ["52998224725", 1],
+    ["11222333000181", 2],
+    ["12ABC34501DE35", 2],
+    ["+5511987654321", 3],
+    ["loja@example.com", 4],
+    ["7d9f0335-8dcc-4054-9bf9-0dbd61d36906", 5]
+  ] as const)("%s is type %i", (key, type) => {
+    expect(dictKeyType(key)).toBe(type)
   })
 })

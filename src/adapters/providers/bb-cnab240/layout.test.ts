@@ -131,6 +131,29 @@ describe("CNAB 240 layout tables", () => {
     expect(read.ok && isoDate(read.fields["dueDate"]!)).toBe("2027-02-10")
   })
 
+  it("writes a bolepix's segment Y-03 field by field, its key and txid exactly as given (the API Pix's case)", () => {
+    const txid = "0b5E1f1c2f474f598f061b0c4c1f7c2a"
+    const key = "7d9f0335-8dcc-4054-9bf9-0dbd61d36906"
+    const line = writeRecord(SEGMENT_Y03, { bank: "001", batch: 1, sequence: 4, movement: "01", keyType: 5, key, txid })
+    expect(line).toHaveLength(240)
+    const slice = (from: number, to: number) => line.slice(from - 1, to)
+    expect(slice(1, 8)).toBe("00100013")
+    expect(slice(9, 13)).toBe("00004")
+    expect(slice(14, 14)).toBe("Y")
+    expect(slice(16, 17)).toBe("01")
+    expect(slice(18, 19)).toBe("03")
+    expect(slice(20, 27)).toBe(" ".repeat(8))
+    expect(slice(28, 28)).toBe("5")
+    expect(slice(29, 105)).toBe(key.padEnd(77, " "))
+    expect(slice(106, 140)).toBe(txid.padEnd(35, " "))
+    expect(slice(141, 240)).toBe(" ".repeat(100))
+    const read = readRecord(SEGMENT_Y03, line)
+    expect(read.ok && [read.fields["key"], read.fields["txid"]]).toEqual([key, txid])
+    // A key or txid that cannot be written as it is is refused, never cut or changed.
+    expect(() => writeRecord(SEGMENT_Y03, { key: "k".repeat(78), txid })).toThrow(RangeError)
+    expect(() => writeRecord(SEGMENT_Y03, { key: "joão@example.com", txid })).toThrow(RangeError)
+  })
+
   it("names the field a malformed line breaks", () => {
     const line = writeRecord(SEGMENT_U, { bank: "001", batch: 1, sequence: 2, movement: "06", paid: 102_333 })
     expect(readRecord(SEGMENT_U, line).ok).toBe(true)

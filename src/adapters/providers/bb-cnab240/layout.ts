@@ -16,10 +16,17 @@ export interface Field {
   readonly picture: Picture
   /** A constant the writer puts and the reader checks. */
   readonly value?: string
+  /**
+   * An identifier another system compares byte for byte (Y-03's DICT key and txid, which the API Pix reads
+   * case-sensitively): written as given, never upper-cased or cut; a value that is not printable ASCII or
+   * does not fit is refused.
+   */
+  readonly exact?: true
 }
 
 const f = (name: string, from: number, to: number, picture: Picture, value?: string): Field =>
   value === undefined ? { name, from, to, picture } : { name, from, to, picture, value }
+const exact = (name: string, from: number, to: number): Field => ({ name, from, to, picture: "X", exact: true })
 
 /** Common to every record: bank, batch, record type. */
 const control = (type: string, batch?: string): ReadonlyArray<Field> => [
@@ -191,8 +198,8 @@ export const SEGMENT_Y03: ReadonlyArray<Field> = [
   f("febraban2", 20, 27, "X"),
   /** 1 CPF, 2 CNPJ, 3 phone, 4 e-mail, 5 random key. */
   f("keyType", 28, 28, "9"),
-  f("key", 29, 105, "X"),
-  f("txid", 106, 140, "X"),
+  exact("key", 29, 105),
+  exact("txid", 106, 140),
   f("febraban3", 141, 240, "X")
 ]
 
@@ -281,6 +288,12 @@ export const writeRecord = (layout: ReadonlyArray<Field>, values: Readonly<Recor
         throw new RangeError(`${field.name} (${field.from}-${field.to}) does not fit: ${digits}`)
       }
       out += digits.padStart(width, "0")
+    } else if (field.exact) {
+      const text = raw === undefined ? "" : String(raw)
+      if (!/^[\x21-\x7e]*$/.test(text) || text.length > width) {
+        throw new RangeError(`${field.name} (${field.from}-${field.to}) cannot be written as it is: ${text}`)
+      }
+      out += text.padEnd(width, " ")
     } else {
       const text = raw === undefined ? "" : plain(String(raw))
       out += text.slice(0, width).padEnd(width, " ")

@@ -34,6 +34,21 @@ export interface RemessaTitle {
 const MOVEMENT_REGISTER = "01"
 
 /**
+ * The Y-03 code of a DICT key's type, read from its form as the DICT writes each (BCB's Manual de Padrões
+ * para Iniciação do Pix): 1 CPF (11 digits), 2 CNPJ (14 characters), 3 phone (+55…), 4 e-mail, 5 random (EVP).
+ */
+export const dictKeyType = (key: string): 1 | 2 | 3 | 4 | 5 =>
+  /^\d{11}$/.test(key)
+    ? 1
+    : /^[0-9A-Z]{12}\d{2}$/.test(key)
+      ? 2
+      : /^\+\d{12,13}$/.test(key)
+        ? 3
+        : key.includes("@")
+          ? 4
+          : 5
+
+/**
  * Our transaction id in the 25 characters of "uso da empresa" (P 196–220, back in T 106–130): its 128
  * bits in base 36 fit exactly (36^25 > 2^128).
  */

@@ -164,7 +164,7 @@ export const makeBcbPixProvider = (client: PixClient, pixKey: string, registrati
         )
       )
       if (cobv.pixCopiaECola === undefined) return yield* unreadable()
-      return { emv: cobv.pixCopiaECola, txid: cobv.txid }
+      return { emv: cobv.pixCopiaECola, txid: cobv.txid, key: pixKey }
     })
 
   const cancelCharge = (txid: string) =>

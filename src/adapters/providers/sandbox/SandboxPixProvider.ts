@@ -43,14 +43,16 @@ const createCharge = (request: PixChargeRequest) => {
  * (a real PSP's cobv computes the amount due that day; the sandbox's buyer pays through the sandbox route,
  * which asks the amount due by the same terms: docs/boleto.md "Bolepix").
  */
-const createDueCharge = (request: PixDueChargeRequest) =>
-  createCharge({
+const createDueCharge = (request: PixDueChargeRequest) => ({
+  ...createCharge({
     transactionId: request.transactionId,
     amount: request.amount,
     expiresAt: new Date(0),
     merchantName: request.merchantName,
     merchantCity: request.merchantCity
-  })
+  }),
+  key: SANDBOX_PIX_KEY
+})
 
 const returned = (refundId: string, amount: number): PixRefundState => ({
   refundId,

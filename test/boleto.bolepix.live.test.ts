@@ -1,0 +1,361 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { randomBytes } from "node:crypto"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import pg from "pg"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { readRecord, SEGMENT_Y03 } from "../src/adapters/providers/bb-cnab240/layout.ts"
+import { transactionIdOf } from "../src/adapters/providers/bb-cnab240/retorno.ts"
+import { addCalendarDays, onOrNextBusinessDay } from "../src/domain/calendar.ts"
+import { saoPauloDate } from "../src/domain/time.ts"
+import { answerRemessa, type Outcome } from "./fakes/bank/bank.ts"
+import { makeCertificates, type PixTestCertificates } from "./fakes/pix/certs.ts"
+import { type FakePsp, gatewayEnv, startFakePsp } from "./fakes/pix/server.ts"
+import { freePort } from "./support/config.ts"
+import { createTestDatabase } from "./support/database.ts"
+import { client, type Client, liveMerchant } from "./support/http.ts"
+import { type RoleProcess, runCli, spawnRole, stopAll } from "./support/processes.ts"
+
+/**
+ * Bolepix in live mode, end to end (issue 21 §3; docs/boleto.md "Bolepix"): one gateway process with
+ * LIVE_PIX_PROVIDER=bcb-pix against the fake PSP (mTLS, OAuth2, notices to the mTLS receiver, as
+ * test/pix.live.test.ts sets it up) and LIVE_BOLETO_PROVIDER=bb-cnab240 with the fake bank's files (as
+ * test/boleto.cnab.test.ts). A live key's bolepix issues its `cobv` at the PSP and its title goes to the bank
+ * in the remessa with segment Y-03 (the key and txid). Whichever rail pays first settles it with that day's
+ * amount; the other rail's payment is recorded and returned — the slip's owed back by hand, the PIX's by
+ * devolução at the PSP — never settled: the merchant's books show one sale, to the centavo.
+ */
+
+const BILLET_FEE = 349
+const BANK_FEE = 180
+const V1 = "/public/v1"
+const today = saoPauloDate(new Date())
+// A business day ten days ahead: every payment here is before it, inside the discount's window.
+const DUE = onOrNextBusinessDay(addCalendarDays(today, 10))
+const DISCOUNT_UNTIL = addCalendarDays(today, 3)
+const customer = { name: "Beatriz Souza", email: "bia@example.com", document: "11.222.333/0001-81" }
+const A = 100_000
+const B = 50_000
+// Paid today, before DISCOUNT_UNTIL: the principal less the fixed 500 discount, no fine, no interest.
+const dueToday = (amount: number) => amount - 500
+
+let certs: PixTestCertificates
+let psp: FakePsp
+let gateway: RoleProcess
+let db: pg.Pool
+let api: Client
+let key: string
+let env: Record<string, string>
+let remessaDir: string
+let retornoDir: string
+let remessa = ""
+let pixFirst = ""
+let barcodeFirst = ""
+
+beforeAll(async () => {
+  certs = makeCertificates()
+  psp = await startFakePsp({ profile: "efi", certificates: certs })
+  const webhookPort = await freePort()
+  const databaseUrl = await createTestDatabase()
+  remessaDir = mkdtempSync(join(tmpdir(), "bolepix-remessa-"))
+  retornoDir = mkdtempSync(join(tmpdir(), "bolepix-retorno-"))
+  env = {
+    DATABASE_URL: databaseUrl,
+    JWT_SECRET: randomBytes(32).toString("base64url"),
+    CARD_VAULT_KEY: randomBytes(32).toString("base64"),
+    RATE_LIMIT_PER_MINUTE: "100000",
+    // The API Pix adapter against the fake PSP, its notices to our mTLS listener (as pix.live.test.ts).
+    ...gatewayEnv(psp, certs, { PIX_TIMEOUT_MS: "5000" }),
+    PIX_WEBHOOK_PORT: String(webhookPort),
+    PIX_WEBHOOK_HOST: "127.0.0.1",
+    PIX_WEBHOOK_TLS_CERT_FILE: certs.files.serverCert,
+    PIX_WEBHOOK_TLS_KEY_FILE: certs.files.serverKey,
+    PIX_WEBHOOK_CA_FILE: certs.files.caCert,
+    PIX_WEBHOOK_URL: `https://127.0.0.1:${webhookPort}/providers/pix/efi/webhook`,
+    // The bank by CNAB 240 files (as boleto.cnab.test.ts): the CLI cuts the remessa and reads the retornos.
+    LIVE_BOLETO_PROVIDER: "bb-cnab240",
+    CNAB_AGREEMENT: "1234567",
+    CNAB_AGENCY: "1234-5",
+    CNAB_ACCOUNT: "123456-7",
+    CNAB_COMPANY_DOCUMENT: "11.222.333/0001-81",
+    CNAB_COMPANY_NAME: "Payment Gateway",
+    CNAB_REMESSA_DIR: remessaDir,
+    CNAB_RETORNO_DIR: retornoDir,
+    CNAB_REMESSA_CYCLE_MINUTES: "600",
+    CNAB_RETORNO_POLL_SECONDS: "60"
+  }
+  gateway = await spawnRole("all", env, { readyTimeoutMs: 90_000 })
+  api = client(gateway.baseUrl)
+  key = (await liveMerchant(api, "Loja Bolepix")).key
+  db = new pg.Pool({ connectionString: databaseUrl, max: 2 })
+}, 150_000)
+
+afterAll(async () => {
+  await stopAll([gateway])
+  await psp?.close()
+  await db?.end()
+  for (const dir of [remessaDir, retornoDir]) if (dir) rmSync(dir, { recursive: true, force: true })
+})
+
+const until = async <T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> => {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const found = await probe()
+    if (found !== undefined) return found
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 200))
+  }
+}
+
+const bolepix = async (amount: number) => {
+  const created = await api.post(
+    `${V1}/transactions`,
+    {
+      method: "billet",
+      amount,
+      expires_at: `${DUE}T12:00:00-03:00`,
+      customer,
+      billet: {
+        pix: true,
+        fine: { type: "percentage", value: 2 },
+        interest: { type: "percentage_per_month", value: 1 },
+        discounts: [{ type: "fixed", value: 500, until: DISCOUNT_UNTIL }]
+      }
+    },
+    { token: key }
+  )
+  expect(created.status, created.text).toBe(201)
+  expect(created.body.data.billet.barcode).toMatch(/^0019\d{40}$/)
+  return created.body.data as { hash: string; pix: { qr_code: string } }
+}
+
+const txidOf = async (id: string) =>
+  (await db.query<{ txid: string }>(`select details -> 'pix' ->> 'txid' as txid from transactions where id = $1`, [id]))
+    .rows[0]!.txid
+
+const detail = async (id: string) => {
+  const reply = await api.get(`/api/payment-gateway/transaction/${id}`, { key })
+  expect(reply.status, reply.text).toBe(200)
+  return reply.body
+}
+
+const seconds = async (id: string) =>
+  (
+    await db.query<{ rail: string; amount: number; status: string }>(
+      `select rail, amount::int as amount, status from bolepix_second_payments where transaction_id = $1
+       order by created_at`,
+      [id]
+    )
+  ).rows
+
+const received = async (id: string) =>
+  (await db.query<{ outcome: string }>(`select outcome from pix_received where transaction_id = $1`, [id])).rows
+
+/** The transaction's postings, by party, type and book, summed (settlement moves between books: left out). */
+const postings = async (id: string) =>
+  (
+    await db.query<{ party: string; book: string; type: string; amount: number }>(
+      `select party, book, type, sum(amount)::int as amount from ledger_postings
+       where transaction_id = $1 and type <> 'settlement' group by party, book, type order by party, type, book`,
+      [id]
+    )
+  ).rows
+
+const merchantBalance = async () => {
+  const balance = await api.get(`${V1}/balance`, { token: key })
+  expect(balance.status, balance.text).toBe(200)
+  return (balance.body.data.available as number) + (balance.body.data.pending as number)
+}
+
+/** The fake bank's retorno `n` for the remessa's titles in `outcomes` only (by transaction id). */
+const retorno = (n: number, outcomes: Readonly<Record<string, Outcome>>) => {
+  const places: Array<number> = []
+  const all = answerRemessa(remessa, n, (t) => {
+    const id = transactionIdOf(t.companyUse)!
+    if (outcomes[id] === undefined) return { movement: "02" }
+    places.push(t.index)
+    return outcomes[id]
+  })
+  const lines = all.split("\r\n").filter((l) => l !== "")
+  const body = places.flatMap((i) => [lines[2 + 2 * i]!, lines[3 + 2 * i]!])
+  const file = join(tmpdir(), `bolepix-retorno-${n}-${process.pid}.ret`)
+  writeFileSync(file, `${[lines[0]!, lines[1]!, ...body, ...lines.slice(-2)].join("\r\n")}\r\n`, "latin1")
+  return file
+}
+
+describe("bolepix in live mode: the API Pix adapter and the bank by CNAB 240", () => {
+  it("the cobv at the PSP asks what the slip asks; the remessa registers the title with Y-03 (key, txid)", async () => {
+    const a = await bolepix(A)
+    const b = await bolepix(B)
+    pixFirst = a.hash
+    barcodeFirst = b.hash
+    for (const [t, amount] of [
+      [a, A],
+      [b, B]
+    ] as const) {
+      const txid = await txidOf(t.hash)
+      const put = psp.exchanges.find((e) => e.method === "PUT" && e.path === `/cobv/${txid}`)
+      expect(put, "the PSP received PUT /cobv/{txid}").toBeDefined()
+      expect(put!.status).toBe(201)
+      // By hand from the API Pix's CobVValor: multa 2 = percent, juros 3 = percent a month, desconto 1 = fixed
+      // until the date; reais or percent with two decimals. Payable BOLETO_LATE_DAYS (30) after the due date.
+      expect(put!.requestBody).toEqual({
+        calendario: { dataDeVencimento: DUE, validadeAposVencimento: 30 },
+        devedor: { cnpj: "11222333000181", nome: "Beatriz Souza" },
+        valor: {
+          original: (amount / 100).toFixed(2),
+          multa: { modalidade: 2, valorPerc: "2.00" },
+          juros: { modalidade: 3, valorPerc: "1.00" },
+          desconto: { modalidade: 1, descontoDataFixa: [{ data: DISCOUNT_UNTIL, valorPerc: "5.00" }] }
+        },
+        chave: psp.pixKey
+      })
+      // The BR Code shown is the PSP's, for this charge.
+      expect(t.pix.qr_code).toBe((put!.responseBody as { pixCopiaECola: string }).pixCopiaECola)
+    }
+
+    const cut = await runCli<{ cut: boolean; titles: number; path: string }>(["boleto", "remessa"], env, 60_000)
+    expect(cut).toMatchObject({ cut: true, titles: 2 })
+    remessa = readFileSync(cut.path, "latin1")
+    const lines = remessa.split("\r\n").filter((l) => l !== "")
+    // Header, batch header, P Q R Y-03 per title, trailers.
+    expect(lines).toHaveLength(2 + 4 * 2 + 2)
+    const ys = lines.filter((l) => l[13] === "Y")
+    expect(ys).toHaveLength(2)
+    for (const [i, id] of [a.hash, b.hash].entries()) {
+      // Each title's Y-03 follows its P, Q and R.
+      const p = lines.findIndex((l) => l[13] === "P" && transactionIdOf(l.slice(195, 220)) === id)
+      expect(lines[p + 3]).toBe(ys[i])
+      const y = readRecord(SEGMENT_Y03, lines[p + 3]!)
+      expect(y.ok, y.ok ? "" : y.error).toBe(true)
+      if (!y.ok) return
+      // The fake PSP's key is a random key (EVP): type 5.
+      expect(y.fields).toMatchObject({ segment: "Y", optional: "03", keyType: "5", txid: await txidOf(id) })
+      expect(y.fields["key"]!.trimEnd()).toBe(psp.pixKey)
+    }
+  }, 120_000)
+
+  it("PIX first: PAID by the PSP's notice with that day's amount; the bank's 06 later recorded to return", async () => {
+    expect(remessa).not.toBe("")
+    const before = await merchantBalance()
+    await psp.pay(await txidOf(pixFirst), { amount: dueToday(A) })
+    const paid = await until("PAID by the PIX", async () => {
+      const t = await detail(pixFirst)
+      return t.status === "PAID" ? t : undefined
+    })
+    expect(paid.boleto.payment).toEqual({
+      paidOn: today,
+      amountPaid: dueToday(A),
+      principal: A,
+      fine: 0,
+      interest: 0,
+      discount: 500,
+      abatement: 0,
+      rail: "pix"
+    })
+    expect(await received(pixFirst)).toEqual([{ outcome: "settled" }])
+    expect((await merchantBalance()) - before).toBe(dueToday(A) - BILLET_FEE)
+
+    // The buyer also paid the slip at a bank: the bank's retorno reports it (06) with its amount that day.
+    const report = await runCli<any>(
+      ["boleto", "retorno", retorno(1, { [pixFirst]: { movement: "06", paidOn: today, fee: BANK_FEE } })],
+      env,
+      60_000
+    )
+    expect(report.outcome).toBe("processed")
+    expect(report.counts).toMatchObject({ settled: 0, alreadySettled: 1 })
+    expect(report.exceptions).toEqual([
+      expect.objectContaining({
+        transactionId: pixFirst,
+        message: "a bolepix its PIX already settled: recorded to return"
+      })
+    ])
+    expect(report.bankFees).toBe(BANK_FEE)
+    expect(await seconds(pixFirst)).toEqual([{ rail: "barcode", amount: dueToday(A), status: "to_return" }])
+    // Still settled once, by the PIX.
+    expect((await detail(pixFirst)).boleto.payment.rail).toBe("pix")
+    const rows = await postings(pixFirst)
+    expect(rows.filter((r) => r.party === "merchant").map((r) => [r.type, r.amount])).toEqual([
+      ["discount", -500],
+      ["fee", -BILLET_FEE],
+      ["sale", A]
+    ])
+    expect(rows.filter((r) => r.type === "second_payment").map((r) => [r.book, r.amount])).toEqual([
+      ["payers", -dueToday(A)],
+      ["payouts", dueToday(A)]
+    ])
+    expect(rows.filter((r) => r.type === "bank_fee").map((r) => [r.book, r.amount])).toEqual([
+      ["fees", -BANK_FEE],
+      ["payers", BANK_FEE]
+    ])
+    // The merchant's books did not move with the second payment; v1 shows one sale.
+    expect((await merchantBalance()) - before).toBe(dueToday(A) - BILLET_FEE)
+    const v1 = await api.get(`${V1}/transactions/${pixFirst}`, { token: key })
+    expect(v1.body.data).toMatchObject({ status: "paid", amount_total: A, refunded_amount: 0 })
+    expect(v1.body.data.billet.payment).toMatchObject({ amount_paid: dueToday(A), discount: 500 })
+    // The same retorno again changes nothing.
+    const again = await runCli<any>(["boleto", "retorno", join(tmpdir(), `bolepix-retorno-1-${process.pid}.ret`)], env)
+    expect(again.outcome).toBe("duplicate")
+    expect(await seconds(pixFirst)).toHaveLength(1)
+  }, 120_000)
+
+  it("barcode first: settled by retorno 06; the PIX paid later goes back by devolução at the PSP", async () => {
+    expect(remessa).not.toBe("")
+    const before = await merchantBalance()
+    const report = await runCli<any>(
+      ["boleto", "retorno", retorno(2, { [barcodeFirst]: { movement: "06", paidOn: today, fee: BANK_FEE } })],
+      env,
+      60_000
+    )
+    expect(report).toMatchObject({ outcome: "processed", exceptions: [] })
+    expect(report.counts).toMatchObject({ settled: 1, alreadySettled: 0 })
+    const t = await detail(barcodeFirst)
+    expect(t.status).toBe("PAID")
+    expect(t.boleto.payment).toMatchObject({ amountPaid: dueToday(B), discount: 500, rail: "barcode" })
+    expect((await merchantBalance()) - before).toBe(dueToday(B) - BILLET_FEE)
+
+    // The buyer pays the QR code too: the PSP's notice finds it settled; the PIX is recorded and given back.
+    const txid = await txidOf(barcodeFirst)
+    const e2e = await psp.pay(txid, { amount: dueToday(B) })
+    const asked = await until("the devolução asked of the PSP", async () =>
+      psp.exchanges.find((e) => e.method === "PUT" && e.path.startsWith(`/pix/${e2e}/devolucao/`))
+    )
+    expect(asked.requestBody).toEqual({ valor: (dueToday(B) / 100).toFixed(2) })
+    expect(await received(barcodeFirst)).toEqual([{ outcome: "returned" }])
+    // The PSP answered EM_PROCESSAMENTO: asked, not yet given back.
+    expect(await seconds(barcodeFirst)).toEqual([{ rail: "pix", amount: dueToday(B), status: "returning" }])
+    // The SPI returns it; the PSP's notice carries the devolução DEVOLVIDO.
+    await psp.settleRefund(e2e, asked.path.split("/").at(-1)!, "DEVOLVIDO")
+    await until("the second PIX returned", async () => {
+      const rows = await seconds(barcodeFirst)
+      return rows[0]?.status === "returned" ? rows : undefined
+    })
+    expect(await seconds(barcodeFirst)).toEqual([{ rail: "pix", amount: dueToday(B), status: "returned" }])
+
+    const rows = await postings(barcodeFirst)
+    expect(rows.filter((r) => r.party === "merchant").map((r) => [r.type, r.amount])).toEqual([
+      ["discount", -500],
+      ["fee", -BILLET_FEE],
+      ["sale", B]
+    ])
+    const pair = (type: string) => rows.filter((r) => r.type === type).map((r) => [r.book, r.amount])
+    expect(pair("second_payment")).toEqual([
+      ["payers", -dueToday(B)],
+      ["payouts", dueToday(B)]
+    ])
+    expect(pair("second_payment_return")).toEqual([
+      ["payers", dueToday(B)],
+      ["payouts", -dueToday(B)]
+    ])
+    // The merchant's balance moved by the one sale only; v1 shows it paid once, nothing refunded.
+    expect((await merchantBalance()) - before).toBe(dueToday(B) - BILLET_FEE)
+    const v1 = await api.get(`${V1}/transactions/${barcodeFirst}`, { token: key })
+    expect(v1.body.data).toMatchObject({ status: "paid", amount_total: B, refunded_amount: 0 })
+    // The PSP's notice again (its retry): nothing moves.
+    await psp.renotify(e2e)
+    expect(await seconds(barcodeFirst)).toHaveLength(1)
+    expect(await postings(barcodeFirst)).toEqual(rows)
+    const check = await runCli<{ ok: boolean }>(["ledger", "check"], env, 60_000)
+    expect(check.ok).toBe(true)
+  }, 120_000)
+})
