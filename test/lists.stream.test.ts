@@ -186,7 +186,7 @@ describe("GET /api/transactions streams", () => {
     expect(rssGrowth).toBeLessThan(100)
     // Other requests share the event loop with the stream and keep being answered.
     expect(healthAnswers).toBeGreaterThan(10)
-  }, 120_000)
+  }, 300_000) // 49 s alone; over 120 s beside the suite's other fork on a busy 2-core machine
 })
 
 describe("other streamed lists", () => {
