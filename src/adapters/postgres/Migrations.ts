@@ -25,6 +25,7 @@ import boletoCharges from "./migrations/0028_boleto_charges.ts"
 import eventOperations from "./migrations/0024_event_operations.ts"
 import requestLog from "./migrations/0025_request_log.ts"
 import pixReceived from "./migrations/0020_pix_received.ts"
+import chargeBatch from "./migrations/0036_charge_batch.ts"
 import { withSpan } from "../../spans.ts"
 
 export const MIGRATIONS = {
@@ -50,7 +51,8 @@ export const MIGRATIONS = {
   "0028_boleto_charges": boletoCharges,
   "0024_event_operations": eventOperations,
   "0025_request_log": requestLog,
-  "0020_pix_received": pixReceived
+  "0020_pix_received": pixReceived,
+  "0036_charge_batch": chargeBatch
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)
