@@ -26,6 +26,7 @@ import eventOperations from "./migrations/0024_event_operations.ts"
 import requestLog from "./migrations/0025_request_log.ts"
 import pixReceived from "./migrations/0020_pix_received.ts"
 import chargeBatch from "./migrations/0036_charge_batch.ts"
+import admissionBatch from "./migrations/0037_admission_batch.ts"
 import { withSpan } from "../../spans.ts"
 
 export const MIGRATIONS = {
@@ -52,7 +53,8 @@ export const MIGRATIONS = {
   "0024_event_operations": eventOperations,
   "0025_request_log": requestLog,
   "0020_pix_received": pixReceived,
-  "0036_charge_batch": chargeBatch
+  "0036_charge_batch": chargeBatch,
+  "0037_admission_batch": admissionBatch
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)
