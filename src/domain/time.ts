@@ -25,9 +25,10 @@ const formatParts = (instant: Date) => {
 }
 
 /**
- * The zone's date and offset are the same for every instant of a quarter hour (its offsets since 1914 are
- * whole hours, so its midnights and changes fall on quarter hours of UTC), and formatToParts was a visible share of presenting a v1 transaction (three
- * instants each): the last quarter hours asked are kept.
+ * The zone's date and offset are the same for every instant of a quarter hour (its offsets since 1914
+ * are whole hours, so its midnights and changes fall on quarter hours of UTC), and formatToParts was a
+ * visible share of presenting a v1 transaction (three instants each): the last quarter hours asked are
+ * kept.
  */
 const QUARTER_HOUR = 15 * 60_000
 const known = new Map<number, ReturnType<typeof formatParts>>()

@@ -46,7 +46,8 @@ const admitAll = (sql: SqlClient.SqlClient, owner: number) => (calls: ReadonlyAr
     .sort((a, b) => (a.by < b.by ? -1 : a.by > b.by ? 1 : 0))
   return sql`
     select r.i, f.key_id, f.account_id, (select a.mode from accounts a where a.id = f.account_id) as mode,
-           f.scopes, f.rate_limit, f.granted, f.allowed, f.remaining, f.reset_ms, f.claim, f.claim_resource_id, f.claim_status, f.claim_body
+           f.scopes, f.rate_limit, f.granted, f.allowed, f.remaining, f.reset_ms, f.claim, f.claim_resource_id,
+           f.claim_status, f.claim_body
     from unnest(${order.map(({ call }) => call.digest)}::text[], ${order.map(({ call }) => call.neededScope)}::text[],
                 ${order.map(({ call }) => call.claim?.key ?? null)}::text[],
                 ${order.map(({ call }) => call.claim?.fingerprint ?? null)}::text[],
