@@ -2,8 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { AccountId } from "../../domain/ids.ts"
 import { Mode } from "../../domain/mode.ts"
-import { type ClaimRequest, KeyAdmission } from "../../ports/Admission.ts"
-import { batched } from "./batched.ts"
+import { KeyAdmission } from "../../ports/Admission.ts"
 import { claimOutcome } from "./claimOutcome.ts"
 import { ClaimOwner, ClaimOwnerLive } from "./ClaimOwner.ts"
 import { traced } from "./traced.ts"
@@ -23,62 +22,35 @@ const Row = Schema.Struct({
   claimStatus: Schema.optionalWith(Schema.NullOr(Schema.Number), { default: () => null }),
   claimBody: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
 })
-const decodeRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ ...Row.fields, i: Schema.Number })))
-
-interface Call {
-  readonly digest: string
-  readonly neededScope: string
-  readonly claim: ClaimRequest | undefined
-}
-
-type Found = Option.Option<typeof Row.Type>
+const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
 
 /**
- * Admissions that arrive while one is on the wire go together in one statement (batched.ts; migration
- * 0037): one call of api_key_admit_any per request, each taking its own slot of its key's window. They are
- * sent in the order of their key and Idempotency-Key, so that two statements (two lanes, two processes)
- * take the keys' locks in the same order and never wait for each other in a cycle. The tenant's mode
- * (0018) is read beside each by its primary key.
+ * One statement: api_key_admit (migration 0010), or api_key_admit_claim (0012, 0017) with a claim, and
+ * the tenant's mode (0018) read beside it by its primary key.
  */
-const admitAll = (sql: SqlClient.SqlClient, owner: number) => (calls: ReadonlyArray<Call>) => {
-  const order = calls
-    .map((call, i) => ({ call, i, by: `${call.digest} ${call.claim?.key ?? ""}` }))
-    .sort((a, b) => (a.by < b.by ? -1 : a.by > b.by ? 1 : 0))
-  return sql`
-    select r.i, f.key_id, f.account_id, (select a.mode from accounts a where a.id = f.account_id) as mode,
-           f.scopes, f.rate_limit, f.granted, f.allowed, f.remaining, f.reset_ms, f.claim, f.claim_resource_id,
-           f.claim_status, f.claim_body
-    from unnest(${order.map(({ call }) => call.digest)}::text[], ${order.map(({ call }) => call.neededScope)}::text[],
-                ${order.map(({ call }) => call.claim?.key ?? null)}::text[],
-                ${order.map(({ call }) => call.claim?.fingerprint ?? null)}::text[],
-                ${order.map(({ call }) => call.claim?.newResourceId ?? null)}::uuid[],
-                ${order.map(({ i }) => i)}::int[]) as r(digest, needed, claim_key, fingerprint, resource, i)
-    left join lateral api_key_admit_any(decode(r.digest, 'hex'), r.needed, interval '60 seconds', r.claim_key,
-                                        r.fingerprint, r.resource, ${owner}) f on true
-    where f.key_id is not null`.pipe(
-    Effect.flatMap(decodeRows),
-    Effect.orDie,
-    Effect.map((rows) => {
-      const found: Array<Found> = calls.map(() => Option.none())
-      // An unknown, revoked or rotated-away key has no row.
-      for (const { i, ...row } of rows) found[i] = Option.some(row)
-      return found
-    })
-  )
-}
-
-export const KeyAdmissionLive = Layer.scoped(
+export const KeyAdmissionLive = Layer.effect(
   KeyAdmission,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const owner = yield* ClaimOwner
-    const admit = yield* batched(admitAll(sql, owner.id))
     return KeyAdmission.of(
       traced("KeyAdmission", {
         admit: (digest, neededScope, claim) =>
-          admit({ digest: Buffer.from(digest).toString("hex"), neededScope, claim }).pipe(
-            Effect.map((found) =>
-              Option.map(found, (row) => {
+          (claim === undefined
+            ? sql`select f.key_id, f.account_id, a.mode, f.scopes, f.rate_limit, f.granted, f.allowed, f.remaining,
+                  f.reset_ms
+                from api_key_admit(${Buffer.from(digest)}, ${neededScope}, interval '60 seconds') f
+                join accounts a on a.id = f.account_id`
+            : sql`select f.key_id, f.account_id, a.mode, f.scopes, f.rate_limit, f.granted, f.allowed, f.remaining,
+                  f.reset_ms, f.claim, f.claim_resource_id, f.claim_status, f.claim_body
+                from api_key_admit_claim(${Buffer.from(digest)}, ${neededScope}, interval '60 seconds',
+                  ${claim.key}, ${claim.fingerprint}, ${claim.newResourceId}, ${owner.id}) f
+                join accounts a on a.id = f.account_id`
+          ).pipe(
+            Effect.flatMap(decodeRows),
+            Effect.orDie,
+            Effect.map((rows) =>
+              Option.map(Option.fromNullable(rows[0]), (row) => {
                 const principal = {
                   accountId: row.accountId,
                   mode: row.mode,

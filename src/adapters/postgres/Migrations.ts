@@ -26,7 +26,6 @@ import eventOperations from "./migrations/0024_event_operations.ts"
 import requestLog from "./migrations/0025_request_log.ts"
 import pixReceived from "./migrations/0020_pix_received.ts"
 import chargeBatch from "./migrations/0036_charge_batch.ts"
-import admissionBatch from "./migrations/0037_admission_batch.ts"
 import { withSpan } from "../../spans.ts"
 
 export const MIGRATIONS = {
@@ -53,8 +52,7 @@ export const MIGRATIONS = {
   "0024_event_operations": eventOperations,
   "0025_request_log": requestLog,
   "0020_pix_received": pixReceived,
-  "0036_charge_batch": chargeBatch,
-  "0037_admission_batch": admissionBatch
+  "0036_charge_batch": chargeBatch
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)
