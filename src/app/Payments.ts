@@ -4,7 +4,7 @@ import { Clock, Effect, Either, Option } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
 import { Conflict, NotFound, ValidationFailed } from "../domain/errors.ts"
 import { IllegalTransition } from "../domain/lifecycle.ts"
-import { isPayable } from "../domain/order.ts"
+import { isPayable, type Order } from "../domain/order.ts"
 import type { PaymentCommand } from "../domain/payment.ts"
 import { installmentOption, offered } from "../domain/installments.ts"
 import { documentType, normalizeDocument } from "../domain/document.ts"
@@ -79,7 +79,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       if (command.orderId === null) return null
       const found = yield* orders.findToCharge(accountId, command.orderId, lock)
       if (Option.isNone(found)) return yield* new NotFound({ message: "orderId not found" })
-      const { customerLive, order } = found.value
+      const { customerLive, customerName, order } = found.value
       if (!isPayable(order.status)) {
         return yield* new Conflict({
           code: "order_not_payable",
@@ -96,8 +96,25 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
           message: "the order's customer was deleted; it cannot be paid"
         })
       }
-      return order
+      return { order, customerName }
     })
+
+    /** The new transaction with its event, documents and what `afterInsert` adds, inside the caller's transaction. */
+    const writes = (
+      accountId: AccountId,
+      insert: NewTransaction,
+      afterInsert: (t: TransactionRecord) => Effect.Effect<void>,
+      extraDocuments: ReadonlyArray<{ readonly token: string; readonly kind: DocumentKind }>
+    ) =>
+      Effect.gen(function* () {
+        const created = yield* lifecycle.create(accountId, insert)
+        yield* documents.create(created.id, [
+          { token: insert.details.checkoutToken!, kind: "checkout" },
+          ...extraDocuments
+        ])
+        yield* afterInsert(created)
+        return created
+      })
 
     /** Records the new transaction with its event and jobs, in one database transaction with the order check. */
     const record = (
@@ -122,15 +139,33 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
               message: "a card charge of this order is in progress; retry later"
             })
           }
-          const created = yield* lifecycle.create(accountId, insert)
-          yield* documents.create(created.id, [
-            { token: insert.details.checkoutToken!, kind: "checkout" },
-            ...extraDocuments
-          ])
-          yield* afterInsert(created)
-          return created
+          return yield* writes(accountId, insert, afterInsert, extraDocuments)
         })
       )
+
+    /**
+     * `record` in one round trip (issue 22 §2, docs/performance.md "One statement after admission"), for a
+     * charge whose writes are all deferred (PIX): the order as `payableOrder` just read it is expected
+     * unchanged, under its row lock, by the same statement that writes the rest. Had it changed in
+     * between, nothing is written and `record` decides again under the lock, as it always did.
+     */
+    const recordAtOnce = (
+      accountId: AccountId,
+      command: PaymentCommand,
+      seen: Order | null,
+      insert: NewTransaction,
+      afterInsert: (t: TransactionRecord) => Effect.Effect<void>,
+      extraDocuments: ReadonlyArray<{ readonly token: string; readonly kind: DocumentKind }>
+    ) =>
+      tx
+        .batch(
+          Effect.zipRight(
+            // payableOrder let it through only with its customer live.
+            seen === null ? Effect.void : orders.expectAsRead(accountId, { order: seen, customerLive: true }),
+            writes(accountId, insert, afterInsert, extraDocuments)
+          )
+        )
+        .pipe(Effect.catchTag("StaleRead", () => record(accountId, command, insert, afterInsert, extraDocuments)))
 
     /**
      * The merchant name a BR Code carries, read once a minute per account: an account's name has no
@@ -201,28 +236,28 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
      * The charge's addressee (API Pix `devedor`): the v1 buyer, or the v2 order's customer with the payer's
      * document. Only a name with a valid document is sent (the spec forbids a name without one).
      */
-    const pixPayerOf = fn("Payments.pixPayerOf")(function* (
-      accountId: AccountId,
-      command: Extract<PaymentCommand, { method: "PIX" }>,
-      customerId: CustomerId | null
-    ) {
-      if (command.buyer !== null)
-        return { name: command.buyer.name, document: command.buyer.document, documentType: command.buyer.documentType }
-      const document = command.payer.document === undefined ? null : normalizeDocument(command.payer.document)
-      const kind = document === null ? null : documentType(document)
-      if (document === null || kind === null || customerId === null) return null
-      const customer = yield* Effect.flatten(customers.find(accountId, customerId)).pipe(
-        Effect.orElseSucceed(() => undefined)
-      )
-      return customer === undefined ? null : { name: customer.name, document, documentType: kind }
-    })
+    const pixPayerOf = (command: Extract<PaymentCommand, { method: "PIX" }>, customerName: string | null) =>
+      Effect.sync(() => {
+        if (command.buyer !== null)
+          return {
+            name: command.buyer.name,
+            document: command.buyer.document,
+            documentType: command.buyer.documentType
+          }
+        const document = command.payer.document === undefined ? null : normalizeDocument(command.payer.document)
+        const kind = document === null ? null : documentType(document)
+        if (document === null || kind === null) return null
+        // The order's customer, named by the read that checked the order (no read of its own).
+        return customerName === null ? null : { name: customerName, document, documentType: kind }
+      })
 
     const chargePix = fn("Payments.chargePix")(function* (
       accountId: AccountId,
       command: Extract<PaymentCommand, { method: "PIX" }>,
       transactionId: TransactionId,
       customerId: CustomerId | null,
-      settle: Settle
+      settle: Settle,
+      seen: { readonly order: Order; readonly customerName: string | null } | null
     ) {
       const money = yield* moneyOf(accountId, command)
       const now = new Date(yield* Clock.currentTimeMillis)
@@ -234,12 +269,13 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         expiresAt,
         merchantName,
         merchantCity: PIX_CITY,
-        payer: pixPayerOf(accountId, command, customerId)
+        payer: pixPayerOf(command, seen?.customerName ?? null)
       })
       const qrToken = documentToken()
-      return yield* record(
+      return yield* recordAtOnce(
         accountId,
         command,
+        seen?.order ?? null,
         {
           ...base(command, transactionId, customerId),
           ...money,
@@ -754,11 +790,11 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
           Option.isSome(resumed) && resumed.value.status !== "PROCESSING"
             ? resumed.value
             : yield* Effect.gen(function* () {
-                const order = yield* payableOrder(accountId, command, false)
-                const customerId = order?.customerId ?? null
+                const seen = yield* payableOrder(accountId, command, false)
+                const customerId = seen?.order.customerId ?? null
                 switch (command.method) {
                   case "PIX":
-                    return yield* chargePix(accountId, command, transactionId, customerId, settle)
+                    return yield* chargePix(accountId, command, transactionId, customerId, settle, seen)
                   case "BOLETO":
                     return yield* chargeBoleto(accountId, command, transactionId, customerId, settle)
                   case "CARD":

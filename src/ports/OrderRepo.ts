@@ -17,14 +17,26 @@ export class OrderRepo extends Context.Tag("OrderRepo")<
     /** Row-locks the order for the rest of the database transaction. */
     readonly findForUpdate: (accountId: AccountId, id: OrderId) => Effect.Effect<Option.Option<Order>>
     /**
-     * The order with whether its customer is still live, in one read (a charge checks both), row-locking
-     * the order when `lock` (for the rest of the database transaction).
+     * The order with whether its customer is still live and the customer's name (a PIX charge's payer),
+     * in one read (a charge checks both), row-locking the order when `lock` (for the rest of the
+     * database transaction).
      */
     readonly findToCharge: (
       accountId: AccountId,
       id: OrderId,
       lock: boolean
-    ) => Effect.Effect<Option.Option<{ readonly order: Order; readonly customerLive: boolean }>>
+    ) => Effect.Effect<
+      Option.Option<{ readonly order: Order; readonly customerLive: boolean; readonly customerName: string | null }>
+    >
+    /**
+     * Inside Transactional.batch: the batch writes nothing and fails with StaleRead unless the order is
+     * still as `findToCharge` read it (status, amount, customer, its liveness); it row-locks the order
+     * until the batch commits, as `findToCharge` with `lock` does.
+     */
+    readonly expectAsRead: (
+      accountId: AccountId,
+      seen: { readonly order: Order; readonly customerLive: boolean }
+    ) => Effect.Effect<void>
     readonly setStatus: (accountId: AccountId, id: OrderId, status: OrderStatus) => Effect.Effect<void>
   }
 >() {}

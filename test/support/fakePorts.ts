@@ -59,6 +59,7 @@ export const makeFakePorts = () => {
       OrderRepo.of({
         insertForLiveCustomer: () => Effect.succeed(Option.none()),
         findToCharge: () => Effect.succeed(Option.none()),
+        expectAsRead: () => Effect.void,
         stream: () => Stream.empty,
         find: () => Effect.succeed(Option.none()),
         findForUpdate: (_, id) =>
@@ -91,7 +92,7 @@ export const makeFakePorts = () => {
         settleTransaction: () => Effect.void
       })
     ),
-    Layer.succeed(Transactional, Transactional.of({ run: (effect) => effect }))
+    Layer.succeed(Transactional, Transactional.of({ run: (effect) => effect, batch: (effect) => effect }))
   )
   return { layer, transactions, orders, events, movements }
 }

@@ -30,6 +30,7 @@ import bankFee from "./migrations/0033_bank_fee.ts"
 import paymentLinks from "./migrations/0030_payment_links.ts"
 import bolepix from "./migrations/0034_bolepix.ts"
 import boletoRefundBase from "./migrations/0035_boleto_refund_base.ts"
+import chargeBatch from "./migrations/0036_charge_batch.ts"
 import { withSpan } from "../../spans.ts"
 
 export const MIGRATIONS = {
@@ -60,7 +61,8 @@ export const MIGRATIONS = {
   "0033_bank_fee": bankFee,
   "0030_payment_links": paymentLinks,
   "0034_bolepix": bolepix,
-  "0035_boleto_refund_base": boletoRefundBase
+  "0035_boleto_refund_base": boletoRefundBase,
+  "0036_charge_batch": chargeBatch
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)

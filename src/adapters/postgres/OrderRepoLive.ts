@@ -5,6 +5,7 @@ import { traced } from "./traced.ts"
 import { Effect, Layer, Option, Schema } from "effect"
 import { Order, OrderStatus } from "../../domain/order.ts"
 import { OrderRepo } from "../../ports/OrderRepo.ts"
+import { deferWrite } from "./deferred.ts"
 
 /** An order row as the database gives it (camelCased); a row that does not decode is a defect. */
 const OrderRow = Schema.Struct({
@@ -67,21 +68,37 @@ export const OrderRepoLive = Layer.effect(
             Effect.map(first)
           ),
         findToCharge: (accountId, id, lock) =>
-          sql<OrderRow & { readonly customerLive: boolean }>`
-          select ${oColumns}, exists (
-            select 1 from customers c
-            where c.account_id = o.account_id and c.id = o.customer_id and c.deleted_at is null
-          ) as customer_live
-          from orders o where o.account_id = ${accountId} and o.id = ${id}
+          sql<OrderRow & { readonly customerLive: boolean; readonly customerName: string | null }>`
+          select ${oColumns}, c.deleted_at is null and c.id is not null as customer_live, c.name as customer_name
+          from orders o
+          left join customers c on c.account_id = o.account_id and c.id = o.customer_id
+          where o.account_id = ${accountId} and o.id = ${id}
           ${lock ? sql`for update of o` : sql``}`.pipe(
             Effect.orDie,
             Effect.map((rows) =>
               Option.map(Option.fromNullable(rows[0]), (row) => ({
                 order: toOrder(row),
-                customerLive: row.customerLive
+                customerLive: row.customerLive,
+                customerName: row.customerLive ? row.customerName : null
               }))
             )
           ),
+        // Inside a batch (deferred.ts): fails the whole statement unless the order is still as read,
+        // row-locking it as findToCharge's `lock` does (migration 0036, expect_unchanged).
+        expectAsRead: (accountId, { customerLive, order }) =>
+          deferWrite(sql, () => ({
+            select: [
+              sql`expect_unchanged(exists (
+                    select 1 from orders o
+                    where o.account_id = ${accountId} and o.id = ${order.id} and o.status = ${order.status}
+                      and o.amount = ${order.amount} and o.customer_id = ${order.customerId}
+                      and exists (
+                        select 1 from customers c
+                        where c.account_id = o.account_id and c.id = o.customer_id and c.deleted_at is null
+                      ) = ${customerLive}
+                    for update of o))`
+            ]
+          })),
         setStatus: (accountId, id, status) =>
           sql`update orders set status = ${status}, updated_at = now() where account_id = ${accountId} and id =
           ${id}`.pipe(Effect.orDie, Effect.asVoid)

@@ -1,11 +1,12 @@
 import { AccountId, TransactionId } from "../../domain/ids.ts"
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Clock, Effect, Layer, Option, Schema } from "effect"
 import { AntifraudAnalysis } from "../../domain/antifraud.ts"
 import { TransactionRecord, TransactionSummary } from "../../domain/transaction.ts"
-import { TransactionRepo } from "../../ports/TransactionRepo.ts"
+import { type NewTransaction, TransactionRepo } from "../../ports/TransactionRepo.ts"
 import { KEYSET_AT, listWhere, keysetPage, keysetStream, pageBounds, seekAfter } from "./keyset.ts"
 import { withSpan } from "../../spans.ts"
+import { deferWrite, inBatch } from "./deferred.ts"
 
 /** A transaction record's columns, as TransactionRecord decodes them (DashboardReadsLive reads them too). */
 export const COLUMNS = `id, origin, order_id, customer_id, method, amount, amount_total, amount_interest, buyer,
@@ -23,6 +24,44 @@ const json = (value: unknown) => (value === null || value === undefined ? null :
 const decodeRows = Schema.decodeUnknown(Schema.Array(TransactionRecord))
 
 const decodeSummaries = Schema.decodeUnknown(Schema.Array(TransactionSummary))
+
+/** What a value stored as jsonb reads back as (its key order aside). */
+const stored = (value: unknown) => (value === null || value === undefined ? null : JSON.parse(JSON.stringify(value)))
+
+/**
+ * The row `insert … returning` gives for `t` created at `at`, without asking: the columns it does not
+ * set take their defaults. Decoded by the same schema as a row read back.
+ */
+const rowOf = (t: NewTransaction, at: Date) => ({
+  id: t.id,
+  origin: t.origin,
+  orderId: t.orderId,
+  customerId: t.customerId,
+  method: t.method,
+  amount: t.amount,
+  amountTotal: t.amountTotal,
+  amountInterest: t.amountInterest,
+  buyer: stored(t.buyer),
+  products: stored(t.products),
+  metadata: stored(t.metadata),
+  comment: t.comment,
+  split: stored(t.split),
+  fee: t.fee,
+  status: t.status,
+  refundedAmount: 0,
+  refundReserved: 0,
+  installments: t.installments,
+  details: stored(t.details),
+  declineCode: t.declineCode ?? null,
+  acquirerReference: null,
+  acquirer: null,
+  cardToken: t.cardToken,
+  antifraud: t.antifraud === null ? null : stored(encodeAnalysis(t.antifraud)),
+  paidAt: null,
+  expiresAt: t.expiresAt,
+  createdAt: at,
+  updatedAt: at
+})
 
 const Owned = Schema.Array(Schema.Struct({ accountId: AccountId, id: TransactionId }))
 
@@ -45,20 +84,33 @@ export const TransactionRepoLive = Layer.effect(
     const first = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
       Effect.map(rows(query), (found) => Option.fromNullable(found[0]))
     const only = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) => Effect.map(rows(query), (r) => r[0]!)
+    /** The insert of `t`; created and updated at `at`, or now() when null. */
+    const insertOf = (accountId: AccountId, t: NewTransaction, at: Date | null) => sql`
+      insert into transactions (id, account_id, origin, order_id, customer_id, method, amount, amount_total,
+                                amount_interest, buyer, products, metadata, comment, split, fee, status,
+                                installments, details, expires_at, card_token, antifraud, decline_code,
+                                created_at, updated_at)
+      values (${t.id}, ${accountId}, ${t.origin}, ${t.orderId}, ${t.customerId}, ${t.method}, ${t.amount},
+              ${t.amountTotal}, ${t.amountInterest}, ${json(t.buyer)}::jsonb, ${json(t.products)}::jsonb,
+              ${json(t.metadata)}::jsonb, ${t.comment}, ${JSON.stringify(t.split)}::jsonb, ${t.fee}, ${t.status},
+              ${t.installments},
+              ${JSON.stringify(t.details)}::jsonb, ${t.expiresAt}, ${t.cardToken},
+              ${analysis(t.antifraud)}::jsonb, ${t.declineCode ?? null},
+              coalesce(${at}::timestamptz, now()), coalesce(${at}::timestamptz, now()))`
 
     return TransactionRepo.of({
       insert: (accountId, t) =>
-        only(sql`
-          insert into transactions (id, account_id, origin, order_id, customer_id, method, amount, amount_total,
-                                    amount_interest, buyer, products, metadata, comment, split, fee, status,
-                                    installments, details, expires_at, card_token, antifraud, decline_code)
-          values (${t.id}, ${accountId}, ${t.origin}, ${t.orderId}, ${t.customerId}, ${t.method}, ${t.amount},
-                  ${t.amountTotal}, ${t.amountInterest}, ${json(t.buyer)}::jsonb, ${json(t.products)}::jsonb,
-                  ${json(t.metadata)}::jsonb, ${t.comment}, ${JSON.stringify(t.split)}::jsonb, ${t.fee}, ${t.status},
-                  ${t.installments},
-                  ${JSON.stringify(t.details)}::jsonb, ${t.expiresAt}, ${t.cardToken},
-                  ${analysis(t.antifraud)}::jsonb, ${t.declineCode ?? null})
-          returning ${columns}`).pipe(withSpan("TransactionRepo.insert")),
+        Effect.flatMap(inBatch, (batching) =>
+          batching
+            ? // In a batch (Transactional.batch) the row is written with the batch's other writes, and the
+              // record is the row as written: its times are the process clock's, given, not now()'s.
+              Effect.gen(function* () {
+                const at = new Date(yield* Clock.currentTimeMillis)
+                yield* deferWrite(sql, (as) => ({ ctes: [[as("transaction"), insertOf(accountId, t, at)]] }))
+                return yield* only(Effect.succeed([rowOf(t, at)]))
+              })
+            : only(sql`${insertOf(accountId, t, null)} returning ${columns}`)
+        ).pipe(withSpan("TransactionRepo.insert")),
       // Newest first, ties by id (docs/api.md "Lists"): keyset pages on the index (account_id, created_at, id).
       stream: (accountId, filter = {}) =>
         keysetStream(

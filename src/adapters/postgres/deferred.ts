@@ -1,5 +1,6 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Effect, FiberRef } from "effect"
+import { StaleRead } from "../../ports/Transactional.ts"
 
 /**
  * A write that nothing reads before COMMIT (an outbox event, a job, a public document): its CTEs and
@@ -13,6 +14,8 @@ export type DeferredWrite = (name: (base: string) => string) => {
 interface Pending {
   readonly writes: Array<DeferredWrite>
   open: boolean
+  /** Collected for `withDeferredBatch`: no database transaction is open around them. */
+  readonly batch: boolean
 }
 
 const current = FiberRef.unsafeMake<Pending | undefined>(undefined)
@@ -47,12 +50,57 @@ export const withDeferredWrites =
   (sql: SqlClient.SqlClient) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.suspend(() => {
-      const pending: Pending = { writes: [], open: true }
+      const pending: Pending = { writes: [], open: true, batch: false }
       return Effect.locally(effect, current, pending).pipe(
         Effect.tap(() => {
           // A write made later by a fiber forked inside (none should be) runs on its own.
           pending.open = false
           return pending.writes.length === 0 ? Effect.void : Effect.orDie(statement(sql, pending.writes))
+        }),
+        Effect.ensuring(Effect.sync(() => (pending.open = false)))
+      )
+    })
+
+/**
+ * The SQLSTATE `expect_unchanged` (migration 0036) raises when a row a batch relies on changed since it
+ * was read: the whole statement rolls back and the caller takes its locking path instead.
+ */
+const STALE = "GW409"
+
+const isStale = (error: unknown) =>
+  typeof error === "object" &&
+  error !== null &&
+  "cause" in error &&
+  typeof error.cause === "object" &&
+  error.cause !== null &&
+  "code" in error.cause &&
+  error.cause.code === STALE
+
+/** Whether the current fiber is collecting a batch (`withDeferredBatch`): a write must then be deferred. */
+export const inBatch: Effect.Effect<boolean> = Effect.map(
+  FiberRef.get(current),
+  (pending) => pending?.open === true && pending.batch
+)
+
+/**
+ * `effect`, every write of which is deferred, sent as ONE statement with no BEGIN or COMMIT around it
+ * (issue 22 §2: a PIX charge after its admission in one round trip). A single statement is atomic by
+ * itself: its writes commit together or not at all, like a transaction's. A precondition checked in it
+ * (`expect_unchanged`) that no longer holds fails it with `StaleRead`, nothing written.
+ */
+export const withDeferredBatch =
+  (sql: SqlClient.SqlClient) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StaleRead, R> =>
+    Effect.suspend(() => {
+      const pending: Pending = { writes: [], open: true, batch: true }
+      return Effect.locally(effect, current, pending).pipe(
+        Effect.tap(() => {
+          pending.open = false
+          return pending.writes.length === 0
+            ? Effect.void
+            : statement(sql, pending.writes).pipe(
+                Effect.catchAll((error) => (isStale(error) ? Effect.fail(new StaleRead()) : Effect.die(error)))
+              )
         }),
         Effect.ensuring(Effect.sync(() => (pending.open = false)))
       )

@@ -8,7 +8,7 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
-import { Cause, Effect, Option } from "effect"
+import { Cause, Effect, FiberRef, LogLevel, Option } from "effect"
 import { unknownFieldMessage } from "../../domain/errors.ts"
 import { Metrics } from "../../ports/Metrics.ts"
 import { GatewayApi } from "../Api.ts"
@@ -209,16 +209,19 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         )
         const route = routes.template(request.method, path) ?? "unmatched"
         const status = String(response.status)
-        // The access log at debug level; credentials in the query never reach it (redact.ts).
-        yield* Effect.logDebug("request").pipe(
-          Effect.annotateLogs({
-            requestId,
-            method: request.method,
-            url: redactUrl(request.url),
-            status: response.status,
-            ms: Math.round(performance.now() - started)
-          })
-        )
+        // The access log at debug level; credentials in the query never reach it (redact.ts). Built only
+        // when debug lines are kept: at the default level its annotations were work for nothing.
+        if (LogLevel.lessThanEqual(yield* FiberRef.get(FiberRef.currentMinimumLogLevel), LogLevel.Debug)) {
+          yield* Effect.logDebug("request").pipe(
+            Effect.annotateLogs({
+              requestId,
+              method: request.method,
+              url: redactUrl(request.url),
+              status: response.status,
+              ms: Math.round(performance.now() - started)
+            })
+          )
+        }
         // The request log (docs/webhooks.md "Request log"): requests an API key made, queued for a batched
         // write (RequestLogLive), the body redacted here so no card number or secret waits in memory.
         if (note.key !== undefined) {

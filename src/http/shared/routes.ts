@@ -56,7 +56,17 @@ export const routeTable = (api: HttpApi.HttpApi.Any, extra: ReadonlyArray<readon
       )
   })
   for (const [method, path] of extra) add(method, path)
-  const matching = (path: string) => routes.filter((r) => r.pattern.test(path))
+  // A request asks several times (envelope, security, query check) and each asked every route's pattern:
+  // the answer per path is kept, for a bounded number of paths (ids make most paths distinct).
+  const matched = new Map<string, ReadonlyArray<RouteTemplate>>()
+  const matching = (path: string) => {
+    const known = matched.get(path)
+    if (known !== undefined) return known
+    const found = routes.filter((r) => r.pattern.test(path))
+    if (matched.size >= 1_000) matched.clear()
+    matched.set(path, found)
+    return found
+  }
   return {
     /** The template serving this request, or undefined when no route matches. */
     template: (method: string, path: string) => {
