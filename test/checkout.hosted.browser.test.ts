@@ -1,10 +1,10 @@
 import { mkdtemp } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { AxeBuilder } from "@axe-core/playwright"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { chromiumAvailable, launchChromium } from "./support/browser.ts"
+import { chromiumAvailable, expectNoSeriousAxe, launchChromium } from "./support/browser.ts"
+import { brl, priceInstallment } from "./support/installments.ts"
 import { client, type Client, signup } from "./support/http.ts"
 import { CARDS, freshCpf } from "./support/payments.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
@@ -37,19 +37,6 @@ afterAll(async () => {
   await server?.close()
 })
 
-/**
- * Option n of R$ 300,00 by the rule (docs/configuration.md defaults: 1 without interest, 2.99 % a month
- * above): each = round_half_up(N·i·(1+i)^n / ((1+i)^n − 1)), total = each · n.
- */
-const each = (amount: number, n: number) => {
-  const [a, b] = [299n, 10_000n]
-  const grown = (b + a) ** BigInt(n)
-  const num = BigInt(amount) * a * grown
-  const den = b * (grown - b ** BigInt(n))
-  return Number((2n * num + den) / (2n * den))
-}
-const brl = (c: number) => `R$\u00a0${Math.floor(c / 100).toLocaleString("pt-BR")},${String(c % 100).padStart(2, "0")}`
-
 const check = async (page: Page, name: string, width: number) => {
   if (width === 360) {
     expect(await page.evaluate("document.documentElement.scrollWidth"), `${name} scrolls sideways`).toBeLessThanOrEqual(
@@ -59,12 +46,7 @@ const check = async (page: Page, name: string, width: number) => {
   const path = join(shots, `${name}-${width}.png`)
   await page.screenshot({ path, fullPage: true })
   console.log(`hosted form screenshot: ${path}`)
-  const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21aa"]).analyze()
-  const serious = axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
-  expect(
-    serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
-    name
-  ).toEqual([])
+  await expectNoSeriousAxe(page, name)
 }
 
 describe.skipIf(!available)("the buyer's installments on the hosted form, in Chromium", { timeout: 240_000 }, () => {
@@ -99,7 +81,7 @@ describe.skipIf(!available)("the buyer's installments on the hosted form, in Chr
       await page.keyboard.press("ArrowDown")
       await page.keyboard.press("ArrowDown")
       expect(await select.inputValue()).toBe("3")
-      const total = each(30_000, 3) * 3
+      const total = priceInstallment(30_000, 3) * 3
       await expect.poll(() => page.textContent("#cc-total")).toBe(brl(total))
       expect(await page.textContent("#cc-submit")).toBe(`Pagar ${brl(total)}`)
 

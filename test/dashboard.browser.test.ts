@@ -2,12 +2,11 @@ import { mkdtemp } from "node:fs/promises"
 import { readFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { AxeBuilder } from "@axe-core/playwright"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client, type Client } from "./support/http.ts"
 import { cardBody, newOrder, pixBody, PROCESS } from "./support/payments.ts"
-import { chromiumAvailable, launchChromium } from "./support/browser.ts"
+import { chromiumAvailable, expectNoSeriousAxe, launchChromium } from "./support/browser.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
 
 /**
@@ -49,15 +48,6 @@ const pay = async (amount: number) => {
   return reply.body.transactionId as string
 }
 
-const axe = async (p: Page, name: string) => {
-  const result = await new AxeBuilder({ page: p }).withTags(["wcag2a", "wcag2aa", "wcag21aa"]).analyze()
-  const serious = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
-  expect(
-    serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
-    name
-  ).toEqual([])
-}
-
 const text = (p: Page) => p.evaluate<string>("document.body.innerText").then((t) => t.replace(/\u00a0/g, " "))
 
 beforeAll(async () => {
@@ -97,7 +87,7 @@ describe.skipIf(!available)("the web dashboard in Chromium", () => {
   it("signs up and signs in through the page, pt-BR by default, and shows home", async () => {
     await page.goto(`${server.baseUrl}/dashboard`)
     expect(await page.getAttribute("html", "lang")).toBe("pt-BR")
-    await axe(page, "login")
+    await expectNoSeriousAxe(page, "login")
     await page.screenshot({ path: join(shots, "login-1280.png"), fullPage: true })
     await page.getByRole("button", { name: "Criar conta" }).click()
     await page.getByLabel("Nome").fill("Loja da Bia")
@@ -145,7 +135,7 @@ describe.skipIf(!available)("the web dashboard in Chromium", () => {
     const dialog = page.getByRole("dialog")
     await dialog.waitFor()
     expect(await dialog.innerText()).toContain("R$ 10,00")
-    await axe(page, "refund confirmation")
+    await expectNoSeriousAxe(page, "refund confirmation")
     // Keyboard only: the dialog's buttons take the focus in turn; Enter confirms.
     await page.keyboard.press("Tab")
     await page.keyboard.press("Enter")
@@ -220,7 +210,7 @@ describe.skipIf(!available)("the web dashboard in Chromium", () => {
           .first()
           .waitFor({ state: "detached", timeout: 5_000 })
           .catch(() => {})
-        await axe(page, `${name} at ${width}`)
+        await expectNoSeriousAxe(page, `${name} at ${width}`)
         const scrollWidth = await page.evaluate<number>("document.documentElement.scrollWidth")
         expect(scrollWidth, `${name} at ${width}`).toBeLessThanOrEqual(width)
         await page.screenshot({ path: join(shots, `${name}-${width}.png`), fullPage: true })
@@ -229,7 +219,7 @@ describe.skipIf(!available)("the web dashboard in Chromium", () => {
       await page.goto(`${server.baseUrl}/dashboard/transactions`)
       await page.locator("[data-transaction]").first().click()
       await page.getByRole("heading", { name: "Linha do tempo" }).waitFor()
-      await axe(page, `detail at ${width}`)
+      await expectNoSeriousAxe(page, `detail at ${width}`)
       expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(width)
       await page.screenshot({ path: join(shots, `detail-${width}.png`), fullPage: true })
     }

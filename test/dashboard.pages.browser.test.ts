@@ -1,10 +1,9 @@
 import { mkdtemp } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { AxeBuilder } from "@axe-core/playwright"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { chromiumAvailable, launchChromium } from "./support/browser.ts"
+import { chromiumAvailable, expectNoSeriousAxe, launchChromium } from "./support/browser.ts"
 import { client, type Client, signup } from "./support/http.ts"
 import { CARDS, freshCpf } from "./support/payments.ts"
 import { type Receiver, startReceiver } from "./support/receiver.ts"
@@ -31,14 +30,6 @@ let shots: string
 let m: Awaited<ReturnType<typeof signup>>
 const cspViolations: Array<string> = []
 
-const axe = async (p: Page, name: string) => {
-  const result = await new AxeBuilder({ page: p }).withTags(["wcag2a", "wcag2aa", "wcag21aa"]).analyze()
-  const serious = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
-  expect(
-    serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
-    name
-  ).toEqual([])
-}
 const text = (p: Page) => p.evaluate<string>("document.body.innerText").then((t) => t.replace(/\u00a0/g, " "))
 
 /** A paid v1 card charge of `amount` centavos. */
@@ -113,7 +104,7 @@ describe.skipIf(!available)("the dashboard's operations pages in Chromium", { ti
       `webhook-id: ${sent.headers["webhook-id"]}`
     )
     await delivery.locator("[data-response-status]", { hasText: "200" }).waitFor({ timeout: 5_000 })
-    await axe(page, "detail with a delivery open")
+    await expectNoSeriousAxe(page, "detail with a delivery open")
     await page.screenshot({ path: join(shots, "detail-delivery-1280.png"), fullPage: true })
 
     // Resend, confirmed with the keyboard: Cancel has the focus, Tab to Confirm, Enter.
@@ -228,7 +219,7 @@ describe.skipIf(!available)("the dashboard's operations pages in Chromium", { ti
         const summary = page.locator("main details summary").first()
         if ((await summary.count()) > 0) await summary.click()
         await page.waitForTimeout(300)
-        await axe(page, `${name} at ${width}`)
+        await expectNoSeriousAxe(page, `${name} at ${width}`)
         const scrollWidth = await page.evaluate<number>("document.documentElement.scrollWidth")
         expect(scrollWidth, `${name} at ${width}`).toBeLessThanOrEqual(width)
         const path2 = join(shots, `${name}-${width}.png`)

@@ -1,10 +1,10 @@
 import { mkdtemp, readFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { AxeBuilder } from "@axe-core/playwright"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { chromiumAvailable, launchChromium } from "./support/browser.ts"
+import { priceInstallment } from "./support/installments.ts"
+import { chromiumAvailable, expectNoSeriousAxe, launchChromium } from "./support/browser.ts"
 import { client, type Client } from "./support/http.ts"
 import { CARDS, freshCpf } from "./support/payments.ts"
 import { type Receiver, startReceiver } from "./support/receiver.ts"
@@ -37,31 +37,14 @@ let linkUrl = ""
 let paidId = ""
 const cspViolations: Array<string> = []
 
-/** One installment of the Price table at 2.99 % a month (INSTALLMENT_MONTHLY_INTEREST_PERCENT), half up. */
-const each = (amount: number, n: number) => {
-  const [a, b] = [299n, 10_000n]
-  const grown = (b + a) ** BigInt(n)
-  const num = BigInt(amount) * a * grown
-  const den = b * (grown - b ** BigInt(n))
-  return Number((2n * num + den) / (2n * den))
-}
 const AMOUNT = 30_000
-const TOTAL = each(AMOUNT, 3) * 3
-
-const axe = async (p: Page, name: string) => {
-  const result = await new AxeBuilder({ page: p }).withTags(["wcag2a", "wcag2aa", "wcag21aa"]).analyze()
-  const serious = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
-  expect(
-    serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
-    name
-  ).toEqual([])
-}
+const TOTAL = priceInstallment(AMOUNT, 3) * 3
 
 /** axe and a screenshot at both widths, with no sideways scroll at 360 px; the page is left at 1280. */
 const check = async (p: Page, name: string) => {
   for (const width of [360, 1280]) {
     await p.setViewportSize({ width, height: 900 })
-    await axe(p, `${name} at ${width} px`)
+    await expectNoSeriousAxe(p, `${name} at ${width} px`)
     if (width === 360) {
       expect(await p.evaluate("document.documentElement.scrollWidth"), `${name} scrolls sideways`).toBeLessThanOrEqual(
         360

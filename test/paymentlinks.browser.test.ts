@@ -1,23 +1,13 @@
 import { mkdtemp } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { AxeBuilder } from "@axe-core/playwright"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client, type Client, signup } from "./support/http.ts"
 import { CARDS, freshCpf } from "./support/payments.ts"
-import { chromiumAvailable, launchChromium } from "./support/browser.ts"
+import { brl, priceInstallment } from "./support/installments.ts"
+import { chromiumAvailable, expectNoSeriousAxe, launchChromium } from "./support/browser.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
-
-/** One installment of the Price table at 2.99 % a month (INSTALLMENT_MONTHLY_INTEREST_PERCENT), half up. */
-const each = (amount: number, n: number) => {
-  const [a, b] = [299n, 10_000n]
-  const grown = (b + a) ** BigInt(n)
-  const num = BigInt(amount) * a * grown
-  const den = b * (grown - b ** BigInt(n))
-  return Number((2n * num + den) / (2n * den))
-}
-const brl = (c: number) => `R$\u00a0${Math.floor(c / 100).toLocaleString("pt-BR")},${String(c % 100).padStart(2, "0")}`
 
 /**
  * Payment links in Chromium (issue 20 §4, docs/payment-links.md): the merchant creates a link on the
@@ -38,15 +28,6 @@ let m: Awaited<ReturnType<typeof signup>>
 let shots: string
 let linkUrl = ""
 const cspViolations: Array<string> = []
-
-const axe = async (p: Page, name: string) => {
-  const result = await new AxeBuilder({ page: p }).withTags(["wcag2a", "wcag2aa", "wcag21aa"]).analyze()
-  const serious = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
-  expect(
-    serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
-    name
-  ).toEqual([])
-}
 
 const watch = (p: Page) =>
   p.on("console", (msg) => {
@@ -85,7 +66,7 @@ describe.skipIf(!available)("payment links in Chromium", () => {
   it("the merchant creates a link on the dashboard page", async () => {
     await merchant.goto(`${server.baseUrl}/dashboard/payment-links`)
     await merchant.getByRole("heading", { name: "Links de pagamento" }).waitFor()
-    await axe(merchant, "dashboard payment links")
+    await expectNoSeriousAxe(merchant, "dashboard payment links")
     await merchant.getByLabel("Nome do link").fill("Camiseta Azul")
     await merchant.getByLabel("Valor (R$)").fill("89,90")
     await merchant.getByLabel("Parcelas no cartão (máximo)").selectOption("3")
@@ -106,7 +87,7 @@ describe.skipIf(!available)("payment links in Chromium", () => {
     })
     await shot(merchant, "dashboard-links-1280")
     await merchant.setViewportSize({ width: 360, height: 780 })
-    await axe(merchant, "dashboard payment links at 360 px")
+    await expectNoSeriousAxe(merchant, "dashboard payment links at 360 px")
     expect(await merchant.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(360)
     await shot(merchant, "dashboard-links-360")
     await merchant.setViewportSize({ width: 1280, height: 900 })
@@ -122,11 +103,11 @@ describe.skipIf(!available)("payment links in Chromium", () => {
     const page = await text(buyer)
     expect(page).toContain("Loja da Bia")
     expect(page).toContain("R$ 89,90")
-    await axe(buyer, "link page at 360 px")
+    await expectNoSeriousAxe(buyer, "link page at 360 px")
     expect(await buyer.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(360)
     await shot(buyer, "link-360")
     await buyer.setViewportSize({ width: 1280, height: 900 })
-    await axe(buyer, "link page at 1280 px")
+    await expectNoSeriousAxe(buyer, "link page at 1280 px")
     await shot(buyer, "link-1280")
     await buyer.setViewportSize({ width: 360, height: 780 })
 
@@ -173,7 +154,7 @@ describe.skipIf(!available)("payment links in Chromium", () => {
     const plans = buyer.locator("#cc-installments")
     expect(await plans.locator("option").count()).toBe(3)
     await plans.selectOption("3")
-    const total = each(8_990, 3) * 3
+    const total = priceInstallment(8_990, 3) * 3
     await expect.poll(() => buyer.textContent("#cc-total")).toBe(brl(total))
     await buyer.getByLabel("Nome impresso no cartão").fill("CAIO LIMA")
     await buyer.getByLabel(/Número do cartão/).fill(CARDS.visa)

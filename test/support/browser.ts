@@ -1,5 +1,7 @@
 import { existsSync } from "node:fs"
-import { chromium } from "playwright-core"
+import { AxeBuilder } from "@axe-core/playwright"
+import { chromium, type Page } from "playwright-core"
+import { expect } from "vitest"
 
 /** Debian's chromium (`.ci/run` installs it), driven by playwright-core. */
 export const CHROMIUM = "/usr/bin/chromium"
@@ -29,3 +31,16 @@ export const launchChromium = () =>
       "--no-first-run"
     ]
   })
+
+/**
+ * axe-core on the page as it is: no serious or critical WCAG 2.1 A/AA violation (issue 20), each listed
+ * with the elements it names when there is one.
+ */
+export const expectNoSeriousAxe = async (page: Page, name: string) => {
+  const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21aa"]).analyze()
+  const serious = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+  expect(
+    serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
+    name
+  ).toEqual([])
+}
