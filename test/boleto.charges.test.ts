@@ -2,6 +2,7 @@ import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { addCalendarDays, isBusinessDay, onOrNextBusinessDay } from "../src/domain/calendar.ts"
 import { client, type Client, signup } from "./support/http.ts"
+import { billetCustomer, payBilletAndWait, termsBillet } from "./support/billets.ts"
 import { boletoBody, expectFieldErrors, newOrder, pixBody, PROCESS } from "./support/payments.ts"
 import { pdfTextRuns } from "./support/pdfText.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
@@ -149,7 +150,7 @@ describe("v2: POST /api/payment-gateway/process with boleto terms", () => {
 })
 
 describe("v1: POST /public/v1/transactions with billet terms", () => {
-  const customer = { name: "Beatriz Souza", email: "bia@example.com", document: "11.222.333/0001-81" }
+  const customer = billetCustomer
 
   it("accepts them (snake_case, lower case) and answers amount_due, due on a closed day too", async () => {
     const amount = 100_000
@@ -315,39 +316,10 @@ describe("fuzz: any terms are 201 or a 400 naming billet.<field>, never a 500", 
 })
 
 describe("a boleto paid late or early: the payment's parts, recorded and posted", () => {
-  const customer = { name: "Beatriz Souza", email: "bia@example.com", document: "11.222.333/0001-81" }
   const BILLET_FEE = 349
 
-  const billet = async (due: string, discountUntil: string) => {
-    const created = await api.post(
-      "/public/v1/transactions",
-      {
-        method: "billet",
-        amount: 100_000,
-        expires_at: `${due}T12:00:00-03:00`,
-        customer,
-        billet: {
-          fine: { type: "percentage", value: 2 },
-          interest: { type: "percentage_per_month", value: 1 },
-          discounts: [{ type: "fixed", value: 5_000, until: discountUntil }]
-        }
-      },
-      { token: key }
-    )
-    expect(created.status, created.text).toBe(201)
-    return created.body.data.hash as string
-  }
-
-  const payAndWait = async (hash: string, query: string) => {
-    const paid = await api.post(`/api/sandbox/transactions/${hash}/pay?${query}`, undefined, { key })
-    expect(paid.status, paid.text).toBe(202)
-    for (let i = 0; i < 100; i++) {
-      const t = await api.get(`/public/v1/transactions/${hash}`, { token: key })
-      if (t.body.data.status === "paid") return t.body.data
-      await new Promise((r) => setTimeout(r, 200))
-    }
-    throw new Error(`${hash} never paid`)
-  }
+  const billet = (due: string, discountUntil: string) => termsBillet(api, key, due, discountUntil)
+  const payAndWait = (hash: string, query: string) => payBilletAndWait(api, key, hash, query)
 
   const postingsOf = async (hash: string) => {
     const t = today()

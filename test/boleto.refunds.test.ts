@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { addCalendarDays } from "../src/domain/calendar.ts"
 import { client, type Client, signup } from "./support/http.ts"
+import { payBilletAndWait, termsBillet } from "./support/billets.ts"
 import { REFUND } from "./support/payments.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
 
@@ -24,38 +25,9 @@ afterAll(async () => {
 
 const today = () => new Date().toLocaleDateString("en-CA", { timeZone: "America/Sao_Paulo" })
 const halfUp = (n: number, d: number) => Math.floor((2 * n + d) / (2 * d))
-const customer = { name: "Beatriz Souza", email: "bia@example.com", document: "11.222.333/0001-81" }
 
-const billet = async (due: string, discountUntil: string) => {
-  const created = await api.post(
-    "/public/v1/transactions",
-    {
-      method: "billet",
-      amount: 100_000,
-      expires_at: `${due}T12:00:00-03:00`,
-      customer,
-      billet: {
-        fine: { type: "percentage", value: 2 },
-        interest: { type: "percentage_per_month", value: 1 },
-        discounts: [{ type: "fixed", value: 5_000, until: discountUntil }]
-      }
-    },
-    { token: key }
-  )
-  expect(created.status, created.text).toBe(201)
-  return created.body.data.hash as string
-}
-
-const payAndWait = async (hash: string, query: string) => {
-  const paid = await api.post(`/api/sandbox/transactions/${hash}/pay?${query}`, undefined, { key })
-  expect(paid.status, paid.text).toBe(202)
-  for (let i = 0; i < 100; i++) {
-    const t = await api.get(`/public/v1/transactions/${hash}`, { token: key })
-    if (t.body.data.status === "paid") return t.body.data
-    await new Promise((r) => setTimeout(r, 200))
-  }
-  throw new Error(`${hash} never paid`)
-}
+const billet = (due: string, discountUntil: string) => termsBillet(api, key, due, discountUntil)
+const payAndWait = (hash: string, query: string) => payBilletAndWait(api, key, hash, query)
 
 /** The transaction's postings summed by party and type (settlements left out: they move, not add). */
 const sums = async (id: string) =>
