@@ -172,13 +172,8 @@ export class Bolepix extends Effect.Service<Bolepix>()("Bolepix", {
             const second = found.value
             if (second.status === "returned") return { outcome: "already_returned" as const, second }
             if (second.status === "returning") return { outcome: "psp_deciding" as const, second }
-            yield* seconds.setStatus(second.accountId, second.id, "returned")
-            yield* ledger.post(second.accountId, {
-              key: `second_payment_return:${second.id}`,
-              transactionId: second.transactionId,
-              withdrawalId: null,
-              postings: pair("second_payment_return", -second.amount, "bolepix second payment returned by hand")
-            })
+            // The same close as a devolução's (its own transaction nests as a savepoint under the lock).
+            yield* returned(second.accountId, second.transactionId, second.id, second.amount)
             return { outcome: "returned" as const, second: { ...second, status: "returned" as const } }
           })
         )
