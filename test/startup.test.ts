@@ -185,4 +185,35 @@ describe("migrations", () => {
       expect((await client(api.baseUrl).get("/ready")).status).toBe(200)
     }
   }, 60_000)
+
+  it("pin generic plans on graphile-worker's add_job and add_jobs, again after an upgrade replaced them", async () => {
+    const databaseUrl = await createTestDatabase()
+    const first = await startTestServer({}, { databaseUrl, role: "api" })
+    servers.push(first)
+    const pinned = async () =>
+      (
+        await first.db.query<{ proname: string; pinned: boolean }>(
+          `select p.proname, coalesce('plan_cache_mode=force_generic_plan' = any(p.proconfig), false) as pinned
+           from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+           where n.nspname = 'graphile_worker' and p.proname in ('add_job', 'add_jobs') order by 1`
+        )
+      ).rows
+    expect(await pinned()).toEqual([
+      { proname: "add_job", pinned: true },
+      { proname: "add_jobs", pinned: true }
+    ])
+    // What `create or replace function` in a later graphile-worker migration does to the setting.
+    await first.db.query(
+      "alter function graphile_worker.add_jobs(graphile_worker.job_spec[], boolean) reset plan_cache_mode"
+    )
+    expect((await pinned()).map((r) => r.pinned)).toEqual([true, false])
+    servers.push(await startTestServer({}, { databaseUrl, role: "worker" }))
+    expect((await pinned()).map((r) => r.pinned)).toEqual([true, true])
+    // The functions still schedule jobs as before.
+    const job = await first.db.query<{ key: string }>(
+      `select key from graphile_worker.add_job('cleanup', '{}'::json,
+         run_at := now() + interval '1 day', job_key := 'pinned-test')`
+    )
+    expect(job.rows[0]!.key).toBe("pinned-test")
+  }, 60_000)
 })

@@ -2,6 +2,7 @@ import { PgMigrator } from "@effect/sql-pg"
 import { Effect, Layer } from "effect"
 import { Logger as WorkerLogger, runMigrations } from "graphile-worker"
 import { PgPool } from "./Database.ts"
+import { pinWorkerPlans } from "./workerPlans.ts"
 import foundation from "./migrations/0001_foundation.ts"
 import payments from "./migrations/0002_payments.ts"
 import events from "./migrations/0003_events.ts"
@@ -86,6 +87,7 @@ export const migrate = Effect.gen(function* () {
   )
   const applied = yield* PgMigrator.run({ loader })
   yield* Effect.promise(() => runMigrations({ pgPool: pool, logger: quietLogger }))
+  yield* Effect.promise(() => pinWorkerPlans(client))
   if (applied.length > 0)
     yield* Effect.logInfo(`applied migrations: ${applied.map(([id, name]) => `${id}_${name}`).join(", ")}`)
 }).pipe(Effect.scoped, Effect.orDie, withSpan("Database.migrate"))
