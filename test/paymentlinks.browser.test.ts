@@ -44,7 +44,9 @@ const text = (p: Page) => p.evaluate<string>("document.body.innerText").then((t)
 
 beforeAll(async () => {
   if (!available) return
-  server = await startTestServer({ rateLimitPerMinute: 100_000 })
+  // Four visits a link a minute: the first link's three (a refused CPF, PIX, card) pass; the last test
+  // drives a link past it.
+  server = await startTestServer({ rateLimitPerMinute: 100_000, paymentLinkVisitsPerMinute: 4 })
   api = client(server.baseUrl)
   m = await signup(api, "Loja da Bia")
   browser = await launchChromium()
@@ -188,6 +190,41 @@ describe.skipIf(!available)("payment links in Chromium", () => {
       (await merchant.locator("table.data tbody tr", { hasText: "Camiseta Azul" }).innerText()).includes("2")
     ).toBe(true)
     await shot(merchant, "dashboard-link-transactions-1280")
+    expect(cspViolations).toEqual([])
+  })
+
+  it("past the link's visits per minute the page says in Portuguese when to try again, and makes nothing", async () => {
+    const made = await api.post(
+      "/public/v1/payment_links",
+      { name: "Caneca", amount: 3_500, payment_methods: ["pix"] },
+      { token: m.key }
+    )
+    expect(made.status, made.text).toBe(201)
+    const id: string = made.body.data.id
+    for (let i = 0; i < 4; i += 1) {
+      const visit = await api.post(
+        `/pay/${id}`,
+        { method: "pix", customer: { name: "Rui Dias", email: "rui@example.com", document: freshCpf() } },
+        { headers: { accept: "application/json" } }
+      )
+      expect(visit.status, visit.text).toBe(201)
+    }
+    const buyer = await buyerContext.newPage()
+    watch(buyer)
+    await buyer.goto(made.body.data.url)
+    await buyer.getByLabel("PIX (aprovação na hora)").check()
+    await buyer.getByLabel("Nome completo").fill("Bruna Reis")
+    await buyer.getByLabel("E-mail").fill("bruna@example.com")
+    await buyer.getByLabel("CPF ou CNPJ").fill(freshCpf())
+    await buyer.getByRole("button", { name: "Continuar para o pagamento" }).click()
+    await buyer.getByRole("button", { name: "Tentar de novo" }).waitFor()
+    expect(await buyer.locator("#link-error").innerText()).toMatch(
+      /^Muitos pagamentos neste link agora\. Tente de novo em \d+ segundos\.$/
+    )
+    expect(buyer.url()).toContain(`/pay/${id}`)
+    await shot(buyer, "link-rate-limited-360")
+    const { pagination } = (await api.get(`/public/v1/payment_links/${id}/transactions`, { token: m.key })).body
+    expect(pagination.total).toBe(4)
     expect(cspViolations).toEqual([])
   })
 })

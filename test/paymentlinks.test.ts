@@ -13,6 +13,7 @@ import { spawnRole, stopAll, type RoleProcess } from "./support/processes.ts"
  * `loopback` provider (as test/modes.test.ts): a live link's card visit asks no provider.
  */
 
+const VISITS_PER_MINUTE = 45
 let fake: LoopbackFake
 let service: RoleProcess
 let api: Client
@@ -26,6 +27,8 @@ beforeAll(async () => {
     {
       DATABASE_URL: await createTestDatabase(),
       RATE_LIMIT_PER_MINUTE: "100000",
+      // Above any other test's visits of one link (40), below the rate-limit test's 60.
+      PAYMENT_LINK_VISITS_PER_MINUTE: String(VISITS_PER_MINUTE),
       LIVE_LOOPBACK_ALLOWED: "true",
       LOOPBACK_PROVIDER_URL: fake.url,
       LIVE_ACQUIRERS: "loopback",
@@ -335,6 +338,31 @@ describe("the buyer's visits", () => {
       expect(page.status).toBe(410)
       expect(await page.text()).toContain("Este link de pagamento esgotou")
     }
+  })
+
+  it("a link takes PAYMENT_LINK_VISITS_PER_MINUTE visits a minute; past it 429, no use, nothing made", async () => {
+    const link = await fixed()
+    const busy = await fixed()
+    const replies = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        visit(link.id, { method: i % 2 === 0 ? "pix" : "credit_card", customer: buyer() })
+      )
+    )
+    const made = replies.filter((r) => r.status === 201)
+    expect(made.length, replies.map((r) => r.status).join(",")).toBe(VISITS_PER_MINUTE)
+    for (const r of replies.filter((r) => r.status !== 201)) {
+      expectError(r, 429, "payment_link_rate_limited")
+      const retry = Number(r.headers.get("retry-after"))
+      expect(retry >= 1 && retry <= 60, `retry-after ${retry}`).toBe(true)
+      expect(r.body.message).toContain(`at most ${VISITS_PER_MINUTE} visits a minute`)
+    }
+    // Exactly the admitted visits made transactions and took uses, to the centavo.
+    const { data, pagination } = await linkTransactions(link.id, m.key, "?per_page=100")
+    expect(pagination.total).toBe(VISITS_PER_MINUTE)
+    expect(data.reduce((sum: number, t: { amount: number }) => sum + t.amount, 0)).toBe(VISITS_PER_MINUTE * 8_990)
+    expect((await api.get(`${LINKS}/${link.id}`, { token: m.key })).body.data.uses).toBe(VISITS_PER_MINUTE)
+    // Another link's visits are counted apart.
+    expect((await visit(busy.id, { method: "pix", customer: buyer() })).status).toBe(201)
   })
 })
 

@@ -1,8 +1,9 @@
 import type { AccountId, PaymentLinkId, TransactionId } from "../domain/ids.ts"
 import { Clock, Effect, Option } from "effect"
-import { NotFound } from "../domain/errors.ts"
+import { NotFound, RateLimited } from "../domain/errors.ts"
 import type { PaymentCommand } from "../domain/payment.ts"
 import { linkRefusal, linkUnavailable, type PaymentLinkRecord } from "../domain/paymentLink.ts"
+import { AppConfig } from "../config/AppConfig.ts"
 import { AccountRepo } from "../ports/AccountRepo.ts"
 import { Tenancy } from "../ports/Modes.ts"
 import type { PageRange } from "../ports/Page.ts"
@@ -21,6 +22,7 @@ const notFound = () => new NotFound({ message: "payment link not found" })
 export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks", {
   effect: Effect.gen(function* () {
     const repo = yield* PaymentLinkRepo
+    const config = yield* AppConfig
     const accounts = yield* AccountRepo
     const payments = yield* Payments
     const transactions = yield* Transactions
@@ -80,7 +82,9 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
        * A buyer's visit: in one database transaction, one use of the link is taken by a conditional
        * update (docs/payment-links.md "Concurrency"), the charge is made as any v1 charge of the link's
        * tenant (its mode's rails), and the visit is recorded. A link that takes no more visits → 409
-       * `payment_link_<why>`; a charge that fails rolls the use back.
+       * `payment_link_<why>`; a charge that fails rolls the use back. Before any of it, the visit takes a
+       * slot of the link's rolling minute: past PAYMENT_LINK_VISITS_PER_MINUTE → 429, no use taken, nothing
+       * made (docs/payment-links.md "Visits per minute": the page needs no key, so no key's limit applies).
        */
       visit: fn("PaymentLinks.visit")(function* (
         link: PaymentLinkRecord,
@@ -88,6 +92,15 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
         transactionId: TransactionId
       ) {
         const accountId = link.accountId
+        const slot = yield* repo.takeVisitSlot(link.id, config.paymentLinkVisitsPerMinute)
+        if (!slot.allowed) {
+          const retryAfterSeconds = Math.max(1, Math.ceil(slot.resetMs / 1000))
+          return yield* new RateLimited({
+            code: "payment_link_rate_limited",
+            message: `this link takes at most ${slot.limit} visits a minute; retry in ${retryAfterSeconds} s`,
+            retryAfterSeconds
+          })
+        }
         return yield* tx
           .run(
             Effect.gen(function* () {

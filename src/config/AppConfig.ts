@@ -18,6 +18,8 @@ export interface AppConfigShape {
   readonly cardVaultKey: Redacted.Redacted
   readonly publicBaseUrl: string
   readonly rateLimitPerMinute: number
+  /** A payment link's visits per rolling minute, all processes together (docs/payment-links.md). */
+  readonly paymentLinkVisitsPerMinute: number
   readonly pixExpiresInSeconds: number
   readonly boletoDueDays: number
   /** BOLETO_LATE_DAYS: how long after its due date a boleto with a fine or interest is still payable. */
@@ -239,6 +241,7 @@ const fields = Config.all({
   cardVaultKey: Config.option(Config.redacted("CARD_VAULT_KEY")),
   publicBaseUrl: Config.option(Config.url("PUBLIC_BASE_URL")),
   rateLimitPerMinute: positiveInt("RATE_LIMIT_PER_MINUTE", 100),
+  paymentLinkVisitsPerMinute: positiveInt("PAYMENT_LINK_VISITS_PER_MINUTE", 120),
   pixExpiresInSeconds: positiveInt("PIX_EXPIRES_IN_SECONDS", 3600),
   boletoDueDays: positiveInt("BOLETO_DUE_DAYS", 3),
   boletoLateDays: positiveInt("BOLETO_LATE_DAYS", 30),

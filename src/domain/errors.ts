@@ -71,6 +71,17 @@ export class ProviderUnavailable extends Data.TaggedError("ProviderUnavailable")
   readonly retryAfterSeconds: number
 }> {}
 
+/**
+ * Too many requests of one kind in a rolling minute, counted for every process together (a payment
+ * link's visits: docs/payment-links.md "Visits per minute"); the same request may be made again after
+ * `retryAfterSeconds`.
+ */
+export class RateLimited extends Data.TaggedError("RateLimited")<{
+  readonly code: string
+  readonly message: string
+  readonly retryAfterSeconds: number
+}> {}
+
 export type DomainError =
   | ValidationFailed
   | NotFound
@@ -81,3 +92,4 @@ export type DomainError =
   | Disabled
   | ProviderUnavailable
   | IllegalTransition
+  | RateLimited

@@ -1,6 +1,7 @@
 import type { AccountId, PaymentLinkId, TransactionId } from "../domain/ids.ts"
 import { Context, type Effect, type Option } from "effect"
 import type { LinkItem, LinkMethod, PaymentLinkRecord } from "../domain/paymentLink.ts"
+import type { RateLimitDecision } from "./Admission.ts"
 import type { Page, PageRange } from "./Page.ts"
 
 export interface NewPaymentLink {
@@ -48,6 +49,11 @@ export class PaymentLinkRepo extends Context.Tag("PaymentLinkRepo")<
      * None when the link takes no visit (the caller reads the link again to say why).
      */
     readonly takeUse: (accountId: AccountId, id: PaymentLinkId) => Effect.Effect<Option.Option<PaymentLinkRecord>>
+    /**
+     * One slot of the link's visits in the rolling minute shared by every process (the exact window
+     * API keys use, keyed by the link's id), in a statement of its own; none is taken past `perMinute`.
+     */
+    readonly takeVisitSlot: (id: PaymentLinkId, perMinute: number) => Effect.Effect<RateLimitDecision>
     /** The transaction a visit created, with the installments the link allowed it. */
     readonly recordVisit: (
       accountId: AccountId,

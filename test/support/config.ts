@@ -45,6 +45,7 @@ export const testConfig = async (
     cardVaultKey: Redacted.make(randomBytes(32).toString("base64")),
     publicBaseUrl: `http://127.0.0.1:${port}`,
     rateLimitPerMinute: 100,
+    paymentLinkVisitsPerMinute: 120,
     pixExpiresInSeconds: 3600,
     boletoDueDays: 3,
     boletoLateDays: 30,

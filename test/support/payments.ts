@@ -163,6 +163,7 @@ export const STATUS_PHRASE: Record<number, string> = {
   404: "Not Found",
   409: "Conflict",
   422: "Unprocessable Entity",
+  429: "Too Many Requests",
   500: "Internal Server Error"
 }
 

@@ -1556,7 +1556,7 @@ export interface paths {
     put?: never
     /**
      * Pay through a payment link
-     * @description Creates this visit's own v1 transaction in the link's account and mode (a card one without card data: the buyer types it on the hosted form) and answers its `checkout_url`, where the page sends the buyer. 400 names the broken field; 409 when the link takes no more visits.
+     * @description Creates this visit's own v1 transaction in the link's account and mode (a card one without card data: the buyer types it on the hosted form) and answers its `checkout_url`, where the page sends the buyer. 400 names the broken field; 409 when the link takes no more visits; 429 `payment_link_rate_limited` (with `Retry-After`) past the link's visits per minute.
      */
     post: operations["payLinks.visit"]
     delete?: never
@@ -9455,6 +9455,15 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["UnprocessableEntity"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */

@@ -11,6 +11,9 @@ const COLUMNS = `id, account_id, name, description, amount, min_amount, max_amou
 // Rows come back camelCased (SqlLive); jsonb `items` as stored (the domain's LinkItem). A row that does
 // not decode is a defect of the database, not of the request.
 const decodeRows = Schema.decodeUnknown(Schema.Array(PaymentLinkRecord))
+const decodeSlot = Schema.decodeUnknown(
+  Schema.Tuple(Schema.Struct({ allowed: Schema.Boolean, remaining: Schema.Number, resetMs: Schema.Number }))
+)
 
 export const PaymentLinkRepoLive = Layer.effect(
   PaymentLinkRepo,
@@ -82,6 +85,15 @@ export const PaymentLinkRepoLive = Layer.effect(
               and (expires_at is null or expires_at > now())
               and (max_uses is null or uses < max_uses)
             returning ${columns}`),
+        // rate_limit_take (migrations 0010, 0011) commits its slot without waiting for the disk, which is
+        // why it runs alone here and never inside the visit's transaction.
+        takeVisitSlot: (id, perMinute) =>
+          sql`select allowed, remaining, reset_ms
+              from rate_limit_take(${id}, ${perMinute}, interval '60 seconds')`.pipe(
+            Effect.flatMap(decodeSlot),
+            Effect.orDie,
+            Effect.map(([slot]) => ({ ...slot, limit: perMinute }))
+          ),
         recordVisit: (accountId, id, transactionId, maxInstallments) =>
           sql`
             insert into payment_link_transactions (transaction_id, payment_link_id, account_id, max_installments)

@@ -1,6 +1,13 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { BadRequest, Conflict, NotFound, ServiceUnavailable, UnprocessableEntity } from "../shared/errors.ts"
+import {
+  BadRequest,
+  Conflict,
+  NotFound,
+  ServiceUnavailable,
+  TooManyRequests,
+  UnprocessableEntity
+} from "../shared/errors.ts"
 import { payload } from "../shared/payload.ts"
 
 const Text = (max: number) => Schema.String.pipe(Schema.maxLength(max))
@@ -40,13 +47,15 @@ export class PayLinksApi extends HttpApiGroup.make("payLinks")
       .addError(NotFound)
       .addError(Conflict)
       .addError(UnprocessableEntity)
+      .addError(TooManyRequests)
       .addError(ServiceUnavailable)
       .annotate(OpenApi.Summary, "Pay through a payment link")
       .annotate(
         OpenApi.Description,
         "Creates this visit's own v1 transaction in the link's account and mode (a card one without card " +
           "data: the buyer types it on the hosted form) and answers its `checkout_url`, where the page sends " +
-          "the buyer. 400 names the broken field; 409 when the link takes no more visits."
+          "the buyer. 400 names the broken field; 409 when the link takes no more visits; 429 " +
+          "`payment_link_rate_limited` (with `Retry-After`) past the link's visits per minute."
       )
   )
   .add(

@@ -56,13 +56,20 @@ export const PAYLINK_JS = `"use strict";
       body: JSON.stringify(body),
       cache: "no-store"
     })
-      .then(function (r) { return r.json().then(function (b) { return { ok: r.ok, body: b }; }); })
+      .then(function (r) {
+        return r.json().then(function (b) {
+          return { ok: r.ok, status: r.status, retry: r.headers.get("retry-after"), body: b };
+        });
+      })
       .then(function (res) {
         if (res.ok && res.body.checkout_url) { window.location.assign(res.body.checkout_url); return; }
         var first = res.body && res.body.errors && res.body.errors[0];
         submit.disabled = false;
         submit.textContent = "Tentar de novo";
-        var message = first ? "Confira o campo: " + first.message : (res.body && res.body.message);
+        var busy = res.status === 429
+          ? "Muitos pagamentos neste link agora. Tente de novo em " + (res.retry || "alguns") + " segundos."
+          : null;
+        var message = busy || (first ? "Confira o campo: " + first.message : (res.body && res.body.message));
         fail(message || "Não foi possível criar o pagamento.", first && first.field);
       })
       .catch(function () {

@@ -1,7 +1,15 @@
 import { Effect, Match } from "effect"
 import type * as Domain from "../../domain/errors.ts"
 import type { DomainError } from "../../domain/errors.ts"
-import { BadRequest, Conflict, NotFound, ServiceUnavailable, Unauthorized, UnprocessableEntity } from "./errors.ts"
+import {
+  BadRequest,
+  Conflict,
+  NotFound,
+  ServiceUnavailable,
+  TooManyRequests,
+  Unauthorized,
+  UnprocessableEntity
+} from "./errors.ts"
 
 /**
  * The default rendering of the domain's typed errors as HTTP envelopes (the /api words; v1/render.ts
@@ -31,7 +39,15 @@ export const renderDomainError = Match.type<DomainError>().pipe(
     Disabled: () => NotFound.of({ message: "Route not found", code: "route_not_found" }),
     ProviderUnavailable: (e) =>
       ServiceUnavailable.of({ message: e.message, code: "provider_unavailable", retryAfter: e.retryAfterSeconds }),
-    IllegalTransition: (e) => Conflict.of({ message: e.message, code: "invalid_state" })
+    IllegalTransition: (e) => Conflict.of({ message: e.message, code: "invalid_state" }),
+    RateLimited: (e) =>
+      new TooManyRequests({
+        statusCode: 429,
+        error: "Too Many Requests",
+        message: e.message,
+        code: e.code,
+        retryAfter: e.retryAfterSeconds
+      })
   })
 )
 
@@ -43,6 +59,7 @@ export type Rendered<E> =
   | (E extends Domain.ProviderUnavailable ? ServiceUnavailable : never)
   | (E extends Domain.Unprocessable ? UnprocessableEntity : never)
   | (E extends Domain.InvalidCredentials ? Unauthorized : never)
+  | (E extends Domain.RateLimited ? TooManyRequests : never)
 
 /** `effect.pipe(rendered)`: maps every domain failure of a handler to its envelope. */
 export const rendered = <A, E extends DomainError, R>(

@@ -1,7 +1,15 @@
 import { Effect } from "effect"
 import type * as Domain from "../../domain/errors.ts"
 import type { DomainError } from "../../domain/errors.ts"
-import { BadRequest, Conflict, type HttpError, NotFound, ServiceUnavailable, Unauthorized } from "../shared/errors.ts"
+import {
+  BadRequest,
+  Conflict,
+  type HttpError,
+  NotFound,
+  ServiceUnavailable,
+  type TooManyRequests,
+  Unauthorized
+} from "../shared/errors.ts"
 import { renderDomainError } from "../shared/domainErrors.ts"
 
 // The core names a few fields in its own words; v1 callers sent them under these names.
@@ -42,6 +50,7 @@ export type RenderedV1<E> =
       : never)
   | (E extends Domain.ProviderUnavailable ? ServiceUnavailable : never)
   | (E extends Domain.InvalidCredentials ? Unauthorized : never)
+  | (E extends Domain.RateLimited ? TooManyRequests : never)
 
 export const renderedV1 = <A, E extends DomainError, R>(
   effect: Effect.Effect<A, E, R>
