@@ -5,6 +5,7 @@ import type { PaymentCommand } from "../domain/payment.ts"
 import { linkRefusal, linkUnavailable, type PaymentLinkRecord } from "../domain/paymentLink.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import { AccountRepo } from "../ports/AccountRepo.ts"
+import { secondsUntilReset } from "../ports/Admission.ts"
 import { Tenancy } from "../ports/Modes.ts"
 import type { PageRange } from "../ports/Page.ts"
 import { type NewPaymentLink, type PaymentLinkFilter, PaymentLinkRepo } from "../ports/PaymentLinkRepo.ts"
@@ -94,7 +95,7 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
         const accountId = link.accountId
         const slot = yield* repo.takeVisitSlot(link.id, config.paymentLinkVisitsPerMinute)
         if (!slot.allowed) {
-          const retryAfterSeconds = Math.max(1, Math.ceil(slot.resetMs / 1000))
+          const retryAfterSeconds = secondsUntilReset(slot)
           return yield* new RateLimited({
             code: "payment_link_rate_limited",
             message: `this link takes at most ${slot.limit} visits a minute; retry in ${retryAfterSeconds} s`,

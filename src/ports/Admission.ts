@@ -10,6 +10,9 @@ export interface RateLimitDecision {
   readonly resetMs: number
 }
 
+/** `RateLimit-Reset` and `Retry-After`: whole seconds until the reset, at least one. */
+export const secondsUntilReset = (decision: RateLimitDecision) => Math.max(1, Math.ceil(decision.resetMs / 1000))
+
 /** An idempotency key to claim with the admission (CONTRACT §6), as `IdempotencyStore.claim` takes it. */
 export interface ClaimRequest {
   readonly key: string

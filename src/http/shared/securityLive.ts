@@ -7,7 +7,7 @@ import { AppConfig } from "../../config/AppConfig.ts"
 import { KeyUsage } from "../../app/KeyUsage.ts"
 import { looksLikeApiKey } from "../../domain/apiKey.ts"
 import { ApiKeyHasher } from "../../ports/ApiKeyHasher.ts"
-import { KeyAdmission } from "../../ports/Admission.ts"
+import { KeyAdmission, secondsUntilReset } from "../../ports/Admission.ts"
 import { SessionTokens } from "../../ports/SessionTokens.ts"
 import { AccountRepo } from "../../ports/AccountRepo.ts"
 import { GatewayApi } from "../Api.ts"
@@ -72,7 +72,7 @@ export const KeyAuthenticationLive = Layer.effect(
           )
         }
         const { decision, principal } = admitted.value
-        const resetSeconds = Math.max(1, Math.ceil(decision.resetMs / 1000))
+        const resetSeconds = secondsUntilReset(decision)
         yield* HttpApp.appendPreResponseHandler((_request, response) =>
           Effect.succeed(
             HttpServerResponse.setHeaders(response, {
