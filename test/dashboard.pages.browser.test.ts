@@ -95,6 +95,9 @@ describe.skipIf(!available)("the dashboard's operations pages in Chromium", { ti
       10_000,
       "transaction.refunded delivered once"
     )
+    // The entry names its event once, in the summary that expands (not again as the entry's title).
+    const entry = page.locator("ol.timeline li.k-delivery", { has: delivery })
+    expect(await entry.locator("strong", { hasText: "transaction.refunded" }).count()).toBe(1)
     await delivery.locator("summary").click()
     const body = delivery.locator("[data-request-body]")
     await body.waitFor({ timeout: 5_000 })

@@ -168,7 +168,8 @@ export const TransactionDetail = (props: { id: string }) => {
             {found.data!.timeline.map((e, i) => (
               <li key={i} class={`k-${e.kind}`}>
                 <time dateTime={e.at}>{dateTime(e.at)}</time>
-                <strong>{e.title}</strong>
+                {/* A delivery's event and status are its expandable summary's (DeliveryItem), said once. */}
+                {e.kind === "delivery" ? null : <strong>{e.title}</strong>}
                 <span class="muted">{describe(e)}</span>
                 {e.kind === "delivery" ? (
                   // Its request and response on expand, and "Resend" with a confirmation (docs/dashboard.md).
