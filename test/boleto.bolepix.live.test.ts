@@ -396,7 +396,7 @@ describe("bolepix in live mode: the API Pix adapter and the bank by CNAB 240", (
     expect(check.ok).toBe(true)
   }, 120_000)
 
-  it("a second PIX the PSP could not return when asked: the job asks again, the same devolução, until decided", async () => {
+  it("a second PIX the PSP could not return when asked: the job asks again, the same devolução", async () => {
     expect(remessa).not.toBe("")
     const c = (await bolepix(A)).hash // its devolução asked while the PSP is down, then returned by the SPI
     const d = (await bolepix(B)).hash // its devolução refused by the SPI (NAO_REALIZADO)
@@ -406,7 +406,8 @@ describe("bolepix in live mode: the API Pix adapter and the bank by CNAB 240", (
     askedAgain = [c, d]
     const before = await merchantBalance()
     const paidAtBank = { movement: "06", paidOn: today, fee: BANK_FEE } as const
-    const report = await runCli<any>(["boleto", "retorno", retorno(3, { [c]: paidAtBank, [d]: paidAtBank })], env, 60_000)
+    const file = retorno(3, { [c]: paidAtBank, [d]: paidAtBank })
+    const report = await runCli<any>(["boleto", "retorno", file], env, 60_000)
     expect(report).toMatchObject({ outcome: "processed", exceptions: [] })
     expect(report.counts).toMatchObject({ settled: 2, alreadySettled: 0 })
     const toReturnBefore = (await gauge("operator_queue", "bolepix_to_return"))!
@@ -505,7 +506,7 @@ describe("bolepix in live mode: the API Pix adapter and the bank by CNAB 240", (
     expect(check.ok).toBe(true)
   }, 180_000)
 
-  it("what waits for an operator shows on /metrics: PIX for no charge, money owed to payers, a held retorno", async () => {
+  it("what waits for an operator, on /metrics: a PIX for no charge, money owed to payers, a held retorno", async () => {
     const kinds = [
       "pix_unknown_charge",
       "pix_amount_mismatch",

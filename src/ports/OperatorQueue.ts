@@ -2,6 +2,9 @@ import { Context, type Effect } from "effect"
 import type { ReceivedPixOutcome } from "./ReceivedPixRepo.ts"
 import type { SecondPaymentStatus } from "./SecondPaymentRepo.ts"
 
+/** A PIX received that an operator looks at: neither settled nor `returned` (counted as its second payment). */
+export type PixException = Exclude<ReceivedPixOutcome, "settled" | "returned">
+
 /** How many of one kind wait, and for how long the oldest has (seconds, by the database's clock; 0 when none). */
 export interface Waiting {
   readonly count: number
@@ -18,7 +21,7 @@ export class OperatorQueueReads extends Context.Tag("OperatorQueueReads")<
   OperatorQueueReads,
   {
     readonly waiting: Effect.Effect<{
-      readonly pixReceived: ReadonlyArray<Waiting & { readonly outcome: Exclude<ReceivedPixOutcome, "settled" | "returned"> }>
+      readonly pixReceived: ReadonlyArray<Waiting & { readonly outcome: PixException }>
       readonly secondPayments: ReadonlyArray<Waiting & { readonly status: Exclude<SecondPaymentStatus, "returned"> }>
       readonly heldRetornos: Waiting
     }>

@@ -141,7 +141,7 @@ export const PrometheusMetrics = Layer.sync(Metrics, () => {
     }),
     operatorQueue: new Gauge({
       name: "operator_queue",
-      help: "Work waiting for an operator by kind (PIX exceptions, bolepix second payments, held retornos), sampled on scrape",
+      help: "Work waiting for an operator by kind (PIX exceptions, bolepix returns, held retornos), sampled on scrape",
       labelNames: ["kind"] as const,
       registers
     }),
