@@ -36,6 +36,8 @@ import { PixReceiptsLive } from "./app/PixReceipts.ts"
 import { Bolepix } from "./app/Bolepix.ts"
 import { SecondPaymentRepoLive } from "./adapters/postgres/SecondPaymentRepoLive.ts"
 import { JobStats } from "./jobs/JobStats.ts"
+import { OperatorQueue } from "./app/OperatorQueue.ts"
+import { OperatorQueueReadsLive } from "./adapters/postgres/OperatorQueueReadsLive.ts"
 import { byMode } from "./adapters/providers/modes.ts"
 import { LiveRailsLive } from "./adapters/providers/live.ts"
 import { TenancyLive } from "./adapters/postgres/TenancyLive.ts"
@@ -162,7 +164,8 @@ export const AdaptersLive = Layer.mergeAll(
   WithdrawalRepoLive,
   DashboardReadsLive,
   ReceivedPixRepoLive,
-  SecondPaymentRepoLive
+  SecondPaymentRepoLive,
+  OperatorQueueReadsLive
 ).pipe(Layer.provideMerge(PrometheusMetrics), Layer.provideMerge(Ids.Live))
 
 /** The application services over the adapters. */
@@ -194,6 +197,8 @@ export const AppLive = Layer.mergeAll(
   Dashboard.Default
 ).pipe(
   Layer.provideMerge(Disputes.Default),
+  // Beneath JobStats, which samples it on every scrape.
+  Layer.provideMerge(OperatorQueue.Default),
   // Sandbox decides reviews through Payments (CONTRACT-v1 §9), so Payments is provided beneath the services.
   Layer.provideMerge(Payments.Default),
   Layer.provideMerge(Settlement.Default),

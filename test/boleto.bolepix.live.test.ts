@@ -23,7 +23,9 @@ import { type RoleProcess, runCli, spawnRole, stopAll } from "./support/processe
  * test/boleto.cnab.test.ts). A live key's bolepix issues its `cobv` at the PSP and its title goes to the bank
  * in the remessa with segment Y-03 (the key and txid). Whichever rail pays first settles it with that day's
  * amount; the other rail's payment is recorded and returned — the slip's owed back by hand, the PIX's by
- * devolução at the PSP — never settled: the merchant's books show one sale, to the centavo.
+ * devolução at the PSP — never settled: the merchant's books show one sale, to the centavo. A second PIX whose
+ * devolução was left undecided is asked again by the `return_bolepix_pix` job; what waits for an operator
+ * shows on /metrics (`operator_queue`).
  */
 
 const BILLET_FEE = 349
@@ -51,6 +53,8 @@ let retornoDir: string
 let remessa = ""
 let pixFirst = ""
 let barcodeFirst = ""
+/** The two bolepix of the remessa cut for the asked-again test. */
+let askedAgain: Array<string> = []
 
 beforeAll(async () => {
   certs = makeCertificates()
@@ -182,6 +186,39 @@ const retorno = (n: number, outcomes: Readonly<Record<string, Outcome>>) => {
   writeFileSync(file, `${[lines[0]!, lines[1]!, ...body, ...lines.slice(-2)].join("\r\n")}\r\n`, "latin1")
   return file
 }
+
+/** The gateway's /metrics: a gauge's value for `kind`, or undefined when the series is absent. */
+const gauge = async (name: string, kind: string) => {
+  const text = await (await fetch(gateway.metricsUrl)).text()
+  const found = new RegExp(`^${name}\\{kind="${kind}"\\} (\\S+)$`, "m").exec(text)
+  return found === null ? undefined : Number(found[1])
+}
+
+/**
+ * Runs the `return_bolepix_pix` job `times` at once in the gateway's worker, and waits until no such job is
+ * left (the crontab's own run every 5 minutes included).
+ */
+const askAgain = async (times = 1) => {
+  for (let i = 0; i < times; i++) await db.query(`select graphile_worker.add_job('return_bolepix_pix', '{}'::json)`)
+  await until("the return_bolepix_pix jobs done", async () => {
+    const left = await db.query(`select 1 from graphile_worker.jobs where task_identifier = 'return_bolepix_pix'`)
+    return left.rowCount === 0 ? true : undefined
+  })
+}
+
+/** Time passes for these second payments: their last ask (or record) 6 minutes earlier, due to be asked again. */
+const sixMinutesLater = (...transactionIds: Array<string>) =>
+  db.query(
+    `update bolepix_second_payments set created_at = created_at - interval '6 minutes',
+       asked_at = asked_at - interval '6 minutes' where transaction_id = any($1::uuid[])`,
+    [transactionIds]
+  )
+
+/** The PSP's answers to the devoluções of a payment: `PUT` and `GET /pix/{e2e}/devolucao/{id}`, in order. */
+const devolucoes = (e2e: string) =>
+  psp.exchanges
+    .filter((e) => e.path.startsWith(`/pix/${e2e}/devolucao/`))
+    .map((e) => ({ method: e.method, id: e.path.split("/").at(-1)!, status: e.status }))
 
 describe("bolepix in live mode: the API Pix adapter and the bank by CNAB 240", () => {
   it("the cobv at the PSP asks what the slip asks; the remessa registers the title with Y-03 (key, txid)", async () => {
@@ -357,5 +394,158 @@ describe("bolepix in live mode: the API Pix adapter and the bank by CNAB 240", (
     expect(await postings(barcodeFirst)).toEqual(rows)
     const check = await runCli<{ ok: boolean }>(["ledger", "check"], env, 60_000)
     expect(check.ok).toBe(true)
+  }, 120_000)
+
+  it("a second PIX the PSP could not return when asked: the job asks again, the same devolução", async () => {
+    expect(remessa).not.toBe("")
+    const c = (await bolepix(A)).hash // its devolução asked while the PSP is down, then returned by the SPI
+    const d = (await bolepix(B)).hash // its devolução refused by the SPI (NAO_REALIZADO)
+    const cut = await runCli<{ cut: boolean; titles: number; path: string }>(["boleto", "remessa"], env, 60_000)
+    expect(cut).toMatchObject({ cut: true, titles: 2 })
+    remessa = readFileSync(cut.path, "latin1")
+    askedAgain = [c, d]
+    const before = await merchantBalance()
+    const paidAtBank = { movement: "06", paidOn: today, fee: BANK_FEE } as const
+    const file = retorno(3, { [c]: paidAtBank, [d]: paidAtBank })
+    const report = await runCli<any>(["boleto", "retorno", file], env, 60_000)
+    expect(report).toMatchObject({ outcome: "processed", exceptions: [] })
+    expect(report.counts).toMatchObject({ settled: 2, alreadySettled: 0 })
+    const toReturnBefore = (await gauge("operator_queue", "bolepix_to_return"))!
+
+    // C's QR paid too while the PSP is unreachable for devoluções: the ask and its one retry get 503.
+    psp.inject("PUT /pix/", "5xx")
+    psp.inject("PUT /pix/", "5xx")
+    const e2eC = await psp.pay(await txidOf(c), { amount: dueToday(A) })
+    await until("the PSP asked while down", async () => (psp.pendingFaults() === 0 ? true : undefined))
+    expect(await received(c)).toEqual([{ outcome: "returned" }])
+    expect(await seconds(c)).toEqual([{ rail: "pix", amount: dueToday(A), status: "returning" }])
+    expect(devolucoes(e2eC)).toEqual([])
+    // D's QR paid with the PSP up: asked, answered EM_PROCESSAMENTO.
+    const e2eD = await psp.pay(await txidOf(d), { amount: dueToday(B) })
+    await until("D's devolução asked", async () => (devolucoes(e2eD).length === 1 ? true : undefined))
+    const idD = devolucoes(e2eD)[0]!.id
+    expect(devolucoes(e2eD)).toEqual([{ method: "PUT", id: idD, status: 201 }])
+    expect(await seconds(d)).toEqual([{ rail: "pix", amount: dueToday(B), status: "returning" }])
+    expect(await gauge("operator_queue", "bolepix_returning")).toBe(2)
+
+    // Asked a moment ago: the job leaves both alone until 5 minutes have passed.
+    await askAgain()
+    expect(devolucoes(e2eC)).toEqual([])
+    expect(devolucoes(e2eD)).toHaveLength(1)
+
+    // Six minutes later, the PSP back: C's devolução asked (EM_PROCESSAMENTO); D's the same one, read back.
+    await sixMinutesLater(c, d)
+    await askAgain()
+    expect(devolucoes(e2eC)).toHaveLength(1)
+    const idC = devolucoes(e2eC)[0]!.id
+    expect(devolucoes(e2eC)).toEqual([{ method: "PUT", id: idC, status: 201 }])
+    expect(devolucoes(e2eD)).toEqual([
+      { method: "PUT", id: idD, status: 201 },
+      { method: "PUT", id: idD, status: 400 },
+      { method: "GET", id: idD, status: 200 }
+    ])
+    expect((await seconds(c))[0]!.status).toBe("returning")
+    expect((await seconds(d))[0]!.status).toBe("returning")
+    const asked = await db.query<{ asked_again: number }>(
+      `select asked_again from bolepix_second_payments where transaction_id = any($1::uuid[])`,
+      [[c, d]]
+    )
+    expect(asked.rows).toEqual([{ asked_again: 1 }, { asked_again: 1 }])
+
+    // The SPI decides both, and the PSP's notices are lost: C returned, D not returned.
+    await psp.settleRefund(e2eC, idC, "DEVOLVIDO", { notify: false })
+    await psp.settleRefund(e2eD, idD, "NAO_REALIZADO", { notify: false })
+    // Six minutes later two runs at once: each devolução is asked once (one claims it, the other skips it).
+    await sixMinutesLater(c, d)
+    const [fromC, fromD] = [devolucoes(e2eC).length, devolucoes(e2eD).length]
+    await askAgain(2)
+    expect(devolucoes(e2eC).slice(fromC)).toEqual([
+      { method: "PUT", id: idC, status: 400 },
+      { method: "GET", id: idC, status: 200 }
+    ])
+    expect(devolucoes(e2eD).slice(fromD)).toEqual([
+      { method: "PUT", id: idD, status: 400 },
+      { method: "GET", id: idD, status: 200 }
+    ])
+    expect(await seconds(c)).toEqual([{ rail: "pix", amount: dueToday(A), status: "returned" }])
+    expect(await seconds(d)).toEqual([{ rail: "pix", amount: dueToday(B), status: "to_return" }])
+
+    // The books: C's second payment in and back out once; D's in, owed to its payer; the merchant's two sales.
+    const pair = async (id: string, type: string) =>
+      (await postings(id)).filter((r) => r.type === type).map((r) => [r.book, r.amount])
+    expect(await pair(c, "second_payment")).toEqual([
+      ["payers", -dueToday(A)],
+      ["payouts", dueToday(A)]
+    ])
+    expect(await pair(c, "second_payment_return")).toEqual([
+      ["payers", dueToday(A)],
+      ["payouts", -dueToday(A)]
+    ])
+    expect(await pair(d, "second_payment")).toEqual([
+      ["payers", -dueToday(B)],
+      ["payouts", dueToday(B)]
+    ])
+    expect(await pair(d, "second_payment_return")).toEqual([])
+    expect((await merchantBalance()) - before).toBe(dueToday(A) + dueToday(B) - 2 * BILLET_FEE)
+
+    // Run again, even long after: nothing is due (neither is `returning`), nothing asked, nothing posted twice.
+    const [booksC, booksD] = [await postings(c), await postings(d)]
+    const exchanged = psp.exchanges.length
+    await sixMinutesLater(c, d)
+    await askAgain()
+    expect(psp.exchanges.slice(exchanged).filter((e) => e.path.includes("/devolucao/"))).toEqual([])
+    expect(await postings(c)).toEqual(booksC)
+    expect(await postings(d)).toEqual(booksD)
+    expect((await merchantBalance()) - before).toBe(dueToday(A) + dueToday(B) - 2 * BILLET_FEE)
+    // The PSP's late notice of C's devolução changes nothing either.
+    await psp.renotify(e2eC)
+    expect(await postings(c)).toEqual(booksC)
+    expect(await gauge("operator_queue", "bolepix_returning")).toBe(0)
+    expect(await gauge("operator_queue", "bolepix_to_return")).toBe(toReturnBefore + 1)
+    const check = await runCli<{ ok: boolean }>(["ledger", "check"], env, 60_000)
+    expect(check.ok).toBe(true)
+  }, 180_000)
+
+  it("what waits for an operator, on /metrics: a PIX for no charge, money owed to payers, a held retorno", async () => {
+    const kinds = [
+      "pix_unknown_charge",
+      "pix_amount_mismatch",
+      "pix_not_payable",
+      "bolepix_to_return",
+      "bolepix_returning",
+      "cnab_retorno_held"
+    ]
+    // Every kind is reported, 0 included; the age only for the kinds an operator closes.
+    for (const kind of kinds) expect(await gauge("operator_queue", kind), kind).toBeTypeOf("number")
+    expect(await gauge("operator_queue_oldest_age_seconds", "pix_unknown_charge")).toBeUndefined()
+    const owed = await db.query<{ n: number }>(
+      `select count(*)::int as n from bolepix_second_payments where status = 'to_return'`
+    )
+    expect(await gauge("operator_queue", "bolepix_to_return")).toBe(owed.rows[0]!.n)
+    expect(await gauge("operator_queue_oldest_age_seconds", "bolepix_to_return")).toBeGreaterThan(0)
+    expect(await gauge("operator_queue", "cnab_retorno_held")).toBe(0)
+    expect(await gauge("operator_queue_oldest_age_seconds", "cnab_retorno_held")).toBe(0)
+
+    // A PIX naming a txid that is none of our charges.
+    const unknown = (await gauge("operator_queue", "pix_unknown_charge"))!
+    await psp.pay("NoSuchCharge0000000000000000000", { amount: 1_234 })
+    await until("the PIX for no charge recorded", async () =>
+      (await gauge("operator_queue", "pix_unknown_charge")) === unknown + 1 ? true : undefined
+    )
+    // Retorno 5 before 4 (the titles' entries confirmed): held until 4 arrives, for two hours now.
+    expect(askedAgain).toHaveLength(2)
+    const confirmed = Object.fromEntries(askedAgain.map((id) => [id, { movement: "02" } as const]))
+    const held = await runCli<any>(["boleto", "retorno", retorno(5, confirmed)], env, 60_000)
+    expect(held.outcome).toBe("held")
+    expect(await gauge("operator_queue", "cnab_retorno_held")).toBe(1)
+    await db.query(`update cnab_retornos set received_at = now() - interval '2 hours' where status = 'held'`)
+    expect(await gauge("operator_queue_oldest_age_seconds", "cnab_retorno_held")).toBeGreaterThan(7_000)
+    // Given back, a second payment leaves the queue: the operator closes D-like ones by hand.
+    const one = await db.query<{ id: string }>(
+      `select id from bolepix_second_payments where status = 'to_return' order by created_at limit 1`
+    )
+    const closed = await runCli<any>(["bolepix", "returned", "--id", one.rows[0]!.id], env, 60_000)
+    expect(closed.outcome).toBe("returned")
+    expect(await gauge("operator_queue", "bolepix_to_return")).toBe(owed.rows[0]!.n - 1)
   }, 120_000)
 })

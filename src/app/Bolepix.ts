@@ -6,13 +6,27 @@ import { Ids } from "../ports/Ids.ts"
 import { Ledger } from "../ports/Ledger.ts"
 import { Tenancy } from "../ports/Modes.ts"
 import { PixProvider, type PixRefundState } from "../ports/PixProvider.ts"
-import { type Rail, SecondPaymentRepo, type SecondPaymentStatus } from "../ports/SecondPaymentRepo.ts"
+import {
+  type AskAgainPolicy,
+  type Rail,
+  SecondPaymentRepo,
+  type SecondPaymentStatus
+} from "../ports/SecondPaymentRepo.ts"
 import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Transactional } from "../ports/Transactional.ts"
 import { fn } from "../spans.ts"
 
 /** Whether a transaction is a bolepix: a boleto that also carries a PIX due-date charge. */
 export const isBolepix = (t: TransactionRecord): boolean => t.method === "BOLETO" && t.details.pix !== undefined
+
+/**
+ * When a second PIX left `returning` is asked of the PSP again (docs/boleto.md "Bolepix", the
+ * `return_bolepix_pix` job every 5 minutes): 5 minutes after its last ask for the first 12 asks (an hour),
+ * hourly after that, never given up (the devolução is keyed by the payment's id: asking again is the same
+ * one). At most 50 a run, 4 at a time.
+ */
+export const ASK_AGAIN: AskAgainPolicy = { limit: 50, everySeconds: 300, slowAfter: 12, slowEverySeconds: 3600 }
+const ASK_AGAIN_CONCURRENCY = 4
 
 /**
  * A bolepix's second payment (docs/boleto.md "Bolepix"): the first payment, by either rail, settled the
@@ -72,6 +86,61 @@ export class Bolepix extends Effect.Service<Bolepix>()("Bolepix", {
       )
     })
 
+    /**
+     * The PSP's final answer on a second PIX's devolução, under its row lock: still `returning`, RETURNED closes
+     * it (postings, once) and NOT_RETURNED leaves it `to_return` for an operator; already concluded (the PSP's
+     * notice, the job, or an operator after NOT_RETURNED), nothing changes. Answers its status after.
+     */
+    const conclude = (id: string, answer: "RETURNED" | "NOT_RETURNED") =>
+      tx.run(
+        Effect.gen(function* () {
+          const found = yield* seconds.findForUpdate(id)
+          if (Option.isNone(found)) return null
+          const second = found.value
+          if (second.status !== "returning") return second.status
+          if (answer === "RETURNED") {
+            yield* returned(second.accountId, second.transactionId, second.id, second.amount)
+            return "returned" as const
+          }
+          yield* seconds.setStatus(second.accountId, second.id, "to_return")
+          return "to_return" as const
+        })
+      )
+
+    /**
+     * The PIX devolução of a second payment, keyed by its id (a retry is the same devolução). RETURNED closes
+     * it; NOT_RETURNED leaves it `to_return` for an operator; PROCESSING or the PSP unreachable leave it
+     * `returning`, asked again by the `return_bolepix_pix` job (`askAgain`; docs/boleto.md "Bolepix").
+     */
+    const giveBackPix = fn("Bolepix.giveBackPix")(function* (
+      accountId: AccountId,
+      second: {
+        readonly id: string
+        readonly transactionId: TransactionId
+        readonly txid: string
+        readonly endToEndId: string
+        readonly amount: number
+      }
+    ) {
+      // Asked of the PSP of the boleto's tenant's mode: a PSP's notice reaches us outside any tenant.
+      const answer = yield* Effect.either(
+        pix
+          .refund({
+            txid: second.txid,
+            endToEndId: second.endToEndId,
+            refundId: second.id,
+            amount: second.amount
+          })
+          .pipe(Tenancy.within(accountId), Effect.provideService(Tenancy, tenancy))
+      )
+      if (answer._tag === "Left") {
+        yield* Effect.logWarning("bolepix second PIX not returned yet", { id: second.id, error: answer.left.message })
+        return "returning" as const
+      }
+      if (answer.right.status === "PROCESSING") return "returning" as const
+      return (yield* conclude(second.id, answer.right.status)) ?? ("returning" as const)
+    })
+
     return {
       /**
        * A PIX paid on the due-date charge of a bolepix no longer PENDING (paid by its barcode, or expired):
@@ -89,45 +158,33 @@ export class Bolepix extends Effect.Service<Bolepix>()("Bolepix", {
           "returning"
         ),
 
+      giveBackPix,
+
       /**
-       * The PIX devolução of a second payment, keyed by its id (a retry is the same devolução). RETURNED closes
-       * it; NOT_RETURNED leaves it `to_return` for an operator; PROCESSING or the PSP unreachable leave it
-       * `returning` (docs/boleto.md "Bolepix", what is not done yet).
+       * The `return_bolepix_pix` job: the second PIX still `returning` and due by `ASK_AGAIN` are claimed (each
+       * by one worker only) and asked again with `giveBackPix`, the same devolução. One the PSP still has not
+       * decided after `slowAfter` asks is logged as an error each time: an operator asks the PSP (it stays
+       * `returning`, in `operator_queue{kind="bolepix_returning"}` and `bolepix returns`).
        */
-      giveBackPix: fn("Bolepix.giveBackPix")(function* (
-        accountId: AccountId,
-        second: {
-          readonly id: string
-          readonly transactionId: TransactionId
-          readonly txid: string
-          readonly endToEndId: string
-          readonly amount: number
-        }
-      ) {
-        // Asked of the PSP of the boleto's tenant's mode: a PSP's notice reaches us outside any tenant.
-        const answer = yield* Effect.either(
-          pix
-            .refund({
-              txid: second.txid,
-              endToEndId: second.endToEndId,
-              refundId: second.id,
-              amount: second.amount
-            })
-            .pipe(Tenancy.within(accountId), Effect.provideService(Tenancy, tenancy))
+      askAgain: fn("Bolepix.askAgain")(function* () {
+        const due = yield* seconds.claimAskAgain(ASK_AGAIN)
+        const outcomes = yield* Effect.forEach(
+          due,
+          (second) =>
+            giveBackPix(second.accountId, second).pipe(
+              Effect.tap((status) =>
+                status === "returning" && second.askedAgain >= ASK_AGAIN.slowAfter
+                  ? Effect.logError("bolepix second PIX still not returned: ask the PSP", {
+                      id: second.id,
+                      askedAgain: second.askedAgain
+                    })
+                  : Effect.void
+              )
+            ),
+          { concurrency: ASK_AGAIN_CONCURRENCY }
         )
-        if (answer._tag === "Left") {
-          yield* Effect.logWarning("bolepix second PIX not returned yet", { id: second.id, error: answer.left.message })
-          return "returning" as const
-        }
-        if (answer.right.status === "RETURNED") {
-          yield* returned(accountId, second.transactionId, second.id, second.amount)
-          return "returned" as const
-        }
-        if (answer.right.status === "NOT_RETURNED") {
-          yield* seconds.setStatus(accountId, second.id, "to_return")
-          return "to_return" as const
-        }
-        return "returning" as const
+        const count = (status: SecondPaymentStatus) => outcomes.filter((o) => o === status).length
+        return { asked: due.length, returned: count("returned"), toReturn: count("to_return") }
       }),
 
       /**
@@ -187,11 +244,9 @@ export class Bolepix extends Effect.Service<Bolepix>()("Bolepix", {
       concludeReported: fn("Bolepix.concludeReported")(function* (reported: ReadonlyArray<PixRefundState>) {
         for (const r of reported) {
           if (r.status === "PROCESSING") continue
-          const second = yield* seconds.findReturning(r.refundId)
-          if (Option.isNone(second)) continue
-          const { accountId, transactionId, amount } = second.value
-          if (r.status === "RETURNED") yield* returned(accountId, transactionId, r.refundId, amount)
-          else yield* seconds.setStatus(accountId, r.refundId, "to_return")
+          // Most reported devoluções are refunds' (or already concluded): only a `returning` one is locked.
+          if (Option.isNone(yield* seconds.findReturning(r.refundId))) continue
+          yield* conclude(r.refundId, r.status)
         }
       }),
 

@@ -1,18 +1,20 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
+import { OperatorQueue } from "../app/OperatorQueue.ts"
 import { Metrics } from "../ports/Metrics.ts"
 import { Receivables } from "../ports/Receivables.ts"
 import { withSpan } from "../spans.ts"
 
 /**
- * Samples graphile-worker's queue into the job gauges, and the settlement lag, when /metrics is
- * scraped, so every process (API or worker) reports the same shared queue.
+ * Samples graphile-worker's queue into the job gauges, the settlement lag, and what waits for an operator,
+ * when /metrics is scraped, so every process (API or worker) reports the same shared state.
  */
 export class JobStats extends Effect.Service<JobStats>()("JobStats", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const metrics = yield* Metrics
     const receivables = yield* Receivables
+    const operatorQueue = yield* OperatorQueue
     return {
       sample: Effect.gen(function* () {
         const rows = yield* sql<{ task: string; state: string; count: number }>`
@@ -34,6 +36,11 @@ export class JobStats extends Effect.Service<JobStats>()("JobStats", {
         metrics.settlementLag.set(
           Option.match(due, { onNone: () => 0, onSome: (at) => (now.getTime() - at.getTime()) / 1000 })
         )
+        // What waits for an operator (docs/operations.md "What waits for an operator"): every kind, 0 included.
+        for (const { kind, count, oldestAgeSeconds } of yield* operatorQueue.sample()) {
+          metrics.operatorQueue.set({ kind }, count)
+          if (oldestAgeSeconds !== null) metrics.operatorQueueOldestAge.set({ kind }, oldestAgeSeconds)
+        }
       }).pipe(withSpan("JobStats.sample"))
     }
   })

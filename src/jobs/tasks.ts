@@ -2,6 +2,7 @@ import { AccountId, TransactionId, WithdrawalId } from "../domain/ids.ts"
 import { Effect, Runtime, Schema, Tracer } from "effect"
 import type { Task, TaskList } from "graphile-worker"
 import { Metrics } from "../ports/Metrics.ts"
+import { Bolepix } from "../app/Bolepix.ts"
 import { Boletos } from "../app/Boletos.ts"
 import { BoletoFiles } from "../app/BoletoFiles.ts"
 import { Deliveries } from "../app/Deliveries.ts"
@@ -19,6 +20,7 @@ export type TaskServices =
   | Deliveries
   | Settlement
   | Boletos
+  | Bolepix
   | BoletoFiles
   | Housekeeping
   | Reconciliation
@@ -97,6 +99,9 @@ const reconcilePix = task("reconcile_pix", Schema.Unknown, () =>
   )
 )
 
+// A bolepix second PIX whose devolução the PSP had not decided (or could not be asked): asked again, the same one.
+const returnBolepixPix = task("return_bolepix_pix", Schema.Unknown, () => Effect.flatMap(Bolepix, (b) => b.askAgain()))
+
 const settleReceivable = task(
   "settle_receivable",
   Schema.Struct({ accountId: AccountId, receivableId: Schema.UUID }),
@@ -133,6 +138,7 @@ export const makeTaskList = (runtime: Runtime.Runtime<TaskServices>): TaskList =
   bank_files_cycle: bankFilesCycle(runtime),
   reconcile_charges: reconcileCharges(runtime),
   reconcile_pix: reconcilePix(runtime),
+  return_bolepix_pix: returnBolepixPix(runtime),
   cleanup: cleanup(runtime),
   settle_receivable: settleReceivable(runtime),
   pay_withdrawal: payWithdrawal(runtime),
@@ -143,12 +149,14 @@ export const makeTaskList = (runtime: Runtime.Runtime<TaskServices>): TaskList =
 /**
  * graphile-worker crontab, each entry run once across all workers: the hourly clean-up, every
  * minute the reconciliation of card charges stuck in PROCESSING and of PIX payments whose notice was lost
- * (a no-op with the sandbox PSP), and hourly the ledger check whose result the ledger_imbalance_centavos
+ * (a no-op with the sandbox PSP), every five minutes the bolepix second PIX still `returning` asked of the
+ * PSP again (docs/boleto.md "Bolepix"), and hourly the ledger check whose result the ledger_imbalance_centavos
  * gauge shows (docs/money.md).
  */
 export const CRONTAB = [
   "0 * * * * cleanup",
   "* * * * * reconcile_charges",
   "* * * * * reconcile_pix",
+  "*/5 * * * * return_bolepix_pix",
   "17 * * * * ledger_check"
 ].join("\n")

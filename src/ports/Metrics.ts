@@ -49,6 +49,10 @@ export class Metrics extends Context.Tag("Metrics")<
     readonly settlementLag: { readonly set: (value: number) => void }
     /** Total absolute difference the last ledger check found (0 when the books are right). */
     readonly ledgerImbalance: { readonly set: (value: number) => void }
+    /** What waits for an operator, by kind (docs/operations.md "What waits for an operator"), sampled on scrape. */
+    readonly operatorQueue: { readonly set: (labels: Labels<"kind">, value: number) => void }
+    /** Seconds the oldest of a kind has waited (0 when none), for the kinds an operator closes. */
+    readonly operatorQueueOldestAge: { readonly set: (labels: Labels<"kind">, value: number) => void }
     readonly withdrawals: CounterOf<"outcome">
     readonly disputes: CounterOf<"kind" | "outcome">
     /** The exposition text and its content type, for GET /metrics. */

@@ -18,6 +18,30 @@ export interface SecondPayment {
   readonly status: SecondPaymentStatus
 }
 
+/** A second PIX the job asks the PSP to return again: what `Bolepix.giveBackPix` needs, and how often it was asked. */
+export interface ReturningPix {
+  readonly id: string
+  readonly accountId: AccountId
+  readonly transactionId: TransactionId
+  /** The bolepix's due-date charge (its txid); the devolução names the payment by `endToEndId`. */
+  readonly txid: string
+  readonly endToEndId: string
+  readonly amount: number
+  /** The job's asks so far, this one included. */
+  readonly askedAgain: number
+}
+
+/**
+ * When a `returning` second PIX is due to be asked again: its last ask at least `everySeconds` ago while it
+ * was asked again fewer than `slowAfter` times, at least `slowEverySeconds` ago after that.
+ */
+export interface AskAgainPolicy {
+  readonly limit: number
+  readonly everySeconds: number
+  readonly slowAfter: number
+  readonly slowEverySeconds: number
+}
+
 /** A bolepix's payments that came after it was settled, by the other rail: recorded once, never settled. */
 export class SecondPaymentRepo extends Context.Tag("SecondPaymentRepo")<
   SecondPaymentRepo,
@@ -43,6 +67,12 @@ export class SecondPaymentRepo extends Context.Tag("SecondPaymentRepo")<
     ) => Effect.Effect<
       Option.Option<{ readonly accountId: AccountId; readonly transactionId: TransactionId; readonly amount: number }>
     >
+    /**
+     * Claims, in its own statement, at most `limit` second PIX `returning` and due by `policy`, the longest
+     * unasked first: each one marked asked now (and counted), those another worker is claiming skipped, so
+     * two workers never ask for the same one at once and the next claim waits its interval.
+     */
+    readonly claimAskAgain: (policy: AskAgainPolicy) => Effect.Effect<ReadonlyArray<ReturningPix>>
     readonly ofTransaction: (
       accountId: AccountId,
       transactionId: TransactionId

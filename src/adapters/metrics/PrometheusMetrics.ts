@@ -139,6 +139,18 @@ export const PrometheusMetrics = Layer.sync(Metrics, () => {
       help: "Sum of the absolute differences the last ledger check found (must be 0)",
       registers
     }),
+    operatorQueue: new Gauge({
+      name: "operator_queue",
+      help: "Work waiting for an operator by kind (PIX exceptions, bolepix returns, held retornos), sampled on scrape",
+      labelNames: ["kind"] as const,
+      registers
+    }),
+    operatorQueueOldestAge: new Gauge({
+      name: "operator_queue_oldest_age_seconds",
+      help: "Age of the oldest work of a kind an operator closes, waiting, sampled on scrape (0 when none)",
+      labelNames: ["kind"] as const,
+      registers
+    }),
     withdrawals: new Counter({
       name: "withdrawals_total",
       help: "Withdrawals by outcome (requested, paid, failed)",

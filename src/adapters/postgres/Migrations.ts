@@ -32,6 +32,7 @@ import paymentLinks from "./migrations/0030_payment_links.ts"
 import bolepix from "./migrations/0034_bolepix.ts"
 import boletoRefundBase from "./migrations/0035_boleto_refund_base.ts"
 import chargeBatch from "./migrations/0036_charge_batch.ts"
+import bolepixAskAgain from "./migrations/0038_bolepix_ask_again.ts"
 import { withSpan } from "../../spans.ts"
 
 export const MIGRATIONS = {
@@ -63,7 +64,8 @@ export const MIGRATIONS = {
   "0030_payment_links": paymentLinks,
   "0034_bolepix": bolepix,
   "0035_boleto_refund_base": boletoRefundBase,
-  "0036_charge_batch": chargeBatch
+  "0036_charge_batch": chargeBatch,
+  "0038_bolepix_ask_again": bolepixAskAgain
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)

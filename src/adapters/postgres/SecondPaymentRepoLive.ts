@@ -18,6 +18,15 @@ const OwnedRow = Schema.extend(Row, Schema.Struct({ accountId: AccountId }))
 const columns = `id, account_id as "accountId", transaction_id as "transactionId", rail, reference,
   amount::text as amount, paid_at as "paidAt", status`
 const Returning = Schema.Struct({ accountId: AccountId, transactionId: TransactionId, amount: Schema.NumberFromString })
+const Claimed = Schema.Struct({
+  id: Schema.String,
+  accountId: AccountId,
+  transactionId: TransactionId,
+  txid: Schema.String,
+  endToEndId: Schema.String,
+  amount: Schema.NumberFromString,
+  askedAgain: Schema.Number
+})
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export const SecondPaymentRepoLive = Layer.effect(
@@ -50,11 +59,14 @@ export const SecondPaymentRepoLive = Layer.effect(
             Effect.orDie
           ),
         findForUpdate: (id) =>
-          sql`select ${sql.literal(columns)} from bolepix_second_payments where id::text = ${id} for update`.pipe(
-            Effect.flatMap(Schema.decodeUnknown(Schema.Array(OwnedRow))),
-            Effect.orDie,
-            Effect.map((rows) => Option.fromNullable(rows[0]))
-          ),
+          // By its primary key; anything that is not a UUID names none of them.
+          UUID.test(id)
+            ? sql`select ${sql.literal(columns)} from bolepix_second_payments where id = ${id} for update`.pipe(
+                Effect.flatMap(Schema.decodeUnknown(Schema.Array(OwnedRow))),
+                Effect.orDie,
+                Effect.map((rows) => Option.fromNullable(rows[0]))
+              )
+            : Effect.succeed(Option.none()),
         findReturning: (id) =>
           // The id is ours (a UUID); anything else a PSP reports is not one of them.
           UUID.test(id)
@@ -66,6 +78,33 @@ export const SecondPaymentRepoLive = Layer.effect(
                 Effect.orDie
               )
             : Effect.succeed(Option.none()),
+        claimAskAgain: (policy) =>
+          // One statement: the due rows locked (those another claim holds skipped), marked asked, returned
+          // with the charge's txid (a bolepix keeps it in details.pix; the payment's own as a fallback).
+          sql`
+          with due as (
+            select id from bolepix_second_payments
+            where status = 'returning' and rail = 'pix'
+              and coalesce(asked_at, created_at) <= now() - make_interval(secs =>
+                case when asked_again < ${policy.slowAfter}::int then ${policy.everySeconds}::float8
+                     else ${policy.slowEverySeconds}::float8 end)
+            order by coalesce(asked_at, created_at), id
+            limit ${policy.limit}
+            for update skip locked
+          ), claimed as (
+            update bolepix_second_payments s set asked_again = s.asked_again + 1, asked_at = now()
+            from due where s.id = due.id
+            returning s.id, s.account_id, s.transaction_id, s.reference, s.amount, s.asked_again
+          )
+          select c.id, c.account_id as "accountId", c.transaction_id as "transactionId",
+            coalesce(t.details -> 'pix' ->> 'txid', r.txid, '') as txid, c.reference as "endToEndId",
+            c.amount::text as amount, c.asked_again as "askedAgain"
+          from claimed c
+          join transactions t on t.id = c.transaction_id
+          left join pix_received r on r.end_to_end_id = c.reference`.pipe(
+            Effect.flatMap(Schema.decodeUnknown(Schema.Array(Claimed))),
+            Effect.orDie
+          ),
         ofTransaction: (accountId, transactionId) =>
           sql`
           select id, transaction_id as "transactionId", rail, reference, amount::text as amount,

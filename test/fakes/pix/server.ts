@@ -667,6 +667,8 @@ export const startFakePsp = async (options: FakePspOptions) => {
     webhooks,
     /** The next request whose `METHOD /path` starts with `match` ("*" for any) gets `fault`. */
     inject: (match: string, fault: Fault) => void faults.push({ match, fault }),
+    /** How many injected faults no request has taken yet. */
+    pendingFaults: () => faults.length,
     setNotifications: (mode: NotificationMode) => void (notificationMode = mode),
     /**
      * Notices with or without the PSP's client certificate (Efí's `x-skip-mtls-checking`), sent from a

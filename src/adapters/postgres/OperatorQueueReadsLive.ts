@@ -1,0 +1,58 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Schema } from "effect"
+import { OperatorQueueReads, type Waiting } from "../../ports/OperatorQueue.ts"
+import { traced } from "./traced.ts"
+
+const PixState = Schema.Literal("amount_mismatch", "unknown_charge", "not_payable")
+type PixState = typeof PixState.Type
+const SecondState = Schema.Literal("to_return", "returning")
+type SecondState = typeof SecondState.Type
+const counted = { count: Schema.Number, age: Schema.Number }
+const Row = Schema.Union(
+  Schema.Struct({ source: Schema.Literal("pix"), state: PixState, ...counted }),
+  Schema.Struct({ source: Schema.Literal("second"), state: SecondState, ...counted }),
+  Schema.Struct({ source: Schema.Literal("retorno"), state: Schema.Literal("held"), ...counted })
+)
+
+/**
+ * One statement, three small reads, each on its partial index (pix_received_exceptions,
+ * bolepix_second_payments_open) or a table of a few rows a day (cnab_retornos).
+ */
+export const OperatorQueueReadsLive = Layer.effect(
+  OperatorQueueReads,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    return OperatorQueueReads.of(
+      traced("OperatorQueueReads", {
+        waiting: sql`
+          select 'pix' as source, outcome as state, count(*)::int as count,
+                 extract(epoch from now() - min(received_at))::float8 as age
+          from pix_received where outcome <> 'settled' and outcome <> 'returned' group by outcome
+          union all
+          select 'second', status, count(*)::int, extract(epoch from now() - min(created_at))::float8
+          from bolepix_second_payments where status <> 'returned' group by status
+          union all
+          select 'retorno', 'held', count(*)::int, coalesce(extract(epoch from now() - min(received_at)), 0)::float8
+          from cnab_retornos where status = 'held'`.pipe(
+          Effect.flatMap(Schema.decodeUnknown(Schema.Array(Row))),
+          Effect.orDie,
+          Effect.map((rows) => {
+            const waiting = (r: { readonly count: number; readonly age: number }) => ({
+              count: r.count,
+              oldestAgeSeconds: Math.max(0, r.age)
+            })
+            const pixReceived: Array<Waiting & { readonly outcome: PixState }> = []
+            const secondPayments: Array<Waiting & { readonly status: SecondState }> = []
+            let heldRetornos: Waiting = { count: 0, oldestAgeSeconds: 0 }
+            for (const r of rows) {
+              if (r.source === "pix") pixReceived.push({ ...waiting(r), outcome: r.state })
+              else if (r.source === "second") secondPayments.push({ ...waiting(r), status: r.state })
+              else heldRetornos = waiting(r)
+            }
+            return { pixReceived, secondPayments, heldRetornos }
+          })
+        )
+      })
+    )
+  })
+)
