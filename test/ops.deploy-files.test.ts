@@ -151,6 +151,39 @@ describe("ops/ deployment files", () => {
     expect(Number(rows[0].count)).toBeGreaterThanOrEqual(0)
   })
 
+  it("every metric the Grafana dashboard and the alerts name is one the service exposes", async () => {
+    const exposed = new Set(
+      [...(await (await fetch(server.metricsUrl)).text()).matchAll(/^# TYPE (\w+) (\w+)$/gm)].flatMap(
+        ([, name, type]) => (type === "histogram" ? [`${name}_bucket`, `${name}_sum`, `${name}_count`] : [name!])
+      )
+    )
+    const exprs = [
+      ...JSON.parse(read("ops/grafana-dashboard.json")).panels.flatMap((p: { targets?: Array<{ expr: string }> }) =>
+        (p.targets ?? []).map((t) => t.expr)
+      ),
+      ...yamlDocs("ops/alerts.yml").flatMap((d) =>
+        d.groups.flatMap((g: { rules: Array<{ expr: string }> }) => g.rules.map((r) => r.expr))
+      )
+    ]
+    expect(exprs.length).toBeGreaterThan(20)
+    // The series names of a PromQL expression: what is left once label matchers, grouping clauses and
+    // function calls are taken out (durations start with a digit; the few keywords are named).
+    const KEYWORDS = new Set(["and", "or", "unless", "bool", "offset", "by", "without"])
+    const named = exprs.flatMap((expr: string) =>
+      [
+        ...expr
+          .replace(/\{[^}]*\}/g, "")
+          .replace(/\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, "")
+          .matchAll(/\b([a-zA-Z_:][a-zA-Z0-9_:]*)\b(?!\s*\()/g)
+      ]
+        .map((m) => m[1]!)
+        .filter((name) => !KEYWORDS.has(name))
+        .map((name) => ({ expr, name }))
+    )
+    expect(named.map((n) => n.name)).toContain("operator_queue")
+    expect(named.filter((n) => !exposed.has(n.name))).toEqual([])
+  })
+
   it("promtool check rules ops/alerts.yml", () => {
     const found = spawnSync("promtool", ["--version"])
     if (found.error) {
