@@ -44,8 +44,8 @@ const text = (p: Page) => p.evaluate<string>("document.body.innerText").then((t)
 
 beforeAll(async () => {
   if (!available) return
-  // Four visits a link a minute: the first link's three (a refused CPF, PIX, card) pass; the last test
-  // drives a link past it.
+  // Four visits a link a minute: the first link's two (PIX, card; the refused CPF is a 400 before any
+  // slot) pass; the last test drives a link past it.
   server = await startTestServer({ rateLimitPerMinute: 100_000, paymentLinkVisitsPerMinute: 4 })
   api = client(server.baseUrl)
   m = await signup(api, "Loja da Bia")

@@ -343,6 +343,11 @@ describe("the buyer's visits", () => {
   it("a link takes PAYMENT_LINK_VISITS_PER_MINUTE visits a minute; past it 429, no use, nothing made", async () => {
     const link = await fixed()
     const busy = await fixed()
+    // A body refused by validation is checked before the window and takes no slot.
+    for (let i = 0; i < 5; i += 1) {
+      const bad = await visit(link.id, { method: "pix", customer: { ...buyer(), document: "123" } })
+      expect(expectError(bad, 400).errors![0]!.field).toBe("customer.document")
+    }
     const replies = await Promise.all(
       Array.from({ length: 60 }, (_, i) =>
         visit(link.id, { method: i % 2 === 0 ? "pix" : "credit_card", customer: buyer() })
