@@ -40,14 +40,7 @@ export const renderDomainError = Match.type<DomainError>().pipe(
     ProviderUnavailable: (e) =>
       ServiceUnavailable.of({ message: e.message, code: "provider_unavailable", retryAfter: e.retryAfterSeconds }),
     IllegalTransition: (e) => Conflict.of({ message: e.message, code: "invalid_state" }),
-    RateLimited: (e) =>
-      new TooManyRequests({
-        statusCode: 429,
-        error: "Too Many Requests",
-        message: e.message,
-        code: e.code,
-        retryAfter: e.retryAfterSeconds
-      })
+    RateLimited: (e) => TooManyRequests.of({ message: e.message, code: e.code, retryAfter: e.retryAfterSeconds })
   })
 )
 

@@ -110,7 +110,11 @@ export class TooManyRequests extends Schema.Class<TooManyRequests>("TooManyReque
     status: 429,
     description: "Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After`"
   })
-) {}
+) {
+  static of(details: Details & { readonly retryAfter: number }) {
+    return new TooManyRequests({ statusCode: 429, error: "Too Many Requests", ...details })
+  }
+}
 
 export class NotAcceptable extends Schema.Class<NotAcceptable>("NotAcceptable")(
   envelope(406, "Not Acceptable"),

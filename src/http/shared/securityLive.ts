@@ -86,9 +86,7 @@ export const KeyAuthenticationLive = Layer.effect(
         metrics.rateLimitDecisions.inc({ outcome: decision.allowed ? "allowed" : "rejected" })
         if (!decision.allowed) {
           return yield* Effect.fail(
-            new TooManyRequests({
-              statusCode: 429,
-              error: "Too Many Requests",
+            TooManyRequests.of({
               message: `rate limit of ${decision.limit} requests per minute exceeded; retry in ${resetSeconds} s`,
               code: "rate_limit_exceeded",
               retryAfter: resetSeconds
