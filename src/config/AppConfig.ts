@@ -37,6 +37,13 @@ export interface AppConfigShape {
   readonly workerPollIntervalMs: number
   /** WORKER_LOCAL_QUEUE_SIZE: jobs fetched (and locked) per query; unset: 2 × concurrency; 1 turns batching off. */
   readonly workerLocalQueueSize: Option.Option<number>
+  /**
+   * WORKER_REFETCH_DELAY_MS: after a fetch that found no job, how long (on average; at most
+   * WORKER_POLL_INTERVAL_MS) the local queue lets "new job" notices pass before fetching again; 0 turns it off.
+   * Every PIX charge schedules its expiry an hour ahead, and graphile-worker notifies every worker of every
+   * job whatever its run_at (docs/performance.md "The worker's wake-ups").
+   */
+  readonly workerRefetchDelayMs: number
   readonly logLevel: string
   /**
    * CONTRACT-v1 §4: INSTALLMENTS_MAX, INSTALLMENTS_WITHOUT_INTEREST, INSTALLMENT_MONTHLY_INTEREST_PERCENT,
@@ -261,6 +268,10 @@ const fields = Config.all({
     Config.integer("WORKER_LOCAL_QUEUE_SIZE").pipe(
       Config.validate({ message: "WORKER_LOCAL_QUEUE_SIZE must be a positive integer", validation: (n) => n > 0 })
     )
+  ),
+  workerRefetchDelayMs: Config.integer("WORKER_REFETCH_DELAY_MS").pipe(
+    Config.withDefault(50),
+    Config.validate({ message: "WORKER_REFETCH_DELAY_MS must be ≥ 0", validation: (n) => n >= 0 })
   ),
   logLevel: Config.literal(...logLevels)("LOG_LEVEL").pipe(Config.withDefault("info" as const)),
   installments,

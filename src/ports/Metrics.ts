@@ -44,6 +44,8 @@ export class Metrics extends Context.Tag("Metrics")<
     }
     readonly oldestPendingJobAge: { readonly set: (value: number) => void }
     readonly jobRuns: CounterOf<"task" | "outcome">
+    /** The worker's queries for jobs, by whether they found any (docs/performance.md "The worker's wake-ups"). */
+    readonly jobFetches: CounterOf<"found">
     readonly ledgerPostings: CounterOf<"type">
     /** Seconds since the oldest receivable still unsettled fell due (0 when none is late). */
     readonly settlementLag: { readonly set: (value: number) => void }

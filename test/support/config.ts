@@ -59,6 +59,7 @@ export const testConfig = async (
     workerConcurrency: 4,
     workerPollIntervalMs: 500,
     workerLocalQueueSize: Option.none(),
+    workerRefetchDelayMs: 50,
     installments: { max: 12, withoutInterest: 1, monthlyInterestPercent: "2.99", minAmount: 500 },
     money: defaultMoney,
     antifraud: DEFAULT_SETTINGS,

@@ -123,6 +123,12 @@ export const PrometheusMetrics = Layer.sync(Metrics, () => {
       labelNames: ["task", "outcome"] as const,
       registers
     }),
+    jobFetches: new Counter({
+      name: "job_fetches_total",
+      help: "The worker's queries for due jobs in this process, by whether they found any (found: yes, no)",
+      labelNames: ["found"] as const,
+      registers
+    }),
     ledgerPostings: new Counter({
       name: "ledger_postings_total",
       help: "Ledger postings written by this process, by type (docs/money.md)",

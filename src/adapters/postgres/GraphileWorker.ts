@@ -5,6 +5,7 @@ import { run, type WorkerEvents } from "graphile-worker"
 import { PgPool } from "./Database.ts"
 import { quietLogger } from "./Migrations.ts"
 import { AppConfig } from "../../config/AppConfig.ts"
+import { Metrics } from "../../ports/Metrics.ts"
 import { CRONTAB, makeTaskList, type TaskServices } from "../../jobs/tasks.ts"
 
 const HEARTBEAT = "5 seconds"
@@ -22,6 +23,7 @@ export const WorkerLive = Layer.scopedDiscard(
     const config = yield* AppConfig
     const sql = yield* SqlClient.SqlClient
     const runtime = yield* Effect.runtime<TaskServices>()
+    const metrics = yield* Metrics
 
     const workerIds = new Set<string>()
     const events: WorkerEvents = new EventEmitter()
@@ -56,6 +58,22 @@ export const WorkerLive = Layer.scopedDiscard(
     // A local queue fetches (and locks) a batch of jobs in one query instead of one query per job; its
     // jobs are locked under the pool's id too, so the heartbeats cover them, and stop() returns the unused.
     const localQueueSize = Option.getOrElse(config.workerLocalQueueSize, () => 2 * config.workerConcurrency)
+    // A fetch that finds nothing (a PIX charge's expiry, due in an hour, woke every worker) starts a pause
+    // in which notices are counted, not each answered by a query; enough of them end it early
+    // (graphile-worker's refetchDelay; docs/performance.md "The worker's wake-ups").
+    const refetchDelay =
+      config.workerRefetchDelayMs > 0
+        ? { refetchDelay: { durationMs: Math.min(config.workerRefetchDelayMs, config.workerPollIntervalMs) } }
+        : {}
+    // job_fetches_total{found}: how often the worker asks the database for jobs, and how often for nothing.
+    if (localQueueSize > 1) {
+      events.on("localQueue:getJobs:complete", ({ jobs }) =>
+        metrics.jobFetches.inc({ found: jobs.length > 0 ? "yes" : "no" })
+      )
+    } else {
+      events.on("worker:getJob:empty", () => metrics.jobFetches.inc({ found: "no" }))
+      events.on("job:start", () => metrics.jobFetches.inc({ found: "yes" }))
+    }
     const runner = yield* Effect.acquireRelease(
       Effect.promise(() =>
         run({
@@ -75,7 +93,7 @@ export const WorkerLive = Layer.scopedDiscard(
             worker: {
               completeJobBatchDelay: 0,
               failJobBatchDelay: 0,
-              ...(localQueueSize > 1 ? { localQueue: { size: localQueueSize } } : {})
+              ...(localQueueSize > 1 ? { localQueue: { size: localQueueSize, ...refetchDelay } } : {})
             }
           }
         })
