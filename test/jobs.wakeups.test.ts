@@ -55,7 +55,7 @@ const emptyFetchesFor = async (refetchDelayMs: string) => {
   return { service, empty }
 }
 
-it("a burst of jobs due later wakes the worker into a few queries, not one per job; a due job runs at once", async () => {
+it("a burst of jobs due later wakes the worker a few times, not one per job; due jobs run at once", async () => {
   const off = await emptyFetchesFor("0")
   await off.service.stop("SIGTERM")
   const on = await emptyFetchesFor("50")
