@@ -1,5 +1,6 @@
 import { Context, type Effect, type Option } from "effect"
 import type { Principal } from "../domain/account.ts"
+import type { OrderId } from "../domain/ids.ts"
 import type { Claim } from "./IdempotencyStore.ts"
 
 export interface RateLimitDecision {
@@ -36,6 +37,12 @@ export type Admission =
  * `neededScope`, and a slot of its rolling rate-limit window shared by every API process (taken in its
  * own database transaction); for a request with an idempotency key, that key's claim as well. One round
  * trip for all of it (issue 10). None for an unknown, revoked or rotated-away key.
+ *
+ * `order`: the order the request pays, when its route names one (annotated `PaysOrder`). Once the
+ * request is admitted, an adapter may read it in the same round trip, scoped by the key's account, for
+ * the `OrderRepo.findToCharge` the charge makes next before any provider is asked (issue 22,
+ * docs/performance.md "The order read with the admission"); the charge's write still expects the order
+ * unchanged under its row lock.
  */
 export class KeyAdmission extends Context.Tag("KeyAdmission")<
   KeyAdmission,
@@ -43,7 +50,8 @@ export class KeyAdmission extends Context.Tag("KeyAdmission")<
     readonly admit: (
       digest: Uint8Array,
       neededScope: string,
-      claim?: ClaimRequest
+      claim?: ClaimRequest,
+      order?: OrderId
     ) => Effect.Effect<Option.Option<Admission>>
   }
 >() {}

@@ -6,6 +6,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { Order, OrderStatus } from "../../domain/order.ts"
 import { OrderRepo } from "../../ports/OrderRepo.ts"
 import { deferWrite } from "./deferred.ts"
+import { takeReadAhead, toCharge, toChargeColumns } from "./orderToCharge.ts"
 
 /** An order row as the database gives it (camelCased); a row that does not decode is a defect. */
 const OrderRow = Schema.Struct({
@@ -18,9 +19,6 @@ const OrderRow = Schema.Struct({
 type OrderRow = typeof OrderRow.Type
 /** The columns OrderRow reads, named: a prepared `*` would fail once a migration adds one (prepared.ts). */
 const COLUMNS = "id, customer_id, amount, status, created_at"
-const O_COLUMNS = COLUMNS.split(", ")
-  .map((c) => `o.${c}`)
-  .join(", ")
 
 // The row schema checks every field the class does (`Order`'s createdAt decodes from a string, a row's is a
 // Date already): the class is built without checking the same values twice on every read.
@@ -33,7 +31,7 @@ export const OrderRepoLive = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(COLUMNS)
-    const oColumns = sql.literal(O_COLUMNS)
+    const toCharge_ = sql.literal(toChargeColumns())
     return OrderRepo.of(
       traced("OrderRepo", {
         // The customer row is share-locked by the select, so a concurrent delete cannot slip between the
@@ -67,21 +65,20 @@ export const OrderRepoLive = Layer.effect(
             Effect.orDie,
             Effect.map(first)
           ),
+        // Without the lock, the read the admission made ahead in its round trip serves, once (orderToCharge.ts).
         findToCharge: (accountId, id, lock) =>
-          sql<OrderRow & { readonly customerLive: boolean; readonly customerName: string | null }>`
-          select ${oColumns}, c.deleted_at is null and c.id is not null as customer_live, c.name as customer_name
-          from orders o
-          left join customers c on c.account_id = o.account_id and c.id = o.customer_id
-          where o.account_id = ${accountId} and o.id = ${id}
-          ${lock ? sql`for update of o` : sql``}`.pipe(
-            Effect.orDie,
-            Effect.map((rows) =>
-              Option.map(Option.fromNullable(rows[0]), (row) => ({
-                order: toOrder(row),
-                customerLive: row.customerLive,
-                customerName: row.customerLive ? row.customerName : null
-              }))
-            )
+          Effect.flatMap(lock ? Effect.succeed(Option.none()) : takeReadAhead(accountId, id), (ahead) =>
+            Option.isSome(ahead)
+              ? Effect.succeed(ahead.value)
+              : sql`
+                select ${toCharge_}
+                from orders o
+                left join customers c on c.account_id = o.account_id and c.id = o.customer_id
+                where o.account_id = ${accountId} and o.id = ${id}
+                ${lock ? sql`for update of o` : sql``}`.pipe(
+                  Effect.orDie,
+                  Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toCharge))
+                )
           ),
         // Inside a batch (deferred.ts): fails the whole statement unless the order is still as read,
         // row-locking it as findToCharge's `lock` does (migration 0036, expect_unchanged).

@@ -17,3 +17,11 @@ export class ScopeResource extends Context.Tag("ScopeResource")<ScopeResource, s
  * in the same round trip (issue 10), and the handler's `idempotentPost` takes the claim over.
  */
 export class Idempotent extends Context.Tag("Idempotent")<Idempotent, boolean>() {}
+
+/**
+ * A route whose body names the order it pays, by this field (`orderId` on /api's process): once the request
+ * is admitted, its admission reads that order in the same round trip (KeyAdmission's `order`), and the
+ * charge's check before any provider is asked costs no statement of its own (issue 22, docs/performance.md
+ * "The order read with the admission").
+ */
+export class PaysOrder extends Context.Tag("PaysOrder")<PaysOrder, string>() {}

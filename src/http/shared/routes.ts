@@ -1,6 +1,6 @@
 import { HttpApi } from "@effect/platform"
 import { Context, Option, SchemaAST } from "effect"
-import { ErrorBody, Idempotent, ScopeResource } from "./annotations.ts"
+import { ErrorBody, Idempotent, PaysOrder, ScopeResource } from "./annotations.ts"
 
 export interface RouteTemplate {
   readonly method: string
@@ -11,6 +11,8 @@ export interface RouteTemplate {
   readonly resource: string
   /** It honours `Idempotency-Key` (annotated `Idempotent`). */
   readonly idempotent: boolean
+  /** The body field naming the order it pays (annotated `PaysOrder`), read with the admission. */
+  readonly paysOrder: string | undefined
   /** The query parameters it declares (its urlParams schema's keys); undefined for routes outside the API. */
   readonly query: ReadonlyArray<string> | undefined
 }
@@ -38,6 +40,7 @@ export const routeTable = (api: HttpApi.HttpApi.Any, extra: ReadonlyArray<readon
       errorBody: Option.getOrElse(Context.getOption(annotations, ErrorBody), () => "plain" as const),
       resource: Option.getOrElse(Context.getOption(annotations, ScopeResource), () => "other"),
       idempotent: Option.getOrElse(Context.getOption(annotations, Idempotent), () => false),
+      paysOrder: Option.getOrUndefined(Context.getOption(annotations, PaysOrder)),
       query
     })
   }

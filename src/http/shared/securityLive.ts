@@ -19,6 +19,7 @@ import { fn } from "../../spans.ts"
 import { Ids } from "../../ports/Ids.ts"
 import { IdempotencyStore } from "../../ports/IdempotencyStore.ts"
 import { claimMade, claimToMake } from "./idempotency.ts"
+import { orderNamed } from "./paysOrder.ts"
 import { RequestNote } from "./requestNote.ts"
 
 const routes = routeTable(GatewayApi)
@@ -62,9 +63,10 @@ export const KeyAuthenticationLive = Layer.effect(
         const claim = template?.idempotent
           ? yield* claimToMake(yield* HttpServerRequest.HttpServerRequest, ids.next)
           : undefined
-        // Key, scope, rate-limit slot and idempotency claim in one round trip (a refused scope takes no
-        // slot, a refused slot makes no claim).
-        const admitted = yield* admission.admit(hasher.digest(key), needed, claim)
+        const order = template?.paysOrder === undefined ? undefined : yield* orderNamed(template.paysOrder)
+        // Key, scope, rate-limit slot, idempotency claim and the order paid in one round trip (a refused
+        // scope takes no slot, a refused slot makes no claim and reads no order).
+        const admitted = yield* admission.admit(hasher.digest(key), needed, claim, order)
         if (Option.isNone(admitted)) return yield* Effect.fail(invalid)
         if (admitted.value._tag === "Forbidden") {
           return yield* Effect.fail(

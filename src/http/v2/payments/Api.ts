@@ -1,5 +1,5 @@
 import { TransactionId } from "../../../domain/ids.ts"
-import { Idempotent, ScopeResource } from "../../shared/annotations.ts"
+import { Idempotent, PaysOrder, ScopeResource } from "../../shared/annotations.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { LivemodeField } from "../../shared/livemode.ts"
 import { Schema } from "effect"
@@ -181,6 +181,7 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       .setPayload(ProcessPayment)
       .setHeaders(IdempotencyHeaders)
       .annotate(Idempotent, true)
+      .annotate(PaysOrder, "orderId")
       .addSuccess(PaymentResult, { status: 201 })
       .addError(BadRequest)
       .addError(NotFound)

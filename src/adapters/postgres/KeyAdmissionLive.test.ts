@@ -1,0 +1,124 @@
+import { randomBytes, randomUUID } from "node:crypto"
+import { NodeContext } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { Effect, Layer, Option } from "effect"
+import { createMigratedTestDatabase } from "../../../test/support/database.ts"
+import { testConfig } from "../../../test/support/server.ts"
+import { AppConfigFrom } from "../../config/AppConfig.ts"
+import { AccountId, CustomerId, OrderId } from "../../domain/ids.ts"
+import { KeyAdmission } from "../../ports/Admission.ts"
+import { OrderRepo } from "../../ports/OrderRepo.ts"
+import { makePool, PgPool, SqlLive } from "./Database.ts"
+import { KeyAdmissionLive } from "./KeyAdmissionLive.ts"
+import { MigrationsLive } from "./Migrations.ts"
+import { OrderRepoLive } from "./OrderRepoLive.ts"
+
+/**
+ * The order read with the admission (docs/performance.md "The order read with the admission"): read in
+ * the admission's statement only once the request is admitted, scoped by the key's account, and served
+ * once to `OrderRepo.findToCharge` without a lock. Each test changes the order in the database after the
+ * admission, so what findToCharge answers shows where it came from.
+ */
+
+const Database = Layer.unwrapEffect(
+  Effect.promise(async () => {
+    const url = await createMigratedTestDatabase()
+    return MigrationsLive.pipe(
+      Layer.provideMerge(SqlLive),
+      Layer.provideMerge(Layer.scoped(PgPool, makePool(url, 4))),
+      Layer.provideMerge(AppConfigFrom(await testConfig(url))),
+      Layer.provide(NodeContext.layer)
+    )
+  })
+)
+
+/** An account with a key (its digest, its limit and scopes), a customer and a PENDING order of 1,000. */
+const seed = (rateLimit = 100, scopes: ReadonlyArray<string> | null = null) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const accountId = AccountId.make(randomUUID())
+    const customerId = CustomerId.make(randomUUID())
+    const orderId = OrderId.make(randomUUID())
+    const digest = randomBytes(32)
+    yield* sql`insert into accounts (id, name, email, password_hash)
+      values (${accountId}, 'Loja', ${`${accountId}@example.com`}, 'x')`
+    yield* sql`insert into api_keys (id, account_id, label, key_prefix, key_last4, key_digest, is_primary, scopes,
+                                     rate_limit)
+      values (${randomUUID()}, ${accountId}, 'k', 'sk_test', 'abcd', ${digest}, true,
+              ${scopes === null ? null : [...scopes]}::text[], ${rateLimit})`
+    yield* sql`insert into customers (id, account_id, name, email, document, phone)
+      values (${customerId}, ${accountId}, 'Maria', 'maria@example.com', '52998224725', '11999999999')`
+    yield* sql`insert into orders (id, account_id, customer_id, amount, status)
+      values (${orderId}, ${accountId}, ${customerId}, 1000, 'PENDING')`
+    const pay = sql`update orders set status = 'PAID' where id = ${orderId}`
+    return { accountId, orderId, digest, pay }
+  })
+
+const statusOf = (found: Option.Option<{ readonly order: { readonly status: string } }>) =>
+  Option.getOrUndefined(Option.map(found, (f) => f.order.status))
+
+layer(KeyAdmissionLive.pipe(Layer.merge(OrderRepoLive), Layer.provideMerge(Database)))(
+  "the order read with the admission",
+  (it) => {
+    it.effect("an admitted request's order is served once from the admission's read, then read again", () =>
+      Effect.gen(function* () {
+        const { accountId, orderId, digest, pay } = yield* seed()
+        const admitted = yield* (yield* KeyAdmission).admit(digest, "payments:write", undefined, orderId)
+        expect(Option.getOrThrow(admitted)._tag).toBe("Admitted")
+        yield* pay
+        const orders = yield* OrderRepo
+        const first = yield* orders.findToCharge(accountId, orderId, false)
+        expect(statusOf(first)).toBe("PENDING")
+        expect(Option.getOrThrow(first)).toMatchObject({ customerLive: true, customerName: "Maria" })
+        expect(Option.getOrThrow(first).order.amount).toBe(1000)
+        expect(statusOf(yield* orders.findToCharge(accountId, orderId, false))).toBe("PAID")
+      })
+    )
+
+    it.effect("with a lock, or for another order, the order is read from the database", () =>
+      Effect.gen(function* () {
+        const { accountId, orderId, digest, pay } = yield* seed()
+        const orders = yield* OrderRepo
+        yield* (yield* KeyAdmission).admit(digest, "payments:write", undefined, orderId)
+        yield* pay
+        expect(statusOf(yield* orders.findToCharge(accountId, orderId, true))).toBe("PAID")
+        yield* (yield* KeyAdmission).admit(digest, "payments:write", undefined, orderId)
+        expect(yield* orders.findToCharge(accountId, OrderId.make(randomUUID()), false)).toEqual(Option.none())
+        // Read for this account: asked by another account (a tenant other than the key's), it is not served.
+        yield* (yield* KeyAdmission).admit(digest, "payments:write", undefined, orderId)
+        expect(yield* orders.findToCharge(AccountId.make(randomUUID()), orderId, false)).toEqual(Option.none())
+      })
+    )
+
+    it.effect("another account's key naming the order reads nothing of it", () =>
+      Effect.gen(function* () {
+        const mine = yield* seed()
+        const theirs = yield* seed()
+        yield* (yield* KeyAdmission).admit(theirs.digest, "payments:write", undefined, mine.orderId)
+        expect(yield* (yield* OrderRepo).findToCharge(theirs.accountId, mine.orderId, false)).toEqual(Option.none())
+      })
+    )
+
+    it.effect("a request refused its scope or its rate-limit slot reads no order", () =>
+      Effect.gen(function* () {
+        const admission = yield* KeyAdmission
+        const orders = yield* OrderRepo
+        const limited = yield* seed(1)
+        yield* admission.admit(limited.digest, "payments:write")
+        const refused = Option.getOrThrow(
+          yield* admission.admit(limited.digest, "payments:write", undefined, limited.orderId)
+        )
+        expect(refused._tag === "Admitted" && refused.decision.allowed).toBe(false)
+        yield* limited.pay
+        expect(statusOf(yield* orders.findToCharge(limited.accountId, limited.orderId, false))).toBe("PAID")
+
+        const scoped = yield* seed(100, ["customers:read"])
+        const forbidden = yield* admission.admit(scoped.digest, "payments:write", undefined, scoped.orderId)
+        expect(Option.getOrThrow(forbidden)._tag).toBe("Forbidden")
+        yield* scoped.pay
+        expect(statusOf(yield* orders.findToCharge(scoped.accountId, scoped.orderId, false))).toBe("PAID")
+      })
+    )
+  }
+)

@@ -1,0 +1,70 @@
+import { Effect, FiberRef, Option, Schema } from "effect"
+import { CustomerId, OrderId } from "../../domain/ids.ts"
+import type { AccountId } from "../../domain/ids.ts"
+import { Order, OrderStatus } from "../../domain/order.ts"
+
+/**
+ * The order a charge checks before any provider is asked (`OrderRepo.findToCharge`): the order, whether
+ * its customer is live, and the customer's name (a PIX charge's payer). Read by OrderRepoLive, or ahead,
+ * in the admission's round trip (KeyAdmissionLive; docs/performance.md "The order read with the admission").
+ */
+export interface OrderToCharge {
+  readonly order: Order
+  readonly customerLive: boolean
+  readonly customerName: string | null
+}
+
+const Row = Schema.Struct({
+  id: OrderId,
+  customerId: CustomerId,
+  amount: Schema.Int,
+  status: OrderStatus,
+  createdAt: Schema.DateFromSelf,
+  customerLive: Schema.Boolean,
+  customerName: Schema.NullOr(Schema.String)
+})
+
+/** The select list, from `orders o left join customers c`; `prefix` names the columns apart in a wider row. */
+export const toChargeColumns = (prefix = "") =>
+  [
+    ["o.id", "id"],
+    ["o.customer_id", "customer_id"],
+    ["o.amount", "amount"],
+    ["o.status", "status"],
+    ["o.created_at", "created_at"],
+    ["c.deleted_at is null and c.id is not null", "customer_live"],
+    ["c.name", "customer_name"]
+  ]
+    .map(([expression, name]) => `${expression} as ${prefix}${name}`)
+    .join(", ")
+
+/** A row of `toChargeColumns()` (camelCased by the client); a row that does not decode is a defect. */
+export const toCharge = (row: unknown): OrderToCharge => {
+  const { customerLive, customerName, ...order } = Schema.decodeUnknownSync(Row)(row)
+  // The schema checked every field the class does: built without checking the same values twice.
+  return {
+    order: Order.make(order, { disableValidation: true }),
+    customerLive,
+    customerName: customerLive ? customerName : null
+  }
+}
+
+/** What the admission read: the order of this account it was asked for, or that there is none. */
+interface ReadAhead {
+  readonly accountId: AccountId
+  readonly orderId: string
+  readonly found: Option.Option<OrderToCharge>
+}
+
+const readAhead = FiberRef.unsafeMake<ReadAhead | undefined>(undefined)
+
+/** Kept on the request's fiber, which the handler runs on next (as the key's mode is: securityLive.ts). */
+export const keepReadAhead = (value: ReadAhead) => FiberRef.set(readAhead, value)
+
+/** The order read ahead, once, if it is this account's read of this order; the caller reads it otherwise. */
+export const takeReadAhead = (accountId: AccountId, orderId: string) =>
+  Effect.map(FiberRef.getAndSet(readAhead, undefined), (ahead) =>
+    ahead !== undefined && ahead.accountId === accountId && ahead.orderId === orderId
+      ? Option.some(ahead.found)
+      : Option.none()
+  )
