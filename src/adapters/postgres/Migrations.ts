@@ -33,6 +33,7 @@ import bolepix from "./migrations/0034_bolepix.ts"
 import boletoRefundBase from "./migrations/0035_boleto_refund_base.ts"
 import chargeBatch from "./migrations/0036_charge_batch.ts"
 import bolepixAskAgain from "./migrations/0038_bolepix_ask_again.ts"
+import rateLimitTakeFewerStatements from "./migrations/0040_rate_limit_take_fewer_statements.ts"
 import { withSpan } from "../../spans.ts"
 
 export const MIGRATIONS = {
@@ -65,7 +66,8 @@ export const MIGRATIONS = {
   "0034_bolepix": bolepix,
   "0035_boleto_refund_base": boletoRefundBase,
   "0036_charge_batch": chargeBatch,
-  "0038_bolepix_ask_again": bolepixAskAgain
+  "0038_bolepix_ask_again": bolepixAskAgain,
+  "0040_rate_limit_take_fewer_statements": rateLimitTakeFewerStatements
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)

@@ -1,0 +1,103 @@
+import { randomUUID } from "node:crypto"
+import pg from "pg"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createMigratedTestDatabase } from "../../../test/support/database.ts"
+
+/**
+ * `rate_limit_take` (migrations 0010, 0011, 0040) against what it must keep true, whatever its body: the
+ * key's count is the number of its hits left in the window; an accepted request says how many remain
+ * after it; a refused one finds the window full; and concurrent callers of one key never accept more
+ * than the limit within a window. Driven with a short window so that hits expire during the test.
+ * (The limit across API processes over HTTP: test/ratelimit.test.ts.)
+ */
+
+const LIMIT = 5
+const WINDOW = "300 milliseconds"
+
+let pool: pg.Pool
+beforeAll(async () => {
+  pool = new pg.Pool({ connectionString: await createMigratedTestDatabase(), max: 8 })
+})
+afterAll(async () => {
+  await pool?.end()
+})
+
+const take = async (client: pg.Pool | pg.PoolClient, key: string) =>
+  (
+    await client.query<{ allowed: boolean; remaining: number; reset_ms: string }>(
+      "select * from rate_limit_take($1, $2, $3::interval)",
+      [key, LIMIT, WINDOW]
+    )
+  ).rows[0]!
+
+const state = async (key: string) => {
+  const { rows } = await pool.query<{ count: number | null; hits: number }>(
+    `select (select count from rate_limit_counts where key_id = $1) as count,
+            (select count(*)::int from rate_limit_hits where key_id = $1) as hits`,
+    [key]
+  )
+  return rows[0]!
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+describe("rate_limit_take", () => {
+  it("one caller: the count is the hits left, accepted ones say what remains, refused ones find it full", async () => {
+    const key = randomUUID()
+    let accepted = 0
+    let refused = 0
+    for (let i = 0; i < 150; i++) {
+      const reply = await take(pool, key)
+      const after = await state(key)
+      expect(after.count).toBe(after.hits)
+      if (reply.allowed) {
+        accepted++
+        expect(reply.remaining).toBe(LIMIT - after.hits)
+        expect(Number(reply.reset_ms)).toBeGreaterThanOrEqual(0)
+        expect(Number(reply.reset_ms)).toBeLessThanOrEqual(300)
+      } else {
+        refused++
+        expect(after.hits).toBe(LIMIT)
+        expect(reply.remaining).toBe(0)
+        expect(Number(reply.reset_ms)).toBeGreaterThanOrEqual(1)
+        expect(Number(reply.reset_ms)).toBeLessThanOrEqual(300)
+      }
+      await sleep(Math.floor(Math.random() * 25))
+    }
+    // Both happened, several windows over.
+    expect(accepted).toBeGreaterThan(LIMIT)
+    expect(refused).toBeGreaterThan(0)
+  }, 30_000)
+
+  it("eight callers at once: at most the limit accepted per window, the count still the hits", async () => {
+    const key = randomUUID()
+    const stamps: Array<number> = []
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const client = await pool.connect()
+        try {
+          for (let i = 0; i < 60; i++) {
+            if ((await take(client, key)).allowed) {
+              // The hit's own time, as the function stamped it under the key's lock.
+              stamps.push(Date.now())
+            }
+            await sleep(Math.floor(Math.random() * 10))
+          }
+        } finally {
+          client.release()
+        }
+      })
+    )
+    const after = await state(key)
+    expect(after.count).toBe(after.hits)
+    const { rows } = await pool.query<{ at: Date }>("select at from rate_limit_hits where key_id = $1 order by at", [
+      key
+    ])
+    expect(rows.length).toBeLessThanOrEqual(LIMIT)
+    // Over the whole run: any LIMIT + 1 accepted requests span more than the window (from the client's
+    // clock, which sees each answer some time after its hit: a loose bound, well above what a broken limit gives).
+    stamps.sort((a, b) => a - b)
+    for (let i = LIMIT; i < stamps.length; i++) expect(stamps[i]! - stamps[i - LIMIT]!).toBeGreaterThan(150)
+    expect(stamps.length).toBeGreaterThan(LIMIT)
+  }, 30_000)
+})
