@@ -28,8 +28,8 @@ const ORDER_MOVES: Partial<Record<Trigger, OrderStatus>> = {
 
 /**
  * The one owner of every status change. Each move is the transaction's update, its order's move, the
- * ledger's postings, the outbox event and the jobs the move causes, in one database transaction, against the table of
- * src/domain/lifecycle.ts; anything else is an IllegalTransition.
+ * ledger's postings, the outbox event and the jobs the move causes, in one database transaction, against
+ * the table of src/domain/lifecycle.ts; anything else is an IllegalTransition.
  */
 export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
   effect: Effect.gen(function* () {
