@@ -23,9 +23,11 @@ import { type RoleProcess, runCli, spawnRole, stopAll } from "./support/processe
  * test/boleto.cnab.test.ts). A live key's bolepix issues its `cobv` at the PSP and its title goes to the bank
  * in the remessa with segment Y-03 (the key and txid). Whichever rail pays first settles it with that day's
  * amount; the other rail's payment is recorded and returned — the slip's owed back by hand, the PIX's by
- * devolução at the PSP — never settled: the merchant's books show one sale, to the centavo. A second PIX whose
- * devolução was left undecided is asked again by the `return_bolepix_pix` job; what waits for an operator
- * shows on /metrics (`operator_queue`).
+ * devolução at the PSP — never settled: the merchant's books show one sale, to the centavo. Settled by its
+ * barcode or expired, the bolepix has its `cobv` withdrawn at the PSP (`PATCH /cobv/{txid}`, the
+ * `withdraw_due_charge` job, retried while the PSP is down), so its QR can no longer be paid; a PIX that beat
+ * the withdrawal is returned. A second PIX whose devolução was left undecided is asked again by the
+ * `return_bolepix_pix` job; what waits for an operator shows on /metrics (`operator_queue`).
  */
 
 const BILLET_FEE = 349
@@ -206,6 +208,31 @@ const askAgain = async (times = 1) => {
   })
 }
 
+/** The PSP's answers to `PATCH /cobv/{txid}` (the cobv's withdrawal), in order. */
+const withdrawals = (txid: string) =>
+  psp.exchanges.filter((e) => e.method === "PATCH" && e.path === `/cobv/${txid}`).map((e) => e.status)
+
+/** Waits until no `withdraw_due_charge` job is left (its retries after graphile-worker's back-off included). */
+const withdrawJobsDone = (ms = 30_000) =>
+  until(
+    "the withdraw_due_charge jobs done",
+    async () => {
+      const left = await db.query(`select 1 from graphile_worker.jobs where task_identifier = 'withdraw_due_charge'`)
+      return left.rowCount === 0 ? true : undefined
+    },
+    ms
+  )
+
+/** The `withdraw_due_charge` job of a transaction, queued by hand (a duplicate run), and waited for. */
+const withdrawAgain = async (id: string) => {
+  await db.query(
+    `select graphile_worker.add_job('withdraw_due_charge',
+       json_build_object('accountId', account_id::text, 'transactionId', id::text)) from transactions where id = $1`,
+    [id]
+  )
+  await withdrawJobsDone()
+}
+
 /** Time passes for these second payments: their last ask (or record) 6 minutes earlier, due to be asked again. */
 const sixMinutesLater = (...transactionIds: Array<string>) =>
   db.query(
@@ -334,11 +361,18 @@ describe("bolepix in live mode: the API Pix adapter and the bank by CNAB 240", (
     const again = await runCli<any>(["boleto", "retorno", join(tmpdir(), `bolepix-retorno-1-${process.pid}.ret`)], env)
     expect(again.outcome).toBe("duplicate")
     expect(await seconds(pixFirst)).toHaveLength(1)
+    // Settled by its PIX, the cobv is concluded at the PSP: nothing to withdraw.
+    await withdrawJobsDone()
+    expect(withdrawals(await txidOf(pixFirst))).toEqual([])
   }, 120_000)
 
-  it("barcode first: settled by retorno 06; the PIX paid later goes back by devolução at the PSP", async () => {
+  it("barcode and PIX at once: settled by retorno 06; the cobv, paid meanwhile, goes back by devolução", async () => {
     expect(remessa).not.toBe("")
     const before = await merchantBalance()
+    // The buyer pays the QR code at the PSP while the bank is paying the slip: its notice is lost and the
+    // listing has not caught up, so the bank's report settles the boleto first.
+    const txid = await txidOf(barcodeFirst)
+    const e2e = await psp.pay(txid, { amount: dueToday(B), notify: false, listed: false })
     const report = await runCli<any>(
       ["boleto", "retorno", retorno(2, { [barcodeFirst]: { movement: "06", paidOn: today, fee: BANK_FEE } })],
       env,
@@ -351,12 +385,14 @@ describe("bolepix in live mode: the API Pix adapter and the bank by CNAB 240", (
     expect(t.boleto.payment).toMatchObject({ amountPaid: dueToday(B), discount: 500, rail: "barcode" })
     expect((await merchantBalance()) - before).toBe(dueToday(B) - BILLET_FEE)
 
-    // The buyer pays the QR code too: the PSP's notice finds it settled; the PIX is recorded and given back.
-    const txid = await txidOf(barcodeFirst)
-    const e2e = await psp.pay(txid, { amount: dueToday(B) })
+    // The withdrawal finds the cobv paid (the PSP refuses it: 400, read back CONCLUIDA): its payment goes to the
+    // inbox, which finds the boleto settled; the PIX is recorded and given back.
     const asked = await until("the devolução asked of the PSP", async () =>
       psp.exchanges.find((e) => e.method === "PUT" && e.path.startsWith(`/pix/${e2e}/devolucao/`))
     )
+    await withdrawJobsDone()
+    expect(withdrawals(txid)).toEqual([400])
+    expect(psp.cobvs.get(txid)!.status).toBe("CONCLUIDA")
     expect(asked.requestBody).toEqual({ valor: (dueToday(B) / 100).toFixed(2) })
     expect(await received(barcodeFirst)).toEqual([{ outcome: "returned" }])
     // The PSP answered EM_PROCESSAMENTO: asked, not yet given back.
@@ -388,12 +424,67 @@ describe("bolepix in live mode: the API Pix adapter and the bank by CNAB 240", (
     expect((await merchantBalance()) - before).toBe(dueToday(B) - BILLET_FEE)
     const v1 = await api.get(`${V1}/transactions/${barcodeFirst}`, { token: key })
     expect(v1.body.data).toMatchObject({ status: "paid", amount_total: B, refunded_amount: 0 })
-    // The PSP's notice again (its retry): nothing moves.
+    // The PSP's notice at last, then again (its retry): nothing moves; the withdrawal run again neither.
     await psp.renotify(e2e)
+    await psp.renotify(e2e)
+    await withdrawAgain(barcodeFirst)
+    expect(withdrawals(txid)).toEqual([400, 400])
     expect(await seconds(barcodeFirst)).toHaveLength(1)
+    expect(await received(barcodeFirst)).toEqual([{ outcome: "returned" }])
     expect(await postings(barcodeFirst)).toEqual(rows)
+    expect((await merchantBalance()) - before).toBe(dueToday(B) - BILLET_FEE)
     const check = await runCli<{ ok: boolean }>(["ledger", "check"], env, 60_000)
     expect(check.ok).toBe(true)
+  }, 120_000)
+
+  it("barcode first: the cobv withdrawn at the PSP, once; a PSP down is asked again after a back-off", async () => {
+    const e = (await bolepix(A)).hash // withdrawn at the first try
+    const f = (await bolepix(B)).hash // the PSP answers the first PATCH with a 503
+    const cut = await runCli<{ cut: boolean; titles: number; path: string }>(["boleto", "remessa"], env, 60_000)
+    expect(cut).toMatchObject({ cut: true, titles: 2 })
+    remessa = readFileSync(cut.path, "latin1")
+    const [txidE, txidF] = [await txidOf(e), await txidOf(f)]
+    psp.inject(`PATCH /cobv/${txidF}`, "5xx")
+    const before = await merchantBalance()
+    const paidAtBank = { movement: "06", paidOn: today, fee: BANK_FEE } as const
+    const report = await runCli<any>(
+      ["boleto", "retorno", retorno(3, { [e]: paidAtBank, [f]: paidAtBank })],
+      env,
+      60_000
+    )
+    expect(report).toMatchObject({ outcome: "processed", exceptions: [] })
+    expect(report.counts).toMatchObject({ settled: 2, alreadySettled: 0 })
+
+    // F's first try failed on the 503 and graphile-worker holds the job for its back-off, then runs it again.
+    const failed = await until("F's first withdrawal failed", async () => {
+      const job = await db.query<{ attempts: number; last_error: string | null }>(
+        `select attempts, last_error from graphile_worker.jobs where key = $1`,
+        [`withdraw_cobv:${f}`]
+      )
+      const row = job.rows[0]
+      return row !== undefined && row.attempts >= 1 && row.last_error !== null ? row : undefined
+    })
+    expect(failed.attempts).toBe(1)
+    expect(psp.pendingFaults()).toBe(0)
+    await withdrawJobsDone()
+    // One PATCH each that the PSP answered (F's 503 came before it): both withdrawn, neither QR payable.
+    expect(withdrawals(txidE)).toEqual([200])
+    expect(withdrawals(txidF)).toEqual([200])
+    for (const txid of [txidE, txidF]) {
+      expect(psp.cobvs.get(txid)!.status).toBe("REMOVIDA_PELO_USUARIO_RECEBEDOR")
+      await expect(psp.pay(txid, { amount: 1_000 })).rejects.toThrow(/REMOVIDA/)
+    }
+    // The withdrawal run again (a duplicate job): the PSP refuses it, read back withdrawn; nothing else moves.
+    await withdrawAgain(e)
+    expect(withdrawals(txidE)).toEqual([200, 400])
+    expect(psp.cobvs.get(txidE)!.status).toBe("REMOVIDA_PELO_USUARIO_RECEBEDOR")
+    // Settled once each by the bank's report; no second payment; the merchant's books to the centavo.
+    for (const id of [e, f]) {
+      expect((await detail(id)).boleto.payment.rail).toBe("barcode")
+      expect(await seconds(id)).toEqual([])
+      expect(await received(id)).toEqual([])
+    }
+    expect((await merchantBalance()) - before).toBe(dueToday(A) + dueToday(B) - 2 * BILLET_FEE)
   }, 120_000)
 
   it("a second PIX the PSP could not return when asked: the job asks again, the same devolução", async () => {
@@ -405,23 +496,28 @@ describe("bolepix in live mode: the API Pix adapter and the bank by CNAB 240", (
     remessa = readFileSync(cut.path, "latin1")
     askedAgain = [c, d]
     const before = await merchantBalance()
+    const toReturnBefore = (await gauge("operator_queue", "bolepix_to_return"))!
+    // Both QRs paid at the PSP as the bank pays both slips (notices lost, the listing behind): the slips
+    // settle, and each withdrawal finds its cobv paid and hands the PIX to be returned. C's devolução is
+    // asked while the PSP is unreachable for devoluções: the ask and its one retry get 503.
+    const e2eC = await psp.pay(await txidOf(c), { amount: dueToday(A), notify: false, listed: false })
+    const e2eD = await psp.pay(await txidOf(d), { amount: dueToday(B), notify: false, listed: false })
+    psp.inject(`PUT /pix/${e2eC}/`, "5xx")
+    psp.inject(`PUT /pix/${e2eC}/`, "5xx")
     const paidAtBank = { movement: "06", paidOn: today, fee: BANK_FEE } as const
-    const file = retorno(3, { [c]: paidAtBank, [d]: paidAtBank })
+    const file = retorno(4, { [c]: paidAtBank, [d]: paidAtBank })
     const report = await runCli<any>(["boleto", "retorno", file], env, 60_000)
     expect(report).toMatchObject({ outcome: "processed", exceptions: [] })
     expect(report.counts).toMatchObject({ settled: 2, alreadySettled: 0 })
-    const toReturnBefore = (await gauge("operator_queue", "bolepix_to_return"))!
 
-    // C's QR paid too while the PSP is unreachable for devoluções: the ask and its one retry get 503.
-    psp.inject("PUT /pix/", "5xx")
-    psp.inject("PUT /pix/", "5xx")
-    const e2eC = await psp.pay(await txidOf(c), { amount: dueToday(A) })
     await until("the PSP asked while down", async () => (psp.pendingFaults() === 0 ? true : undefined))
+    await withdrawJobsDone()
+    expect(withdrawals(await txidOf(c))).toEqual([400])
+    expect(withdrawals(await txidOf(d))).toEqual([400])
     expect(await received(c)).toEqual([{ outcome: "returned" }])
     expect(await seconds(c)).toEqual([{ rail: "pix", amount: dueToday(A), status: "returning" }])
     expect(devolucoes(e2eC)).toEqual([])
-    // D's QR paid with the PSP up: asked, answered EM_PROCESSAMENTO.
-    const e2eD = await psp.pay(await txidOf(d), { amount: dueToday(B) })
+    // D's devolução asked with the PSP up, answered EM_PROCESSAMENTO.
     await until("D's devolução asked", async () => (devolucoes(e2eD).length === 1 ? true : undefined))
     const idD = devolucoes(e2eD)[0]!.id
     expect(devolucoes(e2eD)).toEqual([{ method: "PUT", id: idD, status: 201 }])
@@ -532,10 +628,10 @@ describe("bolepix in live mode: the API Pix adapter and the bank by CNAB 240", (
     await until("the PIX for no charge recorded", async () =>
       (await gauge("operator_queue", "pix_unknown_charge")) === unknown + 1 ? true : undefined
     )
-    // Retorno 5 before 4 (the titles' entries confirmed): held until 4 arrives, for two hours now.
+    // Retorno 6 before 5 (the titles' entries confirmed): held until 5 arrives, for two hours now.
     expect(askedAgain).toHaveLength(2)
     const confirmed = Object.fromEntries(askedAgain.map((id) => [id, { movement: "02" } as const]))
-    const held = await runCli<any>(["boleto", "retorno", retorno(5, confirmed)], env, 60_000)
+    const held = await runCli<any>(["boleto", "retorno", retorno(6, confirmed)], env, 60_000)
     expect(held.outcome).toBe("held")
     expect(await gauge("operator_queue", "cnab_retorno_held")).toBe(1)
     await db.query(`update cnab_retornos set received_at = now() - interval '2 hours' where status = 'held'`)
@@ -547,5 +643,28 @@ describe("bolepix in live mode: the API Pix adapter and the bank by CNAB 240", (
     const closed = await runCli<any>(["bolepix", "returned", "--id", one.rows[0]!.id], env, 60_000)
     expect(closed.outcome).toBe("returned")
     expect(await gauge("operator_queue", "bolepix_to_return")).toBe(owed.rows[0]!.n - 1)
+  }, 120_000)
+
+  it("expiry: the boleto's deadline passes unpaid and its cobv is withdrawn with it", async () => {
+    const g = (await bolepix(A)).hash
+    const txid = await txidOf(g)
+    // Its deadline now: the keyed expiry job queued at creation is run at once (add_job replaces its run_at).
+    await db.query(
+      `select graphile_worker.add_job('expire_transaction',
+         json_build_object('accountId', account_id::text, 'transactionId', id::text),
+         job_key := 'expire:' || id::text, max_attempts := 10) from transactions where id = $1`,
+      [g]
+    )
+    await until("the bolepix expired", async () => {
+      const v1 = await api.get(`${V1}/transactions/${g}`, { token: key })
+      return v1.body.data?.status === "cancelled" ? true : undefined
+    })
+    await withdrawJobsDone()
+    expect(withdrawals(txid)).toEqual([200])
+    expect(psp.cobvs.get(txid)!.status).toBe("REMOVIDA_PELO_USUARIO_RECEBEDOR")
+    await expect(psp.pay(txid, { amount: A })).rejects.toThrow(/REMOVIDA/)
+    expect(await seconds(g)).toEqual([])
+    const check = await runCli<{ ok: boolean }>(["ledger", "check"], env, 60_000)
+    expect(check.ok).toBe(true)
   }, 120_000)
 })

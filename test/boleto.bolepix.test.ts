@@ -236,6 +236,17 @@ describe("bolepix: the first payment settles, the second is returned", () => {
     expect(byBarcode.status, byBarcode.text).toBe(202)
     const paid = await waitPaid(id)
     expect(paid.boleto.payment).toMatchObject({ amountPaid: 100_000, rail: "barcode" })
+    // Settled by its barcode: the sandbox PSP's cobv withdrawn by the job the settlement queued, at the first try.
+    const runs = (outcome: string) =>
+      fetch(server.metricsUrl)
+        .then((r) => r.text())
+        .then((text) => {
+          const found = new RegExp(`^job_runs_total\\{task="withdraw_due_charge",outcome="${outcome}"\\} (\\S+)$`, "m")
+          return Number(found.exec(text)?.[1] ?? 0)
+        })
+    await waitFor("the cobv's withdrawal", async () => ((await runs("success")) >= 1 ? true : undefined))
+    expect(await runs("failure")).toBe(0)
+    // The sandbox's buyer still pays the QR (as a PIX that beat the withdrawal would be): the return path.
     const byPix = await pay(id, `rail=pix&date=${today()}`)
     expect(byPix.status, byPix.text).toBe(200)
     expect(byPix.body.status).toBe("PAID")

@@ -1,7 +1,7 @@
 import { Effect, Option } from "effect"
 import type { AccountId, TransactionId } from "../domain/ids.ts"
 import { type Posting, SYSTEM } from "../domain/ledger.ts"
-import type { TransactionRecord } from "../domain/transaction.ts"
+import { isBolepix, type TransactionRecord } from "../domain/transaction.ts"
 import { Ids } from "../ports/Ids.ts"
 import { Ledger } from "../ports/Ledger.ts"
 import { Tenancy } from "../ports/Modes.ts"
@@ -16,8 +16,7 @@ import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Transactional } from "../ports/Transactional.ts"
 import { fn } from "../spans.ts"
 
-/** Whether a transaction is a bolepix: a boleto that also carries a PIX due-date charge. */
-export const isBolepix = (t: TransactionRecord): boolean => t.method === "BOLETO" && t.details.pix !== undefined
+export { isBolepix } from "../domain/transaction.ts"
 
 /**
  * When a second PIX left `returning` is asked of the PSP again (docs/boleto.md "Bolepix", the

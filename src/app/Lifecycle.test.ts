@@ -131,4 +131,51 @@ describe("Lifecycle: every (status, method, trigger) against the table, through 
       }
     })
   )
+
+  it.effect("a bolepix leaving PENDING other than by its PIX asks, in the move, for its cobv's withdrawal", () =>
+    Effect.gen(function* () {
+      const pix = { emv: "000201", txid: "a".repeat(32), expiresAt: "2027-01-01", qrToken: "t" }
+      const boleto = { barcode: "0".repeat(44) } as unknown as NonNullable<TransactionRecord["details"]["boleto"]>
+      const payment = (rail: "pix" | "barcode") => ({
+        paidOn: "2027-01-01",
+        amount: 1000,
+        principal: 1000,
+        abatement: 0,
+        discount: 0,
+        fine: 0,
+        interest: 0,
+        rail
+      })
+      const cases: ReadonlyArray<readonly [string, boolean, Trigger, "pix" | "barcode" | null, number]> = [
+        ["bolepix paid by its barcode", true, "pay", "barcode", 1],
+        ["bolepix expired (v2)", true, "expire", null, 1],
+        ["bolepix cancelled (v1)", true, "cancel", null, 1],
+        ["bolepix paid by its PIX: the cobv is concluded", true, "pay", "pix", 0],
+        ["plain boleto paid", false, "pay", "barcode", 0],
+        ["plain boleto expired", false, "expire", null, 0]
+      ]
+      for (const [name, bolepix, trigger, rail, withdrawals] of cases) {
+        const fakes = makeFakePorts()
+        fakes.transactions.set(TX, {
+          ...seed("PENDING", "BOLETO"),
+          details: bolepix ? { boleto, pix } : { boleto }
+        })
+        fakes.orders.set(ORDER, "PENDING")
+        const changes = rail === null ? {} : { details: { payment: payment(rail) } }
+        yield* Effect.flatMap(Lifecycle, (l) => l.move(ACCOUNT, TX, trigger, changes)).pipe(
+          Effect.provide(Lifecycle.Default.pipe(Layer.provide(fakes.layer)))
+        )
+        expect(fakes.withdrawals, name).toEqual(Array(withdrawals).fill(TX))
+      }
+      // A move refused by the table asks for nothing.
+      const fakes = makeFakePorts()
+      fakes.transactions.set(TX, { ...seed("PAID", "BOLETO"), details: { boleto, pix } })
+      const refused = yield* Effect.flatMap(Lifecycle, (l) => l.move(ACCOUNT, TX, "expire")).pipe(
+        Effect.either,
+        Effect.provide(Lifecycle.Default.pipe(Layer.provide(fakes.layer)))
+      )
+      expect(Either.isLeft(refused)).toBe(true)
+      expect(fakes.withdrawals).toEqual([])
+    })
+  )
 })

@@ -3,7 +3,14 @@ import { Effect, Option } from "effect"
 import { NotFound } from "../domain/errors.ts"
 import { destination, type Trigger } from "../domain/lifecycle.ts"
 import { isPayable, type OrderStatus } from "../domain/order.ts"
-import { isRefundable, refundBase, refundTrigger, type TransactionRecord } from "../domain/transaction.ts"
+import {
+  isRefundable,
+  leavesDueChargeOpen,
+  refundBase,
+  refundTrigger,
+  type TransactionRecord
+} from "../domain/transaction.ts"
+import { JobScheduler } from "../ports/JobScheduler.ts"
 import { OrderRepo } from "../ports/OrderRepo.ts"
 import { Outbox } from "../ports/Outbox.ts"
 import { type NewTransaction, type TransactionChanges, TransactionRepo } from "../ports/TransactionRepo.ts"
@@ -21,8 +28,8 @@ const ORDER_MOVES: Partial<Record<Trigger, OrderStatus>> = {
 
 /**
  * The one owner of every status change. Each move is the transaction's update, its order's move, the
- * ledger's postings and the outbox event, in one database transaction, against the table of
- * src/domain/lifecycle.ts; anything else is an IllegalTransition.
+ * ledger's postings, the outbox event and the jobs the move causes, in one database transaction, against
+ * the table of src/domain/lifecycle.ts; anything else is an IllegalTransition.
  */
 export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
   effect: Effect.gen(function* () {
@@ -31,6 +38,7 @@ export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
     const outbox = yield* Outbox
     const books = yield* Books
     const tx = yield* Transactional
+    const scheduler = yield* JobScheduler
 
     const moveOrder = fn("Lifecycle.moveOrder")(function* (
       accountId: AccountId,
@@ -59,6 +67,9 @@ export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
       yield* moveOrder(accountId, after, trigger)
       yield* books.record(accountId, { trigger, before: t, after })
       yield* outbox.emit(accountId, trigger, after)
+      // A bolepix settled by its barcode, expired or cancelled: its cobv is withdrawn at the PSP by a job that
+      // commits with this move (docs/boleto.md "Bolepix").
+      if (leavesDueChargeOpen(t, after)) yield* scheduler.withdrawDueChargeSoon(accountId, t.id)
       return after
     })
 

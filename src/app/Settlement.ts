@@ -10,6 +10,7 @@ import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Books } from "./Books.ts"
 import { Lifecycle } from "./Lifecycle.ts"
 import { withSpan } from "../spans.ts"
+import { isBolepix } from "../domain/transaction.ts"
 
 /**
  * What happens to a transaction's money after the charge. A PENDING PIX or boleto is paid (PAID,
@@ -42,6 +43,45 @@ export class Settlement extends Effect.Service<Settlement>()("Settlement", {
       })
 
     return {
+      /**
+       * The `withdraw_due_charge` job (docs/boleto.md "Bolepix"): a bolepix whose boleto was settled by its
+       * barcode, expired or was cancelled has its `cobv` withdrawn at the PSP, so its QR can no longer be
+       * paid. Asking again is the same withdrawal. Paid meanwhile, the PSP's payments go to the inbox, which
+       * records each as a second payment and returns it (once by its end-to-end id, whichever of the notice,
+       * the listing or this job brings it). The PSP unreachable: a defect, so the job is retried with back-off;
+       * a refusal on its merits (a charge the PSP does not know) is logged and left, as asking again cannot help.
+       */
+      withdrawDueCharge: (accountId: AccountId, transactionId: TransactionId) =>
+        Effect.gen(function* () {
+          const found = yield* transactions.find(accountId, transactionId)
+          if (Option.isNone(found)) return "none" as const
+          const t = found.value
+          const txid = t.details.pix?.txid
+          // Only a bolepix that left PENDING other than by its PIX (a retry after that, too).
+          if (!isBolepix(t) || txid === undefined || t.status === "PENDING" || t.details.payment?.rail === "pix")
+            return "none" as const
+          const state = yield* pix.withdrawDueCharge(txid).pipe(
+            Effect.catchTag("Unprocessable", (e) =>
+              Effect.as(
+                Effect.logWarning("bolepix due-date charge not withdrawn: the PSP refused", {
+                  transactionId,
+                  code: e.code
+                }),
+                null
+              )
+            ),
+            Effect.orDie
+          )
+          if (state === null) return "refused" as const
+          // Named by the charge's txid when the PSP's item leaves it out, so the inbox finds the boleto.
+          if (state.status === "PAID")
+            yield* inbox.receive(
+              state.payments.map((p) => ({ ...p, txid: p.txid ?? txid })),
+              "reconciliation"
+            )
+          return state.status
+        }).pipe(withSpan("Settlement.withdrawDueCharge")),
+
       /**
        * Paid at `paidAt`; a bank's report of a boleto (what was paid, on which day) records the payment
        * and its parts — principal, fine, interest, discount, abatement — which the sale posts.

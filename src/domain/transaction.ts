@@ -240,3 +240,22 @@ export const afterWonDispute = (amountTotal: number, refunded: number): Transact
 /** The lifecycle trigger of a refund that brings the refunded total to `refunded` of `amountTotal`. */
 export const refundTrigger = (amountTotal: number, refunded: number) =>
   refunded >= amountTotal ? ("refund_full" as const) : ("refund_partial" as const)
+
+/** Whether a transaction is a bolepix: a boleto that also carries a PIX due-date charge (docs/boleto.md). */
+export const isBolepix = (t: { readonly method: PaymentMethod; readonly details: TransactionDetails }): boolean =>
+  t.method === "BOLETO" && t.details.pix !== undefined
+
+/**
+ * Whether a move leaves a bolepix's due-date charge (`cobv`) open at the PSP for nothing: the boleto left
+ * PENDING other than by that charge's own PIX — settled by its barcode, expired, cancelled, rejected by the
+ * bank. A PIX on it could then only be a second payment, to be returned, so the charge is withdrawn
+ * (docs/boleto.md "Bolepix"). Settled by its PIX, the charge is already concluded at the PSP.
+ */
+export const leavesDueChargeOpen = (
+  before: { readonly method: PaymentMethod; readonly status: TransactionStatus; readonly details: TransactionDetails },
+  after: { readonly status: TransactionStatus; readonly details: TransactionDetails }
+): boolean =>
+  isBolepix(before) &&
+  before.status === "PENDING" &&
+  after.status !== "PENDING" &&
+  after.details.payment?.rail !== "pix"

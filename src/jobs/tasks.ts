@@ -82,6 +82,14 @@ const expireTransaction = task(
     )
 )
 
+// A bolepix whose boleto took its last payment (barcode) or ended: its cobv withdrawn; the PSP down, retried.
+const withdrawDueCharge = task(
+  "withdraw_due_charge",
+  Schema.Struct({ accountId: AccountId, transactionId: TransactionId }),
+  ({ accountId, transactionId }) =>
+    Effect.flatMap(Settlement, (s) => s.withdrawDueCharge(accountId, transactionId)).pipe(Tenancy.within(accountId))
+)
+
 const confirmBoletos = task("confirm_boletos", Schema.Unknown, () => Effect.flatMap(Boletos, (b) => b.confirm()))
 
 // The bank by files' cycle: watched retornos, then a remessa when due (docs/providers.md "Boleto: banks by CNAB 240").
@@ -134,6 +142,7 @@ const cleanup = task("cleanup", Schema.Unknown, () => Effect.flatMap(Housekeepin
 export const makeTaskList = (runtime: Runtime.Runtime<TaskServices>): TaskList => ({
   deliver_webhook: deliverWebhook(runtime),
   expire_transaction: expireTransaction(runtime),
+  withdraw_due_charge: withdrawDueCharge(runtime),
   confirm_boletos: confirmBoletos(runtime),
   bank_files_cycle: bankFilesCycle(runtime),
   reconcile_charges: reconcileCharges(runtime),

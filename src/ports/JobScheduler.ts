@@ -10,6 +10,11 @@ export class JobScheduler extends Context.Tag("JobScheduler")<
   {
     /** Expire a PENDING PIX or boleto at its deadline (no table scans). */
     readonly expireAt: (accountId: AccountId, transactionId: TransactionId, at: Date) => Effect.Effect<void>
+    /**
+     * Withdraw a bolepix's due-date charge at the PSP now that its boleto takes no more payments (one keyed
+     * job per transaction, retried with back-off while the PSP is unavailable).
+     */
+    readonly withdrawDueChargeSoon: (accountId: AccountId, transactionId: TransactionId) => Effect.Effect<void>
     /** Make sure the boleto confirmation job runs soon (one job for all pending slips). */
     readonly confirmBoletosSoon: Effect.Effect<void>
     /** Next pass of the boleto confirmation job, while slips are pending. */

@@ -120,6 +120,14 @@ export class PixProvider extends Context.Tag("PixProvider")<
      */
     readonly cancelCharge: (txid: string) => Effect.Effect<PixChargeState, ProviderUnavailable | Unprocessable>
     /**
+     * Withdraws a due-date charge (`cobv`) whose boleto takes no more payments (settled by its barcode,
+     * expired, cancelled), so its QR can no longer be paid (docs/boleto.md "Bolepix"). Answers the state the
+     * charge ends in: REMOVED_BY_RECEIVER (now, or already: asking again is safe), or PAID with its payments
+     * when it was paid meanwhile — the PSP's refusal to withdraw a paid charge is that answer, not an error —
+     * and the caller hands them on to be returned. Unknown to the PSP: Unprocessable `pix_charge_unknown`.
+     */
+    readonly withdrawDueCharge: (txid: string) => Effect.Effect<PixChargeState, ProviderUnavailable | Unprocessable>
+    /**
      * Asks for `amount` back to the payer, keyed by `refundId` (retrying with the same id is safe). The
      * answer is often PROCESSING: the final status comes later, by notification or `refundStatus`.
      * `endToEndId` names the payment when the caller knows it; otherwise the charge's payment is used.

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto"
 import { Cause, Effect, Exit, type Layer, ManagedRuntime, Option } from "effect"
 import { hasError, isDynamicPix, parsePix } from "pix-utils"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { PixProvider, type PixChargeRequest } from "../../src/ports/PixProvider.ts"
+import { PixProvider, type PixChargeRequest, type PixDueChargeRequest } from "../../src/ports/PixProvider.ts"
 
 export interface PspLevers {
   readonly pay: (txid: string, opts?: { amount?: number; notify?: boolean }) => Promise<string>
@@ -15,6 +15,8 @@ export interface PspLevers {
   readonly settleRefund: (e2e: string, id: string, status: "DEVOLVIDO" | "NAO_REALIZADO") => Promise<void>
   /** The PSP's own BR Code for a txid, to compare with what the adapter hands over. */
   readonly brCodeOf: (txid: string) => string | undefined
+  /** The status of a due-date charge (`cobv`) as the PSP holds it (`ATIVA`, `REMOVIDA_PELO_USUARIO_RECEBEDOR`, …). */
+  readonly dueChargeStatus: (txid: string) => string | undefined
   /** How many charges the PSP holds for a txid's amount (one, whatever the retries). */
   readonly chargeCount: () => number
   readonly tokensIssued: () => number
@@ -33,6 +35,17 @@ const request = (amount: number, payer = true): PixChargeRequest => ({
   merchantName: "Loja da Conceição",
   merchantCity: "São Paulo",
   payer: Effect.succeed(payer ? { name: "Maria da Silva", document: "52998224725", documentType: "cpf" } : null)
+})
+
+/** A bolepix's due-date charge, due in a week (a PSP refuses a due date before the charge's creation). */
+const dueRequest = (amount: number): PixDueChargeRequest => ({
+  transactionId: randomUUID(),
+  amount,
+  dueDate: new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 10),
+  payableDaysAfterDue: 0,
+  merchantName: "Loja da Conceição",
+  merchantCity: "São Paulo",
+  payer: { name: "Maria da Silva", document: "52998224725", documentType: "cpf" }
 })
 
 /** The failure's tag, or "success". */
@@ -102,6 +115,52 @@ export const pixKit = (subject: () => Promise<PixKitSubject> | PixKitSubject, te
       await psp().pay(paid.txid, { notify: false })
       expect((await run((p) => p.cancelCharge(paid.txid))).status).toBe("PAID")
     })
+
+    it("withdraws a due-date charge (cobv) so it can no longer be paid; asked again, the same answer", async () => {
+      const due = await run((p) => p.createDueCharge(dueRequest(15_000)))
+      const withdrawn = await run((p) => p.withdrawDueCharge(due.txid))
+      expect(withdrawn).toEqual({ txid: due.txid, status: "REMOVED_BY_RECEIVER", payments: [] })
+      // A retry (the job's, after a lost answer) is the same withdrawal, not an error.
+      expect(await run((p) => p.withdrawDueCharge(due.txid))).toEqual(withdrawn)
+      if (s.psp !== undefined) {
+        expect(psp().dueChargeStatus(due.txid)).toBe("REMOVIDA_PELO_USUARIO_RECEBEDOR")
+        await expect(psp().pay(due.txid, { notify: false })).rejects.toThrow(/REMOVIDA/)
+      }
+    })
+
+    pspIt(
+      "a due-date charge paid meanwhile is not withdrawn: the PSP's refusal answers PAID, with the payment",
+      async () => {
+        const due = await run((p) => p.createDueCharge(dueRequest(15_100)))
+        const e2e = await psp().pay(due.txid, { notify: false })
+        const state = await run((p) => p.withdrawDueCharge(due.txid))
+        expect(state.status).toBe("PAID")
+        expect(state.payments).toHaveLength(1)
+        expect(state.payments[0]).toMatchObject({ endToEndId: e2e, txid: due.txid, amount: 15_100 })
+        expect(psp().dueChargeStatus(due.txid)).toBe("CONCLUIDA")
+      }
+    )
+
+    pspIt(
+      "a due-date charge's withdrawal: the PSP down is ProviderUnavailable; a lost answer is read back",
+      async () => {
+        const due = await run((p) => p.createDueCharge(dueRequest(15_200)))
+        psp().inject("PATCH /cobv/", "5xx")
+        expect(outcome(await exit((p) => p.withdrawDueCharge(due.txid)))).toBe("ProviderUnavailable")
+        expect(psp().dueChargeStatus(due.txid)).toBe("ATIVA")
+        // Withdrawn at the PSP, the answer dropped: unknown to us, asked again, the refusal read back.
+        psp().inject("PATCH /cobv/", "commit-then-drop")
+        expect(outcome(await exit((p) => p.withdrawDueCharge(due.txid)))).toBe("ProviderUnavailable")
+        expect(psp().dueChargeStatus(due.txid)).toBe("REMOVIDA_PELO_USUARIO_RECEBEDOR")
+        expect((await run((p) => p.withdrawDueCharge(due.txid))).status).toBe("REMOVED_BY_RECEIVER")
+        // A txid the PSP never issued is refused in our words, not read as withdrawn.
+        const unknown = await exit((p) => p.withdrawDueCharge("NoSuchDueCharge00000000000000"))
+        expect(Exit.isFailure(unknown) && Cause.failureOption(unknown.cause)).toMatchObject({
+          _tag: "Some",
+          value: { _tag: "Unprocessable", code: "pix_charge_unknown" }
+        })
+      }
+    )
 
     pspIt("a timeout or a 5xx once is retried with the same txid; twice is ProviderUnavailable", async () => {
       const before = psp().chargeCount()

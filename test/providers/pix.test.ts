@@ -29,6 +29,7 @@ const overFake = (profile: string) => {
         inject: (match, fault) => psp.inject(match, fault),
         settleRefund: (e2e, id, status) => psp.settleRefund(e2e, id, status, { notify: false }),
         brCodeOf: (txid) => psp.cobs.get(txid)?.pixCopiaECola,
+        dueChargeStatus: (txid) => psp.cobvs.get(txid)?.status,
         chargeCount: () => psp.cobs.size,
         tokensIssued: () => psp.counters.tokensIssued
       }

@@ -96,6 +96,7 @@ export const makeFakeBooks = () => {
   const noJob = () => Effect.void
   const scheduler = JobScheduler.of({
     expireAt: noJob,
+    withdrawDueChargeSoon: noJob,
     confirmBoletosSoon: Effect.void,
     confirmBoletosAt: noJob,
     deliverAt: noJob,

@@ -8,6 +8,7 @@ import { OrderRepo } from "../../src/ports/OrderRepo.ts"
 import { Outbox } from "../../src/ports/Outbox.ts"
 import { TransactionRepo } from "../../src/ports/TransactionRepo.ts"
 import { Transactional } from "../../src/ports/Transactional.ts"
+import { JobScheduler } from "../../src/ports/JobScheduler.ts"
 
 /** In-memory stand-ins for the ports the lifecycle writes through, with what each was asked to do. */
 export const makeFakePorts = () => {
@@ -15,6 +16,8 @@ export const makeFakePorts = () => {
   const orders = new Map<OrderId, OrderStatus>()
   const events: Array<{ kind: EventKind; transaction: TransactionRecord }> = []
   const movements: Array<Movement> = []
+  /** The transactions whose due-date charge a move asked to withdraw (JobScheduler.withdrawDueChargeSoon). */
+  const withdrawals: Array<TransactionId> = []
   const layer = Layer.mergeAll(
     Layer.succeed(
       TransactionRepo,
@@ -92,7 +95,22 @@ export const makeFakePorts = () => {
         settleTransaction: () => Effect.void
       })
     ),
-    Layer.succeed(Transactional, Transactional.of({ run: (effect) => effect, batch: (effect) => effect }))
+    Layer.succeed(Transactional, Transactional.of({ run: (effect) => effect, batch: (effect) => effect })),
+    Layer.succeed(
+      JobScheduler,
+      JobScheduler.of({
+        expireAt: () => Effect.void,
+        withdrawDueChargeSoon: (_, transactionId) => Effect.sync(() => void withdrawals.push(transactionId)),
+        confirmBoletosSoon: Effect.void,
+        confirmBoletosAt: () => Effect.void,
+        settleAt: () => Effect.void,
+        payWithdrawalAt: () => Effect.void,
+        sandboxDisputeAt: () => Effect.void,
+        bankFilesCycleAt: () => Effect.void,
+        bankFilesCycleSoon: Effect.void,
+        deliverAt: () => Effect.void
+      })
+    )
   )
-  return { layer, transactions, orders, events, movements }
+  return { layer, transactions, orders, events, movements, withdrawals }
 }

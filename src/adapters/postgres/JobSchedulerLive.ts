@@ -21,6 +21,16 @@ export const JobSchedulerLive = Layer.effect(
                   max_attempts := 10)`
             ]
           })),
+        // With the move that settled or ended the boleto. graphile-worker's back-off (exp(attempt) seconds,
+        // at most about 6 hours apart) over 25 attempts keeps asking a PSP that is down for about four days.
+        withdrawDueChargeSoon: (accountId, transactionId) =>
+          deferWrite(sql, () => ({
+            select: [
+              sql`graphile_worker.add_job('withdraw_due_charge',
+                  json_build_object('accountId', ${accountId}::text, 'transactionId', ${transactionId}::text),
+                  job_key := ${`withdraw_cobv:${transactionId}`}, max_attempts := 25)`
+            ]
+          })),
         // One keyed job for all pending slips: many boletos within the window collapse into one run.
         confirmBoletosSoon: sql`select graphile_worker.add_job('confirm_boletos', '{}'::json,
               job_key := 'confirm_boletos', job_key_mode := 'preserve_run_at', max_attempts := 10)`.pipe(

@@ -85,6 +85,7 @@ const absentPix = PixProvider.of({
   createDueCharge: pixAbsent,
   chargeStatus: pixAbsent,
   cancelCharge: pixAbsent,
+  withdrawDueCharge: pixAbsent,
   refund: pixAbsent,
   refundStatus: pixAbsent,
   registerNotifications: pixAbsent,

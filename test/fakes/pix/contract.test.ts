@@ -17,7 +17,10 @@ import { PixProvider } from "../../../src/ports/PixProvider.ts"
 import { makeCertificates } from "./certs.ts"
 import { type FakePsp, gatewayEnv, startFakePsp } from "./server.ts"
 
-const SPEC = join(import.meta.dirname, "..", "..", "..", "..", "shared", "specs", "bcb-pix-api-2.9.0.yaml")
+// Beside the checkout; a git worktree elsewhere names it with BCB_PIX_SPEC.
+const SPEC =
+  process.env.BCB_PIX_SPEC ??
+  join(import.meta.dirname, "..", "..", "..", "..", "shared", "specs", "bcb-pix-api-2.9.0.yaml")
 
 type Json = Record<string, unknown>
 const walk = (node: unknown, visit: (o: Json) => void) => {
@@ -132,6 +135,10 @@ describe.skipIf(!specPresent)("the fake PSP against the API Pix 2.9.0 OpenAPI", 
         const v = yield* pix.createDueCharge(dueCharge)
         yield* pix.createDueCharge(dueCharge)
         yield* Effect.promise(() => psp.pay(v.txid, { notify: false, amount: 94_000 }))
+        // Withdrawn (PATCH /cobv/{txid} with the status alone); a paid one refused (400), then read back.
+        const w = yield* pix.createDueCharge({ ...dueCharge, transactionId: randomUUID() })
+        yield* pix.withdrawDueCharge(w.txid)
+        yield* pix.withdrawDueCharge(v.txid)
       }).pipe(Effect.provide(layer))
     )
 
@@ -156,6 +163,8 @@ describe.skipIf(!specPresent)("the fake PSP against the API Pix 2.9.0 OpenAPI", 
     expect(psp.exchanges.length).toBeGreaterThanOrEqual(17)
     expect([...seen].filter((s) => s.includes("/cobv/{txid}")).sort()).toEqual([
       "get /cobv/{txid} 200",
+      "patch /cobv/{txid} 200",
+      "patch /cobv/{txid} 400",
       "put /cobv/{txid} 201",
       "put /cobv/{txid} 400"
     ])

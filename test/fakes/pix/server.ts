@@ -445,7 +445,7 @@ export const startFakePsp = async (options: FakePspOptions) => {
       }
     }
 
-    // cobv (due-date charges: what the spec's PUT and GET need; no PATCH, no lotecobv) ----------------------
+    // cobv (due-date charges: PUT, GET and PATCH /cobv/{txid}; no GET /cobv list, no lotecobv) ----------------
     if (parts[0] === "cobv" && parts.length === 2) {
       const txid = parts[1]!
       if (!TXID.test(txid)) return fail(400, "CobVOperacaoInvalida", "Cobrança inválida", "txid inválido")
@@ -488,6 +488,30 @@ export const startFakePsp = async (options: FakePspOptions) => {
       }
       if (existing === undefined) return fail(404, "NaoEncontrado", "Não encontrado", "cobrança não encontrada")
       if (method === "GET") return send(200, cobvJson(existing))
+      if (method === "PATCH") {
+        // CobVRevisada: the receiver withdraws it (status alone) or revises it; only an ATIVA one, either way.
+        const bad = (detail: string) => fail(400, "CobVOperacaoInvalida", "Operação inválida.", detail)
+        if (existing.status !== "ATIVA")
+          return bad("Cobrança não encontra-se mais com o status ATIVA, somente cobranças ativas podem ser revisadas.")
+        const fields = Object.keys(body ?? {})
+        if (body?.status !== undefined) {
+          if (body.status !== "REMOVIDA_PELO_USUARIO_RECEBEDOR") return bad("status inválido")
+          if (fields.length > 1) return bad("remoção da cobrança com outras alterações")
+          existing.status = "REMOVIDA_PELO_USUARIO_RECEBEDOR"
+        } else {
+          const valor = body?.valor as Record<string, unknown> | undefined
+          if (valor?.original !== undefined && (typeof valor.original !== "string" || !VALOR.test(valor.original)))
+            return bad("valor.original inválido")
+          if (valor !== undefined) existing.valor = { ...existing.valor, ...valor } as Cobv["valor"]
+          const calendario = body?.calendario as Partial<Pick<Cobv, "dataDeVencimento" | "validadeAposVencimento">>
+          if (calendario?.dataDeVencimento !== undefined) existing.dataDeVencimento = calendario.dataDeVencimento
+          if (calendario?.validadeAposVencimento !== undefined)
+            existing.validadeAposVencimento = calendario.validadeAposVencimento
+          if (body?.devedor !== undefined) existing.devedor = body.devedor
+        }
+        existing.revisao++
+        return send(200, cobvJson(existing))
+      }
     }
 
     // pix ------------------------------------------------------------------------------------------------
@@ -664,6 +688,8 @@ export const startFakePsp = async (options: FakePspOptions) => {
     exchanges,
     counters,
     cobs,
+    /** The due-date charges (`cobv`) by txid, as the PSP holds them: their `status` shows a withdrawal. */
+    cobvs,
     webhooks,
     /** The next request whose `METHOD /path` starts with `match` ("*" for any) gets `fault`. */
     inject: (match: string, fault: Fault) => void faults.push({ match, fault }),
@@ -732,7 +758,7 @@ export const startFakePsp = async (options: FakePspOptions) => {
     },
     /** Charges the PSP itself withdraws (REMOVIDA_PELO_PSP). */
     removeByPsp: (txid: string) => {
-      const cob = cobs.get(txid)
+      const cob = cobs.get(txid) ?? cobvs.get(txid)
       if (cob !== undefined) cob.status = "REMOVIDA_PELO_PSP"
     },
     close: async () => {

@@ -72,7 +72,8 @@ export const receivedOf = (p: Pix): ReceivedPix => ({
   refunds: (p.devolucoes ?? []).map(refundOf)
 })
 
-const stateOf = (cob: CobGerada): PixChargeState => ({
+/** A `cob` or a `cobv` as the port sees it: its status and the payments the PSP attributes to it. */
+const stateOf = (cob: CobGerada | CobVGerada): PixChargeState => ({
   txid: cob.txid,
   status: chargeStatusOf[cob.status],
   payments: (cob.pix ?? []).map(receivedOf)
@@ -179,6 +180,35 @@ export const makeBcbPixProvider = (client: PixClient, pixKey: string, registrati
         )
       )
 
+  const getCobv = (txid: string) =>
+    client.call("GET", `/cobv/${txid}`, { notFound: unknownCharge }).pipe(Effect.flatMap(decode(CobVGerada)))
+
+  /**
+   * A bolepix's `cobv` withdrawn: `PATCH /cobv/{txid}` with the status alone (CobVRevisada: withdrawing it
+   * with other changes is refused). The PSP refuses it (400 CobVOperacaoInvalida) once the charge is no
+   * longer ATIVA — paid, or withdrawn by an earlier try whose answer was lost — so a refusal is read back
+   * with `GET /cobv/{txid}` and that state is the answer. Read back still ATIVA, the refusal was about
+   * something else: it stands.
+   */
+  const withdrawDueCharge = (txid: string) =>
+    client
+      .call("PATCH", `/cobv/${txid}`, { body: { status: "REMOVIDA_PELO_USUARIO_RECEBEDOR" }, notFound: unknownCharge })
+      .pipe(
+        Effect.flatMap(decode(CobVGerada)),
+        Effect.map(stateOf),
+        Effect.catchTag("Unprocessable", (error) =>
+          error.code === "pix_charge_unknown"
+            ? Effect.fail(error)
+            : getCobv(txid).pipe(
+                Effect.map(stateOf),
+                Effect.filterOrFail(
+                  (state) => state.status !== "OPEN",
+                  () => error
+                )
+              )
+        )
+      )
+
   const refund = (request: {
     readonly txid: string
     readonly endToEndId?: string | null | undefined
@@ -258,6 +288,7 @@ export const makeBcbPixProvider = (client: PixClient, pixKey: string, registrati
     createDueCharge: (request) => createDueCharge(request).pipe(withSpan("BcbPixProvider.createDueCharge")),
     chargeStatus: (txid) => getCob(txid).pipe(Effect.map(stateOf), withSpan("BcbPixProvider.chargeStatus")),
     cancelCharge: (txid) => cancelCharge(txid).pipe(withSpan("BcbPixProvider.cancelCharge")),
+    withdrawDueCharge: (txid) => withdrawDueCharge(txid).pipe(withSpan("BcbPixProvider.withdrawDueCharge")),
     refund: (request) => refund(request).pipe(withSpan("BcbPixProvider.refund")),
     refundStatus: (request) => refundStatus(request).pipe(withSpan("BcbPixProvider.refundStatus")),
     receivedPayments: (window) => receivedPayments(window).pipe(withSpan("BcbPixProvider.receivedPayments"))

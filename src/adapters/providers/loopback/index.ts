@@ -89,6 +89,11 @@ export const LoopbackPixLive = Layer.effect(
       // is returned at once, and no payment is ever reported (the isolation tests need no more).
       chargeStatus: (txid) => Effect.succeed({ txid, status: "OPEN" as const, payments: [] }),
       cancelCharge: (txid) => Effect.succeed({ txid, status: "REMOVED_BY_RECEIVER" as const, payments: [] }),
+      // It issues no due-date charges, so it knows none to withdraw.
+      withdrawDueCharge: () =>
+        Effect.fail(
+          new Unprocessable({ code: "pix_charge_unknown", message: "the PIX provider does not know this charge" })
+        ),
       refund: (request) =>
         call(base, "POST", "/pix/refunds", Ok, {
           txid: request.txid,

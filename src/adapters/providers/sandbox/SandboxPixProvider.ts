@@ -69,9 +69,15 @@ const outage = () =>
     retryAfterSeconds: 30
   })
 
-export const SandboxPixProviderLive = Layer.succeed(
-  PixProvider,
-  PixProvider.of({
+/**
+ * The sandbox PSP. The due-date charges it withdrew are remembered in this process (its `chargeStatus` then
+ * says so, and withdrawing again answers the same); the sandbox's buyer pays a bolepix's QR through the
+ * gateway's sandbox route, never through here, so that route still takes a payment after the withdrawal —
+ * a PIX that raced it — and test mode shows the return path (docs/boleto.md "Bolepix").
+ */
+export const SandboxPixProviderLive = Layer.sync(PixProvider, () => {
+  const withdrawn = new Set<string>()
+  return PixProvider.of({
     // buildBrCode throws only on input the API has already validated: a defect if it ever happens.
     createCharge: (request) =>
       (request.amount === OUTAGE_AMOUNT ? Effect.fail(outage()) : Effect.sync(() => createCharge(request))).pipe(
@@ -84,11 +90,20 @@ export const SandboxPixProviderLive = Layer.succeed(
     // The sandbox's buyer pays through the gateway's own sandbox route (CONTRACT §7), never at a PSP:
     // its charges stay open here, nothing is ever received, and a refund is returned at once.
     chargeStatus: (txid) =>
-      Effect.succeed({ txid, status: "OPEN" as const, payments: [] }).pipe(withSpan("SandboxPixProvider.chargeStatus")),
+      Effect.sync(() => ({
+        txid,
+        status: withdrawn.has(txid) ? ("REMOVED_BY_RECEIVER" as const) : ("OPEN" as const),
+        payments: []
+      })).pipe(withSpan("SandboxPixProvider.chargeStatus")),
     cancelCharge: (txid) =>
       Effect.succeed({ txid, status: "REMOVED_BY_RECEIVER" as const, payments: [] }).pipe(
         withSpan("SandboxPixProvider.cancelCharge")
       ),
+    withdrawDueCharge: (txid) =>
+      Effect.sync(() => {
+        withdrawn.add(txid)
+        return { txid, status: "REMOVED_BY_RECEIVER" as const, payments: [] }
+      }).pipe(withSpan("SandboxPixProvider.withdrawDueCharge")),
     refund: ({ amount, refundId }) =>
       Effect.succeed(returned(refundId, amount)).pipe(withSpan("SandboxPixProvider.refund")),
     refundStatus: ({ refundId }) =>
@@ -96,4 +111,4 @@ export const SandboxPixProviderLive = Layer.succeed(
     registerNotifications: () => Effect.void.pipe(withSpan("SandboxPixProvider.registerNotifications")),
     receivedPayments: () => Effect.succeed([]).pipe(withSpan("SandboxPixProvider.receivedPayments"))
   })
-)
+})
