@@ -1,29 +1,15 @@
 import { AccountId, CustomerId } from "../../domain/ids.ts"
 import { randomBytes, randomUUID } from "node:crypto"
-import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Cause, Effect, Exit, Layer, Option, Redacted } from "effect"
-import { createMigratedTestDatabase } from "../../../test/support/database.ts"
-import { testConfig } from "../../../test/support/server.ts"
+import { migratedDatabase } from "../../../test/support/databaseLayer.ts"
 import { AppConfig, AppConfigFrom } from "../../config/AppConfig.ts"
 import { CardVault, type VaultCard } from "../../ports/CardVault.ts"
 import { CardVaultLive } from "./CardVaultLive.ts"
-import { makePool, PgPool, SqlLive } from "./Database.ts"
-import { MigrationsLive } from "./Migrations.ts"
 
 // A fresh, migrated database for this file, and the vault over it.
-const Database = Layer.unwrapEffect(
-  Effect.promise(async () => {
-    const url = await createMigratedTestDatabase()
-    return MigrationsLive.pipe(
-      Layer.provideMerge(SqlLive),
-      Layer.provideMerge(Layer.scoped(PgPool, makePool(url, 4))),
-      Layer.provideMerge(AppConfigFrom(await testConfig(url))),
-      Layer.provide(NodeContext.layer)
-    )
-  })
-)
+const Database = migratedDatabase()
 
 const PAN = "4242424242424242"
 const card: VaultCard = { pan: PAN, expMonth: 12, expYear: 2030, holderName: "MARIA DA SILVA" }

@@ -1,17 +1,12 @@
 import { randomBytes, randomUUID } from "node:crypto"
-import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
-import { createMigratedTestDatabase } from "../../../test/support/database.ts"
-import { testConfig } from "../../../test/support/server.ts"
-import { AppConfigFrom } from "../../config/AppConfig.ts"
+import { migratedDatabase } from "../../../test/support/databaseLayer.ts"
 import { AccountId, CustomerId, OrderId } from "../../domain/ids.ts"
 import { KeyAdmission } from "../../ports/Admission.ts"
 import { OrderRepo } from "../../ports/OrderRepo.ts"
-import { makePool, PgPool, SqlLive } from "./Database.ts"
 import { KeyAdmissionLive } from "./KeyAdmissionLive.ts"
-import { MigrationsLive } from "./Migrations.ts"
 import { OrderRepoLive } from "./OrderRepoLive.ts"
 
 /**
@@ -21,17 +16,7 @@ import { OrderRepoLive } from "./OrderRepoLive.ts"
  * admission, so what findToCharge answers shows where it came from.
  */
 
-const Database = Layer.unwrapEffect(
-  Effect.promise(async () => {
-    const url = await createMigratedTestDatabase()
-    return MigrationsLive.pipe(
-      Layer.provideMerge(SqlLive),
-      Layer.provideMerge(Layer.scoped(PgPool, makePool(url, 4))),
-      Layer.provideMerge(AppConfigFrom(await testConfig(url))),
-      Layer.provide(NodeContext.layer)
-    )
-  })
-)
+const Database = migratedDatabase()
 
 /** An account with a key (its digest, its limit and scopes), a customer and a PENDING order of 1,000. */
 const seed = (rateLimit = 100, scopes: ReadonlyArray<string> | null = null) =>
