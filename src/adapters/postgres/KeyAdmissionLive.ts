@@ -5,7 +5,7 @@ import { Mode } from "../../domain/mode.ts"
 import { KeyAdmission } from "../../ports/Admission.ts"
 import { claimOutcome } from "./claimOutcome.ts"
 import { ClaimOwner, ClaimOwnerLive } from "./ClaimOwner.ts"
-import { keepReadAhead, type OrderToCharge, toCharge, toChargeColumns } from "./orderToCharge.ts"
+import { keepReadAhead, type OrderToCharge, toCharge, TO_CHARGE_COLUMNS } from "./orderToCharge.ts"
 import { traced } from "./traced.ts"
 
 const Row = Schema.Struct({
@@ -23,16 +23,12 @@ const Row = Schema.Struct({
   claimStatus: Schema.optionalWith(Schema.NullOr(Schema.Number), { default: () => null }),
   claimBody: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
 })
-/** The order read ahead: `orderToCharge.ts`'s columns named `order…`, all null when there is no such order. */
-const orderAhead = (raw: unknown): Option.Option<OrderToCharge> => {
-  const row = raw as Record<string, unknown>
-  if (row["orderId"] === null || row["orderId"] === undefined) return Option.none()
-  const unprefixed: Record<string, unknown> = {}
-  for (const [name, value] of Object.entries(row)) {
-    if (name.startsWith("order")) unprefixed[name.charAt(5).toLowerCase() + name.slice(6)] = value
-  }
-  return Option.some(toCharge(unprefixed))
-}
+/**
+ * The order read ahead: `orderToCharge.ts`'s columns beside the admission's (none of whose names they
+ * share), all null when the key's account has no such order.
+ */
+const orderAhead = (raw: unknown): Option.Option<OrderToCharge> =>
+  (raw as { readonly id?: unknown }).id == null ? Option.none() : Option.some(toCharge(raw))
 
 const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
 
@@ -55,7 +51,7 @@ export const KeyAdmissionLive = Layer.effect(
             order === undefined
               ? sql``
               : sql`left join lateral (
-                  select ${sql.literal(toChargeColumns("order_"))}
+                  select ${sql.literal(TO_CHARGE_COLUMNS)}
                   from orders o
                   left join customers c on c.account_id = o.account_id and c.id = o.customer_id
                   where o.account_id = f.account_id and o.id = ${order} and f.granted and f.allowed

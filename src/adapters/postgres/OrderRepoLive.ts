@@ -6,7 +6,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { Order, OrderStatus } from "../../domain/order.ts"
 import { OrderRepo } from "../../ports/OrderRepo.ts"
 import { deferWrite } from "./deferred.ts"
-import { takeReadAhead, toCharge, toChargeColumns } from "./orderToCharge.ts"
+import { takeReadAhead, toCharge, TO_CHARGE_COLUMNS } from "./orderToCharge.ts"
 
 /** An order row as the database gives it (camelCased); a row that does not decode is a defect. */
 const OrderRow = Schema.Struct({
@@ -31,7 +31,7 @@ export const OrderRepoLive = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(COLUMNS)
-    const toCharge_ = sql.literal(toChargeColumns())
+    const toChargeColumns = sql.literal(TO_CHARGE_COLUMNS)
     return OrderRepo.of(
       traced("OrderRepo", {
         // The customer row is share-locked by the select, so a concurrent delete cannot slip between the
@@ -71,7 +71,7 @@ export const OrderRepoLive = Layer.effect(
             Option.isSome(ahead)
               ? Effect.succeed(ahead.value)
               : sql`
-                select ${toCharge_}
+                select ${toChargeColumns}
                 from orders o
                 left join customers c on c.account_id = o.account_id and c.id = o.customer_id
                 where o.account_id = ${accountId} and o.id = ${id}
