@@ -16,8 +16,6 @@ import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Transactional } from "../ports/Transactional.ts"
 import { fn } from "../spans.ts"
 
-export { isBolepix } from "../domain/transaction.ts"
-
 /**
  * When a second PIX left `returning` is asked of the PSP again (docs/boleto.md "Bolepix", the
  * `return_bolepix_pix` job every 5 minutes): 5 minutes after its last ask for the first 12 asks (an hour),

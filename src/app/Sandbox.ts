@@ -18,7 +18,7 @@ import { fn } from "../spans.ts"
 import { randomBytes } from "node:crypto"
 import { PixInbox } from "../ports/ReceivedPixRepo.ts"
 import type { TransactionRecord } from "../domain/transaction.ts"
-import { isBolepix } from "./Bolepix.ts"
+import { isBolepix } from "../domain/transaction.ts"
 
 /**
  * CONTRACT §7 sandbox: act as the buyer. A PIX is paid at once; a boleto is paid at the sandbox bank

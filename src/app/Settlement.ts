@@ -10,7 +10,7 @@ import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Books } from "./Books.ts"
 import { Lifecycle } from "./Lifecycle.ts"
 import { withSpan } from "../spans.ts"
-import { isBolepix } from "../domain/transaction.ts"
+import { dueChargeOutlived } from "../domain/transaction.ts"
 
 /**
  * What happens to a transaction's money after the charge. A PENDING PIX or boleto is paid (PAID,
@@ -58,8 +58,7 @@ export class Settlement extends Effect.Service<Settlement>()("Settlement", {
           const t = found.value
           const txid = t.details.pix?.txid
           // Only a bolepix that left PENDING other than by its PIX (a retry after that, too).
-          if (!isBolepix(t) || txid === undefined || t.status === "PENDING" || t.details.payment?.rail === "pix")
-            return "none" as const
+          if (!dueChargeOutlived(t) || txid === undefined) return "none" as const
           const state = yield* pix.withdrawDueCharge(txid).pipe(
             Effect.catchTag("Unprocessable", (e) =>
               Effect.as(

@@ -245,17 +245,21 @@ export const refundTrigger = (amountTotal: number, refunded: number) =>
 export const isBolepix = (t: { readonly method: PaymentMethod; readonly details: TransactionDetails }): boolean =>
   t.method === "BOLETO" && t.details.pix !== undefined
 
+type DueChargeState = {
+  readonly method: PaymentMethod
+  readonly status: TransactionStatus
+  readonly details: TransactionDetails
+}
+
 /**
- * Whether a move leaves a bolepix's due-date charge (`cobv`) open at the PSP for nothing: the boleto left
- * PENDING other than by that charge's own PIX — settled by its barcode, expired, cancelled, rejected by the
- * bank. A PIX on it could then only be a second payment, to be returned, so the charge is withdrawn
- * (docs/boleto.md "Bolepix"). Settled by its PIX, the charge is already concluded at the PSP.
+ * Whether a bolepix's due-date charge (`cobv`) is open at the PSP for nothing: the boleto left PENDING other
+ * than by that charge's own PIX — settled by its barcode, expired, cancelled, rejected by the bank. A PIX on it
+ * could then only be a second payment, to be returned, so the charge is withdrawn (docs/boleto.md "Bolepix").
+ * Settled by its PIX, the charge is already concluded at the PSP.
  */
-export const leavesDueChargeOpen = (
-  before: { readonly method: PaymentMethod; readonly status: TransactionStatus; readonly details: TransactionDetails },
-  after: { readonly status: TransactionStatus; readonly details: TransactionDetails }
-): boolean =>
-  isBolepix(before) &&
-  before.status === "PENDING" &&
-  after.status !== "PENDING" &&
-  after.details.payment?.rail !== "pix"
+export const dueChargeOutlived = (t: DueChargeState): boolean =>
+  isBolepix(t) && t.status !== "PENDING" && t.details.payment?.rail !== "pix"
+
+/** Whether a move is the one that leaves a bolepix's due-date charge open for nothing (`dueChargeOutlived`). */
+export const leavesDueChargeOpen = (before: DueChargeState, after: DueChargeState): boolean =>
+  before.status === "PENDING" && dueChargeOutlived(after)
