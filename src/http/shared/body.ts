@@ -107,11 +107,15 @@ export const acceptBody = (
     }
     const headers = Headers.set(request.headers, "content-type", "application/json")
     const encoded = new TextEncoder().encode(text)
-    return Object.create(request, {
+    const accepted = Object.create(request, {
       headers: { get: () => headers },
       text: { get: () => Effect.succeed(text) },
       arrayBuffer: { get: () => Effect.succeed(encoded.buffer) }
     }) as HttpServerRequest.HttpServerRequest
+    // Parsed once, however many read it: the idempotency fingerprint, the order a charge pays
+    // (paysOrder.ts) and the route's payload each ask for `json`.
+    const json = Effect.runSync(Effect.cached(accepted.json))
+    return Object.defineProperty(accepted, "json", { get: () => json })
   })
 
 /**
