@@ -33,6 +33,8 @@ const serviceMs = async (pid: number) => {
   const { f } = await fields(String(pid))
   return (Number(f[11]) + Number(f[12])) * TICK_MS
 }
+/** The kernel's share of the service's CPU (stime), e.g. the socket writes' system calls. */
+const serviceSystemMs = async (pid: number) => Number((await fields(String(pid))).f[12]) * TICK_MS
 /** Every PostgreSQL process, with the children it reaped. */
 const databaseMs = async () => {
   let total = 0
@@ -144,11 +146,13 @@ const main = async () => {
       await db.query("vacuum analyze")
       await db.query("checkpoint")
       if (process.env.BENCH_PGSS === "1") await db.query("select pg_stat_statements_reset()")
-      const [s0, d0, t0] = [await serviceMs(service.child.pid!), await databaseMs(), performance.now()]
+      const pid = service.child.pid!
+      const [s0, k0, d0, t0] = [await serviceMs(pid), await serviceSystemMs(pid), await databaseMs(), performance.now()]
       await loop(N)
-      const [s1, d1, t1] = [await serviceMs(service.child.pid!), await databaseMs(), performance.now()]
+      const [s1, k1, d1, t1] = [await serviceMs(pid), await serviceSystemMs(pid), await databaseMs(), performance.now()]
       console.log(
-        `${name.padEnd(10)} ${N} requests, ${CLIENTS} clients: service ${((s1 - s0) / N).toFixed(3)} ms, ` +
+        `${name.padEnd(10)} ${N} requests, ${CLIENTS} clients: service ${((s1 - s0) / N).toFixed(3)} ms ` +
+          `(kernel ${((k1 - k0) / N).toFixed(3)}), ` +
           `database ${((d1 - d0) / N).toFixed(3)} ms of CPU per request; ${(N / ((t1 - t0) / 1000)).toFixed(0)}/s`
       )
       if (process.env.BENCH_PGSS === "1") {

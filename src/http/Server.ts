@@ -8,6 +8,7 @@ import { ApiKeysHttp } from "./v2/apiKeys/Http.ts"
 import { AuthHttp } from "./v2/auth/Http.ts"
 import { CustomersHttp } from "./v2/customers/Http.ts"
 import { EnvelopeMiddleware } from "./shared/envelope.ts"
+import { ServeOnNarrowContext } from "./serve.ts"
 import { installFramingAnswers } from "./shared/framing.ts"
 import { Metrics } from "../ports/Metrics.ts"
 import { OpsHttp } from "./ops/Http.ts"
@@ -73,7 +74,7 @@ export const ApiLive = HttpApiBuilder.api(GatewayApi).pipe(
 )
 
 /** The HTTP server: API, OpenAPI document, reference UI, on PORT/HOST (port 0 picks a free one). */
-export const HttpLive = HttpApiBuilder.serve().pipe(
+export const HttpLive = ServeOnNarrowContext.pipe(
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
   // The reference's page (HttpApiScalar's, its script inlined) is loaded on the first request for it.
   Layer.provide(ReferenceLive),

@@ -1,0 +1,35 @@
+import { Etag, FileSystem, HttpApiBuilder, HttpPlatform, HttpServer, Path } from "@effect/platform"
+import { Context, Effect, Layer, Scope } from "effect"
+
+/**
+ * `HttpApiBuilder.serve()`, with every request's fiber started on a context of only what serving
+ * needs (issue 22, docs/performance.md "The request's context").
+ *
+ * A fiber's context is an immutable map that `provideService` and `Context.merge` copy whole. Served
+ * by `HttpApiBuilder.serve()`, a request starts on the context the server was built in (the whole
+ * process: about 95 services) and copies it about ten times before its handler runs (the request,
+ * its span, its body limit, the envelope's note and accepted body, the principal, the route's
+ * context). Each group's handlers still get every service they use: `HttpApiBuilder.group` merges
+ * the context its layer was built in into the request's, once, as the handler starts.
+ */
+type Serving =
+  HttpServer.HttpServer | HttpPlatform.HttpPlatform | FileSystem.FileSystem | Path.Path | Etag.Generator | Scope.Scope
+
+export const ServeOnNarrowContext = Layer.scopedDiscard(
+  Effect.gen(function* () {
+    const app = yield* HttpApiBuilder.httpApp
+    // Not `Effect.provide`, which merges a context into the fiber's: this one replaces it.
+    yield* HttpServer.serveEffect(app).pipe(
+      Effect.mapInputContext((context: Context.Context<Serving>) =>
+        Context.pick(
+          HttpServer.HttpServer,
+          HttpPlatform.HttpPlatform,
+          FileSystem.FileSystem,
+          Path.Path,
+          Etag.Generator,
+          Scope.Scope
+        )(context)
+      )
+    )
+  })
+).pipe(Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]))
