@@ -8,10 +8,13 @@ import { Effect, FiberRef, type Tracer } from "effect"
  * third of the service's CPU there. These two do exactly what Effect's do while the fiber's tracer is
  * enabled, and run the bare program when it is not. `TracingLive` disables the tracer when
  * `OTEL_EXPORTER_OTLP_ENDPOINT` is unset, so spans exist precisely when they are exported.
+ *
+ * `ifTracing` picks one or the other by the fiber's tracer flag when the program runs, in one step of
+ * the runtime (a `flatMap` over the flag took three, about 35 times a charge: docs/performance.md
+ * "The runtime's steps").
  */
-const tracing = Effect.withFiberRuntime<boolean>((fiber) =>
-  Effect.succeed(fiber.getFiberRef(FiberRef.currentTracerEnabled))
-)
+const ifTracing = <A, E, R>(on: () => Effect.Effect<A, E, R>, off: () => Effect.Effect<A, E, R>) =>
+  Effect.withFiberRuntime<A, E, R>((fiber) => (fiber.getFiberRef(FiberRef.currentTracerEnabled) ? on() : off()))
 
 /** `Effect.fn(name)`: the body runs in a span named `name` when tracing is on. */
 export const fn = (name: string, options?: Tracer.SpanOptions): Effect.fn.Gen & Effect.fn.NonGen =>
@@ -23,7 +26,10 @@ export const fn = (name: string, options?: Tracer.SpanOptions): Effect.fn.Gen & 
       Effect.fnUntraced as (...a: Array<unknown>) => (...args: Array<unknown>) => Effect.Effect<unknown>
     )(body, ...pipeables)
     return function (this: unknown, ...args: Array<unknown>) {
-      return Effect.flatMap(tracing, (on) => (on ? traced.apply(this, args) : untraced.apply(this, args)))
+      return ifTracing(
+        () => traced.apply(this, args),
+        () => untraced.apply(this, args)
+      )
     }
   }) as unknown as Effect.fn.Gen & Effect.fn.NonGen
 
@@ -31,7 +37,10 @@ export const fn = (name: string, options?: Tracer.SpanOptions): Effect.fn.Gen & 
 export const withSpan =
   (name: string, options?: Tracer.SpanOptions) =>
   <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.flatMap(tracing, (on) => (on ? Effect.withSpan(self, name, options) : self))
+    ifTracing(
+      () => Effect.withSpan(self, name, options),
+      () => self
+    )
 
 /** A span's W3C ids, or nothing for the no-op span a disabled tracer hands out. */
 export const exportedSpan = <S extends Tracer.AnySpan>(span: S): S | undefined =>
