@@ -1,6 +1,7 @@
 import { exportedSpan } from "../../spans.ts"
 import { randomUUID } from "node:crypto"
 import {
+  FileSystem,
   HttpApiBuilder,
   HttpApiError,
   HttpIncomingMessage,
@@ -8,7 +9,7 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
-import { Cause, Effect, FiberRef, LogLevel, Option } from "effect"
+import { Cause, Context, Effect, FiberRef, LogLevel, Option } from "effect"
 import { unknownFieldMessage } from "../../domain/errors.ts"
 import { Metrics } from "../../ports/Metrics.ts"
 import { GatewayApi } from "../Api.ts"
@@ -184,12 +185,17 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
           Effect.zipRight(acceptBody(request)),
           Effect.flatMap((accepted) => {
             if (accepted !== request) body = accepted
-            return accepted === request
-              ? app
-              : Effect.provideService(app, HttpServerRequest.HttpServerRequest, accepted)
+            // The request as accepted (its body read once), the note and the body limit, in one change
+            // of the fiber's context: each `provideService` is a copy of it and a `locally` of its own
+            // (docs/performance.md "The runtime's steps"). acceptBody keeps its own limit.
+            return Effect.provide(
+              app,
+              Context.make(RequestNote, note).pipe(
+                Context.add(HttpIncomingMessage.MaxBodySize, Option.some(FileSystem.Size(MAX_BODY_BYTES))),
+                Context.add(HttpServerRequest.HttpServerRequest, accepted)
+              )
+            )
           }),
-          Effect.provideService(RequestNote, note),
-          HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
           Effect.catchAllCause((cause) => {
             const { defect, error } = toHttpError(cause, path, request.method)
             // Interrupted only: the client went away or the server is stopping; nothing went wrong.
