@@ -1,5 +1,5 @@
-import { Etag, FileSystem, HttpApiBuilder, HttpPlatform, HttpServer, Path } from "@effect/platform"
-import { Context, Effect, Layer, Scope } from "effect"
+import { Etag, FileSystem, HttpApiBuilder, HttpMiddleware, HttpPlatform, HttpServer, Path } from "@effect/platform"
+import { Context, Effect, FiberRef, Layer, Scope } from "effect"
 
 /**
  * `HttpApiBuilder.serve()`, with every request's fiber started on a context of only what serving
@@ -11,6 +11,10 @@ import { Context, Effect, Layer, Scope } from "effect"
  * its span, its body limit, the envelope's note and accepted body, the principal, the route's
  * context). Each group's handlers still get every service they use: `HttpApiBuilder.group` merges
  * the context its layer was built in into the request's, once, as the handler starts.
+ *
+ * With the tracer disabled (no exporter: src/adapters/tracing/Tracing.ts), the platform's request span
+ * is not built either: it would parse the trace headers, copy and redact the request's headers and
+ * provide a span nobody exports, on every request.
  */
 type Serving =
   HttpServer.HttpServer | HttpPlatform.HttpPlatform | FileSystem.FileSystem | Path.Path | Etag.Generator | Scope.Scope
@@ -18,6 +22,7 @@ type Serving =
 export const ServeOnNarrowContext = Layer.scopedDiscard(
   Effect.gen(function* () {
     const app = yield* HttpApiBuilder.httpApp
+    const tracing = yield* FiberRef.get(FiberRef.currentTracerEnabled)
     // Not `Effect.provide`, which merges a context into the fiber's: this one replaces it.
     yield* HttpServer.serveEffect(app).pipe(
       Effect.mapInputContext((context: Context.Context<Serving>) =>
@@ -29,7 +34,8 @@ export const ServeOnNarrowContext = Layer.scopedDiscard(
           Etag.Generator,
           Scope.Scope
         )(context)
-      )
+      ),
+      HttpMiddleware.withTracerDisabledWhenEffect(() => !tracing)
     )
   })
 ).pipe(Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]))
