@@ -1,6 +1,10 @@
 import { Etag, FileSystem, HttpApiBuilder, HttpMiddleware, HttpPlatform, HttpServer, Path } from "@effect/platform"
 import { Context, Effect, FiberRef, Layer, Scope } from "effect"
 
+/** What serving needs of the process's context. */
+type Serving =
+  HttpServer.HttpServer | HttpPlatform.HttpPlatform | FileSystem.FileSystem | Path.Path | Etag.Generator | Scope.Scope
+
 /**
  * `HttpApiBuilder.serve()`, with every request's fiber started on a context of only what serving
  * needs (issue 22, docs/performance.md "The request's context").
@@ -16,9 +20,6 @@ import { Context, Effect, FiberRef, Layer, Scope } from "effect"
  * is not built either: it would parse the trace headers, copy and redact the request's headers and
  * provide a span nobody exports, on every request.
  */
-type Serving =
-  HttpServer.HttpServer | HttpPlatform.HttpPlatform | FileSystem.FileSystem | Path.Path | Etag.Generator | Scope.Scope
-
 export const ServeOnNarrowContext = Layer.scopedDiscard(
   Effect.gen(function* () {
     const app = yield* HttpApiBuilder.httpApp
