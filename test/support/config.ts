@@ -16,8 +16,37 @@ export const defaultMoney: MoneyConfig = {
   disputeDelaySeconds: 10
 }
 
-/** Test and benchmark configuration, free of vitest so that plain scripts can use it. */
-export const freePort = () =>
+/**
+ * A loopback port nothing listens on, for a server the caller starts next (often in a child process).
+ *
+ * Not `listen(0)`: the kernel hands the port it chose to the next `listen(0)` as soon as it is closed,
+ * and a fake server or an embedded PostgreSQL in the other test fork binds that way, so a child given the
+ * port could find it taken (CI's stop 29 failed once so: "port 42221 is already in use"). Ports come
+ * instead from 20000–32767, below Linux's ephemeral range (32768–60999), one slice per vitest fork
+ * (VITEST_POOL_ID; the process id outside vitest), walked in turn and each checked free by binding it.
+ */
+export const freePort = async (): Promise<number> => {
+  for (let tries = 0; tries < SLICE; tries++) {
+    const port = FIRST_PORT + slice * SLICE + (next++ % SLICE)
+    if (await bindable(port)) return port
+  }
+  return anyPort()
+}
+
+const FIRST_PORT = 20_000
+const SLICES = 6
+const SLICE = Math.floor((32_768 - FIRST_PORT) / SLICES)
+const slice = (Number(process.env.VITEST_POOL_ID ?? process.pid) || 0) % SLICES
+let next = Math.floor(Math.random() * SLICE)
+
+const bindable = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const server = createServer()
+    server.once("error", () => resolve(false))
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)))
+  })
+
+const anyPort = () =>
   new Promise<number>((resolve, reject) => {
     const server = createServer()
     server.once("error", reject)
@@ -29,6 +58,7 @@ export const freePort = () =>
     })
   })
 
+/** Test and benchmark configuration, free of vitest so that plain scripts can use it. */
 export const testConfig = async (
   databaseUrl: string,
   overrides: Partial<AppConfigShape> = {}
