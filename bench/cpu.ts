@@ -156,15 +156,19 @@ const main = async () => {
           `database ${((d1 - d0) / N).toFixed(3)} ms of CPU per request; ${(N / ((t1 - t0) / 1000)).toFixed(0)}/s`
       )
       if (process.env.BENCH_PGSS === "1") {
-        const { rows } = await db.query<{ calls: string; perRequest: string; query: string }>(
+        const { rows } = await db.query<{ calls: string; perRequest: string; blocks: string; query: string }>(
           `select calls, round((total_exec_time / $1)::numeric, 3) as "perRequest",
+                  round(shared_blks_hit::numeric / calls, 1) as blocks,
                   left(regexp_replace(query, '\\s+', ' ', 'g'), 140) as query
            from pg_stat_statements
            where dbid = (select oid from pg_database where datname = current_database()) and calls >= $1 / 10
            order by total_exec_time desc limit 20`,
           [N]
         )
-        for (const r of rows) console.log(`  ${r.calls.padStart(6)} ${r.perRequest.padStart(7)} ms/request  ${r.query}`)
+        for (const r of rows)
+          console.log(
+            `  ${r.calls.padStart(6)} ${r.perRequest.padStart(7)} ms/request ${r.blocks.padStart(6)} blocks/call  ${r.query}`
+          )
       }
     }
     await client.close()

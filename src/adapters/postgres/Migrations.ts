@@ -34,6 +34,7 @@ import boletoRefundBase from "./migrations/0035_boleto_refund_base.ts"
 import chargeBatch from "./migrations/0036_charge_batch.ts"
 import bolepixAskAgain from "./migrations/0038_bolepix_ask_again.ts"
 import rateLimitTakeFewerStatements from "./migrations/0040_rate_limit_take_fewer_statements.ts"
+import rateLimitHitsByIndex from "./migrations/0041_rate_limit_hits_by_index.ts"
 import { withSpan } from "../../spans.ts"
 
 export const MIGRATIONS = {
@@ -67,7 +68,8 @@ export const MIGRATIONS = {
   "0035_boleto_refund_base": boletoRefundBase,
   "0036_charge_batch": chargeBatch,
   "0038_bolepix_ask_again": bolepixAskAgain,
-  "0040_rate_limit_take_fewer_statements": rateLimitTakeFewerStatements
+  "0040_rate_limit_take_fewer_statements": rateLimitTakeFewerStatements,
+  "0041_rate_limit_hits_by_index": rateLimitHitsByIndex
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)
