@@ -23,7 +23,8 @@ export const defaultMoney: MoneyConfig = {
  * and a fake server or an embedded PostgreSQL in the other test fork binds that way, so a child given the
  * port could find it taken (CI's stop 29 failed once so: "port 42221 is already in use"). Ports come
  * instead from 20000–32767, below Linux's ephemeral range (32768–60999), one slice per vitest fork
- * (VITEST_POOL_ID; the process id outside vitest), walked in turn and each checked free by binding it.
+ * (VITEST_POOL_ID, offset by the run's process id so that two runs on one machine tend to differ; the
+ * process id outside vitest), walked in turn from a random place and each checked free by binding it.
  */
 export const freePort = async (): Promise<number> => {
   for (let tries = 0; tries < SLICE; tries++) {
@@ -36,7 +37,8 @@ export const freePort = async (): Promise<number> => {
 const FIRST_PORT = 20_000
 const SLICES = 6
 const SLICE = Math.floor((32_768 - FIRST_PORT) / SLICES)
-const slice = (Number(process.env.VITEST_POOL_ID ?? process.pid) || 0) % SLICES
+const pool = process.env.VITEST_POOL_ID
+const slice = (pool === undefined ? process.pid : (Number(pool) || 0) + process.ppid) % SLICES
 let next = Math.floor(Math.random() * SLICE)
 
 const bindable = (port: number) =>
