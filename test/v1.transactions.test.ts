@@ -602,7 +602,10 @@ describe("events (CONTRACT-v1 §5)", () => {
       metadata: { order: "A1" }
     })
     expect(paidEvent.data.paid_at).toMatch(OFFSET_ISO)
-    const refusedEvent = bodies.find((r) => jsonBody(r).event === "transaction.refused")!
+    // This test's refused card, not another test's refusal delivered to the same receiver.
+    const refusedEvent = bodies.find(
+      (r) => jsonBody(r).event === "transaction.refused" && jsonBody(r).data.hash === refused.body.data.hash
+    )!
     expect(jsonBody(refusedEvent).data.refusal_reason).toBe("card_declined")
   })
 })
