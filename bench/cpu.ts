@@ -165,10 +165,10 @@ const main = async () => {
            order by total_exec_time desc limit 20`,
           [N]
         )
-        for (const r of rows)
-          console.log(
-            `  ${r.calls.padStart(6)} ${r.perRequest.padStart(7)} ms/request ${r.blocks.padStart(6)} blocks/call  ${r.query}`
-          )
+        for (const r of rows) {
+          const figures = `${r.calls.padStart(6)} ${r.perRequest.padStart(7)} ms/request`
+          console.log(`  ${figures} ${r.blocks.padStart(6)} blocks/call  ${r.query}`)
+        }
       }
     }
     await client.close()
