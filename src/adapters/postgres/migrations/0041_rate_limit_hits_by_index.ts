@@ -10,7 +10,8 @@ import { Effect } from "effect"
  * of the window (60,000 rows at 1,000 requests a second) under its key's lock, so the cost of a request
  * grew with the key's traffic and the key's requests queued behind it. With sequential scans off inside
  * the function the delete reads only the expired entries of the index (none, most of the time); the
- * function's other statements already used the index.
+ * function's other statements already used the index. A later `create or replace function` drops the
+ * setting unless it repeats it (`set enable_seqscan = off`); `rateLimitTake.test.ts` fails if it does not.
  */
 export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
   sql.unsafe(`alter function rate_limit_take(uuid, integer, interval) set enable_seqscan = off`)
