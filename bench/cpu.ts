@@ -29,12 +29,11 @@ const fields = async (pid: string) => {
   const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "")
   return { postgres: stat.includes("(postgres)"), f: stat.split(") ")[1]?.split(" ") ?? [] }
 }
-const serviceMs = async (pid: number) => {
+/** The service's CPU so far, in ms, and the kernel's share of it (stime: the socket writes' system calls). */
+const serviceCpu = async (pid: number) => {
   const { f } = await fields(String(pid))
-  return (Number(f[11]) + Number(f[12])) * TICK_MS
+  return { total: (Number(f[11]) + Number(f[12])) * TICK_MS, kernel: Number(f[12]) * TICK_MS }
 }
-/** The kernel's share of the service's CPU (stime), e.g. the socket writes' system calls. */
-const serviceSystemMs = async (pid: number) => Number((await fields(String(pid))).f[12]) * TICK_MS
 /** Every PostgreSQL process, with the children it reaped. */
 const databaseMs = async () => {
   let total = 0
@@ -147,12 +146,12 @@ const main = async () => {
       await db.query("checkpoint")
       if (process.env.BENCH_PGSS === "1") await db.query("select pg_stat_statements_reset()")
       const pid = service.child.pid!
-      const [s0, k0, d0, t0] = [await serviceMs(pid), await serviceSystemMs(pid), await databaseMs(), performance.now()]
+      const [c0, d0, t0] = [await serviceCpu(pid), await databaseMs(), performance.now()]
       await loop(N)
-      const [s1, k1, d1, t1] = [await serviceMs(pid), await serviceSystemMs(pid), await databaseMs(), performance.now()]
+      const [c1, d1, t1] = [await serviceCpu(pid), await databaseMs(), performance.now()]
       console.log(
-        `${name.padEnd(10)} ${N} requests, ${CLIENTS} clients: service ${((s1 - s0) / N).toFixed(3)} ms ` +
-          `(kernel ${((k1 - k0) / N).toFixed(3)}), ` +
+        `${name.padEnd(10)} ${N} requests, ${CLIENTS} clients: service ${((c1.total - c0.total) / N).toFixed(3)} ms ` +
+          `(kernel ${((c1.kernel - c0.kernel) / N).toFixed(3)}), ` +
           `database ${((d1 - d0) / N).toFixed(3)} ms of CPU per request; ${(N / ((t1 - t0) / 1000)).toFixed(0)}/s`
       )
       if (process.env.BENCH_PGSS === "1") {

@@ -54,6 +54,9 @@ const median = (values: ReadonlyArray<number>) => {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted.length === 0 ? Number.NaN : sorted[Math.floor((sorted.length - 1) / 2)]!
 }
+/** The figures a scenario may carry beside its load (`Measured`). */
+const OPTIONAL = ["serviceCpuMsPerRequest", "databaseCpuMsPerRequest", "clientCpuMsPerRequest", "machineBusy"] as const
+
 /** A scenario's rounds in one line: the median of each figure (the rounds are kept in the JSON). */
 const medianOf = <R extends Measured>(list: ReadonlyArray<R>): R => ({
   ...list[0]!,
@@ -62,16 +65,12 @@ const medianOf = <R extends Measured>(list: ReadonlyArray<R>): R => ({
   p50Ms: median(list.map((r) => r.p50Ms)),
   p99Ms: median(list.map((r) => r.p99Ms)),
   errors: list.reduce((n, r) => n + r.errors, 0),
-  ...(list[0]!.serviceCpuMsPerRequest === undefined
-    ? {}
-    : { serviceCpuMsPerRequest: median(list.map((r) => r.serviceCpuMsPerRequest ?? Number.NaN)) }),
-  ...(list[0]!.databaseCpuMsPerRequest === undefined
-    ? {}
-    : { databaseCpuMsPerRequest: median(list.map((r) => r.databaseCpuMsPerRequest ?? Number.NaN)) }),
-  ...(list[0]!.clientCpuMsPerRequest === undefined
-    ? {}
-    : { clientCpuMsPerRequest: median(list.map((r) => r.clientCpuMsPerRequest ?? Number.NaN)) }),
-  ...(list[0]!.machineBusy === undefined ? {} : { machineBusy: median(list.map((r) => r.machineBusy ?? Number.NaN)) })
+  ...Object.fromEntries(
+    OPTIONAL.filter((figure) => list[0]![figure] !== undefined).map((figure) => [
+      figure,
+      median(list.map((r) => r[figure] ?? Number.NaN))
+    ])
+  )
 })
 
 const TICK_MS = 10 // USER_HZ = 100 on Linux

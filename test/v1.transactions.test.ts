@@ -573,8 +573,11 @@ describe("events (CONTRACT-v1 §5)", () => {
         ),
       20_000
     )
+    /** The delivery of `event` for the transaction `h` (the receiver also gets other tests' events). */
+    const delivery = (event: string, h: string) =>
+      bodies.find((r) => jsonBody(r).event === event && jsonBody(r).data.hash === h)!
     for (const [h, event, status] of expected) {
-      const request = bodies.find((r) => jsonBody(r).event === event && jsonBody(r).data.hash === h)!
+      const request = delivery(event, h)
       const verified = verifier.verify(request.body, request.headers) as any
       expect(verified.data.status, event).toBe(status)
       expect(verified.created_at).toMatch(OFFSET_ISO)
@@ -592,9 +595,7 @@ describe("events (CONTRACT-v1 §5)", () => {
         ].sort()
       )
     }
-    const paidEvent = jsonBody(
-      bodies.find((r) => jsonBody(r).event === "transaction.paid" && jsonBody(r).data.hash === hash)!
-    )
+    const paidEvent = jsonBody(delivery("transaction.paid", hash))
     expect(paidEvent.data).toMatchObject({
       method: "pix",
       amount: 2_500,
@@ -602,10 +603,7 @@ describe("events (CONTRACT-v1 §5)", () => {
       metadata: { order: "A1" }
     })
     expect(paidEvent.data.paid_at).toMatch(OFFSET_ISO)
-    // This test's refused card, not another test's refusal delivered to the same receiver.
-    const refusedEvent = bodies.find(
-      (r) => jsonBody(r).event === "transaction.refused" && jsonBody(r).data.hash === refused.body.data.hash
-    )!
+    const refusedEvent = delivery("transaction.refused", refused.body.data.hash)
     expect(jsonBody(refusedEvent).data.refusal_reason).toBe("card_declined")
   })
 })
