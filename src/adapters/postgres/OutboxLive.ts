@@ -5,7 +5,7 @@ import type { TransactionRecord } from "../../domain/transaction.ts"
 import { Ids } from "../../ports/Ids.ts"
 import { Outbox } from "../../ports/Outbox.ts"
 import { deferWrite } from "./deferred.ts"
-import { exportedSpan, withSpan } from "../../spans.ts"
+import { currentExportedSpan, withSpan } from "../../spans.ts"
 
 const snapshotOf = (t: TransactionRecord): EventSnapshot => ({
   id: t.id,
@@ -39,7 +39,7 @@ export const OutboxLive = Layer.effect(
      */
     const record = (accountId: string, name: string, insert: (eventId: string) => Statement.Fragment) =>
       Effect.gen(function* () {
-        const span = Option.flatMapNullable(yield* Effect.option(Effect.currentSpan), exportedSpan)
+        const span = yield* currentExportedSpan
         const traceparent = Option.match(span, { onNone: () => null, onSome: (s) => `00-${s.traceId}-${s.spanId}-01` })
         const eventId = yield* ids.next
         const deliveryId = yield* ids.next

@@ -1,4 +1,4 @@
-import { exportedSpan } from "../../spans.ts"
+import { currentExportedSpan } from "../../spans.ts"
 import { randomUUID } from "node:crypto"
 import {
   FileSystem,
@@ -175,9 +175,7 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         )
         const started = performance.now()
         // The request's trace id (when tracing is on): in every log line of the request and in a 500's body.
-        const traceId = Option.getOrUndefined(
-          Option.map(Option.flatMapNullable(yield* Effect.option(Effect.currentSpan), exportedSpan), (s) => s.traceId)
-        )
+        const traceId = Option.getOrUndefined(Option.map(yield* currentExportedSpan, (s) => s.traceId))
         const note: RequestNote["Type"] = { key: undefined }
         let body: HttpServerRequest.HttpServerRequest | undefined
         const response = yield* acceptUrl(request.url, routes.template(request.method, path)).pipe(
