@@ -36,7 +36,9 @@ export type Admission =
  * Who is calling and whether they may: the active key with this digest, whether its scopes grant
  * `neededScope`, and a slot of its rolling rate-limit window shared by every API process (taken in its
  * own database transaction); for a request with an idempotency key, that key's claim as well. One round
- * trip for all of it (issue 10). None for an unknown, revoked or rotated-away key.
+ * trip for all of it (issue 10). None for an unknown, revoked or rotated-away key. An adapter may admit
+ * concurrent requests of one key together, so long as each gets the decision it would have had alone
+ * in some order of them (docs/performance.md "Admissions in batches").
  *
  * `order`: the order the request pays, when its route names one (annotated `PaysOrder`). Once the
  * request is admitted, an adapter may read it in the same round trip, scoped by the key's account, for

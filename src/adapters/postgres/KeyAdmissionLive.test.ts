@@ -107,3 +107,56 @@ layer(KeyAdmissionLive.pipe(Layer.merge(OrderRepoLive), Layer.provideMerge(Datab
     )
   }
 )
+
+layer(KeyAdmissionLive.pipe(Layer.provideMerge(Database)))("admissions of one key at once", (it) => {
+  it.effect("go together, each with its own exact decision: the limit accepted, each remaining once", () =>
+    Effect.gen(function* () {
+      const { digest, accountId } = yield* seed(30)
+      const admission = yield* KeyAdmission
+      const all = yield* Effect.forEach(
+        Array.from({ length: 40 }),
+        () => Effect.map(admission.admit(digest, "customers:read"), Option.getOrThrow),
+        { concurrency: "unbounded" }
+      )
+      const decisions = all.map((a) => (a._tag === "Admitted" ? a.decision : undefined))
+      const accepted = decisions.filter((d) => d?.allowed)
+      expect(accepted).toHaveLength(30)
+      expect(accepted.map((d) => d!.remaining).sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i))
+      expect(decisions.filter((d) => d?.allowed === false).every((d) => d!.remaining === 0)).toBe(true)
+      for (const a of all) expect(a.principal.accountId).toBe(accountId)
+      // One stamp per statement (migration 0042): fewer statements than the requests they admitted.
+      const sql = yield* SqlClient.SqlClient
+      const [hits] = yield* sql<{ hits: number; stamps: number }>`
+        select count(*)::int as hits, count(distinct h.at)::int as stamps
+        from rate_limit_hits h join api_keys k on k.id = h.key_id where k.account_id = ${accountId}`
+      expect(hits).toEqual({ hits: 30, stamps: expect.any(Number) })
+      expect(hits!.stamps).toBeLessThan(30)
+    })
+  )
+
+  it.effect("an unknown key is none of them; a key lacking the scope refuses them all and takes no slot", () =>
+    Effect.gen(function* () {
+      const admission = yield* KeyAdmission
+      const unknown = yield* Effect.forEach(
+        Array.from({ length: 10 }),
+        () => admission.admit(randomBytes(32), "x:read"),
+        {
+          concurrency: "unbounded"
+        }
+      )
+      expect(unknown.every(Option.isNone)).toBe(true)
+      const { digest, accountId } = yield* seed(30, ["payments:read"])
+      const refused = yield* Effect.forEach(
+        Array.from({ length: 10 }),
+        () => Effect.map(admission.admit(digest, "customers:read"), Option.getOrThrow),
+        { concurrency: "unbounded" }
+      )
+      expect(refused.map((a) => a._tag)).toEqual(Array.from({ length: 10 }, () => "Forbidden"))
+      const sql = yield* SqlClient.SqlClient
+      const [left] = yield* sql<{ hits: number }>`
+        select count(*)::int as hits from rate_limit_hits h join api_keys k on k.id = h.key_id
+        where k.account_id = ${accountId}`
+      expect(left!.hits).toBe(0)
+    })
+  )
+})

@@ -1,4 +1,4 @@
-import { Deferred, Effect, Exit, Queue, type Scope } from "effect"
+import { Deferred, Effect, Exit, FiberSet, Queue, type Scope } from "effect"
 
 /** Most keys in one statement: keeps a statement's parameters and its rows small. */
 const MAX_BATCH = 500
@@ -35,5 +35,68 @@ export const batched = <K, A>(
     return (key: K) =>
       Effect.flatMap(Deferred.make<A>(), (deferred) =>
         Effect.zipRight(Queue.offer(queue, [key, deferred]), Deferred.await(deferred))
+      )
+  })
+
+/**
+ * `batched` for statements that serialise on a key in the database (the rate limit's lock on an API
+ * key: docs/performance.md "Admissions in batches"): at most one statement per key in flight from this
+ * process, so that two of them never wait for each other's lock, and the calls of that key that arrive
+ * meanwhile go together in the next. Calls of different keys never share a statement and never wait
+ * for each other. As `batched`: no timer, `run` answers in the order of its calls, a failure reaches
+ * every caller of its batch, and the statements stop with the scope. A caller interrupted while it
+ * waits leaves its call in the batch.
+ */
+export const batchedByKey = <C, A>(
+  keyOf: (call: C) => string,
+  run: (calls: ReadonlyArray<C>) => Effect.Effect<ReadonlyArray<A>>
+): Effect.Effect<(call: C) => Effect.Effect<A>, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    // The calls waiting for each key that has a statement in flight; a key is here exactly while it has.
+    const waiting = new Map<string, Array<readonly [C, Deferred.Deferred<A>]>>()
+    // Statements run on the scope's fibers, not the first caller's: its span and log annotations are its own.
+    const fork = yield* FiberSet.makeRuntime<never>()
+    const drain = (key: string, calls: Array<readonly [C, Deferred.Deferred<A>]>): Effect.Effect<void> => {
+      let taken: ReadonlyArray<readonly [C, Deferred.Deferred<A>]> = []
+      const next: Effect.Effect<void> = Effect.suspend(() => {
+        if (calls.length === 0) {
+          waiting.delete(key)
+          return Effect.void
+        }
+        taken = calls.splice(0, MAX_BATCH)
+        return Effect.exit(run(taken.map(([call]) => call))).pipe(
+          Effect.flatMap((exit) =>
+            Effect.forEach(
+              taken,
+              ([, deferred], i) =>
+                Deferred.done(
+                  deferred,
+                  Exit.map(exit, (results) => results[i]!)
+                ),
+              { discard: true }
+            )
+          ),
+          Effect.zipRight(next)
+        )
+      })
+      // The scope closing: no caller is left waiting for an answer that will not come.
+      return Effect.onInterrupt(next, () =>
+        Effect.forEach([...taken, ...calls], ([, deferred]) => Deferred.interrupt(deferred), { discard: true }).pipe(
+          Effect.zipRight(Effect.sync(() => waiting.delete(key)))
+        )
+      )
+    }
+    return (call: C) =>
+      Effect.flatMap(Deferred.make<A>(), (deferred) =>
+        Effect.suspend(() => {
+          const key = keyOf(call)
+          const calls = waiting.get(key)
+          if (calls === undefined) {
+            const first: Array<readonly [C, Deferred.Deferred<A>]> = [[call, deferred]]
+            waiting.set(key, first)
+            fork(drain(key, first))
+          } else calls.push([call, deferred])
+          return Deferred.await(deferred)
+        })
       )
   })

@@ -32,6 +32,15 @@ const take = async (client: pg.Pool | pg.PoolClient, key: string) =>
     )
   ).rows[0]!
 
+/** `n` requests of one key at once (migration 0042): one row each, the accepted first. */
+const takeMany = async (client: pg.Pool | pg.PoolClient, key: string, n: number) =>
+  (
+    await client.query<{ allowed: boolean; remaining: number; reset_ms: string; t: Date }>(
+      "select *, clock_timestamp() as t from rate_limit_take($1, $2, $3::interval, $4)",
+      [key, LIMIT, WINDOW, n]
+    )
+  ).rows
+
 const state = async (key: string) => {
   const { rows } = await pool.query<{ count: number | null; hits: number }>(
     `select (select count from rate_limit_counts where key_id = $1) as count,
@@ -145,5 +154,65 @@ describe("rate_limit_take", () => {
     } finally {
       client.release()
     }
+  }, 30_000)
+
+  it("several requests in one call: each is answered as it would be alone, one after the other", async () => {
+    const key = randomUUID()
+    let accepted = 0
+    let refused = 0
+    for (let i = 0; i < 120; i++) {
+      const n = 1 + Math.floor(Math.random() * 4)
+      const rows = await takeMany(pool, key, n)
+      const after = await state(key)
+      expect(rows).toHaveLength(n)
+      expect(after.count).toBe(after.hits)
+      const taken = rows.filter((r) => r.allowed)
+      // The accepted come first, each leaving one slot fewer than the one before it.
+      expect(rows.slice(0, taken.length)).toEqual(taken)
+      // The hits the call found in the window: as many accepted as it had room for, the rest refused.
+      const found = after.hits - taken.length
+      expect(taken.length).toBe(Math.min(n, LIMIT - found))
+      expect(taken.map((r) => r.remaining)).toEqual(taken.map((_, j) => LIMIT - found - j - 1))
+      for (const r of taken) expect(Number(r.reset_ms)).toBeLessThanOrEqual(300)
+      for (const r of rows.slice(taken.length)) {
+        expect(after.hits).toBe(LIMIT)
+        expect(r).toMatchObject({ allowed: false, remaining: 0 })
+        expect(Number(r.reset_ms)).toBeGreaterThanOrEqual(1)
+        expect(Number(r.reset_ms)).toBeLessThanOrEqual(300)
+      }
+      accepted += taken.length
+      refused += n - taken.length
+      await sleep(Math.floor(Math.random() * 40))
+    }
+    expect(accepted).toBeGreaterThan(LIMIT)
+    expect(refused).toBeGreaterThan(0)
+  }, 30_000)
+
+  it("eight callers at once asking for several: at most the limit accepted per window", async () => {
+    const key = randomUUID()
+    const stamps: Array<number> = []
+    let asked = 0
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const client = await pool.connect()
+        try {
+          for (let i = 0; i < 40; i++) {
+            const n = 1 + Math.floor(Math.random() * 3)
+            asked += n
+            for (const row of await takeMany(client, key, n)) if (row.allowed) stamps.push(row.t.getTime())
+            await sleep(Math.floor(Math.random() * 30))
+          }
+        } finally {
+          client.release()
+        }
+      })
+    )
+    const after = await state(key)
+    expect(after.count).toBe(after.hits)
+    expect(after.hits).toBeLessThanOrEqual(LIMIT)
+    stamps.sort((a, b) => a - b)
+    for (let i = LIMIT; i < stamps.length; i++) expect(stamps[i]! - stamps[i - LIMIT]!).toBeGreaterThan(250)
+    expect(stamps.length).toBeGreaterThan(LIMIT)
+    expect(stamps.length).toBeLessThan(asked)
   }, 30_000)
 })
