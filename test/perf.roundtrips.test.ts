@@ -37,12 +37,12 @@ afterAll(async () => {
   await server?.close()
 })
 
-const count = async (request: () => Promise<{ status: number; text: string }>) => {
+const count = async (request: () => Promise<{ status: number; text: string }>, status = 201) => {
   seen.length = 0
   counting = true
   const reply = await request()
   counting = false
-  expect(reply.status, reply.text).toBe(201)
+  expect(reply.status, reply.text).toBe(status)
   return [...seen]
 }
 
@@ -74,5 +74,21 @@ describe("round trips of a PIX charge", () => {
     // No order to check or lock: admission with the claim, then the transaction, event, documents, job
     // and reply in one statement.
     expect(statements.length, statements.join("\n")).toBeLessThanOrEqual(2)
+  })
+})
+
+describe("round trips of a read", () => {
+  it("GET /api/customers/{id} makes 1", async () => {
+    const customer = await api.post<{ id: string }>(
+      "/api/customers",
+      { name: "Maria Silva", email: "maria@example.com", document: freshCpf(), phone: "11999999999" },
+      { key }
+    )
+    expect(customer.status, customer.text).toBe(201)
+    await api.get(`/api/customers/${customer.body.id}`, { key })
+    const statements = await count(() => api.get(`/api/customers/${customer.body.id}`, { key }), 200)
+    // The admission, and the customer read in its statement once the request has its slot
+    // (docs/performance.md "Admissions in batches").
+    expect(statements.length, statements.join("\n")).toBe(1)
   })
 })

@@ -33,6 +33,15 @@ export type Admission =
     }
 
 /**
+ * A record the request reads by its id, when its route names it (annotated `ReadsAhead`): the customer of
+ * `GET /api/customers/{id}`.
+ */
+export interface RecordToRead {
+  readonly kind: "customer"
+  readonly id: string
+}
+
+/**
  * Who is calling and whether they may: the active key with this digest, whether its scopes grant
  * `neededScope`, and a slot of its rolling rate-limit window shared by every API process (taken in its
  * own database transaction); for a request with an idempotency key, that key's claim as well. One round
@@ -45,6 +54,9 @@ export type Admission =
  * the `OrderRepo.findToCharge` the charge makes next before any provider is asked (issue 22,
  * docs/performance.md "The order read with the admission"); the charge's write still expects the order
  * unchanged under its row lock.
+ *
+ * `read`: likewise, the record the request reads next, for its repository's read by that id (the same
+ * account, once); the adapter may read it with a request that has neither a claim nor an order.
  */
 export class KeyAdmission extends Context.Tag("KeyAdmission")<
   KeyAdmission,
@@ -53,7 +65,8 @@ export class KeyAdmission extends Context.Tag("KeyAdmission")<
       digest: Uint8Array,
       neededScope: string,
       claim?: ClaimRequest,
-      order?: OrderId
+      order?: OrderId,
+      read?: RecordToRead
     ) => Effect.Effect<Option.Option<Admission>>
   }
 >() {}

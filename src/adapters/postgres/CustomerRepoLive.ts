@@ -1,28 +1,11 @@
-import { CustomerId } from "../../domain/ids.ts"
 import { SqlClient } from "@effect/sql"
 import { KEYSET_AT, listWhere, keysetStream, seekAfter } from "./keyset.ts"
+import { CUSTOMER_COLUMNS, type CustomerRow, toCustomer } from "./customerRow.ts"
+import { takeReadAhead } from "./readAhead.ts"
 import { traced } from "./traced.ts"
-import { Effect, Layer, Option, Schema } from "effect"
-import { Customer } from "../../domain/customer.ts"
+import { Effect, Layer, Option } from "effect"
+import type { Customer } from "../../domain/customer.ts"
 import { CustomerRepo } from "../../ports/CustomerRepo.ts"
-
-/** A customer row as the database gives it (camelCased); a row that does not decode is a defect. */
-const CustomerRow = Schema.Struct({
-  id: CustomerId,
-  name: Schema.String,
-  email: Schema.String,
-  document: Schema.String,
-  phone: Schema.String,
-  createdAt: Schema.DateFromSelf
-})
-type CustomerRow = typeof CustomerRow.Type
-/** The columns CustomerRow reads, named: a prepared `*` would fail once a migration adds one (prepared.ts). */
-const COLUMNS = "id, name, email, document, phone, created_at"
-
-// The row schema checks every field the class does (its createdAt is a Date already): the class is built
-// without checking the same values twice on every read.
-const toCustomer = (row: unknown) =>
-  Customer.make(Schema.decodeUnknownSync(CustomerRow)(row), { disableValidation: true })
 
 const first = (rows: ReadonlyArray<CustomerRow>) => Option.map(Option.fromNullable(rows[0]), toCustomer)
 
@@ -30,7 +13,7 @@ export const CustomerRepoLive = Layer.effect(
   CustomerRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const columns = sql.literal(COLUMNS)
+    const columns = sql.literal(CUSTOMER_COLUMNS)
     const live = (accountId: string, id: string) => sql`account_id = ${accountId} and id = ${id} and deleted_at is null`
 
     return CustomerRepo.of(
@@ -65,10 +48,15 @@ export const CustomerRepoLive = Layer.effect(
               order by created_at desc, id desc limit ${limit}`,
             (rows) => Effect.sync(() => rows.map(toCustomer))
           ),
+        // The read the admission made ahead in its round trip serves, once (readAhead.ts).
         find: (accountId, id) =>
-          sql<CustomerRow>`select ${columns} from customers where ${live(accountId, id)}`.pipe(
-            Effect.orDie,
-            Effect.map(first)
+          Effect.flatMap(takeReadAhead<Customer>("customer", accountId, id), (ahead) =>
+            Option.isSome(ahead)
+              ? Effect.succeed(ahead.value)
+              : sql<CustomerRow>`select ${columns} from customers where ${live(accountId, id)}`.pipe(
+                  Effect.orDie,
+                  Effect.map(first)
+                )
           ),
         update: (accountId, id, changes) =>
           sql<CustomerRow>`

@@ -5,9 +5,12 @@ import { Effect, Layer, Option } from "effect"
 import { migratedDatabase } from "../../../test/support/databaseLayer.ts"
 import { AccountId, CustomerId, OrderId } from "../../domain/ids.ts"
 import { KeyAdmission } from "../../ports/Admission.ts"
+import { CustomerRepo } from "../../ports/CustomerRepo.ts"
 import { OrderRepo } from "../../ports/OrderRepo.ts"
+import { CustomerRepoLive } from "./CustomerRepoLive.ts"
 import { KeyAdmissionLive } from "./KeyAdmissionLive.ts"
 import { OrderRepoLive } from "./OrderRepoLive.ts"
+import { takeReadAhead } from "./readAhead.ts"
 
 /**
  * The order read with the admission (docs/performance.md "The order read with the admission"): read in
@@ -37,7 +40,7 @@ const seed = (rateLimit = 100, scopes: ReadonlyArray<string> | null = null) =>
     yield* sql`insert into orders (id, account_id, customer_id, amount, status)
       values (${orderId}, ${accountId}, ${customerId}, 1000, 'PENDING')`
     const pay = sql`update orders set status = 'PAID' where id = ${orderId}`
-    return { accountId, orderId, digest, pay }
+    return { accountId, customerId, orderId, digest, pay }
   })
 
 const statusOf = (found: Option.Option<{ readonly order: { readonly status: string } }>) =>
@@ -160,3 +163,83 @@ layer(KeyAdmissionLive.pipe(Layer.provideMerge(Database)))("admissions of one ke
     })
   )
 })
+
+/** A customer's name, as CustomerRepo.find gives it. */
+const nameOf = (found: Option.Option<{ readonly name: string }>) =>
+  Option.getOrUndefined(Option.map(found, (c) => c.name))
+const readCustomer = (id: string) => ({ kind: "customer" as const, id })
+
+layer(KeyAdmissionLive.pipe(Layer.merge(CustomerRepoLive), Layer.provideMerge(Database)))(
+  "the customer read with the admission",
+  (it) => {
+    it.effect("an admitted request's customer is served once from the admission's read, then read again", () =>
+      Effect.gen(function* () {
+        const { accountId, customerId, digest } = yield* seed()
+        yield* (yield* KeyAdmission).admit(digest, "customers:read", undefined, undefined, readCustomer(customerId))
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`update customers set name = 'Renamed' where id = ${customerId}`
+        const customers = yield* CustomerRepo
+        expect(nameOf(yield* customers.find(accountId, customerId))).toBe("Maria")
+        expect(nameOf(yield* customers.find(accountId, customerId))).toBe("Renamed")
+        // A deleted customer is read ahead as none, as the repository reads it.
+        yield* sql`update customers set deleted_at = now() where id = ${customerId}`
+        yield* (yield* KeyAdmission).admit(digest, "customers:read", undefined, undefined, readCustomer(customerId))
+        expect(yield* takeReadAhead("customer", accountId, customerId)).toEqual(Option.some(Option.none()))
+      })
+    )
+
+    it.effect("another account's key naming the customer reads none of it; a refused request reads nothing", () =>
+      Effect.gen(function* () {
+        const admission = yield* KeyAdmission
+        const mine = yield* seed()
+        const theirs = yield* seed()
+        yield* admission.admit(theirs.digest, "customers:read", undefined, undefined, readCustomer(mine.customerId))
+        expect(yield* takeReadAhead("customer", theirs.accountId, mine.customerId)).toEqual(Option.some(Option.none()))
+
+        const limited = yield* seed(1)
+        yield* admission.admit(limited.digest, "customers:read")
+        yield* admission.admit(limited.digest, "customers:read", undefined, undefined, readCustomer(limited.customerId))
+        expect(yield* takeReadAhead("customer", limited.accountId, limited.customerId)).toEqual(Option.none())
+        const scoped = yield* seed(100, ["payments:read"])
+        yield* admission.admit(scoped.digest, "customers:read", undefined, undefined, readCustomer(scoped.customerId))
+        expect(yield* takeReadAhead("customer", scoped.accountId, scoped.customerId)).toEqual(Option.none())
+      })
+    )
+
+    it.effect("requests admitted together each get the customer they named, and only if they got a slot", () =>
+      Effect.gen(function* () {
+        const { accountId, digest } = yield* seed(12)
+        const sql = yield* SqlClient.SqlClient
+        const ids = Array.from({ length: 20 }, () => CustomerId.make(randomUUID()))
+        for (const [i, id] of ids.entries()) {
+          const document = String(10_000_000_000 + i)
+          yield* sql`insert into customers (id, account_id, name, email, document, phone)
+            values (${id}, ${accountId}, ${`Cliente ${i}`}, 'c@example.com', ${document}, '11999999999')`
+        }
+        const admission = yield* KeyAdmission
+        const seen = yield* Effect.forEach(
+          ids,
+          (id) =>
+            Effect.gen(function* () {
+              const admitted = Option.getOrThrow(
+                yield* admission.admit(digest, "customers:read", undefined, undefined, readCustomer(id))
+              )
+              const allowed = admitted._tag === "Admitted" && admitted.decision.allowed
+              const ahead = yield* takeReadAhead<{ readonly id: string }>("customer", accountId, id)
+              return {
+                allowed,
+                read: Option.map(
+                  ahead,
+                  Option.map((c) => c.id)
+                ),
+                id
+              }
+            }),
+          { concurrency: "unbounded" }
+        )
+        expect(seen.filter((s) => s.allowed)).toHaveLength(12)
+        for (const s of seen) expect(s.read).toEqual(s.allowed ? Option.some(Option.some(s.id)) : Option.none())
+      })
+    )
+  }
+)

@@ -6,7 +6,8 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { Order, OrderStatus } from "../../domain/order.ts"
 import { OrderRepo } from "../../ports/OrderRepo.ts"
 import { deferWrite } from "./deferred.ts"
-import { takeReadAhead, toCharge, TO_CHARGE_COLUMNS } from "./orderToCharge.ts"
+import { type OrderToCharge, toCharge, TO_CHARGE_COLUMNS } from "./orderToCharge.ts"
+import { takeReadAhead } from "./readAhead.ts"
 
 /** An order row as the database gives it (camelCased); a row that does not decode is a defect. */
 const OrderRow = Schema.Struct({
@@ -67,18 +68,20 @@ export const OrderRepoLive = Layer.effect(
           ),
         // Without the lock, the read the admission made ahead in its round trip serves, once (orderToCharge.ts).
         findToCharge: (accountId, id, lock) =>
-          Effect.flatMap(lock ? Effect.succeed(Option.none()) : takeReadAhead(accountId, id), (ahead) =>
-            Option.isSome(ahead)
-              ? Effect.succeed(ahead.value)
-              : sql`
+          Effect.flatMap(
+            lock ? Effect.succeed(Option.none()) : takeReadAhead<OrderToCharge>("orderToCharge", accountId, id),
+            (ahead) =>
+              Option.isSome(ahead)
+                ? Effect.succeed(ahead.value)
+                : sql`
                 select ${toChargeColumns}
                 from orders o
                 left join customers c on c.account_id = o.account_id and c.id = o.customer_id
                 where o.account_id = ${accountId} and o.id = ${id}
                 ${lock ? sql`for update of o` : sql``}`.pipe(
-                  Effect.orDie,
-                  Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toCharge))
-                )
+                    Effect.orDie,
+                    Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toCharge))
+                  )
           ),
         // Inside a batch (deferred.ts): fails the whole statement unless the order is still as read,
         // row-locking it as findToCharge's `lock` does (migration 0036, expect_unchanged).

@@ -1,12 +1,12 @@
-import { Effect, FiberRef, Option, Schema } from "effect"
+import { Schema } from "effect"
 import { CustomerId, OrderId } from "../../domain/ids.ts"
-import type { AccountId } from "../../domain/ids.ts"
 import { Order, OrderStatus } from "../../domain/order.ts"
 
 /**
  * The order a charge checks before any provider is asked (`OrderRepo.findToCharge`): the order, whether
  * its customer is live, and the customer's name (a PIX charge's payer). Read by OrderRepoLive, or ahead,
- * in the admission's round trip (KeyAdmissionLive; docs/performance.md "The order read with the admission").
+ * in the admission's round trip (KeyAdmissionLive, readAhead.ts; docs/performance.md "The order read with the
+ * admission").
  */
 export interface OrderToCharge {
   readonly order: Order
@@ -39,23 +39,3 @@ export const toCharge = (row: unknown): OrderToCharge => {
     customerName: customerLive ? customerName : null
   }
 }
-
-/** What the admission read: the order of this account it was asked for, or that there is none. */
-interface ReadAhead {
-  readonly accountId: AccountId
-  readonly orderId: string
-  readonly found: Option.Option<OrderToCharge>
-}
-
-const readAhead = FiberRef.unsafeMake<ReadAhead | undefined>(undefined)
-
-/** Kept on the request's fiber, which the handler runs on next (as the key's mode is: securityLive.ts). */
-export const keepReadAhead = (value: ReadAhead) => FiberRef.set(readAhead, value)
-
-/** The order read ahead, once, if it is this account's read of this order; the caller reads it otherwise. */
-export const takeReadAhead = (accountId: AccountId, orderId: string) =>
-  Effect.map(FiberRef.getAndSet(readAhead, undefined), (ahead) =>
-    ahead !== undefined && ahead.accountId === accountId && ahead.orderId === orderId
-      ? Option.some(ahead.found)
-      : Option.none()
-  )

@@ -25,3 +25,13 @@ export class Idempotent extends Context.Tag("Idempotent")<Idempotent, boolean>()
  * "The order read with the admission").
  */
 export class PaysOrder extends Context.Tag("PaysOrder")<PaysOrder, string>() {}
+
+/**
+ * A route that reads one record by the id in its path, named by this parameter: once the request is
+ * admitted, its admission reads that record in the same round trip (KeyAdmission's `read`), and the
+ * handler's read of it costs no statement of its own (issue 22, docs/performance.md "Admissions in batches").
+ */
+export class ReadsAhead extends Context.Tag("ReadsAhead")<
+  ReadsAhead,
+  { readonly kind: "customer"; readonly param: string }
+>() {}

@@ -1,6 +1,6 @@
 import { HttpApi } from "@effect/platform"
 import { Context, Option, SchemaAST } from "effect"
-import { ErrorBody, Idempotent, PaysOrder, ScopeResource } from "./annotations.ts"
+import { ErrorBody, Idempotent, PaysOrder, ReadsAhead, ScopeResource } from "./annotations.ts"
 
 export interface RouteTemplate {
   readonly method: string
@@ -13,6 +13,8 @@ export interface RouteTemplate {
   readonly idempotent: boolean
   /** The body field naming the order it pays (annotated `PaysOrder`), read with the admission. */
   readonly paysOrder: string | undefined
+  /** The record it reads by a path parameter (annotated `ReadsAhead`), read with the admission. */
+  readonly readsAhead: ReadsAhead["Type"] | undefined
   /** The query parameters it declares (its urlParams schema's keys); undefined for routes outside the API. */
   readonly query: ReadonlyArray<string> | undefined
 }
@@ -41,6 +43,7 @@ export const routeTable = (api: HttpApi.HttpApi.Any, extra: ReadonlyArray<readon
       resource: Option.getOrElse(Context.getOption(annotations, ScopeResource), () => "other"),
       idempotent: Option.getOrElse(Context.getOption(annotations, Idempotent), () => false),
       paysOrder: Option.getOrUndefined(Context.getOption(annotations, PaysOrder)),
+      readsAhead: Option.getOrUndefined(Context.getOption(annotations, ReadsAhead)),
       query
     })
   }

@@ -20,6 +20,7 @@ import { Ids } from "../../ports/Ids.ts"
 import { IdempotencyStore } from "../../ports/IdempotencyStore.ts"
 import { claimMade, claimToMake } from "./idempotency.ts"
 import { orderNamed } from "./paysOrder.ts"
+import { isUuid } from "../../domain/uuid.ts"
 import { RequestNote } from "./requestNote.ts"
 
 const routes = routeTable(GatewayApi)
@@ -57,16 +58,19 @@ export const KeyAuthenticationLive = Layer.effect(
       authenticate: fn("KeyAuthentication.authenticate")(function* (key: string, invalid: Unauthorized) {
         // Anything not shaped like a key never reaches the database.
         if (!looksLikeApiKey(key)) return yield* Effect.fail(invalid)
-        const { route } = yield* HttpRouter.RouteContext
+        const { params, route } = yield* HttpRouter.RouteContext
         const template = routes.route(route.method, route.path)
         const needed = requiredScope(route.method, template?.resource ?? "other")
         const claim = template?.idempotent
           ? yield* claimToMake(yield* HttpServerRequest.HttpServerRequest, ids.next)
           : undefined
         const order = template?.paysOrder === undefined ? undefined : yield* orderNamed(template.paysOrder)
-        // Key, scope, rate-limit slot, idempotency claim and the order paid in one round trip (a refused
-        // scope takes no slot, a refused slot makes no claim and reads no order).
-        const admitted = yield* admission.admit(hasher.digest(key), needed, claim, order)
+        // The record the route reads by its id; anything that is not a UUID is left to the route's schema.
+        const id = template?.readsAhead === undefined ? undefined : params[template.readsAhead.param]
+        const read = id !== undefined && isUuid(id) ? { kind: template!.readsAhead!.kind, id } : undefined
+        // Key, scope, rate-limit slot, idempotency claim and the order paid or record read in one round trip
+        // (a refused scope takes no slot, a refused slot makes no claim and reads nothing).
+        const admitted = yield* admission.admit(hasher.digest(key), needed, claim, order, read)
         if (Option.isNone(admitted)) return yield* Effect.fail(invalid)
         if (admitted.value._tag === "Forbidden") {
           return yield* Effect.fail(

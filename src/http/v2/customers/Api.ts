@@ -1,5 +1,5 @@
 import { CustomerId } from "../../../domain/ids.ts"
-import { ScopeResource } from "../../shared/annotations.ts"
+import { ScopeResource, ReadsAhead } from "../../shared/annotations.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Customer } from "../../../domain/customer.ts"
@@ -53,7 +53,13 @@ export class CustomersApi extends HttpApiGroup.make("customers")
       .addSuccess(Schema.Array(CustomerBody))
       .addError(BadRequest)
   )
-  .add(HttpApiEndpoint.get("get")`/${id}`.addSuccess(CustomerBody).addError(BadRequest).addError(NotFound))
+  .add(
+    HttpApiEndpoint.get("get")`/${id}`
+      .addSuccess(CustomerBody)
+      .addError(BadRequest)
+      .addError(NotFound)
+      .annotate(ReadsAhead, { kind: "customer" as const, param: "id" })
+  )
   .add(
     HttpApiEndpoint.patch("update")`/${id}`
       .setPayload(UpdateCustomer)

@@ -1,0 +1,72 @@
+import type { SqlClient } from "@effect/sql"
+import { Effect, Option } from "effect"
+import type { Customer } from "../../domain/customer.ts"
+import type { Admission, RecordToRead } from "../../ports/Admission.ts"
+import { aheadIn, decodeAdmissionRows, toAdmission } from "./admissionRow.ts"
+import { batchedByKey } from "./batched.ts"
+import { CUSTOMER_COLUMNS, toCustomer } from "./customerRow.ts"
+
+/** A request of the key with this digest needing this scope, maybe reading a record of `read.kind`. */
+interface Asking {
+  readonly digest: Uint8Array
+  readonly neededScope: string
+  readonly read: RecordToRead | undefined
+}
+
+/** Its admission, and what was read ahead for it: none when it read nothing (not asked, or not admitted). */
+export interface Admitted {
+  readonly admission: Option.Option<Admission>
+  readonly ahead: Option.Option<Option.Option<Customer>>
+}
+
+/**
+ * The admissions of requests with neither an idempotency claim nor an order to read (KeyAdmissionLive).
+ * The rate limit serialises a key's admissions on its lock (migration 0040): this process sends one
+ * statement per key, scope and kind of record read at a time, for every request of it that waits, which
+ * api_key_admit answers as it would have one by one (0042; docs/performance.md "Admissions in batches").
+ * Its rows are numbered in the order it took the requests (the accepted first, the last slot last), the
+ * n-th for the n-th request; a request that got its slot and names a record reads it, in the key's
+ * account only, in the same statement.
+ */
+export const admitTogether = (sql: SqlClient.SqlClient) =>
+  batchedByKey(
+    (asking: Asking) =>
+      `${Buffer.from(asking.digest).toString("hex")} ${asking.neededScope} ${asking.read?.kind ?? ""}`,
+    (askings: ReadonlyArray<Asking>): Effect.Effect<ReadonlyArray<Admitted>> => {
+      const [first] = askings
+      const reads = first!.read !== undefined
+      const ids = askings.map((asking) => asking.read?.id ?? null)
+      const ahead = reads
+        ? sql`left join lateral (
+            select ${sql.literal(CUSTOMER_COLUMNS)} from customers c
+            where c.account_id = f.account_id and c.id = (${ids}::uuid[])[f.turn] and c.deleted_at is null
+              and f.granted and f.allowed
+          ) c on true`
+        : sql``
+      return sql`select f.key_id, f.account_id, a.mode, f.scopes, f.rate_limit, f.granted, f.allowed, f.remaining,
+          f.reset_ms ${reads ? sql`, c.*` : sql``}
+        from (
+          select f.*, row_number() over (order by f.allowed desc, f.remaining desc) as turn
+          from api_key_admit(${Buffer.from(first!.digest)}, ${first!.neededScope}, interval '60 seconds',
+            ${askings.length}) f
+        ) f
+        join accounts a on a.id = f.account_id ${ahead}
+        order by f.turn`.pipe(
+        Effect.flatMap((raw) => Effect.map(decodeAdmissionRows(raw), (rows) => ({ raw, rows }))),
+        Effect.orDie,
+        // No rows for an unknown key: none for any of its requests.
+        Effect.map(({ raw, rows }) =>
+          askings.map((asking, i) => {
+            const row = rows[i]
+            return {
+              admission: Option.map(Option.fromNullable(row), toAdmission),
+              ahead:
+                asking.read !== undefined && row !== undefined && row.granted && row.allowed
+                  ? Option.some(aheadIn(raw[i], toCustomer))
+                  : Option.none()
+            }
+          })
+        )
+      )
+    }
+  )
