@@ -1,12 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Schema } from "effect"
 import { Customer } from "../../domain/customer.ts"
-import { CustomerId } from "../../domain/ids.ts"
 import { PaymentMethod, TransactionRecord } from "../../domain/transaction.ts"
 import { DashboardReads } from "../../ports/DashboardReads.ts"
 import type { ListKey } from "../../ports/Page.ts"
 import { KEYSET_AT, seekAfter } from "./keyset.ts"
 import { COLUMNS } from "./TransactionRepoLive.ts"
+import { CustomerRow } from "./customerRow.ts"
 import { traced } from "./traced.ts"
 
 const TRANSACTION_COLUMNS = COLUMNS.split(",")
@@ -15,14 +15,6 @@ const TRANSACTION_COLUMNS = COLUMNS.split(",")
 
 const decodeTransactions = Schema.decodeUnknown(Schema.Array(TransactionRecord))
 
-const CustomerRow = Schema.Struct({
-  id: CustomerId,
-  name: Schema.String,
-  email: Schema.String,
-  document: Schema.String,
-  phone: Schema.String,
-  createdAt: Schema.DateFromSelf
-})
 const decodeCustomers = Schema.decodeUnknown(Schema.Array(CustomerRow))
 
 const DayRow = Schema.Struct({
