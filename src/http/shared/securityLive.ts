@@ -66,8 +66,9 @@ export const KeyAuthenticationLive = Layer.effect(
           : undefined
         const order = template?.paysOrder === undefined ? undefined : yield* orderNamed(template.paysOrder)
         // The record the route reads by its id; anything that is not a UUID is left to the route's schema.
-        const id = template?.readsAhead === undefined ? undefined : params[template.readsAhead.param]
-        const read = id !== undefined && isUuid(id) ? { kind: template!.readsAhead!.kind, id } : undefined
+        const reads = template?.readsAhead
+        const id = reads === undefined ? undefined : params[reads.param]
+        const read = reads !== undefined && id !== undefined && isUuid(id) ? { kind: reads.kind, id } : undefined
         // Key, scope, rate-limit slot, idempotency claim and the order paid or record read in one round trip
         // (a refused scope takes no slot, a refused slot makes no claim and reads nothing).
         const admitted = yield* admission.admit(hasher.digest(key), needed, claim, order, read)
