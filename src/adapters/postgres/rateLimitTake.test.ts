@@ -52,6 +52,41 @@ const state = async (key: string) => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
+/**
+ * Eight connections calling at once, `rounds` calls each with a random pause of up to `pauseMs`; the
+ * database's clock after each accepted request (`t`), in order.
+ */
+const eightCallers = async (
+  rounds: number,
+  pauseMs: number,
+  call: (client: pg.PoolClient) => Promise<ReadonlyArray<{ allowed: boolean; t: Date }>>
+) => {
+  const stamps: Array<number> = []
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      const client = await pool.connect()
+      try {
+        for (let i = 0; i < rounds; i++) {
+          for (const reply of await call(client)) if (reply.allowed) stamps.push(reply.t.getTime())
+          await sleep(Math.floor(Math.random() * pauseMs))
+        }
+      } finally {
+        client.release()
+      }
+    })
+  )
+  return stamps.sort((a, b) => a - b)
+}
+
+/**
+ * Over the whole run: any LIMIT + 1 accepted requests span more than the window (less the moment
+ * between each hit's stamp and `t`), and more than LIMIT were accepted (several windows went by).
+ */
+const expectWindowKept = (stamps: ReadonlyArray<number>) => {
+  for (let i = LIMIT; i < stamps.length; i++) expect(stamps[i]! - stamps[i - LIMIT]!).toBeGreaterThan(250)
+  expect(stamps.length).toBeGreaterThan(LIMIT)
+}
+
 describe("rate_limit_take", () => {
   it("one caller: the count is the hits left, accepted ones say what remains, refused ones find it full", async () => {
     const key = randomUUID()
@@ -82,32 +117,11 @@ describe("rate_limit_take", () => {
 
   it("eight callers at once: at most the limit accepted per window, the count still the hits", async () => {
     const key = randomUUID()
-    const stamps: Array<number> = []
-    await Promise.all(
-      Array.from({ length: 8 }, async () => {
-        const client = await pool.connect()
-        try {
-          for (let i = 0; i < 60; i++) {
-            const reply = await take(client, key)
-            if (reply.allowed) stamps.push(reply.t.getTime())
-            await sleep(Math.floor(Math.random() * 10))
-          }
-        } finally {
-          client.release()
-        }
-      })
-    )
+    const stamps = await eightCallers(60, 10, async (client) => [await take(client, key)])
     const after = await state(key)
     expect(after.count).toBe(after.hits)
-    const { rows } = await pool.query<{ at: Date }>("select at from rate_limit_hits where key_id = $1 order by at", [
-      key
-    ])
-    expect(rows.length).toBeLessThanOrEqual(LIMIT)
-    // Over the whole run: any LIMIT + 1 accepted requests span more than the window (less the moment
-    // between each hit's stamp and `t`).
-    stamps.sort((a, b) => a - b)
-    for (let i = LIMIT; i < stamps.length; i++) expect(stamps[i]! - stamps[i - LIMIT]!).toBeGreaterThan(250)
-    expect(stamps.length).toBeGreaterThan(LIMIT)
+    expect(after.hits).toBeLessThanOrEqual(LIMIT)
+    expectWindowKept(stamps)
   }, 30_000)
 
   it("reads a busy key's hits through the index, not by scanning the table (migration 0041)", async () => {
@@ -190,29 +204,16 @@ describe("rate_limit_take", () => {
 
   it("eight callers at once asking for several: at most the limit accepted per window", async () => {
     const key = randomUUID()
-    const stamps: Array<number> = []
     let asked = 0
-    await Promise.all(
-      Array.from({ length: 8 }, async () => {
-        const client = await pool.connect()
-        try {
-          for (let i = 0; i < 40; i++) {
-            const n = 1 + Math.floor(Math.random() * 3)
-            asked += n
-            for (const row of await takeMany(client, key, n)) if (row.allowed) stamps.push(row.t.getTime())
-            await sleep(Math.floor(Math.random() * 30))
-          }
-        } finally {
-          client.release()
-        }
-      })
-    )
+    const stamps = await eightCallers(40, 30, (client) => {
+      const n = 1 + Math.floor(Math.random() * 3)
+      asked += n
+      return takeMany(client, key, n)
+    })
     const after = await state(key)
     expect(after.count).toBe(after.hits)
     expect(after.hits).toBeLessThanOrEqual(LIMIT)
-    stamps.sort((a, b) => a - b)
-    for (let i = LIMIT; i < stamps.length; i++) expect(stamps[i]! - stamps[i - LIMIT]!).toBeGreaterThan(250)
-    expect(stamps.length).toBeGreaterThan(LIMIT)
+    expectWindowKept(stamps)
     expect(stamps.length).toBeLessThan(asked)
   }, 30_000)
 })
