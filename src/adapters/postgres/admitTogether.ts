@@ -14,7 +14,7 @@ interface Asking {
 }
 
 /** Its admission, and what was read ahead for it: none when it read nothing (not asked, or not admitted). */
-export interface Admitted {
+interface Admitted {
   readonly admission: Option.Option<Admission>
   readonly ahead: Option.Option<Option.Option<Customer>>
 }
