@@ -91,4 +91,11 @@ describe("round trips of a read", () => {
     // (docs/performance.md "Admissions in batches").
     expect(statements.length, statements.join("\n")).toBe(1)
   })
+
+  it("GET /api/orders/{id} makes 1", async () => {
+    const { orderId } = await newOrder(api, key, 5_000)
+    await api.get(`/api/orders/${orderId}`, { key })
+    const statements = await count(() => api.get(`/api/orders/${orderId}`, { key }), 200)
+    expect(statements.length, statements.join("\n")).toBe(1)
+  })
 })

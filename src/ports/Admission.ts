@@ -34,10 +34,10 @@ export type Admission =
 
 /**
  * A record the request reads by its id, when its route names it (annotated `ReadsAhead`): the customer of
- * `GET /api/customers/{id}`.
+ * `GET /api/customers/{id}`, the order of `GET /api/orders/{id}`.
  */
 export interface RecordToRead {
-  readonly kind: "customer"
+  readonly kind: "customer" | "order"
   readonly id: string
 }
 

@@ -169,8 +169,8 @@ const nameOf = (found: Option.Option<{ readonly name: string }>) =>
   Option.getOrUndefined(Option.map(found, (c) => c.name))
 const readCustomer = (id: string) => ({ kind: "customer" as const, id })
 
-layer(KeyAdmissionLive.pipe(Layer.merge(CustomerRepoLive), Layer.provideMerge(Database)))(
-  "the customer read with the admission",
+layer(KeyAdmissionLive.pipe(Layer.merge(CustomerRepoLive), Layer.merge(OrderRepoLive), Layer.provideMerge(Database)))(
+  "the customer or order read with the admission",
   (it) => {
     it.effect("an admitted request's customer is served once from the admission's read, then read again", () =>
       Effect.gen(function* () {
@@ -185,6 +185,24 @@ layer(KeyAdmissionLive.pipe(Layer.merge(CustomerRepoLive), Layer.provideMerge(Da
         yield* sql`update customers set deleted_at = now() where id = ${customerId}`
         yield* (yield* KeyAdmission).admit(digest, "customers:read", undefined, undefined, readCustomer(customerId))
         expect(yield* takeReadAhead("customer", accountId, customerId)).toEqual(Option.some(Option.none()))
+      })
+    )
+
+    it.effect("an admitted request's order is served once to OrderRepo.find, then read again", () =>
+      Effect.gen(function* () {
+        const { accountId, orderId, digest, pay } = yield* seed()
+        const read = { kind: "order" as const, id: orderId }
+        yield* (yield* KeyAdmission).admit(digest, "orders:read", undefined, undefined, read)
+        yield* pay
+        const orders = yield* OrderRepo
+        // Not for the charge's read of it: that is another kind of read (orderToCharge.ts).
+        expect(statusOf(yield* orders.findToCharge(accountId, orderId, false))).toBe("PAID")
+        yield* (yield* KeyAdmission).admit(digest, "orders:read", undefined, undefined, read)
+        yield* (yield* SqlClient.SqlClient)`update orders set status = 'CANCELLED' where id = ${orderId}`
+        const status = (found: Option.Option<{ readonly status: string }>) =>
+          Option.getOrUndefined(Option.map(found, (o) => o.status))
+        expect(status(yield* orders.find(accountId, orderId))).toBe("PAID")
+        expect(status(yield* orders.find(accountId, orderId))).toBe("CANCELLED")
       })
     )
 

@@ -1,29 +1,13 @@
-import { CustomerId, OrderId } from "../../domain/ids.ts"
 import { SqlClient } from "@effect/sql"
 import { KEYSET_AT, listWhere, keysetStream, seekAfter } from "./keyset.ts"
 import { traced } from "./traced.ts"
-import { Effect, Layer, Option, Schema } from "effect"
-import { Order, OrderStatus } from "../../domain/order.ts"
+import { Effect, Layer, Option } from "effect"
+import type { Order } from "../../domain/order.ts"
 import { OrderRepo } from "../../ports/OrderRepo.ts"
 import { deferWrite } from "./deferred.ts"
 import { type OrderToCharge, toCharge, TO_CHARGE_COLUMNS } from "./orderToCharge.ts"
+import { ORDER_COLUMNS, type OrderRow, toOrder } from "./orderRow.ts"
 import { takeReadAhead } from "./readAhead.ts"
-
-/** An order row as the database gives it (camelCased); a row that does not decode is a defect. */
-const OrderRow = Schema.Struct({
-  id: OrderId,
-  customerId: CustomerId,
-  amount: Schema.Int,
-  status: OrderStatus,
-  createdAt: Schema.DateFromSelf
-})
-type OrderRow = typeof OrderRow.Type
-/** The columns OrderRow reads, named: a prepared `*` would fail once a migration adds one (prepared.ts). */
-const COLUMNS = "id, customer_id, amount, status, created_at"
-
-// The row schema checks every field the class does (`Order`'s createdAt decodes from a string, a row's is a
-// Date already): the class is built without checking the same values twice on every read.
-const toOrder = (row: unknown) => Order.make(Schema.decodeUnknownSync(OrderRow)(row), { disableValidation: true })
 
 const first = (rows: ReadonlyArray<OrderRow>) => Option.map(Option.fromNullable(rows[0]), toOrder)
 
@@ -31,7 +15,7 @@ export const OrderRepoLive = Layer.effect(
   OrderRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const columns = sql.literal(COLUMNS)
+    const columns = sql.literal(ORDER_COLUMNS)
     const toChargeColumns = sql.literal(TO_CHARGE_COLUMNS)
     return OrderRepo.of(
       traced("OrderRepo", {
@@ -56,10 +40,15 @@ export const OrderRepoLive = Layer.effect(
               order by created_at desc, id desc limit ${limit}`,
             (rows) => Effect.sync(() => rows.map(toOrder))
           ),
+        // The read the admission made ahead in its round trip serves, once (readAhead.ts).
         find: (accountId, id) =>
-          sql<OrderRow>`select ${columns} from orders where account_id = ${accountId} and id = ${id}`.pipe(
-            Effect.orDie,
-            Effect.map(first)
+          Effect.flatMap(takeReadAhead<Order>("order", accountId, id), (ahead) =>
+            Option.isSome(ahead)
+              ? Effect.succeed(ahead.value)
+              : sql<OrderRow>`select ${columns} from orders where account_id = ${accountId} and id = ${id}`.pipe(
+                  Effect.orDie,
+                  Effect.map(first)
+                )
           ),
         findForUpdate: (accountId, id) =>
           sql<OrderRow>`select ${columns} from orders where account_id = ${accountId} and id = ${id} for update`.pipe(

@@ -1,10 +1,22 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
-import type { Customer } from "../../domain/customer.ts"
 import type { Admission, RecordToRead } from "../../ports/Admission.ts"
 import { aheadIn, decodeAdmissionRows, toAdmission } from "./admissionRow.ts"
 import { batchedByKey } from "./batched.ts"
 import { CUSTOMER_COLUMNS, toCustomer } from "./customerRow.ts"
+import { ORDER_COLUMNS, toOrder } from "./orderRow.ts"
+
+/**
+ * Each kind of record a route may read ahead: its table, the columns and decoder its repository reads
+ * it with, and what else makes it visible there (a deleted customer is not found).
+ */
+const RECORDS: Record<
+  RecordToRead["kind"],
+  { table: string; columns: string; visible: string; decode: (row: unknown) => unknown }
+> = {
+  customer: { table: "customers", columns: CUSTOMER_COLUMNS, visible: "and r.deleted_at is null", decode: toCustomer },
+  order: { table: "orders", columns: ORDER_COLUMNS, visible: "", decode: toOrder }
+}
 
 /** A request of the key with this digest needing this scope, maybe reading a record of `read.kind`. */
 interface Asking {
@@ -16,7 +28,7 @@ interface Asking {
 /** Its admission, and what was read ahead for it: none when it read nothing (not asked, or not admitted). */
 interface Admitted {
   readonly admission: Option.Option<Admission>
-  readonly ahead: Option.Option<Option.Option<Customer>>
+  readonly ahead: Option.Option<Option.Option<unknown>>
 }
 
 /**
@@ -34,17 +46,18 @@ export const admitTogether = (sql: SqlClient.SqlClient) =>
       `${Buffer.from(asking.digest).toString("hex")} ${asking.neededScope} ${asking.read?.kind ?? ""}`,
     (askings: ReadonlyArray<Asking>): Effect.Effect<ReadonlyArray<Admitted>> => {
       const [first] = askings
-      const reads = first!.read !== undefined
+      const record = first!.read === undefined ? undefined : RECORDS[first!.read.kind]
       const ids = askings.map((asking) => asking.read?.id ?? null)
-      const ahead = reads
-        ? sql`left join lateral (
-            select ${sql.literal(CUSTOMER_COLUMNS)} from customers c
-            where c.account_id = f.account_id and c.id = (${ids}::uuid[])[f.turn] and c.deleted_at is null
+      const ahead =
+        record === undefined
+          ? sql``
+          : sql`left join lateral (
+            select ${sql.literal(record.columns)} from ${sql.literal(record.table)} r
+            where r.account_id = f.account_id and r.id = (${ids}::uuid[])[f.turn] ${sql.literal(record.visible)}
               and f.granted and f.allowed
           ) c on true`
-        : sql``
       return sql`select f.key_id, f.account_id, a.mode, f.scopes, f.rate_limit, f.granted, f.allowed, f.remaining,
-          f.reset_ms ${reads ? sql`, c.*` : sql``}
+          f.reset_ms ${record === undefined ? sql`` : sql`, c.*`}
         from (
           select f.*, row_number() over (order by f.allowed desc, f.remaining desc) as turn
           from api_key_admit(${Buffer.from(first!.digest)}, ${first!.neededScope}, interval '60 seconds',
@@ -56,13 +69,13 @@ export const admitTogether = (sql: SqlClient.SqlClient) =>
         Effect.orDie,
         // No rows for an unknown key: none for any of its requests.
         Effect.map(({ raw, rows }) =>
-          askings.map((asking, i) => {
+          askings.map((_, i) => {
             const row = rows[i]
             return {
               admission: Option.map(Option.fromNullable(row), toAdmission),
               ahead:
-                asking.read !== undefined && row !== undefined && row.granted && row.allowed
-                  ? Option.some(aheadIn(raw[i], toCustomer))
+                record !== undefined && row !== undefined && row.granted && row.allowed
+                  ? Option.some(aheadIn(raw[i], record.decode))
                   : Option.none()
             }
           })

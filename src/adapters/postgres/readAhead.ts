@@ -3,13 +3,14 @@ import type { AccountId } from "../../domain/ids.ts"
 
 /**
  * A record the admission read in its own statement (KeyAdmissionLive), for the repository that reads it
- * next on the same request: the order a charge pays (`OrderRepo.findToCharge`, orderToCharge.ts) or the
- * customer a `GET /api/customers/{id}` shows (`CustomerRepo.find`). One statement fewer per request
+ * next on the same request: the order a charge pays (`OrderRepo.findToCharge`, orderToCharge.ts), or the
+ * customer or order a `GET /api/customers/{id}` or `/api/orders/{id}` shows (`CustomerRepo.find`,
+ * `OrderRepo.find`). One statement fewer per request
  * (issue 22, docs/performance.md "The order read with the admission", "Admissions in batches").
  */
 interface ReadAhead {
   /** What was read: each repository asks for its own kind only. */
-  readonly kind: "orderToCharge" | "customer"
+  readonly kind: "orderToCharge" | "customer" | "order"
   readonly accountId: AccountId
   readonly id: string
   /** The record, or that the key's account has none with this id. */

@@ -1,4 +1,5 @@
 import { Context } from "effect"
+import type { RecordToRead } from "../../ports/Admission.ts"
 
 /**
  * How an interface writes its error body (CONTRACT §4): `plain` for /api, `successFlag` for
@@ -33,5 +34,5 @@ export class PaysOrder extends Context.Tag("PaysOrder")<PaysOrder, string>() {}
  */
 export class ReadsAhead extends Context.Tag("ReadsAhead")<
   ReadsAhead,
-  { readonly kind: "customer"; readonly param: string }
+  { readonly kind: RecordToRead["kind"]; readonly param: string }
 >() {}

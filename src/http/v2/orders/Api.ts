@@ -1,5 +1,5 @@
 import { CustomerId, OrderId } from "../../../domain/ids.ts"
-import { ScopeResource } from "../../shared/annotations.ts"
+import { ReadsAhead, ScopeResource } from "../../shared/annotations.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Amount } from "../../../domain/fields.ts"
@@ -36,7 +36,13 @@ export class OrdersApi extends HttpApiGroup.make("orders")
   .add(
     HttpApiEndpoint.get("list", "/").setUrlParams(OrdersQuery).addSuccess(Schema.Array(OrderBody)).addError(BadRequest)
   )
-  .add(HttpApiEndpoint.get("get")`/${id}`.addSuccess(OrderBody).addError(BadRequest).addError(NotFound))
+  .add(
+    HttpApiEndpoint.get("get")`/${id}`
+      .addSuccess(OrderBody)
+      .addError(BadRequest)
+      .addError(NotFound)
+      .annotate(ReadsAhead, { kind: "order" as const, param: "id" })
+  )
   .middleware(ApiKeyAuth)
   .prefix("/orders")
   .annotate(OpenApi.Title, "Orders") {}
