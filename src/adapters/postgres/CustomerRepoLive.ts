@@ -1,10 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { KEYSET_AT, listWhere, keysetStream, seekAfter } from "./keyset.ts"
 import { CUSTOMER_COLUMNS, type CustomerRow, toCustomer } from "./customerRow.ts"
-import { takeReadAhead } from "./readAhead.ts"
+import { readAheadOr } from "./readAhead.ts"
 import { traced } from "./traced.ts"
 import { Effect, Layer, Option } from "effect"
-import type { Customer } from "../../domain/customer.ts"
 import { CustomerRepo } from "../../ports/CustomerRepo.ts"
 
 const first = (rows: ReadonlyArray<CustomerRow>) => Option.map(Option.fromNullable(rows[0]), toCustomer)
@@ -50,13 +49,11 @@ export const CustomerRepoLive = Layer.effect(
           ),
         // The read the admission made ahead in its round trip serves, once (readAhead.ts).
         find: (accountId, id) =>
-          Effect.flatMap(takeReadAhead<Customer>("customer", accountId, id), (ahead) =>
-            Option.isSome(ahead)
-              ? Effect.succeed(ahead.value)
-              : sql<CustomerRow>`select ${columns} from customers where ${live(accountId, id)}`.pipe(
-                  Effect.orDie,
-                  Effect.map(first)
-                )
+          readAheadOr("customer", accountId, id, () =>
+            sql<CustomerRow>`select ${columns} from customers where ${live(accountId, id)}`.pipe(
+              Effect.orDie,
+              Effect.map(first)
+            )
           ),
         update: (accountId, id, changes) =>
           sql<CustomerRow>`

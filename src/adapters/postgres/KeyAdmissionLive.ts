@@ -26,17 +26,7 @@ export const KeyAdmissionLive = Layer.scoped(
         admit: (digest, neededScope, claim, order, read) => {
           if (claim === undefined && order === undefined) {
             return Effect.flatMap(together({ digest, neededScope, read }), ({ admission, ahead }) =>
-              Option.isSome(ahead) && read !== undefined && Option.isSome(admission)
-                ? Effect.as(
-                    keepReadAhead({
-                      kind: read.kind,
-                      accountId: admission.value.principal.accountId,
-                      id: read.id,
-                      found: ahead.value
-                    }),
-                    admission
-                  )
-                : Effect.succeed(admission)
+              Option.isSome(ahead) ? Effect.as(keepReadAhead(ahead.value), admission) : Effect.succeed(admission)
             )
           }
           // Only for a request the key may make and has a slot for: a refused one reads nothing.

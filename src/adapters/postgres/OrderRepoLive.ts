@@ -2,12 +2,11 @@ import { SqlClient } from "@effect/sql"
 import { KEYSET_AT, listWhere, keysetStream, seekAfter } from "./keyset.ts"
 import { traced } from "./traced.ts"
 import { Effect, Layer, Option } from "effect"
-import type { Order } from "../../domain/order.ts"
 import { OrderRepo } from "../../ports/OrderRepo.ts"
 import { deferWrite } from "./deferred.ts"
-import { type OrderToCharge, toCharge, TO_CHARGE_COLUMNS } from "./orderToCharge.ts"
+import { toCharge, TO_CHARGE_COLUMNS } from "./orderToCharge.ts"
 import { ORDER_COLUMNS, type OrderRow, toOrder } from "./orderRow.ts"
-import { takeReadAhead } from "./readAhead.ts"
+import { readAheadOr } from "./readAhead.ts"
 
 const first = (rows: ReadonlyArray<OrderRow>) => Option.map(Option.fromNullable(rows[0]), toOrder)
 
@@ -42,13 +41,11 @@ export const OrderRepoLive = Layer.effect(
           ),
         // The read the admission made ahead in its round trip serves, once (readAhead.ts).
         find: (accountId, id) =>
-          Effect.flatMap(takeReadAhead<Order>("order", accountId, id), (ahead) =>
-            Option.isSome(ahead)
-              ? Effect.succeed(ahead.value)
-              : sql<OrderRow>`select ${columns} from orders where account_id = ${accountId} and id = ${id}`.pipe(
-                  Effect.orDie,
-                  Effect.map(first)
-                )
+          readAheadOr("order", accountId, id, () =>
+            sql<OrderRow>`select ${columns} from orders where account_id = ${accountId} and id = ${id}`.pipe(
+              Effect.orDie,
+              Effect.map(first)
+            )
           ),
         findForUpdate: (accountId, id) =>
           sql<OrderRow>`select ${columns} from orders where account_id = ${accountId} and id = ${id} for update`.pipe(
@@ -56,22 +53,19 @@ export const OrderRepoLive = Layer.effect(
             Effect.map(first)
           ),
         // Without the lock, the read the admission made ahead in its round trip serves, once (orderToCharge.ts).
-        findToCharge: (accountId, id, lock) =>
-          Effect.flatMap(
-            lock ? Effect.succeed(Option.none()) : takeReadAhead<OrderToCharge>("orderToCharge", accountId, id),
-            (ahead) =>
-              Option.isSome(ahead)
-                ? Effect.succeed(ahead.value)
-                : sql`
-                select ${toChargeColumns}
-                from orders o
-                left join customers c on c.account_id = o.account_id and c.id = o.customer_id
-                where o.account_id = ${accountId} and o.id = ${id}
-                ${lock ? sql`for update of o` : sql``}`.pipe(
-                    Effect.orDie,
-                    Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toCharge))
-                  )
-          ),
+        findToCharge: (accountId, id, lock) => {
+          const read = () =>
+            sql`
+            select ${toChargeColumns}
+            from orders o
+            left join customers c on c.account_id = o.account_id and c.id = o.customer_id
+            where o.account_id = ${accountId} and o.id = ${id}
+            ${lock ? sql`for update of o` : sql``}`.pipe(
+              Effect.orDie,
+              Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toCharge))
+            )
+          return lock ? read() : readAheadOr("orderToCharge", accountId, id, read)
+        },
         // Inside a batch (deferred.ts): fails the whole statement unless the order is still as read,
         // row-locking it as findToCharge's `lock` does (migration 0036, expect_unchanged).
         expectAsRead: (accountId, { customerLive, order }) =>

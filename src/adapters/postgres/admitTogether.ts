@@ -3,6 +3,7 @@ import { Effect, Option } from "effect"
 import type { Admission, RecordToRead } from "../../ports/Admission.ts"
 import { aheadIn, decodeAdmissionRows, toAdmission } from "./admissionRow.ts"
 import { batchedByKey } from "./batched.ts"
+import type { ReadAhead } from "./readAhead.ts"
 import { CUSTOMER_COLUMNS, toCustomer } from "./customerRow.ts"
 import { ORDER_COLUMNS, toOrder } from "./orderRow.ts"
 
@@ -25,10 +26,10 @@ interface Asking {
   readonly read: RecordToRead | undefined
 }
 
-/** Its admission, and what was read ahead for it: none when it read nothing (not asked, or not admitted). */
+/** Its admission, and the record read ahead for it to keep: none when it read nothing (not asked, or not admitted). */
 interface Admitted {
   readonly admission: Option.Option<Admission>
-  readonly ahead: Option.Option<Option.Option<unknown>>
+  readonly ahead: Option.Option<ReadAhead>
 }
 
 /**
@@ -69,13 +70,18 @@ export const admitTogether = (sql: SqlClient.SqlClient) =>
         Effect.orDie,
         // No rows for an unknown key: none for any of its requests.
         Effect.map(({ raw, rows }) =>
-          askings.map((_, i) => {
+          askings.map(({ read }, i) => {
             const row = rows[i]
             return {
               admission: Option.map(Option.fromNullable(row), toAdmission),
               ahead:
-                record !== undefined && row !== undefined && row.granted && row.allowed
-                  ? Option.some(aheadIn(raw[i], record.decode))
+                record !== undefined && read !== undefined && row !== undefined && row.granted && row.allowed
+                  ? Option.some({
+                      kind: read.kind,
+                      accountId: row.accountId,
+                      id: read.id,
+                      found: aheadIn(raw[i], record.decode)
+                    })
                   : Option.none()
             }
           })

@@ -5,6 +5,18 @@ const MAX_BATCH = 500
 /** Statements of one kind in flight at once: the next batch fills while one is on the wire. */
 const LANES = 2
 
+/** Each caller of a batch gets its own answer (`run` answers in the order of its calls), or the batch's failure. */
+const answer = <K, A>(calls: ReadonlyArray<readonly [K, Deferred.Deferred<A>]>, exit: Exit.Exit<ReadonlyArray<A>>) =>
+  Effect.forEach(
+    calls,
+    ([, deferred], i) =>
+      Deferred.done(
+        deferred,
+        Exit.map(exit, (results) => results[i]!)
+      ),
+    { discard: true }
+  )
+
 /**
  * Turns a statement over many keys into a function of one key, shared by concurrent callers (the
  * delivery jobs run side by side, each in its own fiber). A call waits for no timer: an idle
@@ -19,16 +31,8 @@ export const batched = <K, A>(
   Effect.gen(function* () {
     const queue = yield* Queue.unbounded<readonly [K, Deferred.Deferred<A>]>()
     const lane = Effect.gen(function* () {
-      const calls = yield* Queue.takeBetween(queue, 1, MAX_BATCH)
-      const exit = yield* Effect.exit(run(Array.from(calls, ([key]) => key)))
-      let i = 0
-      for (const [, deferred] of calls) {
-        yield* Deferred.done(
-          deferred,
-          Exit.map(exit, (results) => results[i]!)
-        )
-        i++
-      }
+      const calls = Array.from(yield* Queue.takeBetween(queue, 1, MAX_BATCH))
+      yield* answer(calls, yield* Effect.exit(run(calls.map(([key]) => key))))
     }).pipe(Effect.forever)
     for (let i = 0; i < LANES; i++) yield* Effect.forkScoped(lane)
     yield* Effect.addFinalizer(() => Queue.shutdown(queue))
@@ -65,17 +69,7 @@ export const batchedByKey = <C, A>(
         }
         taken = calls.splice(0, MAX_BATCH)
         return Effect.exit(run(taken.map(([call]) => call))).pipe(
-          Effect.flatMap((exit) =>
-            Effect.forEach(
-              taken,
-              ([, deferred], i) =>
-                Deferred.done(
-                  deferred,
-                  Exit.map(exit, (results) => results[i]!)
-                ),
-              { discard: true }
-            )
-          ),
+          Effect.flatMap((exit) => answer(taken, exit)),
           Effect.zipRight(next)
         )
       })

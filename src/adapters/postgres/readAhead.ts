@@ -8,7 +8,7 @@ import type { AccountId } from "../../domain/ids.ts"
  * `OrderRepo.find`). One statement fewer per request
  * (issue 22, docs/performance.md "The order read with the admission", "Admissions in batches").
  */
-interface ReadAhead {
+export interface ReadAhead {
   /** What was read: each repository asks for its own kind only. */
   readonly kind: "orderToCharge" | "customer" | "order"
   readonly accountId: AccountId
@@ -31,4 +31,18 @@ export const takeReadAhead = <A>(kind: ReadAhead["kind"], accountId: AccountId, 
     ahead !== undefined && ahead.kind === kind && ahead.accountId === accountId && ahead.id === id
       ? Option.some(ahead.found as Option.Option<A>)
       : Option.none()
+  )
+
+/**
+ * What was read ahead for this account's read of this record, once; otherwise `read()`, the repository's
+ * own statement, built only then.
+ */
+export const readAheadOr = <A, E, R>(
+  kind: ReadAhead["kind"],
+  accountId: AccountId,
+  id: string,
+  read: () => Effect.Effect<Option.Option<A>, E, R>
+): Effect.Effect<Option.Option<A>, E, R> =>
+  Effect.flatMap(takeReadAhead<A>(kind, accountId, id), (ahead) =>
+    Option.isSome(ahead) ? Effect.succeed(ahead.value) : read()
   )
