@@ -1,10 +1,10 @@
 import { randomBytes, randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { Deferred, Effect, Fiber, Layer, Option, TestServices } from "effect"
 import { migratedDatabase } from "../../../test/support/databaseLayer.ts"
 import { AccountId, CustomerId, OrderId } from "../../domain/ids.ts"
-import { KeyAdmission } from "../../ports/Admission.ts"
+import { type Admission, KeyAdmission } from "../../ports/Admission.ts"
 import { CustomerRepo } from "../../ports/CustomerRepo.ts"
 import { OrderRepo } from "../../ports/OrderRepo.ts"
 import { CustomerRepoLive } from "./CustomerRepoLive.ts"
@@ -258,6 +258,173 @@ layer(KeyAdmissionLive.pipe(Layer.merge(CustomerRepoLive), Layer.merge(OrderRepo
         expect(seen.filter((s) => s.allowed)).toHaveLength(12)
         for (const s of seen) expect(s.read).toEqual(s.allowed ? Option.some(Option.some(s.id)) : Option.none())
       })
+    )
+  }
+)
+
+/** A claim of `key` for a body whose fingerprint is `fingerprint`, proposing a fresh resource id. */
+const claimOf = (key: string, fingerprint = "f") => ({ key, fingerprint, newResourceId: randomUUID() })
+
+/** The claim an admission made, by its tag (`none` when it made none). */
+const claimTag = (admitted: Option.Option<Admission>) => {
+  const a = Option.getOrThrow(admitted)
+  return a._tag === "Admitted" ? (a.claim?._tag ?? "none") : "forbidden"
+}
+
+layer(KeyAdmissionLive.pipe(Layer.merge(OrderRepoLive), Layer.provideMerge(Database)))(
+  'charges admitted together (docs/performance.md "Charges admitted together")',
+  (it) => {
+    it.effect(
+      "each gets its slot as if alone, claims its own key and reads its order; refused ones claim nothing",
+      () =>
+        Effect.gen(function* () {
+          const { accountId, orderId, digest } = yield* seed(30)
+          const admission = yield* KeyAdmission
+          const orders = yield* OrderRepo
+          const all = yield* Effect.forEach(
+            Array.from({ length: 40 }, (_, i) => claimOf(`charge-${i}`)),
+            (claim) =>
+              Effect.gen(function* () {
+                const admitted = Option.getOrThrow(yield* admission.admit(digest, "payments:write", claim, orderId))
+                const order = yield* orders.findToCharge(accountId, orderId, false)
+                return { claim, admitted, order }
+              }),
+            { concurrency: "unbounded" }
+          )
+          const accepted = all.filter((a) => a.admitted._tag === "Admitted" && a.admitted.decision.allowed)
+          expect(accepted).toHaveLength(30)
+          const remaining = accepted.map((a) => (a.admitted._tag === "Admitted" ? a.admitted.decision.remaining : -1))
+          expect(remaining.sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i))
+          for (const a of all) {
+            const admitted = a.admitted._tag === "Admitted" ? a.admitted : undefined
+            if (admitted?.decision.allowed) {
+              expect(admitted.claim).toEqual({ _tag: "Acquired", resourceId: a.claim.newResourceId })
+              expect(statusOf(a.order)).toBe("PENDING")
+            } else expect(admitted?.claim).toBeUndefined()
+          }
+          const sql = yield* SqlClient.SqlClient
+          const [made] = yield* sql<{ claims: number; stamps: number }>`
+          select (select count(*)::int from idempotency_keys where account_id = ${accountId}) as claims,
+                 (select count(distinct h.at)::int from rate_limit_hits h join api_keys k on k.id = h.key_id
+                  where k.account_id = ${accountId}) as stamps`
+          expect(made!.claims).toBe(30)
+          // One stamp per statement (migration 0042): fewer statements than charges.
+          expect(made!.stamps).toBeLessThan(30)
+        })
+    )
+
+    it.effect("one Idempotency-Key asked many times at once: acquired once, the rest in flight or a mismatch", () =>
+      Effect.gen(function* () {
+        const { accountId, digest } = yield* seed()
+        const admission = yield* KeyAdmission
+        // Any printable ASCII is a key: it reaches the function's array intact.
+        const same = 'same, "quoted" \\ {braces} NULL'
+        const tags = yield* Effect.forEach(
+          Array.from({ length: 12 }, (_, i) => claimOf(same, i % 3 === 0 ? "other body" : "f")),
+          (claim) =>
+            Effect.map(admission.admit(digest, "payments:write", claim), (a) => [claim.fingerprint, claimTag(a)]),
+          { concurrency: "unbounded" }
+        )
+        const acquired = tags.filter(([, tag]) => tag === "Acquired")
+        expect(acquired).toHaveLength(1)
+        for (const [fingerprint, tag] of tags) {
+          if (tag === "Acquired") continue
+          expect(tag).toBe(fingerprint === acquired[0]![0] ? "InFlight" : "Mismatch")
+        }
+        // Once completed, every one of them replays it.
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`update idempotency_keys set response_status = 201, response_body = '{"ok":true}'
+          where account_id = ${accountId} and key = ${same}`
+        const replays = yield* Effect.forEach(
+          Array.from({ length: 6 }, () => claimOf(same, acquired[0]![0])),
+          (claim) => Effect.map(admission.admit(digest, "payments:write", claim), Option.getOrThrow),
+          { concurrency: "unbounded" }
+        )
+        for (const r of replays) {
+          expect(r._tag === "Admitted" && r.claim).toEqual({
+            _tag: "Completed",
+            response: { status: 201, body: '{"ok":true}' }
+          })
+        }
+      })
+    )
+
+    it.effect("two keys of one account claiming the same keys in opposite orders never deadlock", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const { accountId, digest } = yield* seed(10_000)
+        const other = randomBytes(32)
+        yield* sql`insert into api_keys (id, account_id, label, key_prefix, key_last4, key_digest, is_primary, scopes,
+                                         rate_limit)
+          values (${randomUUID()}, ${accountId}, 'k2', 'sk_test', 'efgh', ${other}, false, null, 10000)`
+        const admission = yield* KeyAdmission
+        for (let round = 0; round < 8; round++) {
+          const keys = Array.from({ length: 24 }, (_, i) => `round-${round}-${String(i).padStart(2, "0")}`)
+          const asked = [
+            ...keys.map((key) => ({ digest, key })),
+            ...[...keys].reverse().map((key) => ({ digest: other, key }))
+          ]
+          // A deadlock fails one batch's statement, a defect here.
+          const tags = yield* Effect.forEach(
+            asked,
+            ({ digest, key }) =>
+              Effect.map(admission.admit(digest, "payments:write", claimOf(key)), (a) => [key, claimTag(a)]),
+            { concurrency: "unbounded" }
+          )
+          for (const key of keys) {
+            const mine = tags.filter(([k]) => k === key).map(([, tag]) => tag)
+            expect(mine.sort()).toEqual(["Acquired", "InFlight"])
+          }
+        }
+      })
+    )
+
+    it.effect("a charge whose caller goes away while it waits gives its acquired claim up at once", () =>
+      // The real clock: this test waits for statements.
+      TestServices.provideLive(
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const { accountId, digest } = yield* seed()
+          const [key] = yield* sql<{ id: string }>`select id from api_keys where key_digest = ${digest}`
+          const admission = yield* KeyAdmission
+          // Another session holds the key's rate-limit lock: the first charge's statement waits for it, and
+          // the second charge waits in this process for that statement.
+          const locked = yield* Deferred.make<void>()
+          const release = yield* Deferred.make<void>()
+          const holder = yield* Effect.fork(
+            sql
+              .withTransaction(
+                sql`select pg_advisory_xact_lock(hashtextextended('rate_limit:' || ${key!.id}::text, 0))`.pipe(
+                  Effect.zipRight(Deferred.succeed(locked, undefined)),
+                  Effect.zipRight(Deferred.await(release))
+                )
+              )
+              .pipe(Effect.orDie)
+          )
+          yield* Deferred.await(locked)
+          const first = yield* Effect.fork(admission.admit(digest, "payments:write", claimOf("first")))
+          yield* Effect.sleep("200 millis")
+          const gone = claimOf("gone")
+          const waiting = yield* Effect.fork(admission.admit(digest, "payments:write", gone))
+          yield* Effect.sleep("100 millis")
+          yield* Fiber.interrupt(waiting)
+          yield* Deferred.succeed(release, undefined)
+          yield* Fiber.join(holder)
+          expect(claimTag(yield* Fiber.join(first))).toBe("Acquired")
+          // The abandoned request was admitted and claimed in the next batch, then released: a retry takes
+          // its claim over at once, with the same resource id.
+          const retried = yield* Effect.gen(function* () {
+            for (;;) {
+              const [row] = yield* sql<{ released: boolean }>`select locked_until <= now() as released
+              from idempotency_keys where account_id = ${accountId} and key = 'gone'`
+              if (row?.released) return yield* admission.admit(digest, "payments:write", claimOf("gone"))
+              yield* Effect.sleep("20 millis")
+            }
+          }).pipe(Effect.timeout("5 seconds"))
+          const again = Option.getOrThrow(retried)
+          expect(again._tag === "Admitted" && again.claim).toEqual({ _tag: "Acquired", resourceId: gone.newResourceId })
+        })
+      )
     )
   }
 )
