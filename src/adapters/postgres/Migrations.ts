@@ -36,7 +36,6 @@ import bolepixAskAgain from "./migrations/0038_bolepix_ask_again.ts"
 import rateLimitTakeFewerStatements from "./migrations/0040_rate_limit_take_fewer_statements.ts"
 import rateLimitHitsByIndex from "./migrations/0041_rate_limit_hits_by_index.ts"
 import admitMany from "./migrations/0042_admit_many.ts"
-import admitClaims from "./migrations/0043_admit_claims.ts"
 import { withSpan } from "../../spans.ts"
 
 export const MIGRATIONS = {
@@ -72,8 +71,7 @@ export const MIGRATIONS = {
   "0038_bolepix_ask_again": bolepixAskAgain,
   "0040_rate_limit_take_fewer_statements": rateLimitTakeFewerStatements,
   "0041_rate_limit_hits_by_index": rateLimitHitsByIndex,
-  "0042_admit_many": admitMany,
-  "0043_admit_claims": admitClaims
+  "0042_admit_many": admitMany
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)

@@ -5,7 +5,7 @@ import type { Admission } from "../../ports/Admission.ts"
 import { claimOutcome } from "./claimOutcome.ts"
 
 /**
- * A row of `api_key_admit` or `api_key_admit_claims` (migrations 0010, 0042, 0043) with the tenant's mode;
+ * A row of `api_key_admit` or `api_key_admit_claim` (migrations 0010, 0012, 0042) with the tenant's mode;
  * the claim's columns only with a claim. Columns read ahead beside them (readAhead.ts) are left to their
  * own decoders: their names are none of these.
  */

@@ -49,12 +49,11 @@ export const batched = <K, A>(
  * meanwhile go together in the next. Calls of different keys never share a statement and never wait
  * for each other. As `batched`: no timer, `run` answers in the order of its calls, a failure reaches
  * every caller of its batch, and the statements stop with the scope. A caller interrupted while it
- * waits leaves its call in the batch; `abandoned`, when given, gets that call's answer once it comes.
+ * waits leaves its call in the batch.
  */
 export const batchedByKey = <C, A>(
   keyOf: (call: C) => string,
-  run: (calls: ReadonlyArray<C>) => Effect.Effect<ReadonlyArray<A>>,
-  abandoned?: (answer: A, call: C) => Effect.Effect<void>
+  run: (calls: ReadonlyArray<C>) => Effect.Effect<ReadonlyArray<A>>
 ): Effect.Effect<(call: C) => Effect.Effect<A>, never, Scope.Scope> =>
   Effect.gen(function* () {
     // The calls waiting for each key that has a statement in flight; a key is here exactly while it has.
@@ -91,10 +90,7 @@ export const batchedByKey = <C, A>(
             waiting.set(key, first)
             fork(drain(key, first))
           } else calls.push([call, deferred])
-          if (abandoned === undefined) return Deferred.await(deferred)
-          return Effect.onInterrupt(Deferred.await(deferred), () =>
-            Effect.sync(() => fork(Effect.flatMap(Deferred.await(deferred), (answer) => abandoned(answer, call))))
-          )
+          return Deferred.await(deferred)
         })
       )
   })
