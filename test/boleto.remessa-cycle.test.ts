@@ -1,0 +1,180 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import pg from "pg"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { transactionIdOf } from "../src/adapters/providers/bb-cnab240/retorno.ts"
+import { addCalendarDays, onOrNextBusinessDay } from "../src/domain/calendar.ts"
+import { saoPauloDate } from "../src/domain/time.ts"
+import { startLoopbackFake, type LoopbackFake } from "./fakes/loopback/server.ts"
+import { createTestDatabase } from "./support/database.ts"
+import { client, type Client, liveMerchant } from "./support/http.ts"
+import { spawnRole, stopAll, type RoleProcess } from "./support/processes.ts"
+
+/**
+ * The remessa cut by the worker's cycle alone (docs/providers.md "Boleto: banks by CNAB 240"): no CLI. The
+ * `bank_files_cycle` job cuts a remessa when the last one is CNAB_REMESSA_CYCLE_MINUTES old or, before the
+ * first, when the oldest queued title is; titles younger than that wait. Two worker processes run the
+ * cycle; the remessas are numbered 1, 2 with no number skipped or reused, and every title goes in exactly one.
+ * The cycle is a minute (the setting's least), so the test ages the rows the rule compares instead of waiting.
+ */
+
+const V1 = "/public/v1"
+const DUE = onOrNextBusinessDay(addCalendarDays(saoPauloDate(new Date()), 10))
+/** Cycle runs a second apart: this many seconds is at least three runs on each worker. */
+const SEVERAL_RUNS_MS = 4_000
+
+let fake: LoopbackFake
+let processes: Array<RoleProcess> = []
+let db: pg.Client
+let api: Client
+let key: string
+let remessaDir: string
+let retornoDir: string
+
+beforeAll(async () => {
+  fake = await startLoopbackFake()
+  const databaseUrl = await createTestDatabase()
+  remessaDir = mkdtempSync(join(tmpdir(), "cnab-cycle-remessa-"))
+  retornoDir = mkdtempSync(join(tmpdir(), "cnab-cycle-retorno-"))
+  const env = {
+    DATABASE_URL: databaseUrl,
+    LIVE_LOOPBACK_ALLOWED: "true",
+    LOOPBACK_PROVIDER_URL: fake.url,
+    LIVE_PIX_PROVIDER: "loopback",
+    LIVE_BOLETO_PROVIDER: "bb-cnab240",
+    CNAB_AGREEMENT: "1234567",
+    CNAB_AGENCY: "1234-5",
+    CNAB_ACCOUNT: "123456-7",
+    CNAB_COMPANY_DOCUMENT: "11.222.333/0001-81",
+    CNAB_COMPANY_NAME: "Payment Gateway",
+    CNAB_REMESSA_DIR: remessaDir,
+    CNAB_RETORNO_DIR: retornoDir,
+    CNAB_REMESSA_CYCLE_MINUTES: "1",
+    CNAB_RETORNO_POLL_SECONDS: "1"
+  }
+  const all = await spawnRole("all", env, { readyTimeoutMs: 90_000 })
+  processes = [all, await spawnRole("worker", env, { readyTimeoutMs: 90_000 })]
+  api = client(all.baseUrl)
+  key = (await liveMerchant(api, "Loja do Ciclo")).key
+  db = new pg.Client({ connectionString: databaseUrl })
+  await db.connect()
+}, 120_000)
+
+afterAll(async () => {
+  await db?.end()
+  await stopAll(processes)
+  await fake?.close()
+  for (const dir of [remessaDir, retornoDir]) if (dir) rmSync(dir, { recursive: true, force: true })
+})
+
+const boletos = async (n: number) => {
+  const ids: Array<string> = []
+  for (let i = 0; i < n; i++) {
+    const reply = await api.post(
+      `${V1}/transactions`,
+      {
+        method: "billet",
+        amount: 10_000 + i,
+        expires_at: `${DUE}T12:00:00-03:00`,
+        customer: { name: "Beatriz Souza", email: "bia@example.com", document: "11.222.333/0001-81" }
+      },
+      { token: key }
+    )
+    expect(reply.status, reply.text).toBe(201)
+    ids.push(reply.body.data.hash as string)
+  }
+  return ids
+}
+
+const files = () => readdirSync(remessaDir).filter((name) => !name.startsWith("."))
+
+/** The transactions a remessa carries, by its P segments (196–220 carry our id), and its NSA. */
+const remessaOf = (name: string) => {
+  const lines = readFileSync(join(remessaDir, name), "latin1")
+    .split("\r\n")
+    .filter((l) => l !== "")
+  return {
+    fileNumber: lines[0]!.slice(157, 163),
+    ids: lines.filter((l) => l[13] === "P").map((l) => transactionIdOf(l.slice(195, 220))!)
+  }
+}
+
+const waitForFiles = async (count: number) => {
+  const deadline = Date.now() + 30_000
+  while (files().length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200))
+  return files()
+}
+
+/** When the cycle job is next due: it moves on each run, which shows the cycle runs at all. */
+const cycleRunAt = async () => {
+  const { rows } = await db.query<{ runAt: Date }>(
+    `select run_at as "runAt" from graphile_worker.jobs where task_identifier = 'bank_files_cycle'`
+  )
+  return rows.map((r) => r.runAt.getTime())
+}
+
+const counter = async () =>
+  (await db.query<{ value: number }>(`select value from cnab_counters where name = 'remessa'`)).rows[0]?.value ?? 0
+
+const sentIn = async (ids: ReadonlyArray<string>) =>
+  (
+    await db.query<{ status: string; remessa: number | null }>(
+      `select status, remessa from cnab_titles where transaction_id = any($1::uuid[]) order by sequence`,
+      [ids]
+    )
+  ).rows
+
+describe("the remessa cut by the worker's cycle", () => {
+  let first: Array<string> = []
+
+  it("titles younger than a cycle wait; the oldest a cycle old, the job cuts remessa 1 of them all", async () => {
+    first = await boletos(3)
+    const before = Math.max(...(await cycleRunAt()))
+    await new Promise((r) => setTimeout(r, SEVERAL_RUNS_MS))
+    // The job ran meanwhile (its next run moved on), and cut nothing: the titles are seconds old.
+    expect(Math.max(...(await cycleRunAt()))).toBeGreaterThan(before)
+    expect(files()).toEqual([])
+    expect(await counter()).toBe(0)
+    expect((await sentIn(first)).map((t) => t.status)).toEqual(["queued", "queued", "queued"])
+
+    // The oldest queued title a cycle old (aged here rather than waited for).
+    await db.query(`update cnab_titles set created_at = created_at - interval '61 seconds'`)
+    expect(await waitForFiles(1)).toEqual(["remessa-000001.rem"])
+    const remessa = remessaOf("remessa-000001.rem")
+    expect(remessa.fileNumber).toBe("000001")
+    expect([...remessa.ids].sort()).toEqual([...first].sort())
+    expect(await sentIn(first)).toEqual(first.map(() => ({ status: "sent", remessa: 1 })))
+    expect(await counter()).toBe(1)
+  }, 90_000)
+
+  it("after a remessa, new titles wait for the cycle from it; then remessa 2 carries only them", async () => {
+    const second = await boletos(2)
+    // Ages the new titles too: what decides now is the last remessa's time, not the titles'.
+    await db.query(`update cnab_titles set created_at = created_at - interval '61 seconds' where status = 'queued'`)
+    await new Promise((r) => setTimeout(r, SEVERAL_RUNS_MS))
+    expect(files()).toEqual(["remessa-000001.rem"])
+    expect((await sentIn(second)).map((t) => t.status)).toEqual(["queued", "queued"])
+
+    await db.query(`update cnab_remessas set created_at = created_at - interval '61 seconds'`)
+    expect(await waitForFiles(2)).toEqual(["remessa-000001.rem", "remessa-000002.rem"])
+    const remessa = remessaOf("remessa-000002.rem")
+    expect(remessa.fileNumber).toBe("000002")
+    expect([...remessa.ids].sort()).toEqual([...second].sort())
+    expect(await sentIn(second)).toEqual(second.map(() => ({ status: "sent", remessa: 2 })))
+    // The first remessa's titles were not sent again.
+    expect(await sentIn(first)).toEqual(first.map(() => ({ status: "sent", remessa: 1 })))
+    expect(await counter()).toBe(2)
+  }, 90_000)
+
+  it("a cycle old with nothing queued: no file and no number taken", async () => {
+    await db.query(`update cnab_remessas set created_at = created_at - interval '61 seconds'`)
+    const before = Math.max(...(await cycleRunAt()))
+    await new Promise((r) => setTimeout(r, SEVERAL_RUNS_MS))
+    expect(Math.max(...(await cycleRunAt()))).toBeGreaterThan(before)
+    expect(files()).toEqual(["remessa-000001.rem", "remessa-000002.rem"])
+    expect(await counter()).toBe(2)
+    const { rows } = await db.query<{ n: string }>(`select count(*)::text as n from cnab_remessas`)
+    expect(Number(rows[0]!.n)).toBe(2)
+  }, 90_000)
+})
