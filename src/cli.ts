@@ -28,7 +28,8 @@ import { redactedUrl } from "./startupFailure.ts"
  *   api-keys live --account <email|id>           (the merchant's live key; needs the service's LIVE_* settings)
  *   ledger check   (docs/money.md: every balance recomputed from its postings; exit 1 on any difference)
  *   pix register-webhook [--url U]  (the PSP's notice URL for PIX_KEY; default PIX_WEBHOOK_URL)
- *   pix exceptions  (PIX payments that did not settle their charge: amount differs, unknown txid, …)
+ *   pix exceptions  (PIX payments that did not settle their charge and wait: amount differs, unknown txid, …)
+ *   pix handled --id E2E --note N  (one dealt with by hand, and how: it leaves the queue, once)
  *   boleto remessa  (cuts the bank's next remessa now: docs/providers.md "Boleto: banks by CNAB 240")
  *   boleto retorno FILE  (ingests a bank's retorno; exit 1 when it is refused or unreadable)
  *   bolepix returns  (second payments of bolepix owed back to their payers: docs/boleto.md "Bolepix")
@@ -44,6 +45,7 @@ const usage = `usage:
   npm run cli -- ledger check
   npm run cli -- pix register-webhook [--url https://HOST/providers/pix/PSP/webhook]
   npm run cli -- pix exceptions
+  npm run cli -- pix handled --id END_TO_END_ID --note "WHAT WAS DONE"
   npm run cli -- boleto remessa
   npm run cli -- boleto retorno FILE
   npm run cli -- bolepix returns
@@ -108,6 +110,7 @@ const program = (created: boolean) =>
         label: { type: "string" },
         "rate-limit": { type: "string" },
         id: { type: "string" },
+        note: { type: "string" },
         url: { type: "string" }
       }
     })
@@ -190,8 +193,32 @@ const program = (created: boolean) =>
       return { ...apiKey, fullKey }
     }
     if (noun === "pix" && verb === "exceptions") {
-      // Payments that did not settle their charge (docs/providers.md "The receiver"), newest first.
+      // Payments that did not settle their charge and wait (docs/providers.md "The receiver"), newest first.
       return yield* Effect.flatMap(ReceivedPixRepo, (r) => r.exceptions(100))
+    }
+    if (noun === "pix" && verb === "handled") {
+      // The operator dealt with an exception (returned it at the PSP, matched it by hand): it leaves the queue.
+      const note = values.note?.trim()
+      if (!values.id || !note) return yield* fail(usage)
+      const mark = yield* Effect.flatMap(ReceivedPixRepo, (r) => r.markHandled(values.id!, note))
+      switch (mark._tag) {
+        case "Marked":
+          return mark.record
+        case "Unknown":
+          return yield* fail(`no PIX received with end-to-end id ${values.id}`)
+        case "NotAnException":
+          return yield* fail(
+            `${values.id} is not an exception: ` +
+              (mark.record.outcome === "settled" ? "it settled its charge" : "a bolepix's PIX, given back already")
+          )
+        case "AlreadyHandled":
+          return yield* fail(
+            `${values.id} was already marked handled` +
+              (mark.record.handledAt === null
+                ? ""
+                : ` at ${mark.record.handledAt.toISOString()}: ${mark.record.handledNote}`)
+          )
+      }
     }
     if (noun === "pix" && verb === "register-webhook") {
       // PUT /webhook/{chave} at the configured PSP (docs/providers.md "PIX: the Banco Central's API Pix").

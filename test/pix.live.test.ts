@@ -105,6 +105,13 @@ const receivedRows = async (transactionId: string) =>
     )
   ).rows
 
+/** A gauge of the gateway's /metrics by its `kind` label. */
+const gauge = async (name: string, kind: string) => {
+  const text = await (await fetch(gateway!.metricsUrl)).text()
+  const found = new RegExp(`^${name}\\{kind="${kind}"\\} (\\S+)$`, "m").exec(text)
+  return found === null ? undefined : Number(found[1])
+}
+
 describe("PIX over the API Pix (bcb-pix adapter, fake PSP, efi profile)", () => {
   it("the notice URL was registered at the PSP at start; the CLI registers another", async () => {
     expect(psp.webhooks.get(psp.pixKey)).toBe(noticeUrl)
@@ -254,9 +261,109 @@ describe("PIX over the API Pix (bcb-pix adapter, fake PSP, efi profile)", () => 
     )
     expect(listed.find((r) => r.endToEndId === rows[0]!.end_to_end_id)).toMatchObject({
       outcome: "amount_mismatch",
-      amount: 4_999
+      amount: 4_999,
+      handledAt: null
     })
   })
+
+  it("an exception marked handled leaves the queue and the list, once; nothing else can be marked", async () => {
+    const c = await chargePix(merchant, 5_001)
+    await psp.pay(txidOf(c.transactionId), { amount: 5_000 })
+    const e2e = await until(
+      "the exception recorded",
+      async () => (await receivedRows(c.transactionId))[0]?.end_to_end_id,
+      10_000
+    )
+    const waitingBefore = (await gauge("operator_queue", "pix_amount_mismatch"))!
+    expect(waitingBefore).toBeGreaterThanOrEqual(1)
+    // The oldest's age is reported for PIX exceptions too, now that they close.
+    expect(await gauge("operator_queue_oldest_age_seconds", "pix_amount_mismatch")).toBeGreaterThan(0)
+
+    // Without saying what was done: refused, nothing marked.
+    await expect(runCli(["pix", "handled", "--id", e2e], env, 60_000)).rejects.toThrow(/usage/)
+    const marked = await runCli<{ endToEndId: string; handledAt: string; handledNote: string; outcome: string }>(
+      ["pix", "handled", "--id", e2e, "--note", "returned at the PSP, devolução D1"],
+      env,
+      60_000
+    )
+    expect(marked).toMatchObject({
+      endToEndId: e2e,
+      outcome: "amount_mismatch",
+      handledNote: "returned at the PSP, devolução D1"
+    })
+    expect(Date.parse(marked.handledAt)).toBeGreaterThan(Date.now() - 60_000)
+    const listed = await runCli<Array<{ endToEndId: string }>>(["pix", "exceptions"], env, 60_000)
+    expect(listed.map((r) => r.endToEndId)).not.toContain(e2e)
+    expect(await gauge("operator_queue", "pix_amount_mismatch")).toBe(waitingBefore - 1)
+
+    // A second mark keeps the first, and says when and what it was.
+    await expect(runCli(["pix", "handled", "--id", e2e, "--note", "again"], env, 60_000)).rejects.toThrow(
+      /already marked handled at .*returned at the PSP, devolução D1/
+    )
+    const [row] = (
+      await db.query<{ handled_note: string }>("select handled_note from pix_received where end_to_end_id = $1", [e2e])
+    ).rows
+    expect(row!.handled_note).toBe("returned at the PSP, devolução D1")
+
+    // A payment that settled its charge is no exception; an end-to-end id never received is unknown.
+    const paid = await chargePix(merchant, 1_234)
+    const settled = await psp.pay(txidOf(paid.transactionId))
+    await until("the payment settled", async () =>
+      (await receivedRows(paid.transactionId)).length > 0 ? true : undefined
+    )
+    await expect(runCli(["pix", "handled", "--id", settled, "--note", "x"], env, 60_000)).rejects.toThrow(
+      /is not an exception: it settled its charge/
+    )
+    const never = ["pix", "handled", "--id", "E00000000202611260000NOSUCH", "--note", "x"]
+    await expect(runCli(never, env, 60_000)).rejects.toThrow(/no PIX received with end-to-end id/)
+    expect(await gauge("operator_queue", "pix_amount_mismatch")).toBe(waitingBefore - 1)
+  }, 120_000)
+
+  it("five operators marking one exception at once: one mark stands, the others are told whose", async () => {
+    const c = await chargePix(merchant, 5_002)
+    await psp.pay(txidOf(c.transactionId), { amount: 5_003 })
+    const e2e = await until(
+      "the exception recorded",
+      async () => (await receivedRows(c.transactionId))[0]?.end_to_end_id
+    )
+    const waitingBefore = (await gauge("operator_queue", "pix_amount_mismatch"))!
+    // The row held by another transaction until all five are waiting for it, so that they do meet.
+    const holder = await db.connect()
+    let outcomes: Array<PromiseSettledResult<unknown>>
+    try {
+      await holder.query("begin")
+      await holder.query("select 1 from pix_received where end_to_end_id = $1 for update", [e2e])
+      const marking = Promise.allSettled(
+        [1, 2, 3, 4, 5].map((n) => runCli(["pix", "handled", "--id", e2e, "--note", `operator ${n}`], env, 60_000))
+      )
+      await until(
+        "five operators waiting for the row",
+        async () => {
+          const { rows } = await db.query<{ n: number }>(
+            `select count(*)::int as n from pg_stat_activity
+             where wait_event_type = 'Lock' and query like '%pix_received%' and query not like '%pg_stat_activity%'`
+          )
+          return rows[0]!.n === 5 ? true : undefined
+        },
+        60_000
+      )
+      await holder.query("commit")
+      outcomes = await marking
+    } finally {
+      holder.release()
+    }
+    const marked = outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value as { handledNote: string }] : []))
+    expect(marked).toHaveLength(1)
+    const winner = marked[0]!.handledNote
+    const refused = outcomes.flatMap((o) => (o.status === "rejected" ? [String(o.reason)] : []))
+    expect(refused).toHaveLength(4)
+    for (const message of refused) expect(message).toMatch(new RegExp(`already marked handled at \\S+: ${winner}`))
+    const [row] = (
+      await db.query<{ handled_note: string }>("select handled_note from pix_received where end_to_end_id = $1", [e2e])
+    ).rows
+    expect(row!.handled_note).toBe(winner)
+    expect(await gauge("operator_queue", "pix_amount_mismatch")).toBe(waitingBefore - 1)
+  }, 120_000)
 
   it("one payment by ten concurrent notices and the reconciliation job at once: settled once, one event", async () => {
     const c = await chargePix(merchant, 8_888)

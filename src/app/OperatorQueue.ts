@@ -14,25 +14,18 @@ export const OPERATOR_QUEUE_KINDS = [
 export type OperatorQueueKind = (typeof OPERATOR_QUEUE_KINDS)[number]
 
 /**
- * The kinds that leave the queue once handled, so how long the oldest has waited says something: a second
- * payment given back (by the PSP or by hand), a held retorno processed once the missing one arrives. A PIX
- * received that did not settle its charge stays recorded as it is (nothing marks it handled yet): its count
- * only grows, and an alert watches it grow instead.
- */
-const CLOSES: ReadonlySet<OperatorQueueKind> = new Set(["bolepix_to_return", "bolepix_returning", "cnab_retorno_held"])
-
-/**
  * What waits for an operator, the same shared state whichever process is asked (sampled when /metrics is
  * scraped, as the job queue is): PIX received that found no charge or could not settle it (`pix_received`
  * outcomes `unknown_charge`, `amount_mismatch`, `not_payable`; `returned` is a bolepix second PIX, counted as
  * that), bolepix second payments owed back by hand (`to_return`) or still asked of the PSP (`returning`), and
- * CNAB retornos held out of sequence.
+ * CNAB retornos held out of sequence. Every kind leaves the queue once handled (a PIX exception when an
+ * operator marks it, `npm run cli -- pix handled`), so how long the oldest has waited is reported for each.
  */
 export class OperatorQueue extends Effect.Service<OperatorQueue>()("OperatorQueue", {
   effect: Effect.gen(function* () {
     const reads = yield* OperatorQueueReads
     return {
-      /** Every kind, those with nothing waiting at 0; the oldest's age only for the kinds that close. */
+      /** Every kind, those with nothing waiting at 0 (and an age of 0). */
       sample: fn("OperatorQueue.sample")(function* () {
         const waiting = yield* reads.waiting
         const byKind = new Map<OperatorQueueKind, Waiting>(
@@ -41,11 +34,7 @@ export class OperatorQueue extends Effect.Service<OperatorQueue>()("OperatorQueu
         for (const p of waiting.pixReceived) byKind.set(`pix_${p.outcome}`, p)
         for (const s of waiting.secondPayments) byKind.set(`bolepix_${s.status}`, s)
         byKind.set("cnab_retorno_held", waiting.heldRetornos)
-        return [...byKind].map(([kind, { count, oldestAgeSeconds }]) => ({
-          kind,
-          count,
-          oldestAgeSeconds: CLOSES.has(kind) ? oldestAgeSeconds : null
-        }))
+        return [...byKind].map(([kind, { count, oldestAgeSeconds }]) => ({ kind, count, oldestAgeSeconds }))
       })
     }
   })

@@ -39,7 +39,7 @@ export class JobStats extends Effect.Service<JobStats>()("JobStats", {
         // What waits for an operator (docs/operations.md "What waits for an operator"): every kind, 0 included.
         for (const { kind, count, oldestAgeSeconds } of yield* operatorQueue.sample()) {
           metrics.operatorQueue.set({ kind }, count)
-          if (oldestAgeSeconds !== null) metrics.operatorQueueOldestAge.set({ kind }, oldestAgeSeconds)
+          metrics.operatorQueueOldestAge.set({ kind }, oldestAgeSeconds)
         }
       }).pipe(withSpan("JobStats.sample"))
     }

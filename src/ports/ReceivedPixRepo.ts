@@ -19,7 +19,17 @@ export interface ReceivedPixRecord {
   readonly accountId: AccountId | null
   readonly transactionId: TransactionId | null
   readonly receivedAt: Date
+  /** When an operator marked the exception handled, and what they did; null while it waits. */
+  readonly handledAt: Date | null
+  readonly handledNote: string | null
 }
+
+/** What marking an exception handled found: marked now, or why not (nothing is changed then). */
+export type MarkHandled =
+  | { readonly _tag: "Marked"; readonly record: ReceivedPixRecord }
+  | { readonly _tag: "AlreadyHandled"; readonly record: ReceivedPixRecord }
+  | { readonly _tag: "NotAnException"; readonly record: ReceivedPixRecord }
+  | { readonly _tag: "Unknown" }
 
 /** The PIX payments the PSP reported, once each by end-to-end id. */
 export class ReceivedPixRepo extends Context.Tag("ReceivedPixRepo")<
@@ -39,8 +49,16 @@ export class ReceivedPixRepo extends Context.Tag("ReceivedPixRepo")<
     readonly chargeOf: (
       txid: string
     ) => Effect.Effect<Option.Option<{ readonly accountId: AccountId; readonly transactionId: TransactionId }>>
-    /** The payments that did not settle their charge, newest first. */
+    /**
+     * The payments that did not settle their charge and wait for an operator (not handled yet), newest first;
+     * a bolepix's PIX given back (`returned`) is not one of them: the bolepix's own queue counts it.
+     */
     readonly exceptions: (limit: number) => Effect.Effect<ReadonlyArray<ReceivedPixRecord>>
+    /**
+     * Marks a waiting exception handled, once, with what the operator did. Settled or returned payments are
+     * not exceptions; one already handled keeps its first mark.
+     */
+    readonly markHandled: (endToEndId: string, note: string) => Effect.Effect<MarkHandled>
     readonly find: (endToEndId: string) => Effect.Effect<Option.Option<ReceivedPixRecord>>
   }
 >() {}

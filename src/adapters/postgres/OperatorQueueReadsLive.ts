@@ -27,7 +27,8 @@ export const OperatorQueueReadsLive = Layer.effect(
         waiting: sql`
           select 'pix' as source, outcome as state, count(*)::int as count,
                  extract(epoch from now() - min(received_at))::float8 as age
-          from pix_received where outcome <> 'settled' and outcome <> 'returned' group by outcome
+          from pix_received where outcome <> 'settled' and outcome <> 'returned' and handled_at is null
+          group by outcome
           union all
           select 'second', status, count(*)::int, extract(epoch from now() - min(created_at))::float8
           from bolepix_second_payments where status <> 'returned' group by status

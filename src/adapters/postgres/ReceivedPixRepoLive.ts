@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import type { AccountId, TransactionId } from "../../domain/ids.ts"
-import { ReceivedPixRepo, type ReceivedPixRecord } from "../../ports/ReceivedPixRepo.ts"
+import { ReceivedPixRepo, type MarkHandled, type ReceivedPixRecord } from "../../ports/ReceivedPixRepo.ts"
 import { traced } from "./traced.ts"
 
 interface Row {
@@ -14,6 +14,8 @@ interface Row {
   readonly accountId: string | null
   readonly transactionId: string | null
   readonly receivedAt: Date
+  readonly handledAt: Date | null
+  readonly handledNote: string | null
 }
 
 const recordOf = (r: Row): ReceivedPixRecord => ({
@@ -24,7 +26,11 @@ const recordOf = (r: Row): ReceivedPixRecord => ({
 })
 
 const columns = `end_to_end_id as "endToEndId", txid, amount, paid_at as "paidAt", source, outcome,
-  account_id as "accountId", transaction_id as "transactionId", received_at as "receivedAt"`
+  account_id as "accountId", transaction_id as "transactionId", received_at as "receivedAt",
+  handled_at as "handledAt", handled_note as "handledNote"`
+
+/** What waits for an operator: the predicate of the partial index `pix_received_exceptions` (migration 0043). */
+const WAITING = `outcome <> 'settled' and outcome <> 'returned' and handled_at is null`
 
 export const ReceivedPixRepoLive = Layer.effect(
   ReceivedPixRepo,
@@ -62,11 +68,36 @@ export const ReceivedPixRepoLive = Layer.effect(
           ),
         exceptions: (limit) =>
           sql<Row>`
-          select ${sql.literal(columns)} from pix_received where outcome <> 'settled'
+          select ${sql.literal(columns)} from pix_received where ${sql.literal(WAITING)}
           order by received_at desc limit ${limit}`.pipe(
             Effect.orDie,
             Effect.map((rows) => rows.map(recordOf))
           ),
+        // The row locked first: of two operators marking it at once, the second waits, then reads the first's
+        // mark (a locking read returns the row as the first committed it) and changes nothing.
+        markHandled: (endToEndId, note) =>
+          sql
+            .withTransaction(
+              Effect.gen(function* () {
+                const [row] = yield* sql<Row>`
+                  select ${sql.literal(columns)} from pix_received where end_to_end_id = ${endToEndId} for update`
+                if (row === undefined) return { _tag: "Unknown" } as const
+                const record = recordOf(row)
+                if (record.outcome === "settled" || record.outcome === "returned") {
+                  return { _tag: "NotAnException", record } as const
+                }
+                if (record.handledAt !== null) return { _tag: "AlreadyHandled", record } as const
+                const [marked] = yield* sql<Row>`
+                  update pix_received set handled_at = now(), handled_note = ${note}
+                  where end_to_end_id = ${endToEndId}
+                  returning ${sql.literal(columns)}`
+                return { _tag: "Marked", record: recordOf(marked!) } as const
+              })
+            )
+            .pipe(
+              Effect.orDie,
+              Effect.map((mark): MarkHandled => mark)
+            ),
         find: (endToEndId) =>
           sql<Row>`select ${sql.literal(columns)} from pix_received where end_to_end_id = ${endToEndId}`.pipe(
             Effect.orDie,
