@@ -267,6 +267,8 @@ describe("the buyer's visits", () => {
     const reader = await restricted(["payment_links:read"])
     expect((await api.get(`${LINKS}/${link.id}`, { token: reader })).status).toBe(200)
     forbidden(await create({ name: "X", amount: 100, payment_methods: ["pix"] }, reader))
+    forbidden(await api.post(`${LINKS}/${link.id}/deactivate`, undefined, { token: reader }))
+    forbidden(await api.post(`${LINKS}/${link.id}/activate`, undefined, { token: reader }))
     const writer = await restricted(["payment_links:*"])
     expect((await create({ name: "X", amount: 100, payment_methods: ["pix"] }, writer)).status).toBe(201)
   })
@@ -293,6 +295,35 @@ describe("the buyer's visits", () => {
     expect(
       (await api.get(`${LINKS}?active=false`, { token: m.key })).body.data.map((l: { id: string }) => l.id)
     ).toContain(link.id)
+  })
+
+  it("activated again: the same link and address take visits, its uses kept; twice is harmless", async () => {
+    const link = await fixed({ max_uses: 3 })
+    expect((await visit(link.id, { method: "pix", customer: buyer() })).status).toBe(201)
+    expect((await api.post(`${LINKS}/${link.id}/deactivate`, undefined, { token: m.key })).status).toBe(200)
+    expectError(await visit(link.id, { method: "pix", customer: buyer() }), 409, "payment_link_inactive")
+
+    const on = await api.post(`${LINKS}/${link.id}/activate`, undefined, { token: m.key })
+    expect(on.status, on.text).toBe(200)
+    expect(on.body.data).toMatchObject({ id: link.id, url: link.url, active: true, status: "active", uses: 1 })
+    const again = await api.post(`${LINKS}/${link.id}/activate`, undefined, { token: m.key })
+    expect(again.status).toBe(200)
+    expect(again.body.data).toEqual(on.body.data)
+    const page = await fetch(`${service.baseUrl}/pay/${link.id}`, { headers: { accept: "text/html" } })
+    expect(page.status).toBe(200)
+    // Its uses count on from where they were: two more visits, then it is used up.
+    for (let i = 0; i < 2; i++) expect((await visit(link.id, { method: "pix", customer: buyer() })).status).toBe(201)
+    expectError(await visit(link.id, { method: "pix", customer: buyer() }), 409, "payment_link_used_up")
+    // Activated, a used-up link stays used up: the switch is the merchant's, the cap is the link's.
+    const used = await api.post(`${LINKS}/${link.id}/activate`, undefined, { token: m.key })
+    expect(used.body.data).toMatchObject({ active: true, status: "used_up", uses: 3 })
+    expect((await linkTransactions(link.id)).pagination.total).toBe(3)
+    // Another account's link, or no link: 404, and nothing changes.
+    const off = await api.post(`${LINKS}/${link.id}/deactivate`, undefined, { token: m.key })
+    expect(off.body.data.active).toBe(false)
+    expectError(await api.post(`${LINKS}/${link.id}/activate`, undefined, { token: other.key }), 404)
+    expectError(await api.post(`${LINKS}/${crypto.randomUUID()}/activate`, undefined, { token: m.key }), 404)
+    expect((await api.get(`${LINKS}/${link.id}`, { token: m.key })).body.data.active).toBe(false)
   })
 
   it("an expired link takes no visit", async () => {
@@ -435,6 +466,11 @@ describe("the dashboard's payment-link routes", () => {
     const off = await api.post(`${DASH}/${made.body.id}/deactivate`, undefined, dash(m.token))
     expect(off.status, off.text).toBe(200)
     expect(off.body).toMatchObject({ active: false, status: "inactive" })
+    expectError(await api.post(`${DASH}/${made.body.id}/activate`, undefined, dash(other.token)), 404)
+    const on = await api.post(`${DASH}/${made.body.id}/activate`, undefined, dash(m.token))
+    expect(on.status, on.text).toBe(200)
+    expect(on.body).toMatchObject({ active: true, status: "active", uses: 1 })
+    expect((await visit(made.body.id, { method: "pix", customer: buyer() })).status).toBe(201)
 
     // Never an API key; another account's link is a 404.
     expectError(await api.get(DASH, { key: m.key }), 401)

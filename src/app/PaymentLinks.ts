@@ -48,7 +48,18 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
       }),
       /** The link stops taking visits; its transactions stay as they are. Deactivating twice is harmless. */
       deactivate: fn("PaymentLinks.deactivate")(function* (accountId: AccountId, id: PaymentLinkId) {
-        return yield* Option.match(yield* repo.deactivate(accountId, id), {
+        return yield* Option.match(yield* repo.setActive(accountId, id, false), {
+          onNone: () => Effect.fail(notFound()),
+          onSome: Effect.succeed
+        })
+      }),
+      /**
+       * Undoes a deactivation: the same link, at the same address, takes visits again, its uses counted as
+       * before. Only the merchant's switch: an expired or used-up link stays refused for that reason
+       * (docs/payment-links.md "Deactivating and activating"). Activating an active link is harmless.
+       */
+      activate: fn("PaymentLinks.activate")(function* (accountId: AccountId, id: PaymentLinkId) {
+        return yield* Option.match(yield* repo.setActive(accountId, id, true), {
           onNone: () => Effect.fail(notFound()),
           onSome: Effect.succeed
         })

@@ -40,8 +40,12 @@ export class PaymentLinkRepo extends Context.Tag("PaymentLinkRepo")<
       filter: PaymentLinkFilter,
       range: PageRange
     ) => Effect.Effect<Page<PaymentLinkRecord>>
-    /** Sets `active = false` (idempotent); none when the link is not the account's. */
-    readonly deactivate: (accountId: AccountId, id: PaymentLinkId) => Effect.Effect<Option.Option<PaymentLinkRecord>>
+    /** Sets `active` (idempotent either way); none when the link is not the account's. */
+    readonly setActive: (
+      accountId: AccountId,
+      id: PaymentLinkId,
+      active: boolean
+    ) => Effect.Effect<Option.Option<PaymentLinkRecord>>
     /**
      * Takes one use of a link that is active, not expired at the database's clock and under its
      * `max_uses`, in one conditional UPDATE whose row lock lasts until the enclosing database

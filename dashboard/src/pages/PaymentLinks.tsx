@@ -20,6 +20,7 @@ interface PaymentLink {
   max_uses: number | null
   uses: number
   status: string
+  active: boolean
   created_at: string
 }
 
@@ -190,6 +191,11 @@ export const PaymentLinks = () => {
     setConfirming(null)
     invalidate("payment-links")
   })
+  // Undoing a deactivation takes no confirmation: it changes nothing the merchant cannot switch back.
+  const activate = useAction(async (id: string) => {
+    await post(`${BASE}/${id}/activate`)
+    invalidate("payment-links")
+  })
   const amountOf = (l: PaymentLink) =>
     l.amount !== null
       ? brl(l.amount)
@@ -199,7 +205,7 @@ export const PaymentLinks = () => {
   return (
     <Page title={t.paymentLinks}>
       <CreateLink />
-      <Problem error={list.error ?? deactivate.error} />
+      <Problem error={list.error ?? deactivate.error ?? activate.error} />
       {list.data ? (
         <Table
           caption={t.paymentLinks}
@@ -219,9 +225,18 @@ export const PaymentLinks = () => {
                   <button type="button" class="secondary" onClick={() => setShown(l)}>
                     {t.showTransactions} <span class="sr-only">{l.name}</span>
                   </button>
-                  {l.status === "inactive" ? null : (
+                  {l.active ? (
                     <button type="button" class="danger" onClick={() => setConfirming(l)}>
                       {t.deactivate} <span class="sr-only">{l.name}</span>
+                    </button>
+                  ) : (
+                    <button
+                      type="button"
+                      class="secondary"
+                      disabled={activate.busy}
+                      onClick={() => void activate.run(l.id)}
+                    >
+                      {t.activate} <span class="sr-only">{l.name}</span>
                     </button>
                   )}
                 </div>

@@ -70,9 +70,9 @@ export const PaymentLinkRepoLive = Layer.effect(
             )
           )
         },
-        deactivate: (accountId, id) =>
+        setActive: (accountId, id, active) =>
           first(sql`
-            update payment_links set active = false, updated_at = now()
+            update payment_links set active = ${active}, updated_at = now()
             where account_id = ${accountId} and id = ${id}
             returning ${columns}`),
         // The rule of domain/paymentLink.ts linkRefusal, decided here under the row lock: concurrent

@@ -44,6 +44,13 @@ export class DashboardPaymentLinksApi extends HttpApiGroup.make("dashboardPaymen
       .annotate(OpenApi.Description, "The link takes no more visits; another tenant's link is a 404.")
   )
   .add(
+    HttpApiEndpoint.post("activate")`/payment-links/${id}/activate`
+      .addSuccess(V1PaymentLink)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Activate a payment link again")
+      .annotate(OpenApi.Description, "Undoes a deactivation; another tenant's link is a 404.")
+  )
+  .add(
     HttpApiEndpoint.get("transactions")`/payment-links/${id}/transactions`
       .setUrlParams(Paging)
       .addSuccess(Schema.Struct({ data: Schema.Array(DashboardTransaction), total: Schema.Int }))

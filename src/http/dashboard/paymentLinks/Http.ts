@@ -71,6 +71,12 @@ export const DashboardPaymentLinksHttp = HttpApiBuilder.group(GatewayApi, "dashb
           return yield* present(yield* links.deactivate(accountId, yield* knownLinkId(path.id)))
         }).pipe(rendered)
       )
+      .handle("activate", ({ path }) =>
+        Effect.gen(function* () {
+          const accountId = yield* tenant
+          return yield* present(yield* links.activate(accountId, yield* knownLinkId(path.id)))
+        }).pipe(rendered)
+      )
       .handle("transactions", ({ path, urlParams }) =>
         Effect.gen(function* () {
           const accountId = yield* tenant

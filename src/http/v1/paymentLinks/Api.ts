@@ -128,6 +128,16 @@ export class V1PaymentLinksApi extends HttpApiGroup.make("v1PaymentLinks")
       )
   )
   .add(
+    HttpApiEndpoint.post("activate")`/payment_links/${id}/activate`
+      .addSuccess(Success(V1PaymentLink))
+      .addError(NotFound)
+      .annotate(
+        OpenApi.Description,
+        "Undoes a deactivation: the same link and address take visits again, `uses` as it was. An expired or " +
+          "used-up link stays `expired` or `used_up`. Activating an active link answers it unchanged."
+      )
+  )
+  .add(
     HttpApiEndpoint.get("transactions")`/payment_links/${id}/transactions`
       .setUrlParams(LinkTransactionsParams)
       .addSuccess(

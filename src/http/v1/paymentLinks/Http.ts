@@ -67,6 +67,13 @@ export const V1PaymentLinksHttp = HttpApiBuilder.group(GatewayApi, "v1PaymentLin
           return { success: true as const, data: yield* present(yield* links.deactivate(accountId, id)) }
         }).pipe(renderedV1)
       )
+      .handle("activate", ({ path }) =>
+        Effect.gen(function* () {
+          const { accountId } = yield* CurrentPrincipal
+          const id = yield* knownLinkId(path.id)
+          return { success: true as const, data: yield* present(yield* links.activate(accountId, id)) }
+        }).pipe(renderedV1)
+      )
       .handle("list", ({ urlParams: q }) =>
         Effect.gen(function* () {
           const { accountId } = yield* CurrentPrincipal
