@@ -12,6 +12,7 @@ import { answerRemessa, type Outcome } from "./fakes/bank/bank.ts"
 import { makeCertificates, type PixTestCertificates } from "./fakes/pix/certs.ts"
 import { type FakePsp, gatewayEnv, startFakePsp } from "./fakes/pix/server.ts"
 import { freePort } from "./support/config.ts"
+import { bankByFilesEnv } from "./support/bankByFiles.ts"
 import { createTestDatabase } from "./support/database.ts"
 import { client, type Client, liveMerchant } from "./support/http.ts"
 import { type RoleProcess, runCli, spawnRole, stopAll } from "./support/processes.ts"
@@ -79,14 +80,7 @@ beforeAll(async () => {
     PIX_WEBHOOK_CA_FILE: certs.files.caCert,
     PIX_WEBHOOK_URL: `https://127.0.0.1:${webhookPort}/providers/pix/efi/webhook`,
     // The bank by CNAB 240 files (as boleto.cnab.test.ts): the CLI cuts the remessa and reads the retornos.
-    LIVE_BOLETO_PROVIDER: "bb-cnab240",
-    CNAB_AGREEMENT: "1234567",
-    CNAB_AGENCY: "1234-5",
-    CNAB_ACCOUNT: "123456-7",
-    CNAB_COMPANY_DOCUMENT: "11.222.333/0001-81",
-    CNAB_COMPANY_NAME: "Payment Gateway",
-    CNAB_REMESSA_DIR: remessaDir,
-    CNAB_RETORNO_DIR: retornoDir,
+    ...bankByFilesEnv(remessaDir, retornoDir),
     CNAB_REMESSA_CYCLE_MINUTES: "600",
     CNAB_RETORNO_POLL_SECONDS: "60"
   }

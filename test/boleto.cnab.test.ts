@@ -8,6 +8,7 @@ import { addCalendarDays, onOrNextBusinessDay } from "../src/domain/calendar.ts"
 import { saoPauloDate } from "../src/domain/time.ts"
 import { answerRemessa, type Outcome, type RemessaTitleSeen } from "./fakes/bank/bank.ts"
 import { startLoopbackFake, type LoopbackFake } from "./fakes/loopback/server.ts"
+import { bankByFilesEnv } from "./support/bankByFiles.ts"
 import { createTestDatabase } from "./support/database.ts"
 import { client, type Client, liveMerchant } from "./support/http.ts"
 import { runCli, spawnRole, stopAll, type RoleProcess } from "./support/processes.ts"
@@ -90,14 +91,7 @@ beforeAll(async () => {
     LIVE_LOOPBACK_ALLOWED: "true",
     LOOPBACK_PROVIDER_URL: fake.url,
     LIVE_PIX_PROVIDER: "loopback",
-    LIVE_BOLETO_PROVIDER: "bb-cnab240",
-    CNAB_AGREEMENT: "1234567",
-    CNAB_AGENCY: "1234-5",
-    CNAB_ACCOUNT: "123456-7",
-    CNAB_COMPANY_DOCUMENT: "11.222.333/0001-81",
-    CNAB_COMPANY_NAME: "Payment Gateway",
-    CNAB_REMESSA_DIR: remessaDir,
-    CNAB_RETORNO_DIR: retornoDir,
+    ...bankByFilesEnv(remessaDir, retornoDir),
     // No remessa by the cycle during the test (the CLI cuts it); the directory read every second.
     CNAB_REMESSA_CYCLE_MINUTES: "600",
     CNAB_RETORNO_POLL_SECONDS: "1",

@@ -7,6 +7,7 @@ import { transactionIdOf } from "../src/adapters/providers/bb-cnab240/retorno.ts
 import { addCalendarDays, onOrNextBusinessDay } from "../src/domain/calendar.ts"
 import { saoPauloDate } from "../src/domain/time.ts"
 import { startLoopbackFake, type LoopbackFake } from "./fakes/loopback/server.ts"
+import { bankByFilesEnv } from "./support/bankByFiles.ts"
 import { createTestDatabase } from "./support/database.ts"
 import { client, type Client, liveMerchant } from "./support/http.ts"
 import { spawnRole, stopAll, type RoleProcess } from "./support/processes.ts"
@@ -42,14 +43,7 @@ beforeAll(async () => {
     LIVE_LOOPBACK_ALLOWED: "true",
     LOOPBACK_PROVIDER_URL: fake.url,
     LIVE_PIX_PROVIDER: "loopback",
-    LIVE_BOLETO_PROVIDER: "bb-cnab240",
-    CNAB_AGREEMENT: "1234567",
-    CNAB_AGENCY: "1234-5",
-    CNAB_ACCOUNT: "123456-7",
-    CNAB_COMPANY_DOCUMENT: "11.222.333/0001-81",
-    CNAB_COMPANY_NAME: "Payment Gateway",
-    CNAB_REMESSA_DIR: remessaDir,
-    CNAB_RETORNO_DIR: retornoDir,
+    ...bankByFilesEnv(remessaDir, retornoDir),
     CNAB_REMESSA_CYCLE_MINUTES: "1",
     CNAB_RETORNO_POLL_SECONDS: "1"
   }
