@@ -15,6 +15,9 @@ import { Payments } from "./Payments.ts"
 import { Transactions } from "./Transactions.ts"
 
 const notFound = () => new NotFound({ message: "payment link not found" })
+/** The account's link, or NotFound (another account's, or none). */
+const found = <A, E>(read: Effect.Effect<Option.Option<A>, E>) =>
+  Effect.flatMap(read, Option.match({ onNone: () => Effect.fail(notFound()), onSome: Effect.succeed }))
 
 /**
  * The merchant's reusable payment links (issue 20 §4, docs/payment-links.md) and the buyer's visits:
@@ -31,10 +34,7 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
     const tenancy = yield* Tenancy
 
     const get = fn("PaymentLinks.get")(function* (accountId: AccountId, id: PaymentLinkId) {
-      return yield* Option.match(yield* repo.find(accountId, id), {
-        onNone: () => Effect.fail(notFound()),
-        onSome: Effect.succeed
-      })
+      return yield* found(repo.find(accountId, id))
     })
 
     return {
@@ -48,10 +48,7 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
       }),
       /** The link stops taking visits; its transactions stay as they are. Deactivating twice is harmless. */
       deactivate: fn("PaymentLinks.deactivate")(function* (accountId: AccountId, id: PaymentLinkId) {
-        return yield* Option.match(yield* repo.setActive(accountId, id, false), {
-          onNone: () => Effect.fail(notFound()),
-          onSome: Effect.succeed
-        })
+        return yield* found(repo.setActive(accountId, id, false))
       }),
       /**
        * Undoes a deactivation: the same link, at the same address, takes visits again, its uses counted as
@@ -59,10 +56,7 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
        * (docs/payment-links.md "Deactivating and activating"). Activating an active link is harmless.
        */
       activate: fn("PaymentLinks.activate")(function* (accountId: AccountId, id: PaymentLinkId) {
-        return yield* Option.match(yield* repo.setActive(accountId, id, true), {
-          onNone: () => Effect.fail(notFound()),
-          onSome: Effect.succeed
-        })
+        return yield* found(repo.setActive(accountId, id, true))
       }),
       /** The transactions the link's visits created, newest first (404 for another account's link). */
       transactions: fn("PaymentLinks.transactions")(function* (
@@ -78,10 +72,7 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
        * it does). Unknown → NotFound.
        */
       open: fn("PaymentLinks.open")(function* (id: PaymentLinkId) {
-        const link = yield* Option.match(yield* repo.findPublic(id), {
-          onNone: () => Effect.fail(notFound()),
-          onSome: Effect.succeed
-        })
+        const link = yield* found(repo.findPublic(id))
         const merchant = yield* accounts.findById(link.accountId)
         const now = new Date(yield* Clock.currentTimeMillis)
         return {
