@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Schema } from "effect"
 import { OperatorQueueReads, type Waiting } from "../../ports/OperatorQueue.ts"
+import { WAITING } from "./ReceivedPixRepoLive.ts"
 import { traced } from "./traced.ts"
 
 const PixState = Schema.Literal("amount_mismatch", "unknown_charge", "not_payable")
@@ -27,7 +28,7 @@ export const OperatorQueueReadsLive = Layer.effect(
         waiting: sql`
           select 'pix' as source, outcome as state, count(*)::int as count,
                  extract(epoch from now() - min(received_at))::float8 as age
-          from pix_received where outcome <> 'settled' and outcome <> 'returned' and handled_at is null
+          from pix_received where ${sql.literal(WAITING)}
           group by outcome
           union all
           select 'second', status, count(*)::int, extract(epoch from now() - min(created_at))::float8

@@ -29,8 +29,11 @@ const columns = `end_to_end_id as "endToEndId", txid, amount, paid_at as "paidAt
   account_id as "accountId", transaction_id as "transactionId", received_at as "receivedAt",
   handled_at as "handledAt", handled_note as "handledNote"`
 
-/** What waits for an operator: the predicate of the partial index `pix_received_exceptions` (migration 0043). */
-const WAITING = `outcome <> 'settled' and outcome <> 'returned' and handled_at is null`
+/**
+ * A PIX exception that waits for an operator: the predicate of the partial index `pix_received_exceptions`
+ * (migration 0043), which the CLI's list and the operator queue's count both read.
+ */
+export const WAITING = `outcome <> 'settled' and outcome <> 'returned' and handled_at is null`
 
 export const ReceivedPixRepoLive = Layer.effect(
   ReceivedPixRepo,
