@@ -5,7 +5,7 @@
  * service as `npm run bench` starts it, 100,000 parked jobs, then for each scenario a warm-up and
  * BENCH_N (2,000) requests by BENCH_CLIENTS (8) clients:
  *
- *   tsx bench/cpu.ts                         # /api PIX, v1 PIX, authenticated GET, /health
+ *   tsx bench/cpu.ts                         # /api PIX, v1 PIX, authenticated GETs, /health
  *   BENCH_ONLY="auth GET" tsx bench/cpu.ts   # one of them
  *   BENCH_PGSS=1 tsx bench/cpu.ts            # with each statement's time per request (pg_stat_statements)
  *   BENCH_PROFILE=<dir> tsx bench/cpu.ts     # with the service's --cpu-prof
@@ -107,6 +107,12 @@ const main = async () => {
        where schemaname in ('public', 'graphile_worker')`
     )
     for (const { name } of tables) await db.query(`alter table ${name} set (autovacuum_enabled = false)`)
+    // One charge to read back (`transaction GET`), made before any scenario runs.
+    const charged = await post(
+      "/api/payment-gateway/process",
+      { "x-api-key": key, "idempotency-key": randomUUID() },
+      pixProcessBody(orders.pop()!.id, 1000)
+    )
     const v1Body = JSON.stringify({
       method: "pix",
       amount: 1000,
@@ -128,6 +134,8 @@ const main = async () => {
           v1Body
         ),
       "auth GET": () => client.request("GET", `/api/customers/${customer.id}`, { "x-api-key": key }),
+      "transaction GET": () =>
+        client.request("GET", `/api/transactions/${charged.transactionId}`, { "x-api-key": key }),
       "/health": () => client.request("GET", "/health", {})
     }
     const only = process.env.BENCH_ONLY?.split(",")

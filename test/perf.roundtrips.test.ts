@@ -98,4 +98,24 @@ describe("round trips of a read", () => {
     const statements = await count(() => api.get(`/api/orders/${orderId}`, { key }), 200)
     expect(statements.length, statements.join("\n")).toBe(1)
   })
+
+  it("GET /api/transactions/{id} and GET /public/v1/transactions/{hash} make 1", async () => {
+    const { orderId } = await newOrder(api, key, 5_000)
+    const charged = await api.post<{ transactionId: string }>(PROCESS, pixBody(orderId, 5_000), {
+      key,
+      headers: { "idempotency-key": crypto.randomUUID() }
+    })
+    expect(charged.status, charged.text).toBe(201)
+    const id = charged.body.transactionId
+    await api.get(`/api/transactions/${id}`, { key })
+    expect((await count(() => api.get(`/api/transactions/${id}`, { key }), 200)).length).toBe(1)
+    const v1 = await api.post<{ data: { hash: string } }>(
+      "/public/v1/transactions",
+      { method: "pix", amount: 5_000, customer: { name: "Maria Silva", email: "m@example.com", document: freshCpf() } },
+      { token: key }
+    )
+    expect(v1.status, v1.text).toBe(201)
+    const statements = await count(() => api.get(`/public/v1/transactions/${v1.body.data.hash}`, { token: key }), 200)
+    expect(statements.length, statements.join("\n")).toBe(1)
+  })
 })

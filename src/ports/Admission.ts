@@ -34,10 +34,11 @@ export type Admission =
 
 /**
  * A record the request reads by its id, when its route names it (annotated `ReadsAhead`): the customer of
- * `GET /api/customers/{id}`, the order of `GET /api/orders/{id}`.
+ * `GET /api/customers/{id}`, the order of `GET /api/orders/{id}`, the transaction of
+ * `GET /api/transactions/{id}` and `GET /public/v1/transactions/{hash}`.
  */
 export interface RecordToRead {
-  readonly kind: "customer" | "order"
+  readonly kind: "customer" | "order" | "transaction"
   readonly id: string
 }
 

@@ -5,7 +5,7 @@ import { PaymentMethod, TransactionRecord } from "../../domain/transaction.ts"
 import { DashboardReads } from "../../ports/DashboardReads.ts"
 import type { ListKey } from "../../ports/Page.ts"
 import { KEYSET_AT, seekAfter } from "./keyset.ts"
-import { COLUMNS } from "./TransactionRepoLive.ts"
+import { COLUMNS } from "./transactionRow.ts"
 import { CustomerRow } from "./customerRow.ts"
 import { traced } from "./traced.ts"
 

@@ -3,14 +3,16 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { migratedDatabase } from "../../../test/support/databaseLayer.ts"
-import { AccountId, CustomerId, OrderId } from "../../domain/ids.ts"
+import { AccountId, CustomerId, OrderId, TransactionId } from "../../domain/ids.ts"
 import { KeyAdmission } from "../../ports/Admission.ts"
 import { CustomerRepo } from "../../ports/CustomerRepo.ts"
 import { OrderRepo } from "../../ports/OrderRepo.ts"
+import { TransactionRepo } from "../../ports/TransactionRepo.ts"
 import { CustomerRepoLive } from "./CustomerRepoLive.ts"
 import { KeyAdmissionLive } from "./KeyAdmissionLive.ts"
 import { OrderRepoLive } from "./OrderRepoLive.ts"
 import { takeReadAhead } from "./readAhead.ts"
+import { TransactionRepoLive } from "./TransactionRepoLive.ts"
 
 /**
  * The order read with the admission (docs/performance.md "The order read with the admission"): read in
@@ -169,95 +171,126 @@ const nameOf = (found: Option.Option<{ readonly name: string }>) =>
   Option.getOrUndefined(Option.map(found, (c) => c.name))
 const readCustomer = (id: string) => ({ kind: "customer" as const, id })
 
-layer(KeyAdmissionLive.pipe(Layer.merge(CustomerRepoLive), Layer.merge(OrderRepoLive), Layer.provideMerge(Database)))(
-  "the customer or order read with the admission",
-  (it) => {
-    it.effect("an admitted request's customer is served once from the admission's read, then read again", () =>
-      Effect.gen(function* () {
-        const { accountId, customerId, digest } = yield* seed()
-        yield* (yield* KeyAdmission).admit(digest, "customers:read", undefined, undefined, readCustomer(customerId))
-        const sql = yield* SqlClient.SqlClient
-        yield* sql`update customers set name = 'Renamed' where id = ${customerId}`
-        const customers = yield* CustomerRepo
-        expect(nameOf(yield* customers.find(accountId, customerId))).toBe("Maria")
-        expect(nameOf(yield* customers.find(accountId, customerId))).toBe("Renamed")
-        // A deleted customer is read ahead as none, as the repository reads it.
-        yield* sql`update customers set deleted_at = now() where id = ${customerId}`
-        yield* (yield* KeyAdmission).admit(digest, "customers:read", undefined, undefined, readCustomer(customerId))
-        expect(yield* takeReadAhead("customer", accountId, customerId)).toEqual(Option.some(Option.none()))
-      })
-    )
+layer(
+  KeyAdmissionLive.pipe(
+    Layer.merge(CustomerRepoLive),
+    Layer.merge(OrderRepoLive),
+    Layer.merge(TransactionRepoLive),
+    Layer.provideMerge(Database)
+  )
+)("the customer, order or transaction read with the admission", (it) => {
+  it.effect("an admitted request's customer is served once from the admission's read, then read again", () =>
+    Effect.gen(function* () {
+      const { accountId, customerId, digest } = yield* seed()
+      yield* (yield* KeyAdmission).admit(digest, "customers:read", undefined, undefined, readCustomer(customerId))
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`update customers set name = 'Renamed' where id = ${customerId}`
+      const customers = yield* CustomerRepo
+      expect(nameOf(yield* customers.find(accountId, customerId))).toBe("Maria")
+      expect(nameOf(yield* customers.find(accountId, customerId))).toBe("Renamed")
+      // A deleted customer is read ahead as none, as the repository reads it.
+      yield* sql`update customers set deleted_at = now() where id = ${customerId}`
+      yield* (yield* KeyAdmission).admit(digest, "customers:read", undefined, undefined, readCustomer(customerId))
+      expect(yield* takeReadAhead("customer", accountId, customerId)).toEqual(Option.some(Option.none()))
+    })
+  )
 
-    it.effect("an admitted request's order is served once to OrderRepo.find, then read again", () =>
-      Effect.gen(function* () {
-        const { accountId, orderId, digest, pay } = yield* seed()
-        const read = { kind: "order" as const, id: orderId }
-        yield* (yield* KeyAdmission).admit(digest, "orders:read", undefined, undefined, read)
-        yield* pay
-        const orders = yield* OrderRepo
-        // Not for the charge's read of it: that is another kind of read (orderToCharge.ts).
-        expect(statusOf(yield* orders.findToCharge(accountId, orderId, false))).toBe("PAID")
-        yield* (yield* KeyAdmission).admit(digest, "orders:read", undefined, undefined, read)
-        yield* (yield* SqlClient.SqlClient)`update orders set status = 'CANCELLED' where id = ${orderId}`
-        const status = (found: Option.Option<{ readonly status: string }>) =>
-          Option.getOrUndefined(Option.map(found, (o) => o.status))
-        expect(status(yield* orders.find(accountId, orderId))).toBe("PAID")
-        expect(status(yield* orders.find(accountId, orderId))).toBe("CANCELLED")
-      })
-    )
+  it.effect("an admitted request's order is served once to OrderRepo.find, then read again", () =>
+    Effect.gen(function* () {
+      const { accountId, orderId, digest, pay } = yield* seed()
+      const read = { kind: "order" as const, id: orderId }
+      yield* (yield* KeyAdmission).admit(digest, "orders:read", undefined, undefined, read)
+      yield* pay
+      const orders = yield* OrderRepo
+      // Not for the charge's read of it: that is another kind of read (orderToCharge.ts).
+      expect(statusOf(yield* orders.findToCharge(accountId, orderId, false))).toBe("PAID")
+      yield* (yield* KeyAdmission).admit(digest, "orders:read", undefined, undefined, read)
+      yield* (yield* SqlClient.SqlClient)`update orders set status = 'CANCELLED' where id = ${orderId}`
+      const status = (found: Option.Option<{ readonly status: string }>) =>
+        Option.getOrUndefined(Option.map(found, (o) => o.status))
+      expect(status(yield* orders.find(accountId, orderId))).toBe("PAID")
+      expect(status(yield* orders.find(accountId, orderId))).toBe("CANCELLED")
+    })
+  )
 
-    it.effect("another account's key naming the customer reads none of it; a refused request reads nothing", () =>
-      Effect.gen(function* () {
-        const admission = yield* KeyAdmission
-        const mine = yield* seed()
-        const theirs = yield* seed()
-        yield* admission.admit(theirs.digest, "customers:read", undefined, undefined, readCustomer(mine.customerId))
-        expect(yield* takeReadAhead("customer", theirs.accountId, mine.customerId)).toEqual(Option.some(Option.none()))
+  it.effect("an admitted request's transaction is served once to TransactionRepo.find, then read again", () =>
+    Effect.gen(function* () {
+      const { accountId, orderId, customerId, digest } = yield* seed()
+      const sql = yield* SqlClient.SqlClient
+      const id = TransactionId.make(randomUUID())
+      yield* sql`insert into transactions (id, account_id, origin, order_id, customer_id, method, amount, status)
+          values (${id}, ${accountId}, 'v2', ${orderId}, ${customerId}, 'PIX', 1000, 'PENDING')`
+      const read = { kind: "transaction" as const, id }
+      const transactions = yield* TransactionRepo
+      const status = (found: Option.Option<{ readonly status: string }>) =>
+        Option.getOrUndefined(Option.map(found, (t) => t.status))
+      yield* (yield* KeyAdmission).admit(digest, "transactions:read", undefined, undefined, read)
+      yield* sql`update transactions set status = 'PAID', paid_at = now() where id = ${id}`
+      const ahead = yield* transactions.find(accountId, id)
+      expect(status(ahead)).toBe("PENDING")
+      expect(Option.getOrThrow(ahead)).toMatchObject({ id, amount: 1000, method: "PIX", orderId, customerId })
+      expect(status(yield* transactions.find(accountId, id))).toBe("PAID")
+      // Another account's key naming it reads none of it; asked for another id, the database answers.
+      const theirs = yield* seed()
+      yield* (yield* KeyAdmission).admit(theirs.digest, "transactions:read", undefined, undefined, read)
+      expect(yield* takeReadAhead("transaction", theirs.accountId, id)).toEqual(Option.some(Option.none()))
+      yield* (yield* KeyAdmission).admit(digest, "transactions:read", undefined, undefined, read)
+      expect(yield* transactions.find(accountId, TransactionId.make(randomUUID()))).toEqual(Option.none())
+      expect(status(yield* transactions.find(accountId, id))).toBe("PAID")
+    })
+  )
 
-        const limited = yield* seed(1)
-        yield* admission.admit(limited.digest, "customers:read")
-        yield* admission.admit(limited.digest, "customers:read", undefined, undefined, readCustomer(limited.customerId))
-        expect(yield* takeReadAhead("customer", limited.accountId, limited.customerId)).toEqual(Option.none())
-        const scoped = yield* seed(100, ["payments:read"])
-        yield* admission.admit(scoped.digest, "customers:read", undefined, undefined, readCustomer(scoped.customerId))
-        expect(yield* takeReadAhead("customer", scoped.accountId, scoped.customerId)).toEqual(Option.none())
-      })
-    )
+  it.effect("another account's key naming the customer reads none of it; a refused request reads nothing", () =>
+    Effect.gen(function* () {
+      const admission = yield* KeyAdmission
+      const mine = yield* seed()
+      const theirs = yield* seed()
+      yield* admission.admit(theirs.digest, "customers:read", undefined, undefined, readCustomer(mine.customerId))
+      expect(yield* takeReadAhead("customer", theirs.accountId, mine.customerId)).toEqual(Option.some(Option.none()))
 
-    it.effect("requests admitted together each get the customer they named, and only if they got a slot", () =>
-      Effect.gen(function* () {
-        const { accountId, digest } = yield* seed(12)
-        const sql = yield* SqlClient.SqlClient
-        const ids = Array.from({ length: 20 }, () => CustomerId.make(randomUUID()))
-        for (const [i, id] of ids.entries()) {
-          const document = String(10_000_000_000 + i)
-          yield* sql`insert into customers (id, account_id, name, email, document, phone)
+      const limited = yield* seed(1)
+      yield* admission.admit(limited.digest, "customers:read")
+      yield* admission.admit(limited.digest, "customers:read", undefined, undefined, readCustomer(limited.customerId))
+      expect(yield* takeReadAhead("customer", limited.accountId, limited.customerId)).toEqual(Option.none())
+      const scoped = yield* seed(100, ["payments:read"])
+      yield* admission.admit(scoped.digest, "customers:read", undefined, undefined, readCustomer(scoped.customerId))
+      expect(yield* takeReadAhead("customer", scoped.accountId, scoped.customerId)).toEqual(Option.none())
+    })
+  )
+
+  it.effect("requests admitted together each get the customer they named, and only if they got a slot", () =>
+    Effect.gen(function* () {
+      const { accountId, digest } = yield* seed(12)
+      const sql = yield* SqlClient.SqlClient
+      const ids = Array.from({ length: 20 }, () => CustomerId.make(randomUUID()))
+      for (const [i, id] of ids.entries()) {
+        const document = String(10_000_000_000 + i)
+        yield* sql`insert into customers (id, account_id, name, email, document, phone)
             values (${id}, ${accountId}, ${`Cliente ${i}`}, 'c@example.com', ${document}, '11999999999')`
-        }
-        const admission = yield* KeyAdmission
-        const seen = yield* Effect.forEach(
-          ids,
-          (id) =>
-            Effect.gen(function* () {
-              const admitted = Option.getOrThrow(
-                yield* admission.admit(digest, "customers:read", undefined, undefined, readCustomer(id))
-              )
-              const allowed = admitted._tag === "Admitted" && admitted.decision.allowed
-              const ahead = yield* takeReadAhead<{ readonly id: string }>("customer", accountId, id)
-              return {
-                allowed,
-                read: Option.map(
-                  ahead,
-                  Option.map((c) => c.id)
-                ),
-                id
-              }
-            }),
-          { concurrency: "unbounded" }
-        )
-        expect(seen.filter((s) => s.allowed)).toHaveLength(12)
-        for (const s of seen) expect(s.read).toEqual(s.allowed ? Option.some(Option.some(s.id)) : Option.none())
-      })
-    )
-  }
-)
+      }
+      const admission = yield* KeyAdmission
+      const seen = yield* Effect.forEach(
+        ids,
+        (id) =>
+          Effect.gen(function* () {
+            const admitted = Option.getOrThrow(
+              yield* admission.admit(digest, "customers:read", undefined, undefined, readCustomer(id))
+            )
+            const allowed = admitted._tag === "Admitted" && admitted.decision.allowed
+            const ahead = yield* takeReadAhead<{ readonly id: string }>("customer", accountId, id)
+            return {
+              allowed,
+              read: Option.map(
+                ahead,
+                Option.map((c) => c.id)
+              ),
+              id
+            }
+          }),
+        { concurrency: "unbounded" }
+      )
+      expect(seen.filter((s) => s.allowed)).toHaveLength(12)
+      for (const s of seen) expect(s.read).toEqual(s.allowed ? Option.some(Option.some(s.id)) : Option.none())
+    })
+  )
+})

@@ -7,11 +7,8 @@ import { type NewTransaction, TransactionRepo } from "../../ports/TransactionRep
 import { KEYSET_AT, listWhere, keysetPage, keysetStream, pageBounds, seekAfter } from "./keyset.ts"
 import { withSpan } from "../../spans.ts"
 import { deferWrite, inBatch } from "./deferred.ts"
-
-/** A transaction record's columns, as TransactionRecord decodes them (DashboardReadsLive reads them too). */
-export const COLUMNS = `id, origin, order_id, customer_id, method, amount, amount_total, amount_interest, buyer,
-  products, metadata, comment, split, fee, status, refunded_amount, refund_reserved, installments, details,
-  decline_code, acquirer_reference, acquirer, card_token, antifraud, paid_at, expires_at, created_at, updated_at`
+import { readAheadOr } from "./readAhead.ts"
+import { COLUMNS } from "./transactionRow.ts"
 
 const encodeAnalysis = Schema.encodeSync(AntifraudAnalysis)
 const analysis = (value: AntifraudAnalysis | null | undefined) =>
@@ -123,10 +120,11 @@ export const TransactionRepoLive = Layer.effect(
             order by created_at desc, id desc limit ${limit}`,
           (found) => Effect.orDie(decodeSummaries(found))
         ),
+      // The read the admission made ahead in its round trip serves, once (readAhead.ts).
       find: (accountId, id) =>
-        first(sql`select ${columns} from transactions where account_id = ${accountId} and id = ${id}`).pipe(
-          withSpan("TransactionRepo.find")
-        ),
+        readAheadOr("transaction", accountId, id, () =>
+          first(sql`select ${columns} from transactions where account_id = ${accountId} and id = ${id}`)
+        ).pipe(withSpan("TransactionRepo.find")),
       findForUpdate: (accountId, id) =>
         first(sql`
           select ${columns} from transactions

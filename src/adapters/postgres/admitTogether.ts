@@ -6,6 +6,7 @@ import { batchedByKey } from "./batched.ts"
 import type { ReadAhead } from "./readAhead.ts"
 import { CUSTOMER_COLUMNS, toCustomer } from "./customerRow.ts"
 import { ORDER_COLUMNS, toOrder } from "./orderRow.ts"
+import { COLUMNS as TRANSACTION_COLUMNS, toTransactionRecord } from "./transactionRow.ts"
 
 /**
  * Each kind of record a route may read ahead: its table, the columns and decoder its repository reads
@@ -16,7 +17,8 @@ const RECORDS: Record<
   { table: string; columns: string; visible: string; decode: (row: unknown) => unknown }
 > = {
   customer: { table: "customers", columns: CUSTOMER_COLUMNS, visible: "and r.deleted_at is null", decode: toCustomer },
-  order: { table: "orders", columns: ORDER_COLUMNS, visible: "", decode: toOrder }
+  order: { table: "orders", columns: ORDER_COLUMNS, visible: "", decode: toOrder },
+  transaction: { table: "transactions", columns: TRANSACTION_COLUMNS, visible: "", decode: toTransactionRecord }
 }
 
 /** A request of the key with this digest needing this scope, maybe reading a record of `read.kind`. */

@@ -4,13 +4,14 @@ import type { AccountId } from "../../domain/ids.ts"
 /**
  * A record the admission read in its own statement (KeyAdmissionLive), for the repository that reads it
  * next on the same request: the order a charge pays (`OrderRepo.findToCharge`, orderToCharge.ts), or the
- * customer or order a `GET /api/customers/{id}` or `/api/orders/{id}` shows (`CustomerRepo.find`,
- * `OrderRepo.find`). One statement fewer per request
+ * customer, order or transaction a `GET /api/customers/{id}`, `/api/orders/{id}`, `/api/transactions/{id}` or
+ * `/public/v1/transactions/{hash}` shows (`CustomerRepo.find`, `OrderRepo.find`, `TransactionRepo.find`).
+ * One statement fewer per request
  * (issue 22, docs/performance.md "The order read with the admission", "Admissions in batches").
  */
 export interface ReadAhead {
   /** What was read: each repository asks for its own kind only. */
-  readonly kind: "orderToCharge" | "customer" | "order"
+  readonly kind: "orderToCharge" | "customer" | "order" | "transaction"
   readonly accountId: AccountId
   readonly id: string
   /** The record, or that the key's account has none with this id. */

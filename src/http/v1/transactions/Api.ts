@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { LivemodeField } from "../../shared/livemode.ts"
 import { Schema } from "effect"
-import { Idempotent, ScopeResource } from "../../shared/annotations.ts"
+import { Idempotent, ReadsAhead, ScopeResource } from "../../shared/annotations.ts"
 import { BadRequest, Conflict, NotFound, ServiceUnavailable, UnprocessableEntity } from "../../shared/errors.ts"
 import { payload } from "../../shared/payload.ts"
 import { ApiTokenAuth } from "../security.ts"
@@ -205,6 +205,7 @@ export class V1TransactionsApi extends HttpApiGroup.make("v1Transactions")
     HttpApiEndpoint.get("get")`/transactions/${hash}`
       .addSuccess(Success(V1Transaction))
       .addError(NotFound)
+      .annotate(ReadsAhead, { kind: "transaction" as const, param: "hash" })
       .annotate(OpenApi.Description, "The transaction; 404 when unknown or of another account.")
   )
   .add(

@@ -1,5 +1,5 @@
 import { TransactionId } from "../../../domain/ids.ts"
-import { ScopeResource } from "../../shared/annotations.ts"
+import { ReadsAhead, ScopeResource } from "../../shared/annotations.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Transaction } from "../../../domain/transaction.ts"
@@ -31,7 +31,13 @@ export class TransactionsApi extends HttpApiGroup.make("transactions")
       .addSuccess(Schema.Array(Transaction))
       .addError(BadRequest)
   )
-  .add(HttpApiEndpoint.get("get")`/${transactionId}`.addSuccess(Transaction).addError(BadRequest).addError(NotFound))
+  .add(
+    HttpApiEndpoint.get("get")`/${transactionId}`
+      .addSuccess(Transaction)
+      .addError(BadRequest)
+      .addError(NotFound)
+      .annotate(ReadsAhead, { kind: "transaction" as const, param: "transactionId" })
+  )
   .add(
     HttpApiEndpoint.get("amountDue")`/${transactionId}/amount-due`
       .setUrlParams(
