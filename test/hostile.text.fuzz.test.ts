@@ -49,6 +49,12 @@ beforeAll(async () => {
     { token: key }
   )
   ids.subaccount = sub.body.data.id
+  const link = await api.post(
+    "/public/v1/payment_links",
+    { name: "Camiseta", amount: 8_990, payment_methods: ["pix"] },
+    { token: key }
+  )
+  ids.paymentLink = link.body.data.id
   for (const [name, id] of Object.entries(ids)) if (typeof id !== "string") throw new Error(`fixture ${name} failed`)
 })
 afterAll(async () => {
@@ -210,6 +216,8 @@ const realParam = (template: string, name: string) => {
   if (template.startsWith("/api/customers")) return ids.customer!
   if (template.startsWith("/api/orders")) return ids.order!
   if (template.startsWith("/public/v1/subaccounts")) return ids.subaccount!
+  if (template.startsWith("/public/v1/payment_links") || template.startsWith("/api/dashboard/payment-links"))
+    return ids.paymentLink!
   if (name === "token" || name === "deliveryId" || template.startsWith("/public/v1/withdrawals"))
     return "00000000-0000-4000-8000-000000000000"
   return ids.hash!

@@ -66,6 +66,7 @@ export const request = async <T>(method: string, path: string, body?: unknown): 
 
 export const get = <T>(path: string) => request<T>("GET", path)
 export const post = <T>(path: string, body?: unknown) => request<T>("POST", path, body)
+export const patch = <T>(path: string, body: unknown) => request<T>("PATCH", path, body)
 
 /**
  * Saves a CSV export: the server streams it, the browser keeps it as a file. The token goes in the

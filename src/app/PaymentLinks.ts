@@ -1,8 +1,14 @@
 import type { AccountId, PaymentLinkId, TransactionId } from "../domain/ids.ts"
 import { Clock, Effect, Option } from "effect"
-import { NotFound, RateLimited } from "../domain/errors.ts"
+import { NotFound, RateLimited, ValidationFailed } from "../domain/errors.ts"
 import type { PaymentCommand } from "../domain/payment.ts"
-import { linkRefusal, linkUnavailable, type PaymentLinkRecord } from "../domain/paymentLink.ts"
+import {
+  changedLink,
+  type LinkChanges,
+  linkRefusal,
+  linkUnavailable,
+  type PaymentLinkRecord
+} from "../domain/paymentLink.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import { AccountRepo } from "../ports/AccountRepo.ts"
 import { secondsUntilReset } from "../ports/Admission.ts"
@@ -57,6 +63,20 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
        */
       activate: fn("PaymentLinks.activate")(function* (accountId: AccountId, id: PaymentLinkId) {
         return yield* found(repo.setActive(accountId, id, true))
+      }),
+      /**
+       * Changes what the page says and the link's limits (docs/payment-links.md "Editing a link"): read
+       * under its row lock, so a visit taking a use meanwhile is counted before `max_uses` is checked
+       * against the uses made; the broken fields → 400, another account's link → 404.
+       */
+      update: fn("PaymentLinks.update")(function* (accountId: AccountId, id: PaymentLinkId, changes: LinkChanges) {
+        return yield* tx.run(
+          Effect.gen(function* () {
+            const changed = changedLink(yield* found(repo.findForUpdate(accountId, id)), changes)
+            if ("errors" in changed) return yield* new ValidationFailed({ errors: changed.errors })
+            return yield* repo.save(accountId, changed.link)
+          })
+        )
       }),
       /** The transactions the link's visits created, newest first (404 for another account's link). */
       transactions: fn("PaymentLinks.transactions")(function* (

@@ -84,3 +84,55 @@ export const visitAmount = (
     return { error: { field: "amount", message: `amount must be an integer number of centavos from ${min} to ${max}` } }
   return { amount: chosen }
 }
+
+/**
+ * What a merchant may change on a link already shared (docs/payment-links.md "Editing a link"): what the
+ * page says and the link's limits. Absent: unchanged; null: cleared. The amount and its bounds are not
+ * here: a buyer may have the page open with them.
+ */
+export interface LinkChanges {
+  readonly name?: string
+  readonly description?: string | null
+  readonly items?: ReadonlyArray<LinkItem>
+  readonly methods?: ReadonlyArray<LinkMethod>
+  readonly maxInstallments?: number
+  readonly expiresAt?: Date | null
+  readonly maxUses?: number | null
+  readonly metadata?: Readonly<Record<string, unknown>> | null
+}
+
+/**
+ * The link with `changes` applied, or the fields they break against the link as it is now (read under its
+ * row lock): `max_uses` below the uses already made, installments without cards. Taking cards away from a
+ * link resets its installments to 1 unless the same change sets them. Named in v1's words, as on create.
+ */
+export const changedLink = (
+  link: PaymentLinkRecord,
+  changes: LinkChanges
+): { readonly link: PaymentLinkRecord } | { readonly errors: ReadonlyArray<FieldError> } => {
+  const errors: Array<FieldError> = []
+  const methods = changes.methods ?? link.methods
+  const maxInstallments = changes.maxInstallments ?? (methods.includes("CARD") ? link.maxInstallments : 1)
+  if (maxInstallments > 1 && !methods.includes("CARD"))
+    errors.push({ field: "max_installments", message: "max_installments is only for links that allow credit_card" })
+  const maxUses = changes.maxUses === undefined ? link.maxUses : changes.maxUses
+  if (maxUses !== null && maxUses < link.uses)
+    errors.push({
+      field: "max_uses",
+      message: `max_uses must be at least ${link.uses}, the transactions the link has already created`
+    })
+  if (errors.length > 0) return { errors }
+  return {
+    link: {
+      ...link,
+      name: changes.name ?? link.name,
+      description: changes.description === undefined ? link.description : changes.description,
+      items: changes.items ?? link.items,
+      methods,
+      maxInstallments,
+      expiresAt: changes.expiresAt === undefined ? link.expiresAt : changes.expiresAt,
+      maxUses,
+      metadata: changes.metadata === undefined ? link.metadata : changes.metadata
+    }
+  }
+}

@@ -40,6 +40,10 @@ export class PaymentLinkRepo extends Context.Tag("PaymentLinkRepo")<
       filter: PaymentLinkFilter,
       range: PageRange
     ) => Effect.Effect<Page<PaymentLinkRecord>>
+    /** The account's link, its row locked until the enclosing database transaction ends (an edit). */
+    readonly findForUpdate: (accountId: AccountId, id: PaymentLinkId) => Effect.Effect<Option.Option<PaymentLinkRecord>>
+    /** Writes what an edit may change (domain/paymentLink.ts `changedLink`) of the account's link. */
+    readonly save: (accountId: AccountId, link: PaymentLinkRecord) => Effect.Effect<PaymentLinkRecord>
     /** Sets `active` (idempotent either way); none when the link is not the account's. */
     readonly setActive: (
       accountId: AccountId,

@@ -481,6 +481,26 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  "/api/dashboard/payment-links/{id}": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    /**
+     * Edit a payment link
+     * @description As PATCH /public/v1/payment_links/{id}: 400 names every broken field.
+     */
+    patch: operations["dashboardPaymentLinks.update"]
+    trace?: never
+  }
   "/api/dashboard/payment-links/{id}/activate": {
     parameters: {
       query?: never
@@ -1746,7 +1766,11 @@ export interface paths {
     delete?: never
     options?: never
     head?: never
-    patch?: never
+    /**
+     * Edit a payment link
+     * @description Changes any of name, description, items, payment_methods, max_installments, expires_at, max_uses and metadata; omitted fields are unchanged, null clears the nullable ones. `max_uses` cannot go below `uses`. The amount and its bounds cannot be changed (400): create a new link. Raising `max_uses` or moving `expires_at` later makes a used-up or expired link take visits again (docs/payment-links.md).
+     */
+    patch: operations["v1PaymentLinks.update"]
     trace?: never
   }
   "/public/v1/payment_links/{id}/activate": {
@@ -4453,6 +4477,108 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "dashboardPaymentLinks.update": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * unknown
+           * @description cannot be changed once the link is shared (a buyer may have its page open): create a new link
+           */
+          amount?: unknown
+          /** @description ≤ 1,000 characters; null clears it */
+          description?: string | null
+          /** @description ISO 8601 with an explicit offset, in the future; null: the link no longer expires */
+          expires_at?: string | null
+          /** @description at most 100 items; shown to the buyer */
+          items?: {
+            name: string
+            quantity: number
+            sku?: string
+            /** @description centavos */
+            unit_price: number
+          }[]
+          /**
+           * unknown
+           * @description cannot be changed once the link is shared (a buyer may have its page open): create a new link
+           */
+          max_amount?: unknown
+          /** @description credit_card: the most installments the buyer may choose, 1 to INSTALLMENTS_MAX (default 1) */
+          max_installments?: number
+          /** @description 1 to 1 000 000 and at least `uses`; null: no limit */
+          max_uses?: number | null
+          /** @description replaces the link's metadata (up to 8,000 bytes); null clears it; transactions made are unchanged */
+          metadata?: {
+            [key: string]: unknown
+          } | null
+          /**
+           * unknown
+           * @description cannot be changed once the link is shared (a buyer may have its page open): create a new link
+           */
+          min_amount?: unknown
+          /** @description 1 to 255 characters, shown to the buyer */
+          name?: string
+          /** @description one or more of credit_card, pix, billet (v1's method words) */
+          payment_methods?: string[]
+        }
+      }
+    }
+    responses: {
+      /** @description V1PaymentLink */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["V1PaymentLink"]
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -10313,6 +10439,148 @@ export interface operations {
       cookie?: never
     }
     requestBody?: never
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            data: components["schemas"]["V1PaymentLink"]
+            /** @enum {boolean} */
+            success: true
+          }
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description `Accept` excludes application/json */
+      406: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotAcceptable"]
+        }
+      }
+      /** @description The body is not `Content-Type: application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "v1PaymentLinks.update": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * unknown
+           * @description cannot be changed once the link is shared (a buyer may have its page open): create a new link
+           */
+          amount?: unknown
+          /** @description ≤ 1,000 characters; null clears it */
+          description?: string | null
+          /** @description ISO 8601 with an explicit offset, in the future; null: the link no longer expires */
+          expires_at?: string | null
+          /** @description at most 100 items; shown to the buyer */
+          items?: {
+            name: string
+            quantity: number
+            sku?: string
+            /** @description centavos */
+            unit_price: number
+          }[]
+          /**
+           * unknown
+           * @description cannot be changed once the link is shared (a buyer may have its page open): create a new link
+           */
+          max_amount?: unknown
+          /** @description credit_card: the most installments the buyer may choose, 1 to INSTALLMENTS_MAX (default 1) */
+          max_installments?: number
+          /** @description 1 to 1 000 000 and at least `uses`; null: no limit */
+          max_uses?: number | null
+          /** @description replaces the link's metadata (up to 8,000 bytes); null clears it; transactions made are unchanged */
+          metadata?: {
+            [key: string]: unknown
+          } | null
+          /**
+           * unknown
+           * @description cannot be changed once the link is shared (a buyer may have its page open): create a new link
+           */
+          min_amount?: unknown
+          /** @description 1 to 255 characters, shown to the buyer */
+          name?: string
+          /** @description one or more of credit_card, pix, billet (v1's method words) */
+          payment_methods?: string[]
+        }
+      }
+    }
     responses: {
       /** @description Success */
       200: {

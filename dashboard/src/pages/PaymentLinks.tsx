@@ -1,6 +1,6 @@
-import { useState } from "preact/hooks"
+import { useEffect, useRef, useState } from "preact/hooks"
 import { Link } from "wouter-preact"
-import { get, post, type Transaction } from "../api.ts"
+import { get, patch, post, type Transaction } from "../api.ts"
 import { brl, dateTime, parseMoney } from "../format.ts"
 import { statusLabel, useTexts } from "../i18n.ts"
 import { invalidate, useQuery } from "../query.ts"
@@ -148,6 +148,102 @@ const CreateLink = () => {
   )
 }
 
+/** An instant as <input type="datetime-local"> shows it: the browser's local time, to the minute. */
+const localInput = (iso: string | null) => {
+  if (iso === null) return ""
+  const d = new Date(iso)
+  const p = (n: number) => String(n).padStart(2, "0")
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`
+}
+
+/**
+ * The name and limits of a link already shared (docs/payment-links.md "Editing a link"); only the fields
+ * changed are sent, so renaming an expired link does not resend its past deadline.
+ */
+const EditLink = (props: { link: PaymentLink; onDone: () => void }) => {
+  const t = useTexts()
+  const initial = {
+    name: props.link.name,
+    uses: props.link.max_uses === null ? "" : String(props.link.max_uses),
+    expires: localInput(props.link.expires_at)
+  }
+  const [name, setName] = useState(initial.name)
+  const [uses, setUses] = useState(initial.uses)
+  const [expires, setExpires] = useState(initial.expires)
+  // The panel opens below the table: the merchant is taken to it, its first field focused.
+  const first = useRef<HTMLInputElement>(null)
+  useEffect(() => {
+    first.current?.scrollIntoView({ block: "center" })
+    first.current?.focus()
+  }, [props.link.id])
+  const save = useAction(async () => {
+    const body = {
+      ...(name === initial.name ? {} : { name }),
+      ...(uses === initial.uses ? {} : { max_uses: uses.trim() === "" ? null : Number(uses) }),
+      ...(expires === initial.expires ? {} : { expires_at: expires === "" ? null : new Date(expires).toISOString() })
+    }
+    await patch<PaymentLink>(`${BASE}/${props.link.id}`, body)
+    invalidate("payment-links")
+    props.onDone()
+  })
+  return (
+    <section class="panel" aria-labelledby="pl-edit">
+      <h2 id="pl-edit">
+        {t.editLink}: {props.link.name}
+      </h2>
+      <Problem error={save.error} />
+      <form
+        onSubmit={(e) => {
+          e.preventDefault()
+          void save.run()
+        }}
+      >
+        <Field id="pl-edit-name" label={t.linkName}>
+          <input
+            ref={first}
+            id="pl-edit-name"
+            required
+            maxLength={255}
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
+        </Field>
+        <div class="inline">
+          <Field id="pl-edit-uses" label={t.maxUses}>
+            <input
+              id="pl-edit-uses"
+              inputMode="numeric"
+              aria-describedby="pl-edit-hint"
+              value={uses}
+              onInput={(e) => setUses(e.currentTarget.value)}
+            />
+          </Field>
+          <Field id="pl-edit-expires" label={t.expiresAt}>
+            <input
+              id="pl-edit-expires"
+              type="datetime-local"
+              aria-describedby="pl-edit-hint"
+              value={expires}
+              onInput={(e) => setExpires(e.currentTarget.value)}
+            />
+          </Field>
+        </div>
+        <p class="muted" id="pl-edit-hint">
+          {t.editLinkHint}
+        </p>
+        <div class="inline">
+          <button type="submit" disabled={save.busy}>
+            {t.save}
+          </button>
+          <button type="button" class="secondary" onClick={props.onDone}>
+            {t.cancel}
+          </button>
+        </div>
+      </form>
+    </section>
+  )
+}
+
 const LinkTransactions = (props: { link: PaymentLink }) => {
   const t = useTexts()
   const list = useQuery(
@@ -186,6 +282,7 @@ export const PaymentLinks = () => {
   const list = useQuery("payment-links", () => get<{ data: PaymentLink[]; total: number }>(`${BASE}?per_page=100`))
   const [shown, setShown] = useState<PaymentLink | null>(null)
   const [confirming, setConfirming] = useState<PaymentLink | null>(null)
+  const [editing, setEditing] = useState<PaymentLink | null>(null)
   const deactivate = useAction(async (id: string) => {
     await post(`${BASE}/${id}/deactivate`)
     setConfirming(null)
@@ -225,6 +322,9 @@ export const PaymentLinks = () => {
                   <button type="button" class="secondary" onClick={() => setShown(l)}>
                     {t.showTransactions} <span class="sr-only">{l.name}</span>
                   </button>
+                  <button type="button" class="secondary" onClick={() => setEditing(l)}>
+                    {t.edit} <span class="sr-only">{l.name}</span>
+                  </button>
                   {l.active ? (
                     <button type="button" class="danger" onClick={() => setConfirming(l)}>
                       {t.deactivate} <span class="sr-only">{l.name}</span>
@@ -254,6 +354,7 @@ export const PaymentLinks = () => {
         onCancel={() => setConfirming(null)}
         onConfirm={() => confirming && void deactivate.run(confirming.id)}
       />
+      {editing ? <EditLink key={editing.id} link={editing} onDone={() => setEditing(null)} /> : null}
       {shown ? <LinkTransactions link={shown} /> : null}
     </Page>
   )

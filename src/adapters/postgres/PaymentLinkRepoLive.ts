@@ -70,6 +70,22 @@ export const PaymentLinkRepoLive = Layer.effect(
             )
           )
         },
+        findForUpdate: (accountId, id) =>
+          first(sql`select ${columns} from payment_links where account_id = ${accountId} and id = ${id} for update`),
+        save: (accountId, l) =>
+          Effect.flatMap(
+            first(sql`
+              update payment_links set name = ${l.name}, description = ${l.description},
+                items = ${JSON.stringify(l.items)}::jsonb, methods = ${`{${l.methods.join(",")}}`}::text[],
+                max_installments = ${l.maxInstallments}, expires_at = ${l.expiresAt}, max_uses = ${l.maxUses},
+                metadata = ${l.metadata === null ? null : JSON.stringify(l.metadata)}::jsonb, updated_at = now()
+              where account_id = ${accountId} and id = ${l.id}
+              returning ${columns}`),
+            Option.match({
+              onNone: () => Effect.dieMessage("payment link saved but not found"),
+              onSome: Effect.succeed
+            })
+          ),
         setActive: (accountId, id, active) =>
           first(sql`
             update payment_links set active = ${active}, updated_at = now()

@@ -3,8 +3,8 @@ import { Schema } from "effect"
 import { BadRequest, NotFound } from "../../shared/errors.ts"
 import { payload } from "../../shared/payload.ts"
 import { SessionAuth } from "../../shared/security.ts"
-import { createExample, V1PaymentLink } from "../../v1/paymentLinks/Api.ts"
-import { CreatePaymentLinkWire } from "../../v1/paymentLinks/command.ts"
+import { createExample, updateExample, V1PaymentLink } from "../../v1/paymentLinks/Api.ts"
+import { CreatePaymentLinkWire, UpdatePaymentLinkWire } from "../../v1/paymentLinks/command.ts"
 import { DashboardTransaction } from "../Api.ts"
 import { DashboardMode } from "../mode.ts"
 
@@ -35,6 +35,15 @@ export class DashboardPaymentLinksApi extends HttpApiGroup.make("dashboardPaymen
       .addError(BadRequest)
       .annotate(OpenApi.Summary, "Create a payment link")
       .annotate(OpenApi.Description, "As POST /public/v1/payment_links: 400 names every broken field.")
+  )
+  .add(
+    HttpApiEndpoint.patch("update")`/payment-links/${id}`
+      .setPayload(payload(UpdatePaymentLinkWire.annotations({ examples: [updateExample] })))
+      .addSuccess(V1PaymentLink)
+      .addError(BadRequest)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Edit a payment link")
+      .annotate(OpenApi.Description, "As PATCH /public/v1/payment_links/{id}: 400 names every broken field.")
   )
   .add(
     HttpApiEndpoint.post("deactivate")`/payment-links/${id}/deactivate`

@@ -11,7 +11,7 @@ import { rendered } from "../../shared/domainErrors.ts"
 import { withLivemode } from "../../shared/livemode.ts"
 import { V1PaymentLink } from "../../v1/paymentLinks/Api.ts"
 import { knownLinkId } from "../../v1/paymentLinks/Http.ts"
-import { decodeCreateLink } from "../../v1/paymentLinks/command.ts"
+import { decodeCreateLink, decodeUpdateLink } from "../../v1/paymentLinks/command.ts"
 import { v1PaymentLink } from "../../v1/paymentLinks/present.ts"
 import { presentTransaction } from "../present.ts"
 import { dashboardTenant } from "../tenant.ts"
@@ -63,6 +63,17 @@ export const DashboardPaymentLinksHttp = HttpApiBuilder.group(GatewayApi, "dashb
             onRight: Effect.succeed
           })
           return yield* present(yield* links.create(accountId, link))
+        }).pipe(rendered)
+      )
+      .handle("update", ({ path, payload }) =>
+        Effect.gen(function* () {
+          const accountId = yield* tenant
+          const id = yield* knownLinkId(path.id)
+          const changes = yield* Either.match(decodeUpdateLink(payload, yield* now, config.installments), {
+            onLeft: (errors) => Effect.fail(new ValidationFailed({ errors })),
+            onRight: Effect.succeed
+          })
+          return yield* present(yield* links.update(accountId, id, changes))
         }).pipe(rendered)
       )
       .handle("deactivate", ({ path }) =>

@@ -6,7 +6,7 @@ import { BadRequest, Conflict, NotFound, UnprocessableEntity } from "../../share
 import { payload } from "../../shared/payload.ts"
 import { ApiTokenAuth } from "../security.ts"
 import { CursorParam, Pagination, V1Transaction } from "../transactions/Api.ts"
-import { CreatePaymentLinkWire } from "./command.ts"
+import { CreatePaymentLinkWire, UpdatePaymentLinkWire } from "./command.ts"
 
 export const createExample: CreatePaymentLinkWire = {
   name: "Camiseta Azul",
@@ -17,6 +17,12 @@ export const createExample: CreatePaymentLinkWire = {
   max_installments: 3,
   max_uses: 50,
   metadata: { campaign: "natal" }
+}
+
+export const updateExample: UpdatePaymentLinkWire = {
+  name: "Camiseta Azul — últimas unidades",
+  max_uses: 80,
+  expires_at: "2026-12-24T18:00:00-03:00"
 }
 
 /** A payment link in v1's words (docs/payment-links.md, an extension of CONTRACT-v1). */
@@ -116,6 +122,20 @@ export class V1PaymentLinksApi extends HttpApiGroup.make("v1PaymentLinks")
       .addSuccess(Success(V1PaymentLink))
       .addError(NotFound)
       .annotate(OpenApi.Description, "The link; 404 when unknown or of another account.")
+  )
+  .add(
+    HttpApiEndpoint.patch("update")`/payment_links/${id}`
+      .setPayload(payload(UpdatePaymentLinkWire.annotations({ examples: [updateExample] })))
+      .addSuccess(Success(V1PaymentLink))
+      .addError(BadRequest)
+      .addError(NotFound)
+      .annotate(
+        OpenApi.Description,
+        "Changes any of name, description, items, payment_methods, max_installments, expires_at, max_uses and " +
+          "metadata; omitted fields are unchanged, null clears the nullable ones. `max_uses` cannot go below " +
+          "`uses`. The amount and its bounds cannot be changed (400): create a new link. Raising `max_uses` or " +
+          "moving `expires_at` later makes a used-up or expired link take visits again (docs/payment-links.md)."
+      )
   )
   .add(
     HttpApiEndpoint.post("deactivate")`/payment_links/${id}/deactivate`

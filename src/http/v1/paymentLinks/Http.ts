@@ -16,7 +16,7 @@ import { renderedV1 } from "../render.ts"
 import { V1Transaction } from "../transactions/Api.ts"
 import { v1Transaction } from "../transactions/present.ts"
 import { V1PaymentLink } from "./Api.ts"
-import { decodeCreateLink } from "./command.ts"
+import { decodeCreateLink, decodeUpdateLink } from "./command.ts"
 import { v1PaymentLink } from "./present.ts"
 
 /** An id that is not a UUID names no link: 404, as for another account's (CONTRACT-v1 §1). */
@@ -58,6 +58,17 @@ export const V1PaymentLinksHttp = HttpApiBuilder.group(GatewayApi, "v1PaymentLin
           const { accountId } = yield* CurrentPrincipal
           const id = yield* knownLinkId(path.id)
           return { success: true as const, data: yield* present(yield* links.get(accountId, id)) }
+        }).pipe(renderedV1)
+      )
+      .handle("update", ({ path, payload }) =>
+        Effect.gen(function* () {
+          const { accountId } = yield* CurrentPrincipal
+          const id = yield* knownLinkId(path.id)
+          const changes = yield* Either.match(decodeUpdateLink(payload, yield* now, config.installments), {
+            onLeft: (errors) => Effect.fail(new ValidationFailed({ errors })),
+            onRight: Effect.succeed
+          })
+          return { success: true as const, data: yield* present(yield* links.update(accountId, id, changes)) }
         }).pipe(renderedV1)
       )
       .handle("deactivate", ({ path }) =>

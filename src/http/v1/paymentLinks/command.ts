@@ -3,7 +3,7 @@ import type { FieldError } from "../../../domain/errors.ts"
 import type { PaymentLinkId } from "../../../domain/ids.ts"
 import type { InstallmentRules } from "../../../domain/installments.ts"
 import { MAX_AMOUNT } from "../../../domain/order.ts"
-import type { LinkMethod } from "../../../domain/paymentLink.ts"
+import type { LinkChanges, LinkItem, LinkMethod } from "../../../domain/paymentLink.ts"
 import type { NewPaymentLink } from "../../../ports/PaymentLinkRepo.ts"
 
 const opt = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exact: true })
@@ -58,6 +58,63 @@ export type CreatePaymentLinkWire = typeof CreatePaymentLinkWire.Type
 
 const OFFSET = /(Z|[+-]\d{2}:?\d{2})$/i
 const amountOk = (n: number) => Number.isInteger(n) && n >= 1 && n <= MAX_AMOUNT
+type Fail = (field: string, message: string) => void
+
+/** Checks of the fields a link is created with and may be edited with, each named by its v1 path. */
+const checkName = (name: string, fail: Fail) => {
+  if (name.trim().length === 0 || name.length > 255) fail("name", "must have 1 to 255 characters")
+  return name.trim()
+}
+const checkDescription = (description: string | null | undefined, fail: Fail) => {
+  if (description !== undefined && description !== null && description.length > 1000)
+    fail("description", "must have at most 1,000 characters")
+}
+const checkItems = (items: ReadonlyArray<typeof WireItem.Type>, fail: Fail): Array<LinkItem> => {
+  if (items.length > 100) fail("items", "must have at most 100 items")
+  items.forEach((p, i) => {
+    const at = `items[${i}]`
+    if (p.name.trim().length === 0 || p.name.length > 255) fail(`${at}.name`, "must have 1 to 255 characters")
+    if (!Number.isInteger(p.quantity) || p.quantity < 1) fail(`${at}.quantity`, "must be an integer ≥ 1")
+    if (!Number.isInteger(p.unit_price) || p.unit_price < 0 || p.unit_price > MAX_AMOUNT)
+      fail(`${at}.unit_price`, "must be an integer number of centavos ≥ 0")
+    if (p.sku !== undefined && p.sku.length > 100) fail(`${at}.sku`, "must have at most 100 characters")
+  })
+  return items.map((p) => ({ name: p.name, quantity: p.quantity, unitPrice: p.unit_price, sku: p.sku ?? null }))
+}
+const checkMethods = (words: ReadonlyArray<string>, fail: Fail): Array<LinkMethod> => {
+  const methods: Array<LinkMethod> = []
+  if (words.length === 0) fail("payment_methods", "must name at least one of credit_card, pix, billet")
+  words.forEach((m, i) => {
+    const core = (LINK_METHOD_WORDS as Record<string, LinkMethod | undefined>)[m]
+    if (core === undefined) fail(`payment_methods[${i}]`, "must be one of credit_card, pix, billet")
+    else if (methods.includes(core)) fail(`payment_methods[${i}]`, "appears twice")
+    else methods.push(core)
+  })
+  return methods
+}
+const checkInstallments = (n: number, rules: InstallmentRules, fail: Fail) => {
+  if (!Number.isInteger(n) || n < 1 || n > rules.max) {
+    fail("max_installments", `must be an integer from 1 to ${rules.max}`)
+    return false
+  }
+  return true
+}
+const checkExpiry = (text: string, now: Date, fail: Fail): Date | null => {
+  const at = new Date(text)
+  if (!OFFSET.test(text.trim()) || Number.isNaN(at.getTime()))
+    fail("expires_at", "must be an ISO 8601 date-time with an explicit offset, e.g. 2026-12-24T18:00:00-03:00")
+  else if (at.getTime() <= now.getTime()) fail("expires_at", "must be in the future")
+  else return at
+  return null
+}
+const checkMaxUses = (n: number, fail: Fail) => {
+  if (!Number.isInteger(n) || n < 1 || n > 1_000_000) fail("max_uses", "must be an integer from 1 to 1000000")
+}
+// Each visit's transaction carries this metadata plus payment_link_id, within v1's 8,192 bytes.
+const checkMetadata = (metadata: Readonly<Record<string, unknown>>, fail: Fail) => {
+  if (Buffer.byteLength(JSON.stringify(metadata), "utf8") > 8000)
+    fail("metadata", "must serialise to at most 8,000 bytes")
+}
 
 /** Every rule of a new link (docs/payment-links.md), each broken field named at once by its v1 path. */
 export const decodeCreateLink = (
@@ -67,11 +124,9 @@ export const decodeCreateLink = (
   rules: InstallmentRules
 ): Either.Either<NewPaymentLink, ReadonlyArray<FieldError>> => {
   const errors: Array<FieldError> = []
-  const fail = (field: string, message: string) => errors.push({ field, message: `${field} ${message}` })
-  const name = w.name.trim()
-  if (name.length === 0 || w.name.length > 255) fail("name", "must have 1 to 255 characters")
-  if (w.description !== undefined && w.description.length > 1000)
-    fail("description", "must have at most 1,000 characters")
+  const fail: Fail = (field, message) => errors.push({ field, message: `${field} ${message}` })
+  const name = checkName(w.name, fail)
+  checkDescription(w.description, fail)
 
   const cents = `must be an integer number of centavos from 1 to ${MAX_AMOUNT}`
   if (w.amount !== undefined) {
@@ -91,45 +146,14 @@ export const decodeCreateLink = (
       fail("max_amount", "must be at least min_amount")
   }
 
-  const items = w.items ?? []
-  if (items.length > 100) fail("items", "must have at most 100 items")
-  items.forEach((p, i) => {
-    const at = `items[${i}]`
-    if (p.name.trim().length === 0 || p.name.length > 255) fail(`${at}.name`, "must have 1 to 255 characters")
-    if (!Number.isInteger(p.quantity) || p.quantity < 1) fail(`${at}.quantity`, "must be an integer ≥ 1")
-    if (!Number.isInteger(p.unit_price) || p.unit_price < 0 || p.unit_price > MAX_AMOUNT)
-      fail(`${at}.unit_price`, "must be an integer number of centavos ≥ 0")
-    if (p.sku !== undefined && p.sku.length > 100) fail(`${at}.sku`, "must have at most 100 characters")
-  })
-
-  const methods: Array<LinkMethod> = []
-  if (w.payment_methods.length === 0) fail("payment_methods", "must name at least one of credit_card, pix, billet")
-  w.payment_methods.forEach((m, i) => {
-    const core = (LINK_METHOD_WORDS as Record<string, LinkMethod | undefined>)[m]
-    if (core === undefined) fail(`payment_methods[${i}]`, "must be one of credit_card, pix, billet")
-    else if (methods.includes(core)) fail(`payment_methods[${i}]`, "appears twice")
-    else methods.push(core)
-  })
-
+  const items = checkItems(w.items ?? [], fail)
+  const methods = checkMethods(w.payment_methods, fail)
   const maxInstallments = w.max_installments ?? 1
-  if (!Number.isInteger(maxInstallments) || maxInstallments < 1 || maxInstallments > rules.max)
-    fail("max_installments", `must be an integer from 1 to ${rules.max}`)
-  else if (maxInstallments > 1 && !methods.includes("CARD"))
+  if (checkInstallments(maxInstallments, rules, fail) && maxInstallments > 1 && !methods.includes("CARD"))
     fail("max_installments", "is only for links that allow credit_card")
-
-  let expiresAt: Date | null = null
-  if (w.expires_at !== undefined) {
-    const at = new Date(w.expires_at)
-    if (!OFFSET.test(w.expires_at.trim()) || Number.isNaN(at.getTime()))
-      fail("expires_at", "must be an ISO 8601 date-time with an explicit offset, e.g. 2026-12-24T18:00:00-03:00")
-    else if (at.getTime() <= now.getTime()) fail("expires_at", "must be in the future")
-    else expiresAt = at
-  }
-  if (w.max_uses !== undefined && (!Number.isInteger(w.max_uses) || w.max_uses < 1 || w.max_uses > 1_000_000))
-    fail("max_uses", "must be an integer from 1 to 1000000")
-  // Each visit's transaction carries this metadata plus payment_link_id, within v1's 8,192 bytes.
-  if (w.metadata !== undefined && Buffer.byteLength(JSON.stringify(w.metadata), "utf8") > 8000)
-    fail("metadata", "must serialise to at most 8,000 bytes")
+  const expiresAt = w.expires_at === undefined ? null : checkExpiry(w.expires_at, now, fail)
+  if (w.max_uses !== undefined) checkMaxUses(w.max_uses, fail)
+  if (w.metadata !== undefined) checkMetadata(w.metadata, fail)
 
   if (errors.length > 0) return Either.left(errors)
   return Either.right({
@@ -139,11 +163,76 @@ export const decodeCreateLink = (
     amount: w.amount ?? null,
     minAmount: w.amount === undefined ? (w.min_amount ?? null) : null,
     maxAmount: w.amount === undefined ? (w.max_amount ?? null) : null,
-    items: items.map((p) => ({ name: p.name, quantity: p.quantity, unitPrice: p.unit_price, sku: p.sku ?? null })),
+    items,
     methods,
     maxInstallments,
     expiresAt,
     maxUses: w.max_uses ?? null,
     metadata: w.metadata ?? null
+  })
+}
+
+const FIXED = "cannot be changed once the link is shared (a buyer may have its page open): create a new link"
+
+export const UpdatePaymentLinkWire = Schema.Struct({
+  name: opt(CreatePaymentLinkWire.fields.name),
+  description: opt(Schema.NullOr(Schema.String).annotations({ description: "≤ 1,000 characters; null clears it" })),
+  items: CreatePaymentLinkWire.fields.items,
+  payment_methods: opt(CreatePaymentLinkWire.fields.payment_methods),
+  max_installments: CreatePaymentLinkWire.fields.max_installments,
+  expires_at: opt(
+    Schema.NullOr(Schema.String).annotations({
+      description: "ISO 8601 with an explicit offset, in the future; null: the link no longer expires"
+    })
+  ),
+  max_uses: opt(
+    Schema.NullOr(Schema.Number).annotations({
+      description: "1 to 1 000 000 and at least `uses`; null: no limit"
+    })
+  ),
+  metadata: opt(
+    Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Unknown })).annotations({
+      description: "replaces the link's metadata (up to 8,000 bytes); null clears it; transactions made are unchanged"
+    })
+  ),
+  // Declared so that the documentation says it; any value is refused with 400.
+  amount: opt(Schema.Unknown.annotations({ description: FIXED })),
+  min_amount: opt(Schema.Unknown.annotations({ description: FIXED })),
+  max_amount: opt(Schema.Unknown.annotations({ description: FIXED }))
+})
+export type UpdatePaymentLinkWire = typeof UpdatePaymentLinkWire.Type
+
+/**
+ * The changes an edit asks for (docs/payment-links.md "Editing a link"), each broken field named at once;
+ * what depends on the link as it is (its uses, its methods) is checked under its lock (`changedLink`).
+ */
+export const decodeUpdateLink = (
+  w: UpdatePaymentLinkWire,
+  now: Date,
+  rules: InstallmentRules
+): Either.Either<LinkChanges, ReadonlyArray<FieldError>> => {
+  const errors: Array<FieldError> = []
+  const fail: Fail = (field, message) => errors.push({ field, message: `${field} ${message}` })
+  for (const field of ["amount", "min_amount", "max_amount"] as const) if (field in w) fail(field, FIXED)
+  const name = w.name === undefined ? undefined : checkName(w.name, fail)
+  checkDescription(w.description, fail)
+  const items = w.items === undefined ? undefined : checkItems(w.items, fail)
+  const methods = w.payment_methods === undefined ? undefined : checkMethods(w.payment_methods, fail)
+  if (w.max_installments !== undefined) checkInstallments(w.max_installments, rules, fail)
+  const expiresAt =
+    w.expires_at === undefined || w.expires_at === null ? w.expires_at : checkExpiry(w.expires_at, now, fail)
+  if (w.max_uses !== undefined && w.max_uses !== null) checkMaxUses(w.max_uses, fail)
+  if (w.metadata !== undefined && w.metadata !== null) checkMetadata(w.metadata, fail)
+
+  if (errors.length > 0) return Either.left(errors)
+  return Either.right({
+    ...(name === undefined ? {} : { name }),
+    ...(w.description === undefined ? {} : { description: w.description }),
+    ...(items === undefined ? {} : { items }),
+    ...(methods === undefined ? {} : { methods }),
+    ...(w.max_installments === undefined ? {} : { maxInstallments: w.max_installments }),
+    ...(expiresAt === undefined ? {} : { expiresAt }),
+    ...(w.max_uses === undefined ? {} : { maxUses: w.max_uses }),
+    ...(w.metadata === undefined ? {} : { metadata: w.metadata })
   })
 }
