@@ -27,6 +27,7 @@ import { RequestLogLive } from "./adapters/postgres/RequestLogLive.ts"
 import { SandboxAcquirerLive } from "./adapters/providers/sandbox/SandboxAcquirer.ts"
 import { SandboxAntifraudLive } from "./adapters/providers/sandbox/SandboxAntifraud.ts"
 import { AntifraudSignalsLive } from "./adapters/postgres/AntifraudSignalsLive.ts"
+import { RateLimitWindowsLive } from "./adapters/postgres/RateLimitWindowsLive.ts"
 import { RulesAntifraudLive } from "./adapters/rules/RulesAntifraud.ts"
 import { SandboxBoletoLive } from "./adapters/providers/sandbox/SandboxBoleto.ts"
 import { SandboxPixProviderLive } from "./adapters/providers/sandbox/SandboxPixProvider.ts"
@@ -152,6 +153,7 @@ export const AdaptersLive = Layer.mergeAll(
   EventLogLive,
   RequestLogLive,
   AntifraudSignalsLive,
+  RateLimitWindowsLive,
   WebhookSenderFromConfig,
   RailsLive,
   Argon2PasswordHasher,

@@ -84,6 +84,71 @@ describe("the cleanup job", () => {
     }
   )
 
+  it("drops the expired rate-limit hits of idle windows (a key's, a link's), leaves a window in use", async () => {
+    const api = client(server.baseUrl)
+    const { key, accountId } = await signup(api)
+    const db = server.db
+    const keyId = (await db.query<{ id: string }>("select id from api_keys where account_id = $1", [accountId]))
+      .rows[0]!.id
+    const link = await api.post(
+      "/public/v1/payment_links",
+      { name: "Camiseta", amount: 8_990, payment_methods: ["pix"] },
+      { token: key }
+    )
+    expect(link.status, link.text).toBe(201)
+    const linkId: string = link.body.data.id
+    const inUse = crypto.randomUUID()
+    // Windows as requests left them: the key's and the link's last hits two minutes old, the third's now.
+    const window = async (id: string, ages: ReadonlyArray<string>) => {
+      await db.query("delete from rate_limit_hits where key_id = $1", [id])
+      for (const age of ages)
+        await db.query("insert into rate_limit_hits (key_id, at) values ($1, now() - $2::interval)", [id, age])
+      await db.query(
+        `insert into rate_limit_counts (key_id, count) values ($1, $2)
+         on conflict (key_id) do update set count = excluded.count`,
+        [id, ages.length]
+      )
+    }
+    await window(keyId, ["2 minutes", "2 minutes", "3 minutes"])
+    await window(linkId, ["90 seconds"])
+    await window(inUse, ["70 seconds", "10 seconds", "1 second"])
+    // More idle windows than one statement takes (100): the job goes on until none is left.
+    const many = await db.query<{ id: string }>(
+      `with w as (select gen_random_uuid() as id from generate_series(1, 250)),
+            h as (insert into rate_limit_hits (key_id, at) select id, now() - interval '5 minutes' from w)
+       insert into rate_limit_counts (key_id, count) select id, 1 from w returning key_id as id`
+    )
+    const state = async (id: string) =>
+      (
+        await db.query<{ count: number; hits: number }>(
+          `select (select count from rate_limit_counts where key_id = $1) as count,
+                  (select count(*)::int from rate_limit_hits where key_id = $1) as hits`,
+          [id]
+        )
+      ).rows[0]!
+
+    const left = async () =>
+      (
+        await db.query<{ n: number }>(
+          `select (select count(*)::int from rate_limit_hits where key_id = any($1::uuid[])) +
+                (select coalesce(sum(count), 0)::int from rate_limit_counts where key_id = any($1::uuid[])) as n`,
+          [many.rows.map((r) => r.id)]
+        )
+      ).rows[0]!.n
+
+    await db.query(`select graphile_worker.add_job('cleanup', '{}'::json)`)
+    // The hits go last in the job, in statements of 100 windows: once all these are gone, it is done.
+    await eventually(async () => (await state(linkId)).hits === 0 && (await left()) === 0)
+    expect(await state(keyId)).toEqual({ count: 0, hits: 0 })
+    expect(await state(linkId)).toEqual({ count: 0, hits: 0 })
+    // A window in use keeps its minute; only its hit older than that goes.
+    expect(await state(inUse)).toEqual({ count: 2, hits: 2 })
+    // The key takes its whole limit again: its first request finds the window empty.
+    const first = await api.get("/api/customers", { key })
+    expect(first.status, first.text).toBe(200)
+    expect(Number(first.headers.get("ratelimit-remaining"))).toBe(Number(first.headers.get("ratelimit-limit")) - 1)
+  })
+
   it("is scheduled hourly by the worker's crontab", async () => {
     const { rows } = await server.db.query(
       `select identifier from graphile_worker._private_tasks where identifier = 'cleanup'`

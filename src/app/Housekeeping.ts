@@ -3,6 +3,7 @@ import { AntifraudSignals } from "../ports/Antifraud.ts"
 import { IdempotencyStore } from "../ports/IdempotencyStore.ts"
 import { WebhookRepo } from "../ports/WebhookRepo.ts"
 import { RequestLog } from "../ports/RequestLog.ts"
+import { RateLimitWindows } from "../ports/RateLimitWindows.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import { fn } from "../spans.ts"
 
@@ -16,6 +17,7 @@ export class Housekeeping extends Effect.Service<Housekeeping>()("Housekeeping",
     const webhooks = yield* WebhookRepo
     const antifraud = yield* AntifraudSignals
     const requestLog = yield* RequestLog
+    const windows = yield* RateLimitWindows
     const config = yield* AppConfig
     return {
       cleanup: fn("Housekeeping.cleanup")(function* () {
@@ -25,9 +27,11 @@ export class Housekeeping extends Effect.Service<Housekeeping>()("Housekeeping",
         const counters = yield* antifraud.deleteExpired(new Date(yield* Clock.currentTimeMillis))
         // The request log is kept REQUEST_LOG_RETENTION_DAYS (docs/webhooks.md "Request log").
         const requests = yield* requestLog.deleteOlderThan(config.requestLogRetentionDays)
+        // Rate-limit windows left unused keep their last minute until pruned (docs/operations.md "Housekeeping").
+        const hits = yield* windows.prune()
         yield* Effect.logInfo(
           `cleanup: ${keys} idempotency records, ${deliveries} deliveries, ${counters} antifraud counters, ` +
-            `${requests} logged requests removed`
+            `${requests} logged requests, ${hits} expired rate-limit hits removed`
         )
       })
     }

@@ -35,6 +35,7 @@ import chargeBatch from "./migrations/0036_charge_batch.ts"
 import bolepixAskAgain from "./migrations/0038_bolepix_ask_again.ts"
 import rateLimitTakeFewerStatements from "./migrations/0040_rate_limit_take_fewer_statements.ts"
 import rateLimitHitsByIndex from "./migrations/0041_rate_limit_hits_by_index.ts"
+import rateLimitPrune from "./migrations/0044_rate_limit_prune.ts"
 import admitMany from "./migrations/0042_admit_many.ts"
 import pixExceptionHandled from "./migrations/0043_pix_exception_handled.ts"
 import { withSpan } from "../../spans.ts"
@@ -73,7 +74,8 @@ export const MIGRATIONS = {
   "0040_rate_limit_take_fewer_statements": rateLimitTakeFewerStatements,
   "0041_rate_limit_hits_by_index": rateLimitHitsByIndex,
   "0042_admit_many": admitMany,
-  "0043_pix_exception_handled": pixExceptionHandled
+  "0043_pix_exception_handled": pixExceptionHandled,
+  "0044_rate_limit_prune": rateLimitPrune
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)

@@ -217,3 +217,106 @@ describe("rate_limit_take", () => {
     expect(stamps.length).toBeLessThan(asked)
   }, 30_000)
 })
+
+/** `rate_limit_prune` (migration 0044) once, with the tests' short window. */
+const prune = async (windows: number) =>
+  (
+    await pool.query<{ windows: number; hits: number }>("select * from rate_limit_prune($1::interval, $2)", [
+      WINDOW,
+      windows
+    ])
+  ).rows[0]!
+/** Every window of this file's earlier tests, once its hits have expired, pruned. */
+const pruneAll = async () => {
+  await sleep(400)
+  let hits = 0
+  for (let found = await prune(1_000); ; found = await prune(1_000)) {
+    hits += found.hits
+    if (found.windows < 1_000) return hits
+  }
+}
+
+describe("rate_limit_prune", () => {
+  it("drops an idle window's expired hits and lowers its count as much; windows in use keep theirs", async () => {
+    await pruneAll()
+    const idle = randomUUID()
+    const used = randomUUID()
+    for (let i = 0; i < 3; i++) expect((await take(pool, idle)).allowed).toBe(true)
+    for (let i = 0; i < 2; i++) await take(pool, used)
+    await sleep(400)
+    // Used again: its own request dropped its expired hits; a third window is all within the minute.
+    await take(pool, used)
+    const fresh = randomUUID()
+    for (let i = 0; i < 2; i++) await take(pool, fresh)
+    expect(await state(idle)).toEqual({ count: 3, hits: 3 })
+
+    expect(await prune(100)).toEqual({ windows: 1, hits: 3 })
+    expect(await state(idle)).toEqual({ count: 0, hits: 0 })
+    expect(await state(used)).toEqual({ count: 1, hits: 1 })
+    expect(await state(fresh)).toEqual({ count: 2, hits: 2 })
+    expect(await prune(100)).toEqual({ windows: 0, hits: 0 })
+    // The pruned window takes its whole limit again, each request counted from zero.
+    const again = await takeMany(pool, idle, LIMIT + 1)
+    expect(again.map((r) => r.allowed)).toEqual([...Array(LIMIT).fill(true), false])
+    expect(again[0]!.remaining).toBe(LIMIT - 1)
+  })
+
+  it("takes at most the windows it is asked for per call", async () => {
+    await pruneAll()
+    const keys = Array.from({ length: 5 }, () => randomUUID())
+    for (const key of keys) await takeMany(pool, key, 2)
+    await sleep(400)
+    expect(await prune(2)).toEqual({ windows: 2, hits: 4 })
+    expect(await prune(2)).toEqual({ windows: 2, hits: 4 })
+    expect(await prune(2)).toEqual({ windows: 1, hits: 2 })
+    expect(await prune(2)).toEqual({ windows: 0, hits: 0 })
+    for (const key of keys) expect(await state(key)).toEqual({ count: 0, hits: 0 })
+  })
+
+  it("waits for the window's lock, the one its requests take, before it touches the window", async () => {
+    await pruneAll()
+    const key = randomUUID()
+    await takeMany(pool, key, 3)
+    await sleep(400)
+    const holder = await pool.connect()
+    try {
+      // As a request of the window would, between its lock and its commit.
+      await holder.query("begin")
+      await holder.query("select pg_advisory_xact_lock(hashtextextended('rate_limit:' || $1, 0))", [key])
+      let answered = false
+      const pruning = prune(100).then((found) => ((answered = true), found))
+      await sleep(300)
+      expect(answered).toBe(false)
+      expect(await state(key)).toEqual({ count: 3, hits: 3 })
+      await holder.query("commit")
+      expect(await pruning).toEqual({ windows: 1, hits: 3 })
+      expect(await state(key)).toEqual({ count: 0, hits: 0 })
+    } finally {
+      // After a failed expectation the lock is still held: never hand it back to the pool.
+      await holder.query("rollback")
+      holder.release()
+    }
+  })
+
+  it("pruning while eight callers take slots: the count stays the hits, the limit per window kept", async () => {
+    const key = randomUUID()
+    let done = false
+    let pruned = 0
+    const pruner = (async () => {
+      while (!done) {
+        pruned += (await prune(100)).hits
+        await sleep(Math.floor(Math.random() * 5))
+      }
+    })()
+    // Pauses up to 120 ms: the window empties and fills again, and its expired hits wait for either side.
+    const stamps = await eightCallers(40, 120, async (client) => [await take(client, key)])
+    done = true
+    await pruner
+    const after = await state(key)
+    expect(after.count).toBe(after.hits)
+    expect(after.hits).toBeLessThanOrEqual(LIMIT)
+    expectWindowKept(stamps)
+    // The pruner did take hits from under the callers, not only from other windows.
+    expect(pruned).toBeGreaterThan(0)
+  }, 30_000)
+})
