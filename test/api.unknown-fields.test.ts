@@ -21,6 +21,7 @@ let orderId: string
 let transactionId: string
 let v1Hash: string
 let subaccountId: string
+let paymentLinkId: string
 
 beforeAll(async () => {
   server = await startTestServer({ rateLimitPerMinute: 100_000, webhookAllowPrivateUrls: true })
@@ -38,6 +39,13 @@ beforeAll(async () => {
   const sub = await api.post("/public/v1/subaccounts", subaccountBody(), { token: account.key })
   expect(sub.status, sub.text).toBe(201)
   subaccountId = sub.body.data.id
+  const link = await api.post(
+    "/public/v1/payment_links",
+    { name: "Camiseta", amount: 5_000, payment_methods: ["pix"] },
+    { token: account.key }
+  )
+  expect(link.status, link.text).toBe(201)
+  paymentLinkId = link.body.data.id
 })
 afterAll(async () => {
   await server?.close()
@@ -120,6 +128,12 @@ const validBodies = (): Record<string, () => Body> => ({
     metadata: { campaign: "natal" }
   }),
   "post /api/dashboard/payment-links": () => ({ name: "Doação", payment_methods: ["pix"], min_amount: 1_000 }),
+  "patch /public/v1/payment_links/{id}": () => ({
+    name: "Camiseta Azul",
+    items: [{ name: "Camiseta Azul", quantity: 1, unit_price: 5_000 }],
+    metadata: { campaign: "natal" }
+  }),
+  "patch /api/dashboard/payment-links/{id}": () => ({ name: "Camiseta", max_uses: 10 }),
   // A payment link's buyer visit (docs/payment-links.md): the body is refused before the link is looked up.
   "post /pay/{id}": () => ({
     method: "pix",
@@ -129,7 +143,16 @@ const validBodies = (): Record<string, () => Body> => ({
 
 /** The path with its parameters filled with resources of the account. */
 const concrete = (template: string) =>
-  template.replace("{id}", template.startsWith("/api/customers") ? customerId : transactionId).replace("{hash}", v1Hash)
+  template
+    .replace(
+      "{id}",
+      template.startsWith("/api/customers")
+        ? customerId
+        : /payment[-_]links/.test(template)
+          ? paymentLinkId
+          : transactionId
+    )
+    .replace("{hash}", v1Hash)
 
 const auth = (path: string): RequestOptions =>
   path.startsWith("/public/v1") || path.startsWith("/api/dashboard")
@@ -236,8 +259,8 @@ describe("unknown body fields (issue 19.7)", () => {
       )
     }
     // buyerAddress, address, customer, products[0], card, split[0], bank_account (twice), the dashboard's
-    // bankAccount, a payment link's items[0] and its buyer visit's customer
-    expect(nestedChecked).toBe(11)
+    // bankAccount, a payment link's items[0] (made and edited) and its buyer visit's customer
+    expect(nestedChecked).toBe(12)
     expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined()
   })
 

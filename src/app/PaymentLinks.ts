@@ -70,6 +70,8 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
        * against the uses made; the broken fields → 400, another account's link → 404.
        */
       update: fn("PaymentLinks.update")(function* (accountId: AccountId, id: PaymentLinkId, changes: LinkChanges) {
+        // Nothing asked: the link as it is, not written (its updated_at stays).
+        if (Object.keys(changes).length === 0) return yield* get(accountId, id)
         return yield* tx.run(
           Effect.gen(function* () {
             const changed = changedLink(yield* found(repo.findForUpdate(accountId, id)), changes)
