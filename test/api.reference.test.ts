@@ -57,6 +57,14 @@ describe("/openapi.json as a reference (issue 23.5)", () => {
     expect(create.security).toEqual([{ apiKeyBearer: [] }, { apiToken: [] }])
   })
 
+  it("the dashboard's old delivery retry is marked deprecated, naming the route that replaced it", async () => {
+    const document = (await api.get("/openapi.json")).body
+    const retry = document.paths["/api/dashboard/deliveries/{id}/retry"].post
+    expect(retry.deprecated).toBe(true)
+    expect(retry.description).toContain("/api/dashboard/webhooks/deliveries/{deliveryId}/resend")
+    expect(document.paths["/api/dashboard/webhooks/deliveries/{deliveryId}/resend"].post.deprecated).toBeUndefined()
+  })
+
   it("GET / points to /docs: a redirect for a browser, links for any other client", async () => {
     const browser = await fetch(`${server.baseUrl}/`, { headers: { accept: "text/html" }, redirect: "manual" })
     expect(browser.status).toBe(302)

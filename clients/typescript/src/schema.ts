@@ -328,7 +328,8 @@ export interface paths {
     put?: never
     /**
      * Retry one webhook delivery
-     * @description Queues one more attempt of the delivery now; answers the record with status PENDING.
+     * @deprecated
+     * @description Queues one more attempt of the delivery now; answers the record with status PENDING. Deprecated: the dashboard resends through `POST /api/dashboard/webhooks/deliveries/{deliveryId}/resend`, which does the same and sits beside the other delivery routes; this one stays for scripts written against it.
      */
     post: operations["dashboard.retryDelivery"]
     delete?: never

@@ -405,9 +405,12 @@ export class DashboardApi extends HttpApiGroup.make("dashboard")
   .add(
     HttpApiEndpoint.post("retryDelivery")`/deliveries/${id}/retry`
       .annotate(OpenApi.Summary, "Retry one webhook delivery")
+      .annotate(OpenApi.Deprecated, true)
       .annotate(
         OpenApi.Description,
-        "Queues one more attempt of the delivery now; answers the record with status PENDING."
+        "Queues one more attempt of the delivery now; answers the record with status PENDING. Deprecated: the " +
+          "dashboard resends through `POST /api/dashboard/webhooks/deliveries/{deliveryId}/resend`, which does " +
+          "the same and sits beside the other delivery routes; this one stays for scripts written against it."
       )
       .addSuccess(Delivery, { status: 202 })
       .addError(NotFound)
