@@ -30,6 +30,7 @@ import { redactedUrl } from "./startupFailure.ts"
  *   pix register-webhook [--url U]  (the PSP's notice URL for PIX_KEY; default PIX_WEBHOOK_URL)
  *   pix exceptions  (PIX payments that did not settle their charge and wait: amount differs, unknown txid, …)
  *   pix handled --id E2E --note N  (one dealt with by hand, and how: it leaves the queue, once)
+ *   pix reopen --id E2E            (a mark made by mistake undone: it waits in the queue again)
  *   boleto remessa  (cuts the bank's next remessa now: docs/providers.md "Boleto: banks by CNAB 240")
  *   boleto retorno FILE  (ingests a bank's retorno; exit 1 when it is refused or unreadable)
  *   bolepix returns  (second payments of bolepix owed back to their payers: docs/boleto.md "Bolepix")
@@ -46,6 +47,7 @@ const usage = `usage:
   npm run cli -- pix register-webhook [--url https://HOST/providers/pix/PSP/webhook]
   npm run cli -- pix exceptions
   npm run cli -- pix handled --id END_TO_END_ID --note "WHAT WAS DONE"
+  npm run cli -- pix reopen --id END_TO_END_ID
   npm run cli -- boleto remessa
   npm run cli -- boleto retorno FILE
   npm run cli -- bolepix returns
@@ -218,6 +220,19 @@ const program = (created: boolean) =>
                 ? ""
                 : ` at ${mark.record.handledAt.toISOString()}: ${mark.record.handledNote}`)
           )
+      }
+    }
+    if (noun === "pix" && verb === "reopen") {
+      // A mark made by mistake: the exception waits again, and the mark undone is answered for the record.
+      if (!values.id) return yield* fail(usage)
+      const reopen = yield* Effect.flatMap(ReceivedPixRepo, (r) => r.reopen(values.id!))
+      switch (reopen._tag) {
+        case "Reopened":
+          return { ...reopen.record, undone: reopen.mark }
+        case "Unknown":
+          return yield* fail(`no PIX received with end-to-end id ${values.id}`)
+        case "NotHandled":
+          return yield* fail(`${values.id} is not marked handled: nothing to reopen`)
       }
     }
     if (noun === "pix" && verb === "register-webhook") {

@@ -266,7 +266,7 @@ describe("PIX over the API Pix (bcb-pix adapter, fake PSP, efi profile)", () => 
     })
   })
 
-  it("an exception marked handled leaves the queue and the list, once; nothing else can be marked", async () => {
+  it("a handled exception leaves the queue and the list, once, until reopened; nothing else is marked", async () => {
     const c = await chargePix(merchant, 5_001)
     await psp.pay(txidOf(c.transactionId), { amount: 5_000 })
     const e2e = await until(
@@ -304,6 +304,28 @@ describe("PIX over the API Pix (bcb-pix adapter, fake PSP, efi profile)", () => 
       await db.query<{ handled_note: string }>("select handled_note from pix_received where end_to_end_id = $1", [e2e])
     ).rows
     expect(row!.handled_note).toBe("returned at the PSP, devolução D1")
+
+    // A mark made by mistake is undone: the exception waits again, and the mark undone is answered.
+    await expect(runCli(["pix", "reopen"], env, 60_000)).rejects.toThrow(/usage/)
+    const reopened = await runCli(["pix", "reopen", "--id", e2e], env, 60_000)
+    expect(reopened).toMatchObject({
+      endToEndId: e2e,
+      outcome: "amount_mismatch",
+      handledAt: null,
+      handledNote: null,
+      undone: { handledAt: marked.handledAt, handledNote: "returned at the PSP, devolução D1" }
+    })
+    const again = await runCli<Array<{ endToEndId: string }>>(["pix", "exceptions"], env, 60_000)
+    expect(again.map((r) => r.endToEndId)).toContain(e2e)
+    expect(await gauge("operator_queue", "pix_amount_mismatch")).toBe(waitingBefore)
+    await expect(runCli(["pix", "reopen", "--id", e2e], env, 60_000)).rejects.toThrow(/is not marked handled/)
+    await expect(runCli(["pix", "reopen", "--id", "E00000000202611260000NOSUCH"], env, 60_000)).rejects.toThrow(
+      /no PIX received with end-to-end id/
+    )
+    // Then marked with what was really done.
+    expect(
+      await runCli(["pix", "handled", "--id", e2e, "--note", "matched by hand to order 4521"], env, 60_000)
+    ).toMatchObject({ handledNote: "matched by hand to order 4521" })
 
     // A payment that settled its charge is no exception; an end-to-end id never received is unknown.
     const paid = await chargePix(merchant, 1_234)

@@ -31,6 +31,16 @@ export type MarkHandled =
   | { readonly _tag: "NotAnException"; readonly record: ReceivedPixRecord }
   | { readonly _tag: "Unknown" }
 
+/** What undoing a mark did: the record waiting again, with the mark it had; or why there was none. */
+export type Reopen =
+  | {
+      readonly _tag: "Reopened"
+      readonly record: ReceivedPixRecord
+      readonly mark: { readonly handledAt: Date; readonly handledNote: string }
+    }
+  | { readonly _tag: "NotHandled"; readonly record: ReceivedPixRecord }
+  | { readonly _tag: "Unknown" }
+
 /** The PIX payments the PSP reported, once each by end-to-end id. */
 export class ReceivedPixRepo extends Context.Tag("ReceivedPixRepo")<
   ReceivedPixRepo,
@@ -59,6 +69,8 @@ export class ReceivedPixRepo extends Context.Tag("ReceivedPixRepo")<
      * not exceptions; one already handled keeps its first mark.
      */
     readonly markHandled: (endToEndId: string, note: string) => Effect.Effect<MarkHandled>
+    /** Undoes a mark made by mistake: the exception waits for an operator again. */
+    readonly reopen: (endToEndId: string) => Effect.Effect<Reopen>
     readonly find: (endToEndId: string) => Effect.Effect<Option.Option<ReceivedPixRecord>>
   }
 >() {}

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import type { AccountId, TransactionId } from "../../domain/ids.ts"
-import { ReceivedPixRepo, type MarkHandled, type ReceivedPixRecord } from "../../ports/ReceivedPixRepo.ts"
+import { ReceivedPixRepo, type MarkHandled, type ReceivedPixRecord, type Reopen } from "../../ports/ReceivedPixRepo.ts"
 import { traced } from "./traced.ts"
 
 interface Row {
@@ -100,6 +100,33 @@ export const ReceivedPixRepoLive = Layer.effect(
             .pipe(
               Effect.orDie,
               Effect.map((mark): MarkHandled => mark)
+            ),
+        // Locked first as markHandled locks it: a reopen and a mark of the same row take turns.
+        reopen: (endToEndId) =>
+          sql
+            .withTransaction(
+              Effect.gen(function* () {
+                const [row] = yield* sql<Row>`
+                  select ${sql.literal(columns)} from pix_received where end_to_end_id = ${endToEndId} for update`
+                if (row === undefined) return { _tag: "Unknown" } as const
+                const record = recordOf(row)
+                if (record.handledAt === null || record.handledNote === null) {
+                  return { _tag: "NotHandled", record } as const
+                }
+                const [reopened] = yield* sql<Row>`
+                  update pix_received set handled_at = null, handled_note = null
+                  where end_to_end_id = ${endToEndId}
+                  returning ${sql.literal(columns)}`
+                return {
+                  _tag: "Reopened",
+                  record: recordOf(reopened!),
+                  mark: { handledAt: record.handledAt, handledNote: record.handledNote }
+                } as const
+              })
+            )
+            .pipe(
+              Effect.orDie,
+              Effect.map((reopen): Reopen => reopen)
             ),
         find: (endToEndId) =>
           sql<Row>`select ${sql.literal(columns)} from pix_received where end_to_end_id = ${endToEndId}`.pipe(
