@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import type { AccountId, TransactionId } from "../../domain/ids.ts"
 import { ReceivedPixRepo, type MarkHandled, type ReceivedPixRecord, type Reopen } from "../../ports/ReceivedPixRepo.ts"
@@ -39,6 +39,31 @@ export const ReceivedPixRepoLive = Layer.effect(
   ReceivedPixRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    /** `decide` on the payment's row, locked until its transaction ends (an operator's mark or its undoing). */
+    const underLock = <A>(
+      endToEndId: string,
+      decide: (record: ReceivedPixRecord) => Effect.Effect<A, SqlError.SqlError>
+    ): Effect.Effect<A | { readonly _tag: "Unknown" }> =>
+      sql
+        .withTransaction(
+          Effect.flatMap(
+            sql<Row>`
+              select ${sql.literal(columns)} from pix_received where end_to_end_id = ${endToEndId} for update`,
+            ([row]): Effect.Effect<A | { readonly _tag: "Unknown" }, SqlError.SqlError> =>
+              row === undefined ? Effect.succeed({ _tag: "Unknown" } as const) : decide(recordOf(row))
+          )
+        )
+        .pipe(Effect.orDie)
+    /** Sets the operator's mark (`note`), or clears it (null); the row as it then is. */
+    const setMark = (endToEndId: string, note: string | null) =>
+      Effect.map(
+        sql<Row>`
+          update pix_received set handled_at = case when ${note}::text is null then null else now() end,
+            handled_note = ${note}
+          where end_to_end_id = ${endToEndId}
+          returning ${sql.literal(columns)}`,
+        ([row]) => recordOf(row!)
+      )
     return ReceivedPixRepo.of(
       traced("ReceivedPixRepo", {
         // Recorded first as an exception of unknown charge; the caller sets the real outcome in the same
@@ -79,55 +104,31 @@ export const ReceivedPixRepoLive = Layer.effect(
         // The row locked first: of two operators marking it at once, the second waits, then reads the first's
         // mark (a locking read returns the row as the first committed it) and changes nothing.
         markHandled: (endToEndId, note) =>
-          sql
-            .withTransaction(
-              Effect.gen(function* () {
-                const [row] = yield* sql<Row>`
-                  select ${sql.literal(columns)} from pix_received where end_to_end_id = ${endToEndId} for update`
-                if (row === undefined) return { _tag: "Unknown" } as const
-                const record = recordOf(row)
-                if (record.outcome === "settled" || record.outcome === "returned") {
-                  return { _tag: "NotAnException", record } as const
-                }
-                if (record.handledAt !== null) return { _tag: "AlreadyHandled", record } as const
-                const [marked] = yield* sql<Row>`
-                  update pix_received set handled_at = now(), handled_note = ${note}
-                  where end_to_end_id = ${endToEndId}
-                  returning ${sql.literal(columns)}`
-                return { _tag: "Marked", record: recordOf(marked!) } as const
-              })
-            )
-            .pipe(
-              Effect.orDie,
-              Effect.map((mark): MarkHandled => mark)
-            ),
-        // Locked first as markHandled locks it: a reopen and a mark of the same row take turns.
+          underLock<MarkHandled>(endToEndId, (record) =>
+            Effect.gen(function* () {
+              if (record.outcome === "settled" || record.outcome === "returned") {
+                return { _tag: "NotAnException", record } as const
+              }
+              if (record.handledAt !== null) return { _tag: "AlreadyHandled", record } as const
+              const marked = yield* setMark(endToEndId, note)
+              return { _tag: "Marked", record: marked } as const
+            })
+          ),
+        // Locked as a mark locks it: a reopen and a mark of the same row take turns.
         reopen: (endToEndId) =>
-          sql
-            .withTransaction(
-              Effect.gen(function* () {
-                const [row] = yield* sql<Row>`
-                  select ${sql.literal(columns)} from pix_received where end_to_end_id = ${endToEndId} for update`
-                if (row === undefined) return { _tag: "Unknown" } as const
-                const record = recordOf(row)
-                if (record.handledAt === null || record.handledNote === null) {
-                  return { _tag: "NotHandled", record } as const
-                }
-                const [reopened] = yield* sql<Row>`
-                  update pix_received set handled_at = null, handled_note = null
-                  where end_to_end_id = ${endToEndId}
-                  returning ${sql.literal(columns)}`
-                return {
-                  _tag: "Reopened",
-                  record: recordOf(reopened!),
-                  mark: { handledAt: record.handledAt, handledNote: record.handledNote }
-                } as const
-              })
-            )
-            .pipe(
-              Effect.orDie,
-              Effect.map((reopen): Reopen => reopen)
-            ),
+          underLock<Reopen>(endToEndId, (record) =>
+            Effect.gen(function* () {
+              if (record.handledAt === null || record.handledNote === null) {
+                return { _tag: "NotHandled", record } as const
+              }
+              const reopened = yield* setMark(endToEndId, null)
+              return {
+                _tag: "Reopened",
+                record: reopened,
+                mark: { handledAt: record.handledAt, handledNote: record.handledNote }
+              } as const
+            })
+          ),
         find: (endToEndId) =>
           sql<Row>`select ${sql.literal(columns)} from pix_received where end_to_end_id = ${endToEndId}`.pipe(
             Effect.orDie,
