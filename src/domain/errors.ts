@@ -1,4 +1,4 @@
-import { Data } from "effect"
+import { Data, Effect, Either } from "effect"
 import type { IllegalTransition } from "./lifecycle.ts"
 export { IllegalTransition } from "./lifecycle.ts"
 
@@ -93,3 +93,10 @@ export type DomainError =
   | ProviderUnavailable
   | IllegalTransition
   | RateLimited
+
+/** A decoder's answer as an effect: its value, or ValidationFailed naming every broken field at once. */
+export const validated = <A>(decoded: Either.Either<A, ReadonlyArray<FieldError>>) =>
+  Either.match(decoded, {
+    onLeft: (errors) => Effect.fail(new ValidationFailed({ errors })),
+    onRight: (value) => Effect.succeed(value)
+  })

@@ -1,8 +1,8 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Clock, Effect, Either } from "effect"
+import { Clock, Effect } from "effect"
 import { PaymentLinks } from "../../app/PaymentLinks.ts"
 import { AppConfig } from "../../config/AppConfig.ts"
-import { type FieldError, ValidationFailed } from "../../domain/errors.ts"
+import { type FieldError, ValidationFailed, validated } from "../../domain/errors.ts"
 import { TransactionId } from "../../domain/ids.ts"
 import { linkUnavailable, visitAmount } from "../../domain/paymentLink.ts"
 import { Ids } from "../../ports/Ids.ts"
@@ -88,10 +88,7 @@ export const PayLinksHttp = HttpApiBuilder.group(GatewayApi, "payLinks", (handle
             metadata: { ...(link.metadata ?? {}), payment_link_id: link.id }
           }
           const now = new Date(yield* Clock.currentTimeMillis)
-          const command = yield* Either.match(decodeCreate(wire, now, config.installments), {
-            onLeft: (errors) => Effect.fail(new ValidationFailed({ errors })),
-            onRight: Effect.succeed
-          })
+          const command = yield* validated(decodeCreate(wire, now, config.installments))
           const created = yield* links.visit(link, command, TransactionId.make(yield* ids.next))
           const token = created.details.checkoutToken
           return HttpServerResponse.unsafeJson(

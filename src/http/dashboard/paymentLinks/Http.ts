@@ -1,8 +1,8 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Clock, Effect, Either, Schema } from "effect"
+import { Clock, Effect, Schema } from "effect"
 import { PaymentLinks } from "../../../app/PaymentLinks.ts"
 import { AppConfig } from "../../../config/AppConfig.ts"
-import { type FieldError, ValidationFailed } from "../../../domain/errors.ts"
+import { type FieldError, ValidationFailed, validated } from "../../../domain/errors.ts"
 import { PaymentLinkId } from "../../../domain/ids.ts"
 import type { PaymentLinkRecord } from "../../../domain/paymentLink.ts"
 import { Ids } from "../../../ports/Ids.ts"
@@ -58,10 +58,7 @@ export const DashboardPaymentLinksHttp = HttpApiBuilder.group(GatewayApi, "dashb
         Effect.gen(function* () {
           const accountId = yield* tenant
           const id = PaymentLinkId.make(yield* ids.next)
-          const link = yield* Either.match(decodeCreateLink(payload, id, yield* now, config.installments), {
-            onLeft: (errors) => Effect.fail(new ValidationFailed({ errors })),
-            onRight: Effect.succeed
-          })
+          const link = yield* validated(decodeCreateLink(payload, id, yield* now, config.installments))
           return yield* present(yield* links.create(accountId, link))
         }).pipe(rendered)
       )
@@ -69,10 +66,7 @@ export const DashboardPaymentLinksHttp = HttpApiBuilder.group(GatewayApi, "dashb
         Effect.gen(function* () {
           const accountId = yield* tenant
           const id = yield* knownLinkId(path.id)
-          const changes = yield* Either.match(decodeUpdateLink(payload, yield* now, config.installments), {
-            onLeft: (errors) => Effect.fail(new ValidationFailed({ errors })),
-            onRight: Effect.succeed
-          })
+          const changes = yield* validated(decodeUpdateLink(payload, yield* now, config.installments))
           return yield* present(yield* links.update(accountId, id, changes))
         }).pipe(rendered)
       )

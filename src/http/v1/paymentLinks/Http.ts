@@ -3,7 +3,7 @@ import { Clock, Effect, Either, Schema } from "effect"
 import { PaymentLinks } from "../../../app/PaymentLinks.ts"
 import type { TransactionView } from "../../../app/Transactions.ts"
 import { AppConfig } from "../../../config/AppConfig.ts"
-import { NotFound, ValidationFailed } from "../../../domain/errors.ts"
+import { NotFound, ValidationFailed, validated } from "../../../domain/errors.ts"
 import { PaymentLinkId } from "../../../domain/ids.ts"
 import type { PaymentLinkRecord } from "../../../domain/paymentLink.ts"
 import { isUuid } from "../../../domain/uuid.ts"
@@ -44,9 +44,8 @@ export const V1PaymentLinksHttp = HttpApiBuilder.group(GatewayApi, "v1PaymentLin
       .handle("create", ({ headers, payload }) =>
         idempotentPost(headers["idempotency-key"], (accountId, id) =>
           Effect.gen(function* () {
-            const link = yield* Either.match(
-              decodeCreateLink(payload, PaymentLinkId.make(id), yield* now, config.installments),
-              { onLeft: (errors) => Effect.fail(new ValidationFailed({ errors })), onRight: Effect.succeed }
+            const link = yield* validated(
+              decodeCreateLink(payload, PaymentLinkId.make(id), yield* now, config.installments)
             )
             const created = yield* links.create(accountId, link)
             return { status: 201, body: { success: true, data: yield* present(created) } }
@@ -64,10 +63,7 @@ export const V1PaymentLinksHttp = HttpApiBuilder.group(GatewayApi, "v1PaymentLin
         Effect.gen(function* () {
           const { accountId } = yield* CurrentPrincipal
           const id = yield* knownLinkId(path.id)
-          const changes = yield* Either.match(decodeUpdateLink(payload, yield* now, config.installments), {
-            onLeft: (errors) => Effect.fail(new ValidationFailed({ errors })),
-            onRight: Effect.succeed
-          })
+          const changes = yield* validated(decodeUpdateLink(payload, yield* now, config.installments))
           return { success: true as const, data: yield* present(yield* links.update(accountId, id, changes)) }
         }).pipe(renderedV1)
       )

@@ -2,7 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Either, Schema } from "effect"
 import { Subaccounts } from "../../../app/Subaccounts.ts"
 import { normalizeDocument } from "../../../domain/document.ts"
-import { NotFound, ValidationFailed } from "../../../domain/errors.ts"
+import { NotFound, ValidationFailed, validated } from "../../../domain/errors.ts"
 import { SubaccountId } from "../../../domain/ids.ts"
 import { SUBACCOUNT_STATUSES, type SubaccountRecord, type SubaccountStatus } from "../../../domain/subaccount.ts"
 import { isUuid } from "../../../domain/uuid.ts"
@@ -34,10 +34,7 @@ export const V1SubaccountsHttp = HttpApiBuilder.group(GatewayApi, "v1Subaccounts
       .handle("create", ({ headers, payload }) =>
         idempotentPost(headers["idempotency-key"], (accountId, id) =>
           Effect.gen(function* () {
-            const command = yield* Either.match(decodeSubaccount(payload, SubaccountId.make(id)), {
-              onLeft: (errors) => Effect.fail(new ValidationFailed({ errors })),
-              onRight: Effect.succeed
-            })
+            const command = yield* validated(decodeSubaccount(payload, SubaccountId.make(id)))
             const created = yield* subaccounts.create(accountId, command)
             return { status: 201, body: { success: true, data: yield* present(created) } }
           }).pipe(renderedV1)

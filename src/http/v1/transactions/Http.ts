@@ -7,7 +7,7 @@ import { Transactions } from "../../../app/Transactions.ts"
 import { AppConfig } from "../../../config/AppConfig.ts"
 import { normalizeDocument } from "../../../domain/document.ts"
 import type { TransactionRecord } from "../../../domain/transaction.ts"
-import { ValidationFailed } from "../../../domain/errors.ts"
+import { ValidationFailed, validated } from "../../../domain/errors.ts"
 import type { TransactionFilter } from "../../../ports/TransactionRepo.ts"
 import { GatewayApi } from "../../Api.ts"
 import { idempotentPost, idempotentPresented } from "../../shared/idempotency.ts"
@@ -42,10 +42,7 @@ export const V1TransactionsHttp = HttpApiBuilder.group(GatewayApi, "v1Transactio
           (accountId, transactionId, fresh, settle) =>
             Effect.gen(function* () {
               const now = new Date(yield* Clock.currentTimeMillis)
-              const command = yield* Either.match(decodeCreate(payload, now, config.installments), {
-                onLeft: (errors) => Effect.fail(new ValidationFailed({ errors })),
-                onRight: Effect.succeed
-              })
+              const command = yield* validated(decodeCreate(payload, now, config.installments))
               // Every outcome is a transaction (CONTRACT-v1 §3): refused and failed cards answer 201 too.
               return yield* payments.charge(accountId, command, TransactionId.make(transactionId), fresh, settle)
             }).pipe(renderedV1),
