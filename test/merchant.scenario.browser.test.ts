@@ -289,4 +289,41 @@ describe.skipIf(!available)("a merchant and a buyer, end to end, in Chromium", {
     expect(cspViolations).toEqual([])
     await buyerPage.close()
   })
+
+  it("the merchant describes the link and takes cards off it; the buyer is offered PIX only", async () => {
+    const row = merchant.getByRole("row", { name: /Cadeira de praia dobrável/ })
+    await row.getByRole("button", { name: /Editar/ }).click()
+    const panel = merchant.getByRole("region", { name: /Editar link/ })
+    // The panel opens on the link as it is: its methods ticked and its 3 installments chosen.
+    expect(await panel.getByLabel("Cartão", { exact: true }).isChecked()).toBe(true)
+    expect(await panel.getByLabel("Parcelas no cartão (máximo)").inputValue()).toBe("3")
+    await panel.getByLabel("Descrição").fill("Entrega em 5 dias úteis")
+    await panel.getByLabel("Cartão", { exact: true }).uncheck()
+    // No card, no installments to choose.
+    expect(await panel.getByLabel("Parcelas no cartão (máximo)").count()).toBe(0)
+    await check(merchant, "payment-links-edit-methods")
+    await panel.getByRole("button", { name: "Salvar" }).click()
+    await panel.waitFor({ state: "detached", timeout: 5_000 })
+    await row.getByRole("cell", { name: "PIX", exact: true }).waitFor({ timeout: 5_000 })
+    const id = linkUrl.split("/").pop()
+    const link = await api.get(`/public/v1/payment_links/${id}`, { token: key })
+    // What was not touched is as it was: the name, the cap of 5 and the one use.
+    expect(link.body.data).toMatchObject({
+      name: "Cadeira de praia dobrável",
+      description: "Entrega em 5 dias úteis",
+      payment_methods: ["pix"],
+      max_installments: 1,
+      max_uses: 5,
+      uses: 1
+    })
+    const buyerPage = await buyerContext.newPage()
+    watch(buyerPage)
+    expect((await buyerPage.goto(linkUrl))!.status()).toBe(200)
+    const text = await buyerPage.locator("body").innerText()
+    expect(text).toContain("Entrega em 5 dias úteis")
+    expect(await buyerPage.getByLabel("Cartão de crédito").count()).toBe(0)
+    expect(await buyerPage.getByLabel("PIX (aprovação na hora)").isChecked()).toBe(true)
+    expect(cspViolations).toEqual([])
+    await buyerPage.close()
+  })
 })

@@ -11,6 +11,7 @@ interface PaymentLink {
   id: string
   url: string
   name: string
+  description: string | null
   amount: number | null
   min_amount: number | null
   max_amount: number | null
@@ -29,6 +30,52 @@ const BASE = "/api/dashboard/payment-links"
 
 /** Optional money typed in reais → centavos; undefined when empty, NaN when it is not an amount. */
 const money = (text: string) => (text.trim() === "" ? undefined : (parseMoney(text) ?? Number.NaN))
+
+/** The methods a link takes and, when it takes cards, its most installments: the create and edit forms'. */
+const MethodChoice = (props: {
+  prefix: string
+  methods: string[]
+  onMethods: (methods: string[]) => void
+  installments: string
+  onInstallments: (installments: string) => void
+}) => {
+  const t = useTexts()
+  const id = `${props.prefix}-installments`
+  return (
+    <>
+      <fieldset>
+        <legend>{t.methods}</legend>
+        <div class="checks">
+          {METHODS.map((m) => (
+            <label key={m}>
+              <input
+                type="checkbox"
+                checked={props.methods.includes(m)}
+                onChange={(e) =>
+                  props.onMethods(
+                    e.currentTarget.checked ? [...props.methods, m] : props.methods.filter((x) => x !== m)
+                  )
+                }
+              />{" "}
+              {t.methodWords[m]}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      {props.methods.includes("credit_card") ? (
+        <Field id={id} label={t.maxInstallments}>
+          <select id={id} value={props.installments} onChange={(e) => props.onInstallments(e.currentTarget.value)}>
+            {Array.from({ length: 12 }, (_, i) => (
+              <option key={i} value={String(i + 1)}>
+                {i + 1}x
+              </option>
+            ))}
+          </select>
+        </Field>
+      ) : null}
+    </>
+  )
+}
 
 const CreateLink = () => {
   const t = useTexts()
@@ -99,34 +146,13 @@ const CreateLink = () => {
             </Field>
           </div>
         ) : null}
-        <fieldset>
-          <legend>{t.methods}</legend>
-          <div class="checks">
-            {METHODS.map((m) => (
-              <label key={m}>
-                <input
-                  type="checkbox"
-                  checked={methods.includes(m)}
-                  onChange={(e) =>
-                    setMethods(e.currentTarget.checked ? [...methods, m] : methods.filter((x) => x !== m))
-                  }
-                />{" "}
-                {t.methodWords[m]}
-              </label>
-            ))}
-          </div>
-        </fieldset>
-        {methods.includes("credit_card") ? (
-          <Field id="pl-installments" label={t.maxInstallments}>
-            <select id="pl-installments" value={installments} onChange={(e) => setInstallments(e.currentTarget.value)}>
-              {Array.from({ length: 12 }, (_, i) => (
-                <option key={i} value={String(i + 1)}>
-                  {i + 1}x
-                </option>
-              ))}
-            </select>
-          </Field>
-        ) : null}
+        <MethodChoice
+          prefix="pl"
+          methods={methods}
+          onMethods={setMethods}
+          installments={installments}
+          onInstallments={setInstallments}
+        />
         <div class="inline">
           <Field id="pl-uses" label={t.maxUses}>
             <input id="pl-uses" inputMode="numeric" value={uses} onInput={(e) => setUses(e.currentTarget.value)} />
@@ -156,18 +182,29 @@ const localInput = (iso: string | null) => {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`
 }
 
+/** Methods in one order, to tell a changed choice from the same boxes ticked in another order. */
+const sameMethods = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) =>
+  [...a].sort().join(",") === [...b].sort().join(",")
+
 /**
- * The name and limits of a link already shared (docs/payment-links.md "Editing a link"); only the fields
- * changed are sent, so renaming an expired link does not resend its past deadline.
+ * What a link already shared may still change (docs/payment-links.md "Editing a link"): not its amount.
+ * Only the fields changed are sent, so renaming an expired link does not resend its past deadline; with
+ * cards taken away the installments are not sent (the link goes back to one, as the API does).
  */
 const EditLink = (props: { link: PaymentLink; onDone: () => void }) => {
   const t = useTexts()
   const initial = {
     name: props.link.name,
+    description: props.link.description ?? "",
+    methods: props.link.payment_methods,
+    installments: String(props.link.max_installments),
     uses: props.link.max_uses === null ? "" : String(props.link.max_uses),
     expires: localInput(props.link.expires_at)
   }
   const [name, setName] = useState(initial.name)
+  const [description, setDescription] = useState(initial.description)
+  const [methods, setMethods] = useState<string[]>(initial.methods)
+  const [installments, setInstallments] = useState(initial.installments)
   const [uses, setUses] = useState(initial.uses)
   const [expires, setExpires] = useState(initial.expires)
   // The panel opens below the table: the merchant is taken to it, its first field focused.
@@ -177,8 +214,12 @@ const EditLink = (props: { link: PaymentLink; onDone: () => void }) => {
     first.current?.focus()
   }, [props.link.id])
   const save = useAction(async () => {
+    const cards = methods.includes("credit_card")
     const body = {
       ...(name === initial.name ? {} : { name }),
+      ...(description === initial.description ? {} : { description: description.trim() === "" ? null : description }),
+      ...(sameMethods(methods, initial.methods) ? {} : { payment_methods: methods }),
+      ...(cards && installments !== initial.installments ? { max_installments: Number(installments) } : {}),
       ...(uses === initial.uses ? {} : { max_uses: uses.trim() === "" ? null : Number(uses) }),
       ...(expires === initial.expires ? {} : { expires_at: expires === "" ? null : new Date(expires).toISOString() })
     }
@@ -208,6 +249,22 @@ const EditLink = (props: { link: PaymentLink; onDone: () => void }) => {
             onInput={(e) => setName(e.currentTarget.value)}
           />
         </Field>
+        <Field id="pl-edit-description" label={t.description}>
+          <textarea
+            id="pl-edit-description"
+            maxLength={1000}
+            rows={2}
+            value={description}
+            onInput={(e) => setDescription(e.currentTarget.value)}
+          />
+        </Field>
+        <MethodChoice
+          prefix="pl-edit"
+          methods={methods}
+          onMethods={setMethods}
+          installments={installments}
+          onInstallments={setInstallments}
+        />
         <div class="inline">
           <Field id="pl-edit-uses" label={t.maxUses}>
             <input
