@@ -30,7 +30,8 @@ import { redactedUrl } from "./startupFailure.ts"
  *   pix register-webhook [--url U]  (the PSP's notice URL for PIX_KEY; default PIX_WEBHOOK_URL)
  *   pix exceptions  (PIX payments that did not settle their charge and wait: amount differs, unknown txid, …)
  *   pix handled --id E2E --note N  (one dealt with by hand, and how: it leaves the queue, once)
- *   pix reopen --id E2E            (a mark made by mistake undone: it waits in the queue again)
+ *   pix reopen --id E2E --note WHY (a mark made by mistake undone, and why: it waits in the queue again)
+ *   pix show --id E2E              (one payment as received, with every mark made on it and undone)
  *   boleto remessa  (cuts the bank's next remessa now: docs/providers.md "Boleto: banks by CNAB 240")
  *   boleto retorno FILE  (ingests a bank's retorno; exit 1 when it is refused or unreadable)
  *   bolepix returns  (second payments of bolepix owed back to their payers: docs/boleto.md "Bolepix")
@@ -47,7 +48,8 @@ const usage = `usage:
   npm run cli -- pix register-webhook [--url https://HOST/providers/pix/PSP/webhook]
   npm run cli -- pix exceptions
   npm run cli -- pix handled --id END_TO_END_ID --note "WHAT WAS DONE"
-  npm run cli -- pix reopen --id END_TO_END_ID
+  npm run cli -- pix reopen --id END_TO_END_ID --note "WHY THE MARK IS UNDONE"
+  npm run cli -- pix show --id END_TO_END_ID
   npm run cli -- boleto remessa
   npm run cli -- boleto retorno FILE
   npm run cli -- bolepix returns
@@ -223,17 +225,27 @@ const program = (created: boolean) =>
       }
     }
     if (noun === "pix" && verb === "reopen") {
-      // A mark made by mistake: the exception waits again, and the mark undone is answered for the record.
-      if (!values.id) return yield* fail(usage)
-      const reopen = yield* Effect.flatMap(ReceivedPixRepo, (r) => r.reopen(values.id!))
+      // A mark made by mistake, and why: the exception waits again; the mark undone stays in its marks.
+      const why = values.note?.trim()
+      if (!values.id || !why) return yield* fail(usage)
+      const repo = yield* ReceivedPixRepo
+      const reopen = yield* repo.reopen(values.id, why)
       switch (reopen._tag) {
         case "Reopened":
-          return { ...reopen.record, undone: reopen.mark }
+          return { ...reopen.record, undone: reopen.mark, marks: yield* repo.marks(values.id) }
         case "Unknown":
           return yield* fail(`no PIX received with end-to-end id ${values.id}`)
         case "NotHandled":
           return yield* fail(`${values.id} is not marked handled: nothing to reopen`)
       }
+    }
+    if (noun === "pix" && verb === "show") {
+      // One payment as received and what operators did with it, oldest mark first (an audit's question).
+      if (!values.id) return yield* fail(usage)
+      const repo = yield* ReceivedPixRepo
+      const found = yield* repo.find(values.id)
+      if (Option.isNone(found)) return yield* fail(`no PIX received with end-to-end id ${values.id}`)
+      return { ...found.value, marks: yield* repo.marks(values.id) }
     }
     if (noun === "pix" && verb === "register-webhook") {
       // PUT /webhook/{chave} at the configured PSP (docs/providers.md "PIX: the Banco Central's API Pix").

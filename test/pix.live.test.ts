@@ -305,9 +305,15 @@ describe("PIX over the API Pix (bcb-pix adapter, fake PSP, efi profile)", () => 
     ).rows
     expect(row!.handled_note).toBe("returned at the PSP, devolução D1")
 
-    // A mark made by mistake is undone: the exception waits again, and the mark undone is answered.
+    // A mark made by mistake is undone, saying why: the exception waits again, and the mark undone is answered.
     await expect(runCli(["pix", "reopen"], env, 60_000)).rejects.toThrow(/usage/)
-    const reopened = await runCli(["pix", "reopen", "--id", e2e], env, 60_000)
+    await expect(runCli(["pix", "reopen", "--id", e2e], env, 60_000)).rejects.toThrow(/usage/)
+    await expect(runCli(["pix", "reopen", "--id", e2e, "--note", "  "], env, 60_000)).rejects.toThrow(/usage/)
+    const reopened = await runCli<{ marks: Array<{ action: string; note: string; at: string }> }>(
+      ["pix", "reopen", "--id", e2e, "--note", "the PSP refused the devolução: it was never returned"],
+      env,
+      60_000
+    )
     expect(reopened).toMatchObject({
       endToEndId: e2e,
       outcome: "amount_mismatch",
@@ -315,17 +321,41 @@ describe("PIX over the API Pix (bcb-pix adapter, fake PSP, efi profile)", () => 
       handledNote: null,
       undone: { handledAt: marked.handledAt, handledNote: "returned at the PSP, devolução D1" }
     })
+    // Both kept, in order: the mark (at the instant the row was marked) and its undoing.
+    expect(reopened.marks).toMatchObject([
+      { action: "handled", note: "returned at the PSP, devolução D1", at: marked.handledAt },
+      { action: "reopened", note: "the PSP refused the devolução: it was never returned" }
+    ])
     const again = await runCli<Array<{ endToEndId: string }>>(["pix", "exceptions"], env, 60_000)
     expect(again.map((r) => r.endToEndId)).toContain(e2e)
     expect(await gauge("operator_queue", "pix_amount_mismatch")).toBe(waitingBefore)
-    await expect(runCli(["pix", "reopen", "--id", e2e], env, 60_000)).rejects.toThrow(/is not marked handled/)
-    await expect(runCli(["pix", "reopen", "--id", "E00000000202611260000NOSUCH"], env, 60_000)).rejects.toThrow(
-      /no PIX received with end-to-end id/
+    await expect(runCli(["pix", "reopen", "--id", e2e, "--note", "x"], env, 60_000)).rejects.toThrow(
+      /is not marked handled/
     )
-    // Then marked with what was really done.
+    await expect(
+      runCli(["pix", "reopen", "--id", "E00000000202611260000NOSUCH", "--note", "x"], env, 60_000)
+    ).rejects.toThrow(/no PIX received with end-to-end id/)
+    // Then marked with what was really done; `pix show` answers the payment with its three marks, and the
+    // refused attempts above (a second mark, a reopen of what waits) left none.
     expect(
       await runCli(["pix", "handled", "--id", e2e, "--note", "matched by hand to order 4521"], env, 60_000)
     ).toMatchObject({ handledNote: "matched by hand to order 4521" })
+    const shown = await runCli<{ handledAt: string; marks: Array<{ action: string; note: string; at: string }> }>(
+      ["pix", "show", "--id", e2e],
+      env,
+      60_000
+    )
+    expect(shown).toMatchObject({ endToEndId: e2e, amount: 5_000, handledNote: "matched by hand to order 4521" })
+    expect(shown.marks.map((m) => [m.action, m.note])).toEqual([
+      ["handled", "returned at the PSP, devolução D1"],
+      ["reopened", "the PSP refused the devolução: it was never returned"],
+      ["handled", "matched by hand to order 4521"]
+    ])
+    expect(shown.marks[2]!.at).toBe(shown.handledAt)
+    await expect(runCli(["pix", "show"], env, 60_000)).rejects.toThrow(/usage/)
+    await expect(runCli(["pix", "show", "--id", "E00000000202611260000NOSUCH"], env, 60_000)).rejects.toThrow(
+      /no PIX received with end-to-end id/
+    )
 
     // A payment that settled its charge is no exception; an end-to-end id never received is unknown.
     const paid = await chargePix(merchant, 1_234)
@@ -384,6 +414,9 @@ describe("PIX over the API Pix (bcb-pix adapter, fake PSP, efi profile)", () => 
       await db.query<{ handled_note: string }>("select handled_note from pix_received where end_to_end_id = $1", [e2e])
     ).rows
     expect(row!.handled_note).toBe(winner)
+    // One mark kept, the one that stands: the four refused wrote nothing.
+    const kept = await db.query("select action, note from pix_received_marks where end_to_end_id = $1", [e2e])
+    expect(kept.rows).toEqual([{ action: "handled", note: winner }])
     expect(await gauge("operator_queue", "pix_amount_mismatch")).toBe(waitingBefore - 1)
   }, 120_000)
 

@@ -24,6 +24,16 @@ export interface ReceivedPixRecord {
   readonly handledNote: string | null
 }
 
+/**
+ * One of an operator's marks on an exception, as kept (docs/operations.md "What waits for an operator"): what
+ * was done, or why a mark was undone. The marks of a payment are kept in order and never changed.
+ */
+export interface ReceivedPixMark {
+  readonly action: "handled" | "reopened"
+  readonly note: string
+  readonly at: Date
+}
+
 /** What marking an exception handled found: marked now, or why not (nothing is changed then). */
 export type MarkHandled =
   | { readonly _tag: "Marked"; readonly record: ReceivedPixRecord }
@@ -69,8 +79,10 @@ export class ReceivedPixRepo extends Context.Tag("ReceivedPixRepo")<
      * not exceptions; one already handled keeps its first mark.
      */
     readonly markHandled: (endToEndId: string, note: string) => Effect.Effect<MarkHandled>
-    /** Undoes a mark made by mistake: the exception waits for an operator again. */
-    readonly reopen: (endToEndId: string) => Effect.Effect<Reopen>
+    /** Undoes a mark made by mistake, saying why: the exception waits for an operator again. */
+    readonly reopen: (endToEndId: string, why: string) => Effect.Effect<Reopen>
+    /** Every mark made on the payment and every mark undone, oldest first. */
+    readonly marks: (endToEndId: string) => Effect.Effect<ReadonlyArray<ReceivedPixMark>>
     readonly find: (endToEndId: string) => Effect.Effect<Option.Option<ReceivedPixRecord>>
   }
 >() {}

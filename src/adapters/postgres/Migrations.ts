@@ -36,6 +36,8 @@ import bolepixAskAgain from "./migrations/0038_bolepix_ask_again.ts"
 import rateLimitTakeFewerStatements from "./migrations/0040_rate_limit_take_fewer_statements.ts"
 import rateLimitHitsByIndex from "./migrations/0041_rate_limit_hits_by_index.ts"
 import rateLimitPrune from "./migrations/0044_rate_limit_prune.ts"
+import pixReceivedMarks from "./migrations/0045_pix_received_marks.ts"
+import rateLimitPruneRows from "./migrations/0046_rate_limit_prune_rows.ts"
 import admitMany from "./migrations/0042_admit_many.ts"
 import pixExceptionHandled from "./migrations/0043_pix_exception_handled.ts"
 import { withSpan } from "../../spans.ts"
@@ -75,7 +77,9 @@ export const MIGRATIONS = {
   "0041_rate_limit_hits_by_index": rateLimitHitsByIndex,
   "0042_admit_many": admitMany,
   "0043_pix_exception_handled": pixExceptionHandled,
-  "0044_rate_limit_prune": rateLimitPrune
+  "0044_rate_limit_prune": rateLimitPrune,
+  "0045_pix_received_marks": pixReceivedMarks,
+  "0046_rate_limit_prune_rows": rateLimitPruneRows
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)

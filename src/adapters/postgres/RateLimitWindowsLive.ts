@@ -9,7 +9,7 @@ const WINDOWS_PER_CALL = 100
 const decodeRow = Schema.decodeUnknown(Schema.Tuple(Schema.Struct({ windows: Schema.Number, hits: Schema.Number })))
 
 /**
- * `rate_limit_prune` (migration 0044) until it finds fewer windows than it may take. The window is the 60
+ * `rate_limit_prune` (migrations 0044, 0046) until it finds fewer windows than it may take. The window is the 60
  * seconds every caller of `rate_limit_take` uses (KeyAdmissionLive, PaymentLinkRepoLive).
  */
 export const RateLimitWindowsLive = Layer.effect(

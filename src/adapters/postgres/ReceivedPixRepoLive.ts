@@ -1,7 +1,13 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import type { AccountId, TransactionId } from "../../domain/ids.ts"
-import { ReceivedPixRepo, type MarkHandled, type ReceivedPixRecord, type Reopen } from "../../ports/ReceivedPixRepo.ts"
+import {
+  ReceivedPixRepo,
+  type MarkHandled,
+  type ReceivedPixMark,
+  type ReceivedPixRecord,
+  type Reopen
+} from "../../ports/ReceivedPixRepo.ts"
 import { traced } from "./traced.ts"
 
 interface Row {
@@ -54,12 +60,18 @@ export const ReceivedPixRepoLive = Layer.effect(
           )
         )
         .pipe(Effect.orDie)
-    /** Sets the operator's mark (`note`), or clears it (null); the row as it then is. */
-    const setMark = (endToEndId: string, note: string | null) =>
+    /**
+     * Sets the operator's mark, or clears it, and keeps the mark or its undoing in `pix_received_marks`
+     * (migration 0045) in the same statement; the row as it then is.
+     */
+    const setMark = (endToEndId: string, action: ReceivedPixMark["action"], note: string) =>
       Effect.map(
         sql<Row>`
-          update pix_received set handled_at = case when ${note}::text is null then null else now() end,
-            handled_note = ${note}
+          with kept as (
+            insert into pix_received_marks (end_to_end_id, action, note) values (${endToEndId}, ${action}, ${note})
+          )
+          update pix_received set handled_at = case when ${action} = 'handled' then now() end,
+            handled_note = case when ${action} = 'handled' then ${note} end
           where end_to_end_id = ${endToEndId}
           returning ${sql.literal(columns)}`,
         ([row]) => recordOf(row!)
@@ -110,24 +122,29 @@ export const ReceivedPixRepoLive = Layer.effect(
                 return { _tag: "NotAnException", record } as const
               }
               if (record.handledAt !== null) return { _tag: "AlreadyHandled", record } as const
-              const marked = yield* setMark(endToEndId, note)
+              const marked = yield* setMark(endToEndId, "handled", note)
               return { _tag: "Marked", record: marked } as const
             })
           ),
         // Locked as a mark locks it: a reopen and a mark of the same row take turns.
-        reopen: (endToEndId) =>
+        reopen: (endToEndId, why) =>
           underLock<Reopen>(endToEndId, (record) =>
             Effect.gen(function* () {
               if (record.handledAt === null || record.handledNote === null) {
                 return { _tag: "NotHandled", record } as const
               }
-              const reopened = yield* setMark(endToEndId, null)
+              const reopened = yield* setMark(endToEndId, "reopened", why)
               return {
                 _tag: "Reopened",
                 record: reopened,
                 mark: { handledAt: record.handledAt, handledNote: record.handledNote }
               } as const
             })
+          ),
+        marks: (endToEndId) =>
+          sql<ReceivedPixMark>`
+          select action, note, at from pix_received_marks where end_to_end_id = ${endToEndId} order by id`.pipe(
+            Effect.orDie
           ),
         find: (endToEndId) =>
           sql<Row>`select ${sql.literal(columns)} from pix_received where end_to_end_id = ${endToEndId}`.pipe(
