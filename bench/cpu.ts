@@ -46,6 +46,8 @@ const databaseMs = async () => {
 }
 
 const main = async () => {
+  // The service runs on this Node (spawnRole: process.execPath); lines differ (docs/performance.md).
+  console.log(`Node ${process.version}`)
   const dir = await mkdtemp(join(tmpdir(), "gateway-cpu-"))
   await chmod(dir, 0o755)
   let scope = Effect.runSync(Scope.make())

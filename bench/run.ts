@@ -109,7 +109,24 @@ const startCollector = async () => {
   return collector
 }
 
+/**
+ * The service runs on this process's Node (spawnRole starts it with process.execPath), and Node lines differ
+ * by a fifth in the service's CPU per request (docs/performance.md "On each Node line"): the line is printed
+ * and kept with the results, and a line the project does not support (`engines`, docs/development.md
+ * "Supported Node lines") is named as such, since its figures are not the project's.
+ */
+const NODE_LINE = (() => {
+  const [major = 0, minor = 0] = process.versions.node.split(".").map(Number)
+  return { version: process.version, supported: major > 22 || (major === 22 && minor >= 12) }
+})()
+
 const main = async () => {
+  if (!NODE_LINE.supported) {
+    console.warn(
+      `Node ${NODE_LINE.version} is not a supported line (engines >=22.12): its figures are not the project's. ` +
+        "Measure on one that is, e.g. `bash scripts/with-node.sh 26 npm run bench` (docs/performance.md)."
+    )
+  }
   const collector = process.env.BENCH_OTEL === "1" ? await startCollector() : undefined
   const dir = await mkdtemp(join(tmpdir(), "gateway-bench-"))
   await chmod(dir, 0o755)
@@ -401,7 +418,10 @@ const main = async () => {
     }
     ratios["authenticated GET ÷ /health"] = roundRatio(authenticated, health, (r) => r.perSecond)
 
-    console.log(`\n${SECONDS} s per scenario after a warm-up, ${BACKLOG} parked jobs, ${cpus().length} cores\n`)
+    console.log(
+      `\n${SECONDS} s per scenario after a warm-up, ${BACKLOG} parked jobs, ${cpus().length} cores, ` +
+        `Node ${NODE_LINE.version}${NODE_LINE.supported ? "" : " (not a supported line)"}\n`
+    )
     console.log(
       "scenario".padEnd(58) +
         "req/s".padStart(9) +
@@ -440,6 +460,7 @@ const main = async () => {
       JSON.stringify(
         {
           at: new Date().toISOString(),
+          node: NODE_LINE.version,
           tracing: collector !== undefined,
           cores: cpus().length,
           seconds: SECONDS,
