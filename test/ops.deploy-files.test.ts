@@ -57,6 +57,11 @@ describe("ops/ deployment files", () => {
   it("Dockerfile: multi-stage, non-root, production deps only, HEALTHCHECK on /ready, STOPSIGNAL, known ENV", () => {
     const text = read("ops/Dockerfile")
     expect(text.match(/^FROM /gm)!.length).toBeGreaterThanOrEqual(2)
+    // Built and run on one Node line, a supported one (docs/development.md "Supported Node lines").
+    const lines = [...text.matchAll(/^FROM node:(\d+)-/gm)].map((m) => Number(m[1]))
+    expect(lines.length).toBe(text.match(/^FROM /gm)!.length)
+    expect(new Set(lines).size).toBe(1)
+    expect([22, 24, 26]).toContain(lines[0])
     expect(text).toMatch(/^USER node$/m)
     expect(text).toContain("npm prune --omit=dev")
     expect(text).toMatch(/HEALTHCHECK[\s\S]*\/ready/)
