@@ -329,7 +329,8 @@ describe("rate_limit_prune", () => {
     done = true
     await pruner
     const after = await state(key)
-    expect(after.count).toBe(after.hits)
+    // A window the pruner emptied last has no count row (migration 0046): its requests read that as 0.
+    expect(after.count ?? 0).toBe(after.hits)
     expect(after.hits).toBeLessThanOrEqual(LIMIT)
     expectWindowKept(stamps)
     // The pruner did take hits from under the callers, not only from other windows.
