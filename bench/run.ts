@@ -12,6 +12,8 @@
  *    is the median of the rounds' ratios (this VM's speed drifts from minute to minute).
  * 3. An authenticated GET against the unauthenticated `/health`; the 1,000,000-row list and the v1 list
  *    190,000 rows deep (bench/lists.ts); a 20,000-event webhook burst (bench/webhooks.ts).
+ *    BENCH_ONLY=raw runs only the baselines' charges, BENCH_ONLY=reads none (the GET against /health alone,
+ *    ~1.5 min), anything else only the service's.
  * 4. Verification of its own work (transactions, jobs and idempotency records written), then the
  *    result as JSON in bench/results/, with the service's and the database's CPU per request.
  */
@@ -310,9 +312,11 @@ const main = async () => {
       const wanted = Object.entries(all).filter(([name]) =>
         only === undefined
           ? true
-          : only === "raw"
-            ? name.startsWith("raw") || name.startsWith("yardstick")
-            : !name.startsWith("raw") && !name.startsWith("yardstick")
+          : only === "reads"
+            ? false
+            : only === "raw"
+              ? name.startsWith("raw") || name.startsWith("yardstick")
+              : !name.startsWith("raw") && !name.startsWith("yardstick")
       )
       return { wanted, close: () => client.close() }
     }
