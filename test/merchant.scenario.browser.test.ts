@@ -326,4 +326,105 @@ describe.skipIf(!available)("a merchant and a buyer, end to end, in Chromium", {
     expect(cspViolations).toEqual([])
     await buyerPage.close()
   })
+
+  it("the merchant lists the link's items and tags it with metadata; mistakes named; the buyer sees them", async () => {
+    const id = linkUrl.split("/").pop()
+    const row = merchant.getByRole("row", { name: /Cadeira de praia dobrável/ })
+    await row.getByRole("button", { name: /Editar/ }).click()
+    const panel = merchant.getByRole("region", { name: /Editar link/ })
+    const item = (n: number) => panel.getByRole("group", { name: `item ${n}` })
+    await panel.getByRole("button", { name: "Adicionar item" }).click()
+    await item(1).getByLabel("Nome").fill("Cadeira")
+    await item(1).getByLabel("Quantidade").fill("2")
+    await item(1).getByLabel("Preço unitário (R$)").fill("cento e cinquenta")
+    await panel.getByRole("button", { name: "Adicionar item" }).click()
+    await item(2).getByLabel("Nome").fill("Guarda-sol")
+    await item(2).getByLabel("Preço unitário (R$)").fill("25,50")
+    await item(2).getByLabel("SKU").fill("GS-1")
+    await panel.getByLabel("Metadados (JSON)").fill('{"campanha": "verão"')
+    // Metadata that is not a JSON object is refused here, before any request, in the merchant's words.
+    await panel.getByRole("button", { name: "Salvar" }).click()
+    await panel
+      .getByRole("alert")
+      .getByText(/Metadados: escreva um objeto JSON/)
+      .waitFor({ timeout: 5_000 })
+    expect((await api.get(`/public/v1/payment_links/${id}`, { token: key })).body.data).toMatchObject({
+      items: [],
+      metadata: {}
+    })
+    // A price that is not an amount is sent as none: the API names the item's field.
+    await panel.getByLabel("Metadados (JSON)").fill('{"campanha": "verão"}')
+    await panel.getByRole("button", { name: "Salvar" }).click()
+    await panel.getByRole("alert").getByText("items[0].unit_price", { exact: true }).waitFor({ timeout: 5_000 })
+    await check(merchant, "payment-links-edit-items-refused")
+    await item(1).getByLabel("Preço unitário (R$)").fill("150,00")
+    await panel.getByRole("button", { name: "Salvar" }).click()
+    await panel.waitFor({ state: "detached", timeout: 5_000 })
+    const link = await api.get(`/public/v1/payment_links/${id}`, { token: key })
+    expect(link.body.data).toMatchObject({
+      name: "Cadeira de praia dobrável",
+      description: "Entrega em 5 dias úteis",
+      payment_methods: ["pix"],
+      max_uses: 5,
+      items: [
+        { name: "Cadeira", quantity: 2, unit_price: 15_000, sku: null },
+        { name: "Guarda-sol", quantity: 1, unit_price: 2_550, sku: "GS-1" }
+      ],
+      metadata: { campanha: "verão" }
+    })
+    const buyerPage = await buyerContext.newPage()
+    watch(buyerPage)
+    expect((await buyerPage.goto(linkUrl))!.status()).toBe(200)
+    const text = await buyerPage.locator("body").innerText()
+    expect(text).toContain("Guarda-sol")
+    expect(text).toContain("Cadeira")
+    await buyerPage.close()
+
+    // Opened again, the panel shows them as saved; one item removed and the metadata emptied clear them.
+    await row.getByRole("button", { name: /Editar/ }).click()
+    expect(await item(1).getByLabel("Preço unitário (R$)").inputValue()).toBe("150,00")
+    expect(await item(2).getByLabel("SKU").inputValue()).toBe("GS-1")
+    expect(JSON.parse(await panel.getByLabel("Metadados (JSON)").inputValue())).toEqual({ campanha: "verão" })
+    await check(merchant, "payment-links-edit-items")
+    await item(1)
+      .getByRole("button", { name: /Remover/ })
+      .click()
+    expect(await item(1).getByLabel("Nome").inputValue()).toBe("Guarda-sol")
+    await panel.getByLabel("Metadados (JSON)").fill("")
+    await panel.getByRole("button", { name: "Salvar" }).click()
+    await panel.waitFor({ state: "detached", timeout: 5_000 })
+    expect((await api.get(`/public/v1/payment_links/${id}`, { token: key })).body.data).toMatchObject({
+      items: [{ name: "Guarda-sol", quantity: 1, unit_price: 2_550, sku: "GS-1" }],
+      metadata: {},
+      max_uses: 5
+    })
+    expect(cspViolations).toEqual([])
+  })
+
+  it("the merchant creates a link with a description, an item and metadata", async () => {
+    await merchant.getByLabel("Nome do link").fill("Kit praia")
+    await merchant.getByLabel("Valor (R$)").fill("50,00")
+    const form = merchant.getByRole("region", { name: "Criar link de pagamento" })
+    await form.getByLabel("Descrição").fill("Cadeira e guarda-sol")
+    await form.getByRole("button", { name: "Adicionar item" }).click()
+    const item = form.getByRole("group", { name: "item 1" })
+    await item.getByLabel("Nome").fill("Kit")
+    await item.getByLabel("Preço unitário (R$)").fill("50")
+    await form.getByLabel("Metadados (JSON)").fill('{"pedido": 42}')
+    await form.getByRole("button", { name: "Criar link de pagamento" }).click()
+    const made = form.locator('[role="status"] a')
+    await made.waitFor()
+    const id = (await made.getAttribute("href"))!.split("/").pop()
+    const link = await api.get(`/public/v1/payment_links/${id}`, { token: key })
+    expect(link.body.data).toMatchObject({
+      name: "Kit praia",
+      description: "Cadeira e guarda-sol",
+      amount: 5_000,
+      items: [{ name: "Kit", quantity: 1, unit_price: 5_000, sku: null }],
+      metadata: { pedido: 42 }
+    })
+    // The form is emptied for the next link.
+    expect(await form.getByRole("group", { name: "item 1" }).count()).toBe(0)
+    expect(await form.getByLabel("Metadados (JSON)").inputValue()).toBe("")
+  })
 })

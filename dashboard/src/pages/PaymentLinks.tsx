@@ -5,6 +5,17 @@ import { brl, dateTime, parseMoney } from "../format.ts"
 import { statusLabel, useTexts } from "../i18n.ts"
 import { invalidate, useQuery } from "../query.ts"
 import { Confirm, Field, Page, Problem, Table, useAction } from "../ui.tsx"
+import {
+  type ItemDraft,
+  itemDrafts,
+  ItemsEditor,
+  type LinkItem,
+  MetadataField,
+  metadataText,
+  MethodChoice,
+  parseMetadata,
+  wireItems
+} from "./linkFields.tsx"
 
 /** A payment link as /api/dashboard/payment-links answers it: v1's words (docs/payment-links.md). */
 interface PaymentLink {
@@ -15,6 +26,7 @@ interface PaymentLink {
   amount: number | null
   min_amount: number | null
   max_amount: number | null
+  items: LinkItem[]
   payment_methods: string[]
   max_installments: number
   expires_at: string | null
@@ -22,64 +34,19 @@ interface PaymentLink {
   uses: number
   status: string
   active: boolean
+  metadata: Record<string, unknown>
   created_at: string
 }
 
-const METHODS = ["pix", "credit_card", "billet"] as const
 const BASE = "/api/dashboard/payment-links"
 
 /** Optional money typed in reais → centavos; undefined when empty, NaN when it is not an amount. */
 const money = (text: string) => (text.trim() === "" ? undefined : (parseMoney(text) ?? Number.NaN))
 
-/** The methods a link takes and, when it takes cards, its most installments: the create and edit forms'. */
-const MethodChoice = (props: {
-  prefix: string
-  methods: string[]
-  onMethods: (methods: string[]) => void
-  installments: string
-  onInstallments: (installments: string) => void
-}) => {
-  const t = useTexts()
-  const id = `${props.prefix}-installments`
-  return (
-    <>
-      <fieldset>
-        <legend>{t.methods}</legend>
-        <div class="checks">
-          {METHODS.map((m) => (
-            <label key={m}>
-              <input
-                type="checkbox"
-                checked={props.methods.includes(m)}
-                onChange={(e) =>
-                  props.onMethods(
-                    e.currentTarget.checked ? [...props.methods, m] : props.methods.filter((x) => x !== m)
-                  )
-                }
-              />{" "}
-              {t.methodWords[m]}
-            </label>
-          ))}
-        </div>
-      </fieldset>
-      {props.methods.includes("credit_card") ? (
-        <Field id={id} label={t.maxInstallments}>
-          <select id={id} value={props.installments} onChange={(e) => props.onInstallments(e.currentTarget.value)}>
-            {Array.from({ length: 12 }, (_, i) => (
-              <option key={i} value={String(i + 1)}>
-                {i + 1}x
-              </option>
-            ))}
-          </select>
-        </Field>
-      ) : null}
-    </>
-  )
-}
-
 const CreateLink = () => {
   const t = useTexts()
   const [name, setName] = useState("")
+  const [description, setDescription] = useState("")
   const [amount, setAmount] = useState("")
   const [min, setMin] = useState("")
   const [max, setMax] = useState("")
@@ -87,10 +54,15 @@ const CreateLink = () => {
   const [installments, setInstallments] = useState("1")
   const [uses, setUses] = useState("")
   const [expires, setExpires] = useState("")
+  const [items, setItems] = useState<ItemDraft[]>([])
+  const [metadata, setMetadata] = useState("")
   const create = useAction(async () => {
     const fixed = money(amount)
+    const meta = parseMetadata(metadata, t.metadataInvalid)
+    const listed = wireItems(items)
     const body = {
       name,
+      ...(description.trim() === "" ? {} : { description }),
       payment_methods: methods,
       ...(fixed === undefined ? {} : { amount: fixed }),
       ...(fixed === undefined && money(min) !== undefined ? { min_amount: money(min) } : {}),
@@ -98,11 +70,16 @@ const CreateLink = () => {
       ...(methods.includes("credit_card") ? { max_installments: Number(installments) } : {}),
       ...(uses.trim() === "" ? {} : { max_uses: Number(uses) }),
       // datetime-local is the browser's local time: sent as an instant with its offset.
-      ...(expires === "" ? {} : { expires_at: new Date(expires).toISOString() })
+      ...(expires === "" ? {} : { expires_at: new Date(expires).toISOString() }),
+      ...(listed.length === 0 ? {} : { items: listed }),
+      ...(meta === undefined ? {} : { metadata: meta })
     }
     const made = await post<PaymentLink>(BASE, body)
     setName("")
+    setDescription("")
     setAmount("")
+    setItems([])
+    setMetadata("")
     invalidate("payment-links")
     return made
   })
@@ -123,6 +100,15 @@ const CreateLink = () => {
       >
         <Field id="pl-name" label={t.linkName}>
           <input id="pl-name" required maxLength={255} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        </Field>
+        <Field id="pl-description" label={t.description}>
+          <textarea
+            id="pl-description"
+            maxLength={1000}
+            rows={2}
+            value={description}
+            onInput={(e) => setDescription(e.currentTarget.value)}
+          />
         </Field>
         <Field id="pl-amount" label={t.linkAmount}>
           <input
@@ -166,6 +152,8 @@ const CreateLink = () => {
             />
           </Field>
         </div>
+        <ItemsEditor prefix="pl" items={items} onItems={setItems} />
+        <MetadataField prefix="pl" text={metadata} onText={setMetadata} />
         <button type="submit" disabled={create.busy}>
           {t.createLink}
         </button>
@@ -199,7 +187,9 @@ const EditLink = (props: { link: PaymentLink; onDone: () => void }) => {
     methods: props.link.payment_methods,
     installments: String(props.link.max_installments),
     uses: props.link.max_uses === null ? "" : String(props.link.max_uses),
-    expires: localInput(props.link.expires_at)
+    expires: localInput(props.link.expires_at),
+    items: itemDrafts(props.link.items),
+    metadata: metadataText(props.link.metadata)
   }
   const [name, setName] = useState(initial.name)
   const [description, setDescription] = useState(initial.description)
@@ -207,6 +197,8 @@ const EditLink = (props: { link: PaymentLink; onDone: () => void }) => {
   const [installments, setInstallments] = useState(initial.installments)
   const [uses, setUses] = useState(initial.uses)
   const [expires, setExpires] = useState(initial.expires)
+  const [items, setItems] = useState<ItemDraft[]>(initial.items)
+  const [metadata, setMetadata] = useState(initial.metadata)
   // The panel opens below the table: the merchant is taken to it, its first field focused.
   const first = useRef<HTMLInputElement>(null)
   useEffect(() => {
@@ -215,13 +207,18 @@ const EditLink = (props: { link: PaymentLink; onDone: () => void }) => {
   }, [props.link.id])
   const save = useAction(async () => {
     const cards = methods.includes("credit_card")
+    const listed = wireItems(items)
     const body = {
       ...(name === initial.name ? {} : { name }),
       ...(description === initial.description ? {} : { description: description.trim() === "" ? null : description }),
       ...(sameMethods(methods, initial.methods) ? {} : { payment_methods: methods }),
       ...(cards && installments !== initial.installments ? { max_installments: Number(installments) } : {}),
       ...(uses === initial.uses ? {} : { max_uses: uses.trim() === "" ? null : Number(uses) }),
-      ...(expires === initial.expires ? {} : { expires_at: expires === "" ? null : new Date(expires).toISOString() })
+      ...(expires === initial.expires ? {} : { expires_at: expires === "" ? null : new Date(expires).toISOString() }),
+      // Items are sent whole (the API replaces the list); every row removed is an empty list.
+      ...(JSON.stringify(listed) === JSON.stringify(wireItems(initial.items)) ? {} : { items: listed }),
+      // An emptied box clears the metadata (null), as the API's PATCH does.
+      ...(metadata === initial.metadata ? {} : { metadata: parseMetadata(metadata, t.metadataInvalid) ?? null })
     }
     await patch<PaymentLink>(`${BASE}/${props.link.id}`, body)
     invalidate("payment-links")
@@ -288,6 +285,8 @@ const EditLink = (props: { link: PaymentLink; onDone: () => void }) => {
         <p class="muted" id="pl-edit-hint">
           {t.editLinkHint}
         </p>
+        <ItemsEditor prefix="pl-edit" items={items} onItems={setItems} />
+        <MetadataField prefix="pl-edit" text={metadata} onText={setMetadata} />
         <div class="inline">
           <button type="submit" disabled={save.busy}>
             {t.save}
