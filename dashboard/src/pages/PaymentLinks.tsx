@@ -6,6 +6,7 @@ import { statusLabel, useTexts } from "../i18n.ts"
 import { invalidate, useQuery } from "../query.ts"
 import { Confirm, Field, Page, Problem, Table, useAction } from "../ui.tsx"
 import {
+  DescriptionField,
   type ItemDraft,
   itemDrafts,
   ItemsEditor,
@@ -101,15 +102,7 @@ const CreateLink = () => {
         <Field id="pl-name" label={t.linkName}>
           <input id="pl-name" required maxLength={255} value={name} onInput={(e) => setName(e.currentTarget.value)} />
         </Field>
-        <Field id="pl-description" label={t.description}>
-          <textarea
-            id="pl-description"
-            maxLength={1000}
-            rows={2}
-            value={description}
-            onInput={(e) => setDescription(e.currentTarget.value)}
-          />
-        </Field>
+        <DescriptionField prefix="pl" text={description} onText={setDescription} />
         <Field id="pl-amount" label={t.linkAmount}>
           <input
             id="pl-amount"
@@ -246,15 +239,7 @@ const EditLink = (props: { link: PaymentLink; onDone: () => void }) => {
             onInput={(e) => setName(e.currentTarget.value)}
           />
         </Field>
-        <Field id="pl-edit-description" label={t.description}>
-          <textarea
-            id="pl-edit-description"
-            maxLength={1000}
-            rows={2}
-            value={description}
-            onInput={(e) => setDescription(e.currentTarget.value)}
-          />
-        </Field>
+        <DescriptionField prefix="pl-edit" text={description} onText={setDescription} />
         <MethodChoice
           prefix="pl-edit"
           methods={methods}

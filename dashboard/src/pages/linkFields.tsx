@@ -4,7 +4,7 @@ import { Field } from "../ui.tsx"
 
 /**
  * The parts of a payment link's form that the create and edit panels share (docs/payment-links.md
- * "Dashboard"): its methods and installments, its items, its metadata. Each holds what the merchant
+ * "Dashboard"): its description, methods and installments, items and metadata. Each holds what the merchant
  * typed; the panels turn it into the API's words on submit, and the API's 400 names a field it refuses.
  */
 
@@ -53,6 +53,23 @@ export const MethodChoice = (props: {
         </Field>
       ) : null}
     </>
+  )
+}
+
+/** The description the buyer reads under the link's name (at most 1,000 characters, as the API takes). */
+export const DescriptionField = (props: { prefix: string; text: string; onText: (text: string) => void }) => {
+  const t = useTexts()
+  const id = `${props.prefix}-description`
+  return (
+    <Field id={id} label={t.description}>
+      <textarea
+        id={id}
+        maxLength={1000}
+        rows={2}
+        value={props.text}
+        onInput={(e) => props.onText(e.currentTarget.value)}
+      />
+    </Field>
   )
 }
 
