@@ -1,5 +1,9 @@
 import { createServer, type IncomingMessage } from "node:http"
 import type { AddressInfo } from "node:net"
+import { buildBrCode } from "../../../src/domain/brcode.ts"
+
+/** A fixed EVP (random key) of no real account: the loopback's codes are well formed but pay no one. */
+const LOOPBACK_PIX_KEY = "6f1c0d52-4b7e-4c1a-9a53-2f0e8d1b7c44"
 
 /**
  * The local server behind the test-only `loopback` live provider (src/adapters/providers/loopback/): it
@@ -55,8 +59,18 @@ export const startLoopbackFake = async (port = 0): Promise<LoopbackFake> => {
     if (request.method === "POST" && url === "/pix") {
       const transactionId = String(body.transactionId)
       pixCharges.push({ transactionId, amount: Number(body.amount) })
+      // A static code's txid is at most 25 alphanumerics (BCB manual); the first 25 of a UUID's hex stay unique.
       const txid = transactionId.replace(/[^A-Za-z0-9]/g, "").slice(0, 25)
-      return answer(200, { emv: `00020101021226LOOPBACK${txid}6304ABCD`, txid })
+      // A real BR Code (the port hands the buyer "the EMV payload as the PSP issued it", and a banking app or
+      // our QR must read it), named LOOPBACK so that a test can tell which rail issued it.
+      const emv = buildBrCode({
+        pixKey: LOOPBACK_PIX_KEY,
+        merchantName: "LOOPBACK",
+        merchantCity: "SAO PAULO",
+        amountCents: Number(body.amount),
+        txid
+      })
+      return answer(200, { emv, txid })
     }
     return answer(404, {})
   })
