@@ -8,8 +8,8 @@ const LOOPBACK_PIX_KEY = "6f1c0d52-4b7e-4c1a-9a53-2f0e8d1b7c44"
 /**
  * The local server behind the test-only `loopback` live provider (src/adapters/providers/loopback/): it
  * approves every charge (or declines amounts ending in 02), remembers charges by idempotency key for the
- * status query, makes up a BR Code for PIX, and counts every TCP connection it accepts, so that a test
- * can prove a mode never reached it.
+ * status query, verifies any card not past its expiry, makes up a BR Code for PIX, and counts every TCP
+ * connection it accepts, so that a test can prove a mode never reached it.
  */
 export interface LoopbackFake {
   readonly url: string
@@ -54,7 +54,13 @@ export const startLoopbackFake = async (port = 0): Promise<LoopbackFake> => {
       const known = charges.get(decodeURIComponent(status[1]!))
       return known ? answer(200, known.outcome) : answer(404, {})
     }
-    if (request.method === "POST" && url === "/verifications") return answer(200, { ok: true })
+    if (request.method === "POST" && url === "/verifications") {
+      // A card is good through the last day of its expiry month (UTC is close enough for a test server).
+      const now = new Date()
+      const expired =
+        Number(body.expYear) * 12 + Number(body.expMonth) < now.getUTCFullYear() * 12 + now.getUTCMonth() + 1
+      return answer(200, expired ? { ok: false, code: "expired_card" } : { ok: true })
+    }
     if (request.method === "POST" && (url === "/refunds" || url === "/pix/refunds")) return answer(200, { ok: true })
     if (request.method === "POST" && url === "/pix") {
       const transactionId = String(body.transactionId)

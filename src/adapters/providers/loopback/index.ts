@@ -1,4 +1,5 @@
 import { Effect, Layer, Schema } from "effect"
+import { luhnValid } from "../../../domain/card.ts"
 import { ProviderUnavailable, Unprocessable } from "../../../domain/errors.ts"
 import { Acquirer, AcquirerUnavailable, type ChargeStatus } from "../../../ports/Acquirer.ts"
 import { PixProvider } from "../../../ports/PixProvider.ts"
@@ -20,39 +21,57 @@ const toResult = (o: typeof Outcome.Type) =>
     ? ({ _tag: "Approved", authorizationCode: o.authorizationCode, acquirerReference: o.reference } as const)
     : ({ _tag: "Declined", code: o.code, message: "declined by the loopback acquirer" } as const)
 const Ok = Schema.Struct({ ok: Schema.Boolean })
+const Verification = Schema.Struct({ ok: Schema.Boolean, code: Schema.optional(DeclineCode) })
+
+// The server is told the last four digits only, so it cannot see a number that fails its check digit. An
+// acquirer declines such a charge (the port's conformance kit), so the adapter does, in memory, sending nothing.
+const malformed = { _tag: "Declined", code: "card_declined", message: "the card number fails its check digit" } as const
 
 const unavailable = (e: { readonly message: string }) => new AcquirerUnavailable({ message: e.message })
 
-/** The loopback acquirer (client.ts): charges by idempotency key; it is told the card's last four digits only. */
+/**
+ * The loopback acquirer (client.ts): charges by idempotency key; it is told the card's last four digits only,
+ * and to verify a card also its expiry (what a zero-amount verification checks).
+ */
 export const LoopbackAcquirerLive = Layer.effect(
   Acquirer,
   Effect.map(loopbackBaseUrl, (base) =>
     Acquirer.of({
       charge: (request) =>
-        call(base, "POST", "/charges", Outcome, {
-          idempotencyKey: request.idempotencyKey,
-          amount: request.amount,
-          installments: request.installments,
-          last4: request.card.pan.slice(-4)
-        }).pipe(
-          Effect.mapError(unavailable),
-          Effect.flatMap((o) =>
-            o === null ? Effect.fail(new AcquirerUnavailable({ message: "no such route" })) : Effect.succeed(o)
-          ),
-          Effect.map(toResult)
-        ),
+        !luhnValid(request.card.pan)
+          ? Effect.succeed(malformed)
+          : call(base, "POST", "/charges", Outcome, {
+              idempotencyKey: request.idempotencyKey,
+              amount: request.amount,
+              installments: request.installments,
+              last4: request.card.pan.slice(-4)
+            }).pipe(
+              Effect.mapError(unavailable),
+              Effect.flatMap((o) =>
+                o === null ? Effect.fail(new AcquirerUnavailable({ message: "no such route" })) : Effect.succeed(o)
+              ),
+              Effect.map(toResult)
+            ),
       status: (idempotencyKey) =>
         call(base, "GET", `/charges/${encodeURIComponent(idempotencyKey)}`, Outcome).pipe(
           Effect.mapError(unavailable),
           Effect.map((o): ChargeStatus => (o === null ? { _tag: "NotReceived" } : toResult(o)))
         ),
       verify: (card) =>
-        call(base, "POST", "/verifications", Ok, { last4: card.pan.slice(-4) }).pipe(
+        call(base, "POST", "/verifications", Verification, {
+          last4: card.pan.slice(-4),
+          expMonth: card.expMonth,
+          expYear: card.expYear
+        }).pipe(
           Effect.mapError(unavailable),
           Effect.map((o) =>
             o?.ok
               ? ({ _tag: "Verified" } as const)
-              : ({ _tag: "Rejected", code: "card_declined", message: "rejected by the loopback acquirer" } as const)
+              : ({
+                  _tag: "Rejected",
+                  code: o?.code ?? "card_declined",
+                  message: "rejected by the loopback acquirer"
+                } as const)
           )
         ),
       refund: (request) => call(base, "POST", "/refunds", Ok, request).pipe(Effect.mapError(unavailable), Effect.asVoid)
