@@ -108,7 +108,12 @@ export class PixProvider extends Context.Tag("PixProvider")<
   PixProvider,
   {
     readonly createCharge: (request: PixChargeRequest) => Effect.Effect<PixCharge, ProviderUnavailable | Unprocessable>
-    /** Issues a due-date charge (`cobv`), the PIX side of a bolepix; keyed by the transaction id. */
+    /**
+     * Issues a due-date charge (`cobv`), the PIX side of a bolepix; keyed by the transaction id. Optional to a
+     * PSP: one that has no due-date charges (the test-only loopback) refuses every one, issuing nothing, as
+     * Unprocessable `pix_due_charge_unsupported` (a bolepix is then refused in those words, 422; PIX charges and
+     * plain boletos are unaffected), and its `withdrawDueCharge` knows none (`pix_charge_unknown`).
+     */
     readonly createDueCharge: (
       request: PixDueChargeRequest
     ) => Effect.Effect<PixDueCharge, ProviderUnavailable | Unprocessable>

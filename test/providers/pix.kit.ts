@@ -1,7 +1,7 @@
 /**
  * The PixProvider conformance kit: one suite every adapter of the port passes (docs/providers.md "Adding a
  * provider"). An adapter over a fake PSP also hands the kit the PSP's levers (pay, faults, refund outcomes);
- * the cases that need them are skipped for an adapter without a PSP behind it (the sandbox).
+ * the cases that need them are skipped for an adapter without a PSP behind it (the sandbox, the loopback).
  */
 import { randomUUID } from "node:crypto"
 import { Cause, Effect, Exit, type Layer, ManagedRuntime, Option } from "effect"
@@ -26,6 +26,12 @@ export interface PixKitSubject {
   readonly name: string
   readonly layer: Layer.Layer<PixProvider>
   readonly psp?: PspLevers
+  /**
+   * `false` for an adapter whose PSP issues no due-date charges (the loopback): the port lets it refuse them
+   * (src/ports/PixProvider.ts `createDueCharge`), and the kit then asserts that exact refusal, and that it knows
+   * no due-date charge to withdraw, instead of the due-date cases. Absent: it issues them, and every case runs.
+   */
+  readonly dueCharges?: false
 }
 
 const request = (amount: number, payer = true): PixChargeRequest => ({
@@ -81,6 +87,15 @@ export const pixKit = (subject: () => Promise<PixKitSubject> | PixKitSubject, te
         if (s.psp === undefined) return ctx.skip()
         await body()
       })
+    /**
+     * A due-date case: skipped for an adapter that issues no due-date charges (`dueCharges: false`), which runs
+     * the refusal case instead; `levers` when it needs the PSP's too.
+     */
+    const dueIt = (name: string, body: () => Promise<void>, levers = false) =>
+      it(name, async (ctx) => {
+        if (s.dueCharges === false || (levers && s.psp === undefined)) return ctx.skip()
+        await body()
+      })
 
     it("issues a charge whose BR Code decodes, with a txid of the API's form, the same for a retry", async () => {
       const r = request(12_345)
@@ -116,7 +131,24 @@ export const pixKit = (subject: () => Promise<PixKitSubject> | PixKitSubject, te
       expect((await run((p) => p.cancelCharge(paid.txid))).status).toBe("PAID")
     })
 
-    it("withdraws a due-date charge (cobv) so it can no longer be paid; asked again, the same answer", async () => {
+    it("without due-date charges: refused as pix_due_charge_unsupported, and none known to withdraw", async (ctx) => {
+      if (s.dueCharges !== false) return ctx.skip()
+      const asked = dueRequest(15_000)
+      const refused = await exit((p) => p.createDueCharge(asked))
+      expect(Exit.isFailure(refused) && Cause.failureOption(refused.cause)).toMatchObject({
+        _tag: "Some",
+        value: { _tag: "Unprocessable", code: "pix_due_charge_unsupported" }
+      })
+      // The withdrawal job of a bolepix issued before the PSP was changed asks it: refused, never "withdrawn".
+      const txid = asked.transactionId.replace(/-/g, "")
+      const unknown = await exit((p) => p.withdrawDueCharge(txid))
+      expect(Exit.isFailure(unknown) && Cause.failureOption(unknown.cause)).toMatchObject({
+        _tag: "Some",
+        value: { _tag: "Unprocessable", code: "pix_charge_unknown" }
+      })
+    })
+
+    dueIt("withdraws a due-date charge (cobv) so it can no longer be paid; asked again, the same answer", async () => {
       const due = await run((p) => p.createDueCharge(dueRequest(15_000)))
       const withdrawn = await run((p) => p.withdrawDueCharge(due.txid))
       expect(withdrawn).toEqual({ txid: due.txid, status: "REMOVED_BY_RECEIVER", payments: [] })
@@ -128,7 +160,7 @@ export const pixKit = (subject: () => Promise<PixKitSubject> | PixKitSubject, te
       }
     })
 
-    pspIt(
+    dueIt(
       "a due-date charge paid meanwhile is not withdrawn: the PSP's refusal answers PAID, with the payment",
       async () => {
         const due = await run((p) => p.createDueCharge(dueRequest(15_100)))
@@ -138,10 +170,11 @@ export const pixKit = (subject: () => Promise<PixKitSubject> | PixKitSubject, te
         expect(state.payments).toHaveLength(1)
         expect(state.payments[0]).toMatchObject({ endToEndId: e2e, txid: due.txid, amount: 15_100 })
         expect(psp().dueChargeStatus(due.txid)).toBe("CONCLUIDA")
-      }
+      },
+      true
     )
 
-    pspIt(
+    dueIt(
       "a due-date charge's withdrawal: the PSP down is ProviderUnavailable; a lost answer is read back",
       async () => {
         const due = await run((p) => p.createDueCharge(dueRequest(15_200)))
@@ -159,7 +192,8 @@ export const pixKit = (subject: () => Promise<PixKitSubject> | PixKitSubject, te
           _tag: "Some",
           value: { _tag: "Unprocessable", code: "pix_charge_unknown" }
         })
-      }
+      },
+      true
     )
 
     pspIt("a timeout or a 5xx once is retried with the same txid; twice is ProviderUnavailable", async () => {
