@@ -26,7 +26,11 @@ export interface KitHarness {
   readonly acquirer: AcquirerService
   readonly cards: {
     readonly approved: CardData
-    readonly declined: { readonly card: CardData; readonly code: DeclineCode }
+    /**
+     * A card the acquirer declines, with the code; `amount` (10,000 unless given) for an acquirer that declines
+     * by amount, not by card (the loopback, which is told no card number).
+     */
+    readonly declined: { readonly card: CardData; readonly code: DeclineCode; readonly amount?: number }
     readonly verified: CardData
     readonly rejected: { readonly card: CardData; readonly code: DeclineCode }
   }
@@ -105,7 +109,7 @@ export const acquirerKit = (name: string, start: () => Promise<KitHarness>, opti
 
     it("declines with our decline code, and charges nothing", async () => {
       const key = randomUUID()
-      const result = await charge(10_000, key, h.cards.declined.card)
+      const result = await charge(h.cards.declined.amount ?? 10_000, key, h.cards.declined.card)
       expect(Either.getOrThrow(result)).toMatchObject({ _tag: "Declined", code: h.cards.declined.code })
       if (h.faults) expect(h.faults.captures(key)).toBe(0)
     })

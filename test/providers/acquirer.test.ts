@@ -1,10 +1,12 @@
-import { Effect } from "effect"
+import { ConfigProvider, Effect, Layer } from "effect"
 import { Acquirer } from "../../src/ports/Acquirer.ts"
 import { SandboxAcquirerLive } from "../../src/adapters/providers/sandbox/SandboxAcquirer.ts"
 import { makeCieloAcquirer } from "../../src/adapters/providers/cielo/CieloAcquirer.ts"
+import { LoopbackAcquirerLive } from "../../src/adapters/providers/loopback/index.ts"
 import { makeRedeAcquirer } from "../../src/adapters/providers/rede/RedeAcquirer.ts"
 import { Redacted } from "effect"
 import { startFakeCielo } from "../fakes/cielo/fake.ts"
+import { startLoopbackFake } from "../fakes/loopback/server.ts"
 import { startFakeRede } from "../fakes/rede/fake.ts"
 import { acquirerKit, card, panEndingIn } from "./acquirer.kit.ts"
 
@@ -91,4 +93,31 @@ acquirerKit(
     }
   },
   { fake: true }
+)
+
+/** The loopback's settings through a ConfigProvider, as the service reads them, not through process.env. */
+const loopbackConfig = (env: Record<string, string>) =>
+  Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
+
+// The test-only live acquirer (docs/providers.md "Test and live modes") over its server in this process. Its
+// server takes no faults, so the fault cases are skipped as the sandbox's are.
+acquirerKit(
+  "loopback over its local server",
+  async () => {
+    const server = await startLoopbackFake()
+    const config = loopbackConfig({ LIVE_LOOPBACK_ALLOWED: "true", LOOPBACK_PROVIDER_URL: server.url })
+    return {
+      acquirer: await Effect.runPromise(Effect.provide(Acquirer, LoopbackAcquirerLive.pipe(Layer.provide(config)))),
+      cards: {
+        approved: card("4242424242424242", "Visa"),
+        // It declines by amount (an amount ending in 02), being told no card number.
+        declined: { card: card("4242424242424242", "Visa"), code: "card_declined", amount: 10_002 },
+        // Its verification checks the expiry, as a zero-amount verification does.
+        verified: card("4242424242424242", "Visa"),
+        rejected: { card: card("4242424242424242", "Visa", { expYear: 2020 }), code: "expired_card" }
+      },
+      close: () => server.close()
+    }
+  },
+  { fake: false }
 )

@@ -3,10 +3,12 @@ import { join } from "node:path"
 import { Cause, ConfigProvider, Effect, Exit, Layer, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { BcbPixProviderLive } from "../../src/adapters/providers/bcb-pix/BcbPixProvider.ts"
+import { LoopbackPixLive } from "../../src/adapters/providers/loopback/index.ts"
 import { SandboxPixProviderLive } from "../../src/adapters/providers/sandbox/SandboxPixProvider.ts"
 import { PixProvider } from "../../src/ports/PixProvider.ts"
 import { describeStartupFailure } from "../../src/startupFailure.ts"
 import { makeCertificates, type PixTestCertificates } from "../fakes/pix/certs.ts"
+import { type LoopbackFake, startLoopbackFake } from "../fakes/loopback/server.ts"
 import { type FakePsp, gatewayEnv, startFakePsp } from "../fakes/pix/server.ts"
 import { pixKit, type PixKitSubject } from "./pix.kit.ts"
 
@@ -40,6 +42,31 @@ const overFake = (profile: string) => {
 
 describe("sandbox", () => {
   pixKit(() => ({ name: "sandbox", layer: SandboxPixProviderLive }))
+})
+
+// The test-only live PSP (docs/providers.md "Test and live modes") over its server in this process, configured
+// through a ConfigProvider as bcbLayer is. It offers no levers, so the cases that need a PSP's are skipped, and it
+// issues no due-date charges, which the kit then holds it to refusing in our words.
+describe("loopback over its local server", () => {
+  let server: LoopbackFake
+  pixKit(
+    async () => {
+      server = await startLoopbackFake()
+      const config = ConfigProvider.fromMap(
+        new Map([
+          ["LIVE_LOOPBACK_ALLOWED", "true"],
+          ["LOOPBACK_PROVIDER_URL", server.url]
+        ])
+      )
+      return {
+        name: "loopback",
+        // A setting missing or refused is a defect of the test, as at start-up.
+        layer: LoopbackPixLive.pipe(Layer.provide(Layer.setConfigProvider(config)), Layer.orDie),
+        dueCharges: false
+      }
+    },
+    () => server.close()
+  )
 })
 
 for (const profile of ["efi", "bb", "itau"]) {
