@@ -1,8 +1,9 @@
-import { ConfigProvider, Effect, Layer } from "effect"
+import { Cause, ConfigProvider, Effect, Exit, Layer } from "effect"
+import { describe, expect, it } from "vitest"
 import { Acquirer } from "../../src/ports/Acquirer.ts"
 import { SandboxAcquirerLive } from "../../src/adapters/providers/sandbox/SandboxAcquirer.ts"
 import { makeCieloAcquirer } from "../../src/adapters/providers/cielo/CieloAcquirer.ts"
-import { LoopbackAcquirerLive } from "../../src/adapters/providers/loopback/index.ts"
+import { LoopbackAcquirerLive, LoopbackPixLive } from "../../src/adapters/providers/loopback/index.ts"
 import { makeRedeAcquirer } from "../../src/adapters/providers/rede/RedeAcquirer.ts"
 import { Redacted } from "effect"
 import { startFakeCielo } from "../fakes/cielo/fake.ts"
@@ -121,3 +122,29 @@ acquirerKit(
   },
   { fake: false }
 )
+
+// What keeps it test-only, for both its adapters: refused at start unless allowed, and always in production.
+describe("loopback: refused at start unless LIVE_LOOPBACK_ALLOWED=true outside production", () => {
+  const refusal = async <A, E>(layer: Layer.Layer<A, E>, env: Record<string, string>) => {
+    const built = await Effect.runPromiseExit(
+      Effect.scoped(Layer.build(layer.pipe(Layer.provide(loopbackConfig(env)))))
+    )
+    return Exit.isFailure(built) ? Cause.pretty(built.cause) : "started"
+  }
+  const url = "http://127.0.0.1:9"
+  const cases = {
+    "not allowed": { LOOPBACK_PROVIDER_URL: url },
+    "allowed, in production": { LIVE_LOOPBACK_ALLOWED: "true", NODE_ENV: "production", LOOPBACK_PROVIDER_URL: url }
+  }
+  for (const [label, env] of Object.entries(cases)) {
+    it(label, async () => {
+      expect(await refusal(LoopbackAcquirerLive, env)).toContain("for tests only")
+      expect(await refusal(LoopbackPixLive, env)).toContain("for tests only")
+    })
+  }
+  it("allowed outside production: both start", async () => {
+    const env = { LIVE_LOOPBACK_ALLOWED: "true", LOOPBACK_PROVIDER_URL: url }
+    expect(await refusal(LoopbackAcquirerLive, env)).toBe("started")
+    expect(await refusal(LoopbackPixLive, env)).toBe("started")
+  })
+})
