@@ -275,8 +275,9 @@ export const pixKit = (subject: () => Promise<PixKitSubject> | PixKitSubject, te
       expect(ours.map((r) => r.amount).sort()).toEqual([101, 102, 103])
     })
 
-    it("a refund is answered in the port's words", async () => {
-      if (s.psp !== undefined) return
+    // An adapter with a PSP's levers runs the refund case above instead: skipped, not passed without asserting.
+    it("a refund is answered in the port's words", async (ctx) => {
+      if (s.psp !== undefined) return ctx.skip()
       const state = await run((p) => p.refund({ txid: "x", refundId: "r1", amount: 100 }))
       expect(["PROCESSING", "RETURNED", "NOT_RETURNED"]).toContain(state.status)
     })
