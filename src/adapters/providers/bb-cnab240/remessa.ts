@@ -131,15 +131,15 @@ export const buildRemessa = (
         kind: profile.kind,
         accepted: "N",
         issuedOn: cnabDate(t.issuedOn),
-        // FEBRABAN has no "percent per day": it goes as the amount per day it is on this title.
-        interestCode: interest === undefined ? 3 : interest.kind === "percentage_per_month" ? 2 : 1,
+        // FEBRABAN has no "percent per day": it goes as the monthly rate 30 times it, which the bank applies pro
+        // rata die (a month of 30 calendar days) as our rule does, so it charges what the rule asks. As the amount
+        // a day it is, rounded to the centavo before the days multiply it, it charged up to half a centavo a day
+        // more or less (docs/boleto.md "Rounding").
+        interestCode: interest === undefined ? 3 : interest.kind === "fixed_per_day" ? 1 : 2,
         interestFrom: interest === undefined ? "00000000" : cnabDate(addCalendarDays(t.dueDate, 1)),
+        // Centavos a day, or a monthly rate with 2 decimals (basis points).
         interestValue:
-          interest === undefined
-            ? 0
-            : interest.kind === "percentage_per_day"
-              ? Math.round((t.amount * interest.value) / 10_000)
-              : interest.value, // centavos a day, or a monthly rate with 2 decimals (basis points)
+          interest === undefined ? 0 : interest.kind === "percentage_per_day" ? interest.value * 30 : interest.value,
         discount1Code: discountCode(d1),
         discount1Until: cnabDate(d1?.until),
         discount1Value: d1?.value ?? 0,
