@@ -23,6 +23,8 @@ export interface Outcome {
   readonly paid?: number
   /** The bank's fee on this occurrence (T 199–213), centavos. */
   readonly fee?: number
+  /** Paid: the day the bank credits the amount (U 146–153); by default the day paid. */
+  readonly creditOn?: string
   /** Rejection reasons (03) or the liquidation channel (06, 17), 2 characters each. */
   readonly reasons?: ReadonlyArray<string>
 }
@@ -105,7 +107,7 @@ export const answerRemessa = (
         paid,
         credited: Math.max(0, paid - fee),
         occurredOn: cnabDate(o.paidOn ?? dueDate),
-        creditOn: paid > 0 ? cnabDate(o.paidOn ?? dueDate) : "00000000"
+        creditOn: paid > 0 ? cnabDate(o.creditOn ?? o.paidOn ?? dueDate) : "00000000"
       })
     )
   }
