@@ -40,7 +40,12 @@ export class BoletoProvider extends Context.Tag("BoletoProvider")<
   BoletoProvider,
   {
     readonly register: (request: BoletoRequest) => Effect.Effect<RegisteredBoleto, ProviderUnavailable>
-    /** Slips settled by the bank, among those given (the pending ones). */
+    /**
+     * Slips settled by the bank, among those given (the pending ones): each at most once, with what the bank took
+     * and the day. A question, not a queue: asked again, the same answer. A bank that reports its payments by
+     * settlement file instead (the BankFiles port: bb-cnab240's retorno, settled as it is read) answers none here,
+     * so that a payment comes by one of the two, never both (docs/providers.md "Boleto: banks by CNAB 240").
+     */
     readonly settlements: (
       transactionIds: ReadonlyArray<string>
     ) => Effect.Effect<ReadonlyArray<BoletoSettlement>, ProviderUnavailable>
