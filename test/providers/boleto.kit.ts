@@ -208,6 +208,14 @@ export const boletoKit = (
       expect(other.digitableLine).not.toBe(first.digitableLine)
     })
 
+    it("idempotent under a race: eight registrations of one transaction at once answer one slip", async () => {
+      for (let round = 0; round < 5; round++) {
+        const r = request(16_000 + round, addCalendarDays(today(), 10))
+        const slips = await Promise.all(Array.from({ length: 8 }, () => register(r)))
+        expect(new Set(slips.map((s) => JSON.stringify(s))).size).toBe(1)
+      }
+    })
+
     it("settlements: none of the slips not paid, nothing for none asked", async () => {
       const due = addCalendarDays(today(), 10)
       const slips = [request(2_000, due), request(2_001, due)]

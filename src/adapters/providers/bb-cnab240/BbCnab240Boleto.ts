@@ -32,28 +32,42 @@ export const bbCnab240BoletoLayer = (profile: BankProfile) =>
       const { boletoLateDays } = yield* AppConfig
       const agreement = config.agreement
 
+      const ourNumberOf = (request: BoletoRequest) =>
+        sql<{ ourNumber: string }>`
+          select our_number from cnab_titles
+          where account_id = ${request.accountId} and transaction_id = ${request.transactionId}`.pipe(
+          Effect.orDie,
+          Effect.map((rows) => rows[0]?.ourNumber)
+        )
+
       const register = fn("BbCnab240.register")(function* (request: BoletoRequest) {
         // A boleto with a fine or interest stays payable BOLETO_LATE_DAYS (docs/boleto.md): the bank writes
         // it off after them; one without is not received after its due date.
         const late = request.terms?.fine !== undefined || request.terms?.interest !== undefined
-        const [existing] = yield* sql<{ ourNumber: string }>`
-          select our_number from cnab_titles
-          where account_id = ${request.accountId} and transaction_id = ${request.transactionId}`.pipe(Effect.orDie)
-        let ourNumber = existing?.ourNumber
+        let ourNumber = yield* ourNumberOf(request)
         if (ourNumber === undefined) {
           const [next] = yield* sql<{ sequence: string }>`select nextval('cnab_our_number')::text as sequence`.pipe(
             Effect.orDie
           )
           const sequence = Number(next!.sequence)
-          ourNumber = profile.ourNumber(agreement, sequence)
-          yield* sql`
+          // Two registrations of one transaction at once (a retried job beside its first attempt): the first
+          // insert wins; the other inserts nothing, waits for it, and reads the winner's title in a statement of
+          // its own (its snapshot, taken after the wait, sees the row; this one's could not). Its number is left
+          // unused, a gap as a rolled-back nextval leaves.
+          const [made] = yield* sql<{ ourNumber: string }>`
             insert into cnab_titles (account_id, transaction_id, our_number, sequence, amount, due_date, issued_on,
                                      payer_name, payer_document, terms, write_off_days)
-            values (${request.accountId}, ${request.transactionId}, ${ourNumber}, ${sequence}, ${request.amount},
-                    ${request.dueDate}, ${saoPauloDate(new Date())}, ${request.payerName}, ${request.payerDocument},
+            values (${request.accountId}, ${request.transactionId}, ${profile.ourNumber(agreement, sequence)},
+                    ${sequence}, ${request.amount}, ${request.dueDate}, ${saoPauloDate(new Date())},
+                    ${request.payerName}, ${request.payerDocument},
                     ${request.terms === undefined ? null : JSON.stringify(request.terms)}::jsonb,
-                    ${late ? boletoLateDays : 0})`.pipe(Effect.orDie)
+                    ${late ? boletoLateDays : 0})
+            on conflict (account_id, transaction_id) do nothing
+            returning our_number`.pipe(Effect.orDie)
+          ourNumber = made?.ourNumber ?? (yield* ourNumberOf(request))
         }
+        // Inserted, or found after the insert met another's committed row: never neither.
+        if (ourNumber === undefined) return yield* Effect.dieMessage("cnab_titles: the conflicting title is not there")
         const barcode = buildBarcode({
           bankCode: profile.bankCode,
           dueDate: request.dueDate,
