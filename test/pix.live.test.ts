@@ -65,9 +65,10 @@ beforeAll(async () => {
     PIX_WEBHOOK_TLS_CERT_FILE: certs.files.serverCert,
     PIX_WEBHOOK_TLS_KEY_FILE: certs.files.serverKey,
     PIX_WEBHOOK_CA_FILE: certs.files.caCert,
-    // Efí's fallback: the secret in the URL, from the PSP's addresses only (the fake notifies from 127.0.0.2).
+    // Efí's fallback: the secret in the URL, from the PSP's addresses only (the fake notifies from 127.0.0.2),
+    // given as ranges as PSPs publish them (127.0.0.2/31 is 127.0.0.2 and .3, not 127.0.0.1).
     PIX_WEBHOOK_SECRET: webhookSecret,
-    PIX_WEBHOOK_ALLOWED_IPS: "10.0.0.1, 127.0.0.2",
+    PIX_WEBHOOK_ALLOWED_IPS: "10.0.0.0/8, 127.0.0.2/31",
     // Registered at the PSP at start (PUT /webhook/{chave}); the PSP appends /pix.
     PIX_WEBHOOK_URL: noticeUrl
   }

@@ -2,8 +2,9 @@ import { timingSafeEqual } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { createServer, type Server } from "node:https"
 import type { TLSSocket } from "node:tls"
-import { Config, Effect, Either, Layer, Option, Redacted, Runtime, Schema } from "effect"
+import { Config, ConfigError, Effect, Either, Layer, Option, Redacted, Runtime, Schema } from "effect"
 import { PixInbox } from "../../../ports/ReceivedPixRepo.ts"
+import { parseAllowList } from "./allowList.ts"
 import { receivedOf } from "./BcbPixProvider.ts"
 import { WebhookPix } from "./wire.ts"
 
@@ -15,7 +16,8 @@ import { WebhookPix } from "./wire.ts"
  * - `POST /providers/pix/<psp>/webhook/pix`: the PSP's client certificate must verify against
  *   PIX_WEBHOOK_CA_FILE.
  * - `POST /providers/pix/<psp>/webhook/<secret>/pix`: Efí's documented fallback when mTLS is skipped: the
- *   secret (PIX_WEBHOOK_SECRET) in the URL and the caller's address in PIX_WEBHOOK_ALLOWED_IPS.
+ *   secret (PIX_WEBHOOK_SECRET) in the URL and the caller's address in PIX_WEBHOOK_ALLOWED_IPS (addresses
+ *   or CIDR ranges: allowList.ts).
  *
  * The PSP appends `/pix` to the URL it was given (API Pix `listaPix` callback). The answer is 200 only after
  * every payment of the batch is recorded (so a PSP retries anything not committed), 400 for a body that is
@@ -31,11 +33,10 @@ export const ReceiverConfig = Config.all({
   secret: Config.option(Config.redacted("PIX_WEBHOOK_SECRET")),
   allowedIps: Config.string("PIX_WEBHOOK_ALLOWED_IPS").pipe(
     Config.withDefault(""),
-    Config.map((s) =>
-      s
-        .split(",")
-        .map((ip) => ip.trim())
-        .filter((ip) => ip !== "")
+    Config.mapOrFail((text) =>
+      Either.mapLeft(parseAllowList(text), (problem) =>
+        ConfigError.InvalidData([], `PIX_WEBHOOK_ALLOWED_IPS: ${problem}`)
+      )
     )
   )
 })
@@ -48,9 +49,6 @@ const sameSecret = (given: string, expected: string) => {
   const b = Buffer.from(expected)
   return a.length === b.length && timingSafeEqual(a, b)
 }
-
-/** `::ffff:1.2.3.4` is 1.2.3.4. */
-const plainIp = (ip: string | undefined) => (ip ?? "").replace(/^::ffff:/, "")
 
 export const PixWebhookReceiverLive = Layer.scopedDiscard(
   Effect.gen(function* () {
@@ -83,7 +81,7 @@ export const PixWebhookReceiverLive = Layer.scopedDiscard(
             ? Option.isSome(config.caFile) && socket.authorized
             : Option.isSome(secret) &&
               sameSecret(middle.replace(/\/$/, ""), secret.value) &&
-              config.allowedIps.includes(plainIp(req.socket.remoteAddress))
+              config.allowedIps.allows(req.socket.remoteAddress)
         if (!authenticated) return reply(401, { error: "not authenticated" })
         const chunks: Array<Buffer> = []
         let size = 0
