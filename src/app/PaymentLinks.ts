@@ -114,9 +114,23 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
       visit: fn("PaymentLinks.visit")(function* (
         link: PaymentLinkRecord,
         command: PaymentCommand,
-        transactionId: TransactionId
+        transactionId: TransactionId,
+        from: string | undefined
       ) {
         const accountId = link.accountId
+        // One buyer's address first, when that limit is set: a refused visit takes none of the link's slots,
+        // so one script cannot use up the minute of every other buyer (docs/payment-links.md).
+        if (Option.isSome(config.paymentLinkVisitsPerAddress) && from !== undefined) {
+          const mine = yield* repo.takeAddressVisitSlot(link.id, from, config.paymentLinkVisitsPerAddress.value)
+          if (!mine.allowed) {
+            const retryAfterSeconds = secondsUntilReset(mine)
+            return yield* new RateLimited({
+              code: "payment_link_rate_limited",
+              message: `this link takes at most ${mine.limit} visits a minute from one address; retry in ${retryAfterSeconds} s`,
+              retryAfterSeconds
+            })
+          }
+        }
         const slot = yield* repo.takeVisitSlot(link.id, config.paymentLinkVisitsPerMinute)
         if (!slot.allowed) {
           const retryAfterSeconds = secondsUntilReset(slot)

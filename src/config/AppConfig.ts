@@ -3,6 +3,7 @@ import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted }
 import { type AntifraudSettings, DEFAULT_SETTINGS, parseWeights } from "../domain/antifraud.ts"
 import { type InstallmentRules, rateOf } from "../domain/installments.ts"
 import { type Fee, parseFee, type Schedule } from "../domain/ledger.ts"
+import { type AddressList, parseAddressList } from "./addressList.ts"
 import { loadDevelopmentSecrets } from "./secrets.ts"
 
 /** Every environment variable of CONTRACT §2, read once at start-up. */
@@ -20,6 +21,13 @@ export interface AppConfigShape {
   readonly rateLimitPerMinute: number
   /** A payment link's visits per rolling minute, all processes together (docs/payment-links.md). */
   readonly paymentLinkVisitsPerMinute: number
+  /**
+   * PAYMENT_LINK_VISITS_PER_ADDRESS: a link's visits per rolling minute from one client address; unset, none
+   * (docs/payment-links.md "Visits per minute": behind a proxy not in TRUSTED_PROXIES, every buyer has its address).
+   */
+  readonly paymentLinkVisitsPerAddress: Option.Option<number>
+  /** TRUSTED_PROXIES: the proxies whose X-Forwarded-For is believed (docs/configuration.md "Client addresses"). */
+  readonly trustedProxies: AddressList
   readonly pixExpiresInSeconds: number
   readonly boletoDueDays: number
   /** BOLETO_LATE_DAYS: how long after its due date a boleto with a fine or interest is still payable. */
@@ -249,6 +257,20 @@ const fields = Config.all({
   publicBaseUrl: Config.option(Config.url("PUBLIC_BASE_URL")),
   rateLimitPerMinute: positiveInt("RATE_LIMIT_PER_MINUTE", 100),
   paymentLinkVisitsPerMinute: positiveInt("PAYMENT_LINK_VISITS_PER_MINUTE", 120),
+  paymentLinkVisitsPerAddress: Config.option(
+    Config.integer("PAYMENT_LINK_VISITS_PER_ADDRESS").pipe(
+      Config.validate({
+        message: "PAYMENT_LINK_VISITS_PER_ADDRESS must be a positive integer",
+        validation: (n) => n > 0
+      })
+    )
+  ),
+  trustedProxies: Config.string("TRUSTED_PROXIES").pipe(
+    Config.withDefault(""),
+    Config.mapOrFail((text) =>
+      Either.mapLeft(parseAddressList(text), (problem) => ConfigError.InvalidData([], `TRUSTED_PROXIES: ${problem}`))
+    )
+  ),
   pixExpiresInSeconds: positiveInt("PIX_EXPIRES_IN_SECONDS", 3600),
   boletoDueDays: positiveInt("BOLETO_DUE_DAYS", 3),
   boletoLateDays: positiveInt("BOLETO_LATE_DAYS", 30),

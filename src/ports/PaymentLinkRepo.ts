@@ -62,6 +62,12 @@ export class PaymentLinkRepo extends Context.Tag("PaymentLinkRepo")<
      * API keys use, keyed by the link's id), in a statement of its own; none is taken past `perMinute`.
      */
     readonly takeVisitSlot: (id: PaymentLinkId, perMinute: number) => Effect.Effect<RateLimitDecision>
+    /** The same, in the window of the link's visits from one client address. */
+    readonly takeAddressVisitSlot: (
+      id: PaymentLinkId,
+      address: string,
+      perMinute: number
+    ) => Effect.Effect<RateLimitDecision>
     /** The transaction a visit created, with the installments the link allowed it. */
     readonly recordVisit: (
       accountId: AccountId,

@@ -3,10 +3,14 @@ import { mkdtemp } from "node:fs/promises"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Option, Redacted } from "effect"
+import { Either, Option, Redacted } from "effect"
+import { parseAddressList } from "../../src/config/addressList.ts"
 import type { AppConfigShape, MoneyConfig } from "../../src/config/AppConfig.ts"
 import { DEFAULT_SETTINGS } from "../../src/domain/antifraud.ts"
 import { parseFee } from "../../src/domain/ledger.ts"
+
+/** TRUSTED_PROXIES unset: no proxy is believed. */
+export const noAddresses = Either.getOrThrow(parseAddressList(""))
 
 /** CONTRACT-v1 §7's defaults. */
 export const defaultMoney: MoneyConfig = {
@@ -78,6 +82,8 @@ export const testConfig = async (
     publicBaseUrl: `http://127.0.0.1:${port}`,
     rateLimitPerMinute: 100,
     paymentLinkVisitsPerMinute: 120,
+    paymentLinkVisitsPerAddress: Option.none(),
+    trustedProxies: noAddresses,
     pixExpiresInSeconds: 3600,
     boletoDueDays: 3,
     boletoLateDays: 30,

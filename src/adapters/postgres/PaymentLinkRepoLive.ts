@@ -110,6 +110,15 @@ export const PaymentLinkRepoLive = Layer.effect(
             Effect.orDie,
             Effect.map(([slot]) => ({ ...slot, limit: perMinute }))
           ),
+        // The window's key must be a uuid (rate_limit_take): the digest of the link and the address, as one.
+        takeAddressVisitSlot: (id, address, perMinute) =>
+          sql`select allowed, remaining, reset_ms
+              from rate_limit_take(md5(${`payment-link-visits ${id} ${address}`})::uuid, ${perMinute},
+                                   interval '60 seconds')`.pipe(
+            Effect.flatMap(decodeSlot),
+            Effect.orDie,
+            Effect.map(([slot]) => ({ ...slot, limit: perMinute }))
+          ),
         recordVisit: (accountId, id, transactionId, maxInstallments) =>
           sql`
             insert into payment_link_transactions (transaction_id, payment_link_id, account_id, max_installments)

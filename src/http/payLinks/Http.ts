@@ -1,5 +1,5 @@
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Clock, Effect } from "effect"
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Clock, Effect, Option } from "effect"
 import { PaymentLinks } from "../../app/PaymentLinks.ts"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { type FieldError, ValidationFailed, validated } from "../../domain/errors.ts"
@@ -10,6 +10,7 @@ import { GatewayApi } from "../Api.ts"
 import { CHECKOUT_SECURITY_HEADERS } from "../checkout/headers.ts"
 import { invalidLinkResponse } from "../checkout/invalidLink.ts"
 import { prefersHtml } from "../checkout/negotiate.ts"
+import { clientAddress } from "../shared/clientAddress.ts"
 import { rendered } from "../shared/domainErrors.ts"
 import { knownLinkId } from "../v1/paymentLinks/Http.ts"
 import { LINK_METHOD_WORDS, V1_LINK_METHOD } from "../v1/paymentLinks/command.ts"
@@ -89,7 +90,13 @@ export const PayLinksHttp = HttpApiBuilder.group(GatewayApi, "payLinks", (handle
           }
           const now = new Date(yield* Clock.currentTimeMillis)
           const command = yield* validated(decodeCreate(wire, now, config.installments))
-          const created = yield* links.visit(link, command, TransactionId.make(yield* ids.next))
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const from = clientAddress(
+            Option.getOrUndefined(request.remoteAddress),
+            request.headers["x-forwarded-for"],
+            config.trustedProxies
+          )
+          const created = yield* links.visit(link, command, TransactionId.make(yield* ids.next), from)
           const token = created.details.checkoutToken
           return HttpServerResponse.unsafeJson(
             { checkout_url: `${config.publicBaseUrl}/checkout/${token}` },

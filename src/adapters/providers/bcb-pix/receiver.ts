@@ -3,8 +3,8 @@ import { readFileSync } from "node:fs"
 import { createServer, type Server } from "node:https"
 import type { TLSSocket } from "node:tls"
 import { Config, ConfigError, Effect, Either, Layer, Option, Redacted, Runtime, Schema } from "effect"
+import { parseAddressList } from "../../../config/addressList.ts"
 import { PixInbox } from "../../../ports/ReceivedPixRepo.ts"
-import { parseAllowList } from "./allowList.ts"
 import { receivedOf } from "./BcbPixProvider.ts"
 import { WebhookPix } from "./wire.ts"
 
@@ -17,7 +17,7 @@ import { WebhookPix } from "./wire.ts"
  *   PIX_WEBHOOK_CA_FILE.
  * - `POST /providers/pix/<psp>/webhook/<secret>/pix`: Efí's documented fallback when mTLS is skipped: the
  *   secret (PIX_WEBHOOK_SECRET) in the URL and the caller's address in PIX_WEBHOOK_ALLOWED_IPS (addresses
- *   or CIDR ranges: allowList.ts).
+ *   or CIDR ranges: config/addressList.ts).
  *
  * The PSP appends `/pix` to the URL it was given (API Pix `listaPix` callback). The answer is 200 only after
  * every payment of the batch is recorded (so a PSP retries anything not committed), 400 for a body that is
@@ -34,7 +34,7 @@ export const ReceiverConfig = Config.all({
   allowedIps: Config.string("PIX_WEBHOOK_ALLOWED_IPS").pipe(
     Config.withDefault(""),
     Config.mapOrFail((text) =>
-      Either.mapLeft(parseAllowList(text), (problem) =>
+      Either.mapLeft(parseAddressList(text), (problem) =>
         ConfigError.InvalidData([], `PIX_WEBHOOK_ALLOWED_IPS: ${problem}`)
       )
     )
@@ -81,7 +81,7 @@ export const PixWebhookReceiverLive = Layer.scopedDiscard(
             ? Option.isSome(config.caFile) && socket.authorized
             : Option.isSome(secret) &&
               sameSecret(middle.replace(/\/$/, ""), secret.value) &&
-              config.allowedIps.allows(req.socket.remoteAddress)
+              config.allowedIps.includes(req.socket.remoteAddress)
         if (!authenticated) return reply(401, { error: "not authenticated" })
         const chunks: Array<Buffer> = []
         let size = 0

@@ -1,0 +1,50 @@
+import { ConfigProvider, Effect, Either, Option } from "effect"
+import { describe, expect, it } from "vitest"
+import { loadAppConfig } from "./AppConfig.ts"
+
+const load = (env: Record<string, string>) =>
+  Effect.runPromise(
+    loadAppConfig.pipe(
+      Effect.withConfigProvider(
+        ConfigProvider.fromMap(
+          new Map(
+            Object.entries({
+              NODE_ENV: "production",
+              JWT_SECRET: "x".repeat(40),
+              CARD_VAULT_KEY: Buffer.alloc(32, 1).toString("base64"),
+              ...env
+            })
+          )
+        )
+      ),
+      Effect.either
+    )
+  )
+
+describe('client addresses\' settings (docs/configuration.md "Client addresses")', () => {
+  it("none by default: no proxy believed, no limit per address", async () => {
+    const config = Either.getOrThrow(await load({}))
+    expect(Option.isNone(config.paymentLinkVisitsPerAddress)).toBe(true)
+    expect(config.trustedProxies.includes("10.0.0.1")).toBe(false)
+  })
+
+  it("read as ranges and a positive count", async () => {
+    const config = Either.getOrThrow(
+      await load({ TRUSTED_PROXIES: "10.0.0.0/8, fd00::/8", PAYMENT_LINK_VISITS_PER_ADDRESS: "5" })
+    )
+    expect(config.paymentLinkVisitsPerAddress).toEqual(Option.some(5))
+    expect(config.trustedProxies.includes("10.20.30.40")).toBe(true)
+    expect(config.trustedProxies.includes("fd12::1")).toBe(true)
+    expect(config.trustedProxies.includes("11.0.0.1")).toBe(false)
+  })
+
+  it.each([
+    ["TRUSTED_PROXIES", { TRUSTED_PROXIES: "10.0.0.0/8, proxy.internal" }],
+    ["TRUSTED_PROXIES", { TRUSTED_PROXIES: "10.0.0.0/40" }],
+    ["PAYMENT_LINK_VISITS_PER_ADDRESS", { PAYMENT_LINK_VISITS_PER_ADDRESS: "0" }],
+    ["PAYMENT_LINK_VISITS_PER_ADDRESS", { PAYMENT_LINK_VISITS_PER_ADDRESS: "ten" }]
+  ])("a bad %s stops the start, naming it", async (variable, env) => {
+    const result = await load(env)
+    expect(Either.isLeft(result) && String(result.left)).toContain(variable)
+  })
+})
