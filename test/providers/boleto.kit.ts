@@ -267,6 +267,8 @@ export const boletoKit = (
           [request(100_000, due, lateTerms), due, 100_000],
           // 5 days late: 2 % fine = 2,000; 1 % a month for 5 days = 100,000 × 0.01 × 5/30 = 166.67 → 167.
           [request(100_000, due, lateTerms), "2027-03-15", 102_167],
+          // 1 day late, the first day of the fine and of the interest: 2,000 + 100,000 × 0.01 × 1/30 = 33.33 → 33.
+          [request(100_000, due, lateTerms), "2027-03-11", 102_033],
           // 12 days late: a fixed fine of 150; 7 a day × 12 = 84 (centavos).
           [
             request(12_345, due, {

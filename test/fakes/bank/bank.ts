@@ -1,3 +1,4 @@
+import { daysBetween } from "../../../src/domain/calendar.ts"
 import { amountDue } from "../../../src/domain/chargeTerms.ts"
 import {
   BATCH_HEADER,
@@ -70,11 +71,24 @@ export const answerRemessa = (
     let discount = 0
     let paid = 0
     if (o.movement === "06" || o.movement === "17") {
-      // The bank computes with what the remessa registered: fine (R), interest and discount 1 (P).
-      const due = amountDue(amount, dueDate, termsOf(P, R), o.paidOn ?? dueDate)
-      charges = due.fine + due.interest
+      // The bank computes with what the remessa registered: fine (R), interest and discount 1 (P). Whether
+      // the payment is late is FEBRABAN's rule (a due date on a closed day is paid on the next business day
+      // without charges); once late, the fine is owed from its date (R 67–74) and the interest counted for
+      // each calendar day from its own (P 119–126), as a bank reads them, not from our rule's due date.
+      const paidOn = o.paidOn ?? dueDate
+      const terms = termsOf(P, R)
+      const due = amountDue(amount, dueDate, terms, paidOn)
+      const late = due.daysLate > 0
+      const fineFrom = isoDate(R["fineFrom"] ?? "00000000")
+      const interestFrom = isoDate(P["interestFrom"]!)
+      const fine = late && fineFrom !== null && paidOn >= fineFrom ? due.fine : 0
+      const interest =
+        late && terms.interest !== undefined && interestFrom !== null && paidOn >= interestFrom
+          ? interestFor(terms.interest, amount, daysBetween(interestFrom, paidOn) + 1)
+          : 0
+      charges = fine + interest
       discount = due.discount
-      paid = o.paid ?? due.total
+      paid = o.paid ?? amount - discount + fine + interest
     }
     const fee = o.fee ?? 0
     out.push(
@@ -114,6 +128,17 @@ export const answerRemessa = (
   out.push(writeRecord(BATCH_TRAILER, { bank: h["bank"]!, batch: 1, records: sequence + 2 }))
   out.push(writeRecord(FILE_TRAILER, { bank: h["bank"]!, batches: 1, records: out.length + 1, accounts: 0 }))
   return `${out.join("\r\n")}\r\n`
+}
+
+/**
+ * Simple interest for `days` calendar days, rounded half up to the centavo: an amount a day (code 1), or a
+ * monthly rate in basis points applied pro rata die over 30 days (code 2), as FEBRABAN's codes say.
+ */
+const interestFor = (interest: { kind: string; value: number }, amount: number, days: number) => {
+  if (interest.kind === "fixed_per_day") return interest.value * days
+  const numerator = BigInt(amount) * BigInt(interest.value) * BigInt(days)
+  const denominator = 10_000n * 30n
+  return Number((2n * numerator + denominator) / (2n * denominator))
 }
 
 const termsOf = (P: Readonly<Record<string, string>>, R: Readonly<Record<string, string>>) => {
