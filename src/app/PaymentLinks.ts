@@ -126,7 +126,9 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
             const retryAfterSeconds = secondsUntilReset(mine)
             return yield* new RateLimited({
               code: "payment_link_rate_limited",
-              message: `this link takes at most ${mine.limit} visits a minute from one address; retry in ${retryAfterSeconds} s`,
+              message:
+                `this link takes at most ${mine.limit} visits a minute from one address; ` +
+                `retry in ${retryAfterSeconds} s`,
               retryAfterSeconds
             })
           }
