@@ -6,8 +6,9 @@
  * another skips them, and says so in its output.
  */
 import { randomUUID } from "node:crypto"
-import { Cause, Effect, Exit, type Layer, ManagedRuntime, Option } from "effect"
+import { Effect, type Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { outcome } from "./outcome.ts"
 import type { ChargeTerms } from "../../src/domain/chargeTerms.ts"
 import { addCalendarDays, daysBetween } from "../../src/domain/calendar.ts"
 import { saoPauloDate } from "../../src/domain/time.ts"
@@ -113,15 +114,6 @@ const expectFebrabanSlip = (slip: RegisteredBoleto, request: BoletoRequest, toda
   const free = line.slice(4, 9) + line.slice(10, 20) + line.slice(21, 31)
   expect(line.slice(0, 4) + line[32] + line.slice(33) + free).toBe(barcode)
 }
-
-/** The failure's tag, "defect", or "success". */
-const outcome = <A, E>(exit: Exit.Exit<A, E>) =>
-  Exit.isSuccess(exit)
-    ? "success"
-    : Option.match(Cause.failureOption(exit.cause), {
-        onNone: () => "defect",
-        onSome: (e) => (e as { _tag: string })._tag
-      })
 
 const byAmount = (a: BoletoSettlement, b: BoletoSettlement) => a.amount - b.amount
 

@@ -4,9 +4,10 @@
  * the cases that need them are skipped for an adapter without a PSP behind it (the sandbox, the loopback).
  */
 import { randomUUID } from "node:crypto"
-import { Cause, Effect, Exit, type Layer, ManagedRuntime, Option } from "effect"
+import { Cause, Effect, Exit, type Layer, ManagedRuntime } from "effect"
 import { hasError, isDynamicPix, parsePix } from "pix-utils"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { outcome } from "./outcome.ts"
 import { PixProvider, type PixChargeRequest, type PixDueChargeRequest } from "../../src/ports/PixProvider.ts"
 
 export interface PspLevers {
@@ -53,15 +54,6 @@ const dueRequest = (amount: number): PixDueChargeRequest => ({
   merchantCity: "São Paulo",
   payer: { name: "Maria da Silva", document: "52998224725", documentType: "cpf" }
 })
-
-/** The failure's tag, or "success". */
-const outcome = <A, E>(exit: Exit.Exit<A, E>) =>
-  Exit.isSuccess(exit)
-    ? "success"
-    : Option.match(Cause.failureOption(exit.cause), {
-        onNone: () => "defect",
-        onSome: (e) => (e as { _tag: string })._tag
-      })
 
 export const pixKit = (subject: () => Promise<PixKitSubject> | PixKitSubject, teardown?: () => Promise<void>) =>
   describe("PixProvider conformance", () => {
