@@ -3,7 +3,7 @@ import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted }
 import { type AntifraudSettings, DEFAULT_SETTINGS, parseWeights } from "../domain/antifraud.ts"
 import { type InstallmentRules, rateOf } from "../domain/installments.ts"
 import { type Fee, parseFee, type Schedule } from "../domain/ledger.ts"
-import { type AddressList, parseAddressList } from "./addressList.ts"
+import { type AddressList, addressListConfig } from "./addressList.ts"
 import { loadDevelopmentSecrets } from "./secrets.ts"
 
 /** Every environment variable of CONTRACT §2, read once at start-up. */
@@ -265,12 +265,7 @@ const fields = Config.all({
       })
     )
   ),
-  trustedProxies: Config.string("TRUSTED_PROXIES").pipe(
-    Config.withDefault(""),
-    Config.mapOrFail((text) =>
-      Either.mapLeft(parseAddressList(text), (problem) => ConfigError.InvalidData([], `TRUSTED_PROXIES: ${problem}`))
-    )
-  ),
+  trustedProxies: addressListConfig("TRUSTED_PROXIES"),
   pixExpiresInSeconds: positiveInt("PIX_EXPIRES_IN_SECONDS", 3600),
   boletoDueDays: positiveInt("BOLETO_DUE_DAYS", 3),
   boletoLateDays: positiveInt("BOLETO_LATE_DAYS", 30),

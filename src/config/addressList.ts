@@ -1,5 +1,5 @@
 import { BlockList, isIP } from "node:net"
-import { Either } from "effect"
+import { Config, ConfigError, Either } from "effect"
 
 /**
  * A list of network addresses: exact addresses or ranges in CIDR notation, IPv4 or IPv6, comma-separated.
@@ -42,3 +42,12 @@ export const parseAddressList = (text: string): Either.Either<AddressList, strin
     }
   })
 }
+
+/** The variable `name` as an address list: empty when unset; a bad entry stops the start, naming both. */
+export const addressListConfig = (name: string) =>
+  Config.string(name).pipe(
+    Config.withDefault(""),
+    Config.mapOrFail((text) =>
+      Either.mapLeft(parseAddressList(text), (problem) => ConfigError.InvalidData([], `${name}: ${problem}`))
+    )
+  )

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { PaymentLinkRecord } from "../../domain/paymentLink.ts"
 import { PaymentLinkRepo } from "../../ports/PaymentLinkRepo.ts"
@@ -24,6 +24,14 @@ export const PaymentLinkRepoLive = Layer.effect(
       query.pipe(Effect.flatMap(decodeRows), Effect.orDie)
     const first = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
       Effect.map(rows(query), (found) => Option.fromNullable(found[0]))
+    // rate_limit_take (migrations 0010, 0011) commits its slot without waiting for the disk, which is why it
+    // runs alone here and never inside the visit's transaction.
+    const takeSlot = (key: Statement.Fragment, perMinute: number) =>
+      sql`select allowed, remaining, reset_ms from rate_limit_take(${key}, ${perMinute}, interval '60 seconds')`.pipe(
+        Effect.flatMap(decodeSlot),
+        Effect.orDie,
+        Effect.map(([slot]) => ({ ...slot, limit: perMinute }))
+      )
 
     return PaymentLinkRepo.of(
       traced("PaymentLinkRepo", {
@@ -101,24 +109,10 @@ export const PaymentLinkRepoLive = Layer.effect(
               and (expires_at is null or expires_at > now())
               and (max_uses is null or uses < max_uses)
             returning ${columns}`),
-        // rate_limit_take (migrations 0010, 0011) commits its slot without waiting for the disk, which is
-        // why it runs alone here and never inside the visit's transaction.
-        takeVisitSlot: (id, perMinute) =>
-          sql`select allowed, remaining, reset_ms
-              from rate_limit_take(${id}, ${perMinute}, interval '60 seconds')`.pipe(
-            Effect.flatMap(decodeSlot),
-            Effect.orDie,
-            Effect.map(([slot]) => ({ ...slot, limit: perMinute }))
-          ),
+        takeVisitSlot: (id, perMinute) => takeSlot(sql`${id}`, perMinute),
         // The window's key must be a uuid (rate_limit_take): the digest of the link and the address, as one.
         takeAddressVisitSlot: (id, address, perMinute) =>
-          sql`select allowed, remaining, reset_ms
-              from rate_limit_take(md5(${`payment-link-visits ${id} ${address}`})::uuid, ${perMinute},
-                                   interval '60 seconds')`.pipe(
-            Effect.flatMap(decodeSlot),
-            Effect.orDie,
-            Effect.map(([slot]) => ({ ...slot, limit: perMinute }))
-          ),
+          takeSlot(sql`md5(${`payment-link-visits ${id} ${address}`})::uuid`, perMinute),
         recordVisit: (accountId, id, transactionId, maxInstallments) =>
           sql`
             insert into payment_link_transactions (transaction_id, payment_link_id, account_id, max_installments)

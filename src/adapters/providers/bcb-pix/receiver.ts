@@ -2,8 +2,8 @@ import { timingSafeEqual } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { createServer, type Server } from "node:https"
 import type { TLSSocket } from "node:tls"
-import { Config, ConfigError, Effect, Either, Layer, Option, Redacted, Runtime, Schema } from "effect"
-import { parseAddressList } from "../../../config/addressList.ts"
+import { Config, Effect, Either, Layer, Option, Redacted, Runtime, Schema } from "effect"
+import { addressListConfig } from "../../../config/addressList.ts"
 import { PixInbox } from "../../../ports/ReceivedPixRepo.ts"
 import { receivedOf } from "./BcbPixProvider.ts"
 import { WebhookPix } from "./wire.ts"
@@ -31,14 +31,7 @@ export const ReceiverConfig = Config.all({
   keyFile: Config.string("PIX_WEBHOOK_TLS_KEY_FILE"),
   caFile: Config.option(Config.string("PIX_WEBHOOK_CA_FILE")),
   secret: Config.option(Config.redacted("PIX_WEBHOOK_SECRET")),
-  allowedIps: Config.string("PIX_WEBHOOK_ALLOWED_IPS").pipe(
-    Config.withDefault(""),
-    Config.mapOrFail((text) =>
-      Either.mapLeft(parseAddressList(text), (problem) =>
-        ConfigError.InvalidData([], `PIX_WEBHOOK_ALLOWED_IPS: ${problem}`)
-      )
-    )
-  )
+  allowedIps: addressListConfig("PIX_WEBHOOK_ALLOWED_IPS")
 })
 
 const MAX_BODY = 1_000_000
