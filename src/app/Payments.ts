@@ -1,5 +1,4 @@
 import type { AccountId, CustomerId, TransactionId } from "../domain/ids.ts"
-import { randomBytes } from "node:crypto"
 import { Clock, Effect, Either, Option } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
 import { Conflict, NotFound, ValidationFailed } from "../domain/errors.ts"
@@ -30,11 +29,12 @@ import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Transactional } from "../ports/Transactional.ts"
 import { Lifecycle } from "./Lifecycle.ts"
 import { fn } from "../spans.ts"
+import { randomToken } from "./randomToken.ts"
 
 const PIX_CITY = "SAO PAULO"
 
 /** 256 random bits: the credential behind a public QR or PDF URL. */
-const documentToken = () => randomBytes(32).toString("base64url")
+const documentToken = randomToken
 
 type CardCommand = Extract<PaymentCommand, { method: "CARD" }>
 
