@@ -1,5 +1,5 @@
 import type { AccountId } from "../../domain/ids.ts"
-import { createHash } from "node:crypto"
+import { hash } from "node:crypto"
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Exit, FiberRef, Option, Schedule } from "effect"
 import type { ClaimRequest } from "../../ports/Admission.ts"
@@ -43,9 +43,7 @@ const KEY = /^[\x20-\x7E]{1,255}$/
 
 /** The key's scope is the route as requested: the same key on another path is another request. */
 const fingerprintOf = (request: HttpServerRequest.HttpServerRequest, body: unknown) =>
-  createHash("sha256")
-    .update(`${request.method} ${pathOf(request)}\n${canonicalJson(body)}`)
-    .digest("hex")
+  hash("sha256", `${request.method} ${pathOf(request)}\n${canonicalJson(body)}`, "hex")
 
 /** A claim made with the request's admission, for `idempotent` to take over. */
 interface Ahead {
