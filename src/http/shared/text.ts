@@ -105,6 +105,15 @@ const decodeStrictly = (part: string): string | undefined => {
   }
 }
 
+/** Only characters U+0001–U+007F but `%`: nothing to decode and nothing to refuse. */
+const isPlainUrl = (url: string) => {
+  for (let i = 0; i < url.length; i++) {
+    const c = url.charCodeAt(i)
+    if (c === 0 || c === 37 /* % */ || c > 0x7f) return false
+  }
+  return true
+}
+
 const urlPartProblem = (part: string): string | undefined => {
   const decoded = decodeStrictly(part)
   return decoded === undefined ? "must be UTF-8 text once percent-decoded" : textProblem(decoded)
@@ -119,6 +128,8 @@ export const urlTextProblem = (
   url: string,
   template: string | undefined
 ): { field: string; message: string } | undefined => {
+  // Nearly every URL: ASCII with no escape and no NUL, each part its own decoding, all of it text.
+  if (isPlainUrl(url)) return undefined
   const [pathname = "", search = ""] = url.split("?", 2)
   const names = template?.split("/") ?? []
   const segments = pathname.split("/")
