@@ -114,7 +114,8 @@ const noBankFiles = BankFiles.of({
   recordProcessed: () => Effect.void
 })
 // CONTRACT-v1 §7 withdrawals in live mode answer 409 payouts_unavailable until a payouts adapter exists.
-const absentPayouts = Payouts.of({
+// Exported only so that its port's conformance kit runs for it (test/providers/payouts.test.ts).
+export const absentPayouts = Payouts.of({
   available: Effect.succeed(false),
   pay: () => Effect.die("live payouts are not configured: a withdrawal should have been refused (409)")
 })
