@@ -1,5 +1,5 @@
 /**
- * The Payouts conformance kit: one suite every adapter of the port passes (docs/providers.md "Payouts: the
+ * The Payouts conformance kit: one suite every adapter of the port passes (docs/providers.md "The Payouts
  * conformance kit", and "Adding a provider"). The contract is the port's doc comments (src/ports/Payouts.ts):
  * `available` says whether the bank pays out at all; `pay` answers `Paid` or `Failed` with a reason, and
  * `ProviderUnavailable` only when the bank cannot be asked; `withdrawalId` is the idempotency key, so a retried
