@@ -53,7 +53,9 @@ export const bbCnab240BoletoLayer = (profile: BankProfile) =>
           // Two registrations of one transaction at once (a retried job beside its first attempt): the first
           // insert wins; the other inserts nothing, waits for it, and reads the winner's title in a statement of
           // its own (its snapshot, taken after the wait, sees the row; this one's could not). Its number is left
-          // unused, a gap as a rolled-back nextval leaves.
+          // unused, a gap as a rolled-back nextval leaves. No conflict target: the title is unique by its primary
+          // key and by cnab_titles_transaction (0029), and a target naming one left the other to fail the loser
+          // with a unique violation when both inserts met there first (the kit's race, 1 in a few hundred).
           const [made] = yield* sql<{ ourNumber: string }>`
             insert into cnab_titles (account_id, transaction_id, our_number, sequence, amount, due_date, issued_on,
                                      payer_name, payer_document, terms, write_off_days)
@@ -62,7 +64,7 @@ export const bbCnab240BoletoLayer = (profile: BankProfile) =>
                     ${request.payerName}, ${request.payerDocument},
                     ${request.terms === undefined ? null : JSON.stringify(request.terms)}::jsonb,
                     ${late ? boletoLateDays : 0})
-            on conflict (account_id, transaction_id) do nothing
+            on conflict do nothing
             returning our_number`.pipe(Effect.orDie)
           ourNumber = made?.ourNumber ?? (yield* ourNumberOf(request))
         }
