@@ -6,8 +6,9 @@
  * another skips them, and says so in its output.
  */
 import { randomUUID } from "node:crypto"
-import { Effect, type Layer, ManagedRuntime } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { Layer } from "effect"
+import { describe, expect, it } from "vitest"
+import { kitRuntime } from "./kitRuntime.ts"
 import { outcome } from "./outcome.ts"
 import type { ChargeTerms } from "../../src/domain/chargeTerms.ts"
 import { addCalendarDays, daysBetween } from "../../src/domain/calendar.ts"
@@ -123,24 +124,11 @@ export const boletoKit = (
 ) =>
   describe("BoletoProvider conformance", () => {
     let s: BoletoKitSubject
-    let runtime: ManagedRuntime.ManagedRuntime<BoletoProvider, never>
-    const run = <A, E>(f: (p: BoletoProvider["Type"]) => Effect.Effect<A, E>) =>
-      runtime.runPromise(Effect.flatMap(BoletoProvider, f))
-    const exit = <A, E>(f: (p: BoletoProvider["Type"]) => Effect.Effect<A, E>) =>
-      runtime.runPromiseExit(Effect.flatMap(BoletoProvider, f))
+    const { run, exit } = kitRuntime(BoletoProvider, subject, teardown, (started) => (s = started))
     const register = (r: BoletoRequest) => run((p) => p.register(r))
     /** What the bank reports paid among `ids`: by `settlements`, or by its settlement files for a bank by files. */
     const reported = async (ids: ReadonlyArray<string>) =>
       [...(await (s.bank?.filed ?? ((i) => run((p) => p.settlements(i))))(ids))].sort(byAmount)
-
-    beforeAll(async () => {
-      s = await subject()
-      runtime = ManagedRuntime.make(s.layer)
-    })
-    afterAll(async () => {
-      await runtime?.dispose()
-      await teardown?.()
-    })
 
     const today = () => saoPauloDate(new Date())
     const request = (amount: number, dueDate: string, terms?: ChargeTerms): BoletoRequest => ({

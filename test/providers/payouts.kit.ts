@@ -7,8 +7,9 @@
  * the cases that need them; another skips them, and says so in its output.
  */
 import { randomUUID } from "node:crypto"
-import { Effect, Either, Exit, type Layer, ManagedRuntime } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Effect, Either, Exit, type Layer } from "effect"
+import { describe, expect, it } from "vitest"
+import { kitRuntime } from "./kitRuntime.ts"
 import { outcome } from "./outcome.ts"
 import { type BankAccount, validateBankAccount } from "../../src/domain/subaccount.ts"
 import { type PayoutResult, Payouts } from "../../src/ports/Payouts.ts"
@@ -56,10 +57,7 @@ export const payoutsKit = (
 ) =>
   describe("Payouts conformance", () => {
     let s: PayoutsKitSubject
-    let runtime: ManagedRuntime.ManagedRuntime<Payouts, never>
-    const run = <A, E>(f: (p: Payouts["Type"]) => Effect.Effect<A, E>) => runtime.runPromise(Effect.flatMap(Payouts, f))
-    const exit = <A, E>(f: (p: Payouts["Type"]) => Effect.Effect<A, E>) =>
-      runtime.runPromiseExit(Effect.flatMap(Payouts, f))
+    const { run, exit } = kitRuntime(Payouts, subject, teardown, (started) => (s = started))
     const pay = (r: PayoutRequest) => run((p) => p.pay(r))
     /** The same request `times` times at once, every answer. */
     const race = (r: PayoutRequest, times = 8) =>
@@ -69,15 +67,6 @@ export const payoutsKit = (
           { concurrency: "unbounded" }
         )
       )
-
-    beforeAll(async () => {
-      s = await subject()
-      runtime = ManagedRuntime.make(s.layer)
-    })
-    afterAll(async () => {
-      await runtime?.dispose()
-      await teardown?.()
-    })
 
     const request = (amount: number, account = bankAccount("12345678")): PayoutRequest => ({
       withdrawalId: randomUUID(),

@@ -4,9 +4,10 @@
  * the cases that need them are skipped for an adapter without a PSP behind it (the sandbox, the loopback).
  */
 import { randomUUID } from "node:crypto"
-import { Cause, Effect, Exit, type Layer, ManagedRuntime } from "effect"
+import { Cause, Effect, Exit, type Layer } from "effect"
 import { hasError, isDynamicPix, parsePix } from "pix-utils"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
+import { kitRuntime } from "./kitRuntime.ts"
 import { outcome } from "./outcome.ts"
 import { PixProvider, type PixChargeRequest, type PixDueChargeRequest } from "../../src/ports/PixProvider.ts"
 
@@ -58,21 +59,9 @@ const dueRequest = (amount: number): PixDueChargeRequest => ({
 export const pixKit = (subject: () => Promise<PixKitSubject> | PixKitSubject, teardown?: () => Promise<void>) =>
   describe("PixProvider conformance", () => {
     let s: PixKitSubject
-    let runtime: ManagedRuntime.ManagedRuntime<PixProvider, never>
-    const run = <A, E>(f: (p: PixProvider["Type"]) => Effect.Effect<A, E>) =>
-      runtime.runPromise(Effect.flatMap(PixProvider, f))
-    const exit = <A, E>(f: (p: PixProvider["Type"]) => Effect.Effect<A, E>) =>
-      runtime.runPromiseExit(Effect.flatMap(PixProvider, f))
+    const { run, exit } = kitRuntime(PixProvider, subject, teardown, (started) => (s = started))
     const psp = () => s.psp!
 
-    beforeAll(async () => {
-      s = await subject()
-      runtime = ManagedRuntime.make(s.layer)
-    })
-    afterAll(async () => {
-      await runtime?.dispose()
-      await teardown?.()
-    })
     /** A case that needs the PSP's levers: skipped, and said so, for an adapter without them. */
     const pspIt = (name: string, body: () => Promise<void>) =>
       it(name, async (ctx) => {
