@@ -34,6 +34,12 @@ export interface PixKitSubject {
    * no due-date charge to withdraw, instead of the due-date cases. Absent: it issues them, and every case runs.
    */
   readonly dueCharges?: false
+  /**
+   * `false` for an adapter that keeps no charges to look a txid up in (the sandbox, whose charges are the
+   * gateway's own rows; the loopback, whose server keeps none): it cannot tell a txid it never issued, so the
+   * case that asks it about one is skipped and says so. Absent: the PSP holds its charges, and the case runs.
+   */
+  readonly knowsCharges?: false
 }
 
 const request = (amount: number, payer = true): PixChargeRequest => ({
@@ -110,6 +116,16 @@ export const pixKit = (subject: () => Promise<PixKitSubject> | PixKitSubject, te
       const paid = await run((p) => p.createCharge(request(991)))
       await psp().pay(paid.txid, { notify: false })
       expect((await run((p) => p.cancelCharge(paid.txid))).status).toBe("PAID")
+    })
+
+    it("a charge the PSP never issued: chargeStatus is refused as pix_charge_unknown, never OPEN", async (ctx) => {
+      if (s.knowsCharges === false) return ctx.skip("this PSP keeps no charges: it cannot tell one it never issued")
+      const never = randomUUID().replace(/-/g, "")
+      const asked = await exit((p) => p.chargeStatus(never))
+      expect(Exit.isFailure(asked) && Cause.failureOption(asked.cause)).toMatchObject({
+        _tag: "Some",
+        value: { _tag: "Unprocessable", code: "pix_charge_unknown" }
+      })
     })
 
     it("without due-date charges: refused as pix_due_charge_unsupported, and none known to withdraw", async (ctx) => {

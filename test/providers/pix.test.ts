@@ -41,7 +41,7 @@ const overFake = (profile: string) => {
 }
 
 describe("sandbox", () => {
-  pixKit(() => ({ name: "sandbox", layer: SandboxPixProviderLive }))
+  pixKit(() => ({ name: "sandbox", layer: SandboxPixProviderLive, knowsCharges: false }))
 })
 
 // The test-only live PSP (docs/providers.md "Test and live modes") over its server in this process, configured
@@ -62,7 +62,8 @@ describe("loopback over its local server", () => {
         name: "loopback",
         // A setting missing or refused is a defect of the test, as at start-up.
         layer: LoopbackPixLive.pipe(Layer.provide(Layer.setConfigProvider(config)), Layer.orDie),
-        dueCharges: false
+        dueCharges: false,
+        knowsCharges: false
       }
     },
     () => server.close()
