@@ -234,7 +234,7 @@ export const boletoKit = (
     })
 
     bankIt(
-      "a slip paid late is reported with the fine and interest its terms ask that day; early, less its discount",
+      "a slip is reported with what its terms ask the day paid: fine and interest late, discount early, abatement",
       async (bank) => {
         // Due on a Wednesday that is no holiday; each amount (centavos) is worked out by hand from docs/boleto.md:
         // each part rounded half up to the centavo on its own; late is after the last day without charges (the
@@ -278,7 +278,71 @@ export const boletoKit = (
           // Due on Saturday 2027-03-13: the last day without charges is Monday the 15th; the Tuesday after owes
           // the fine and 3 days of interest from the due date: 2,000 + 100,000 × 0.01 × 3/30 = 100.
           [request(100_000, "2027-03-13", lateTerms), "2027-03-15", 100_000],
-          [request(100_000, "2027-03-13", lateTerms), "2027-03-16", 102_100]
+          [request(100_000, "2027-03-13", lateTerms), "2027-03-16", 102_100],
+          // Three discounts, each through its date (the first still ahead is the one given): 3,000 off until
+          // 03-01, 2,000 until 03-05, 1,000 until the due date; after it, nothing off.
+          ...(
+            [
+              ["2027-03-01", 97_000],
+              ["2027-03-02", 98_000],
+              ["2027-03-05", 98_000],
+              ["2027-03-06", 99_000],
+              ["2027-03-10", 99_000],
+              ["2027-03-11", 100_000]
+            ] as const
+          ).map(
+            ([paidOn, amount]) =>
+              [
+                request(100_000, due, {
+                  discounts: [
+                    { kind: "fixed", value: 3_000, until: "2027-03-01" },
+                    { kind: "fixed", value: 2_000, until: "2027-03-05" },
+                    { kind: "fixed", value: 1_000, until: due }
+                  ]
+                }),
+                paidOn,
+                amount
+              ] as const
+          ),
+          // The same in percentages of 80,000: 3 % = 2,400 until 03-01, 2 % = 1,600 until 03-05, 1 % = 800.
+          ...(
+            [
+              ["2027-03-03", 78_400],
+              ["2027-03-08", 79_200]
+            ] as const
+          ).map(
+            ([paidOn, amount]) =>
+              [
+                request(80_000, due, {
+                  discounts: [
+                    { kind: "percentage", value: 300, until: "2027-03-01" },
+                    { kind: "percentage", value: 200, until: "2027-03-05" },
+                    { kind: "percentage", value: 100, until: due }
+                  ]
+                }),
+                paidOn,
+                amount
+              ] as const
+          ),
+          // An abatement of 10,000 always comes off, and the percentages apply to the 90,000 left: on the due date
+          // 90,000; 5 days late, 2 % of 90,000 = 1,800 and 90,000 × 0.01 × 5/30 = 150.
+          [request(100_000, due, { ...lateTerms, abatement: { kind: "fixed", value: 10_000 } }), due, 90_000],
+          [request(100_000, due, { ...lateTerms, abatement: { kind: "fixed", value: 10_000 } }), "2027-03-15", 91_950],
+          // 10 % of 12,345 = 1,234.5 → 1,235 off, leaving 11,110: with 5 % off until the due date (555.5 → 556),
+          // 10,554 that day; 10 days late, 2 % = 222.2 → 222 and 11,110 × 0.01 × 10/30 = 37.03 → 37: 11,369.
+          [
+            request(12_345, due, {
+              abatement: { kind: "percentage", value: 1_000 },
+              discounts: [{ kind: "percentage", value: 500, until: due }]
+            }),
+            due,
+            10_554
+          ],
+          [
+            request(12_345, due, { ...lateTerms, abatement: { kind: "percentage", value: 1_000 } }),
+            "2027-03-20",
+            11_369
+          ]
         ]
         for (const [r] of cases) await register(r)
         await bank.pay(cases.map(([r, paidOn]) => ({ request: r, paidOn })))

@@ -69,26 +69,30 @@ export const answerRemessa = (
     const o = outcome(seen)
     let charges = 0
     let discount = 0
+    let abatement = 0
     let paid = 0
     if (o.movement === "06" || o.movement === "17") {
-      // The bank computes with what the remessa registered: fine (R), interest and discount 1 (P). Whether
-      // the payment is late is FEBRABAN's rule (a due date on a closed day is paid on the next business day
-      // without charges); once late, the fine is owed from its date (R 67–74) and the interest counted for
-      // each calendar day from its own (P 119–126), as a bank reads them, not from our rule's due date.
+      // The bank computes with what the remessa registered: fine (R), interest, discount 1 and the abatement
+      // (P), discounts 2 and 3 (R). Whether the payment is late is FEBRABAN's rule (a due date on a closed day
+      // is paid on the next business day without charges); once late, the fine is owed from its date
+      // (R 67–74) and the interest counted for each calendar day from its own (P 119–126), as a bank reads
+      // them, not from our rule's due date. The abatement, an amount in the file, always comes off, and the
+      // percentages apply to what is left of the title (docs/boleto.md).
       const paidOn = o.paidOn ?? dueDate
       const terms = termsOf(P, R)
       const due = amountDue(amount, dueDate, terms, paidOn)
       const late = due.daysLate > 0
       const fineFrom = isoDate(R["fineFrom"] ?? "00000000")
       const interestFrom = isoDate(P["interestFrom"]!)
+      abatement = due.abatement
       const fine = late && fineFrom !== null && paidOn >= fineFrom ? due.fine : 0
       const interest =
         late && terms.interest !== undefined && interestFrom !== null && paidOn >= interestFrom
-          ? interestFor(terms.interest, amount, daysBetween(interestFrom, paidOn) + 1)
+          ? interestFor(terms.interest, amount - abatement, daysBetween(interestFrom, paidOn) + 1)
           : 0
       charges = fine + interest
       discount = due.discount
-      paid = o.paid ?? amount - discount + fine + interest
+      paid = o.paid ?? amount - abatement - discount + fine + interest
     }
     const fee = o.fee ?? 0
     out.push(
@@ -118,6 +122,7 @@ export const answerRemessa = (
         movement: o.movement,
         charges,
         discount,
+        abatement,
         paid,
         credited: Math.max(0, paid - fee),
         occurredOn: cnabDate(o.paidOn ?? dueDate),
@@ -144,7 +149,24 @@ const interestFor = (interest: { kind: string; value: number }, amount: number, 
 const termsOf = (P: Readonly<Record<string, string>>, R: Readonly<Record<string, string>>) => {
   const fineCode = R["fineCode"]
   const interestCode = P["interestCode"]
-  const discountCode = P["discount1Code"]
+  // Up to three discounts, one per date: the first in P, the second and third in R, each of the kind its code
+  // names (1 fixed until the date, 2 a percentage until the date); code 0 is none.
+  const discounts = [
+    [P["discount1Code"], P["discount1Value"], P["discount1Until"]],
+    [R["discount2Code"], R["discount2Value"], R["discount2Until"]],
+    [R["discount3Code"], R["discount3Value"], R["discount3Until"]]
+  ].flatMap(([code, value, until]) =>
+    code === "1" || code === "2"
+      ? [
+          {
+            kind: code === "1" ? ("fixed" as const) : ("percentage" as const),
+            value: Number(value),
+            until: isoDate(until!)!
+          }
+        ]
+      : []
+  )
+  const abatement = Number(P["abatement"] ?? "0")
   return {
     ...(fineCode === "1" || fineCode === "2"
       ? {
@@ -159,16 +181,7 @@ const termsOf = (P: Readonly<Record<string, string>>, R: Readonly<Record<string,
           }
         }
       : {}),
-    ...(discountCode === "1" || discountCode === "2"
-      ? {
-          discounts: [
-            {
-              kind: discountCode === "1" ? ("fixed" as const) : ("percentage" as const),
-              value: Number(P["discount1Value"]),
-              until: isoDate(P["discount1Until"]!)!
-            }
-          ]
-        }
-      : {})
+    ...(discounts.length > 0 ? { discounts } : {}),
+    ...(abatement > 0 ? { abatement: { kind: "fixed" as const, value: abatement } } : {})
   }
 }
