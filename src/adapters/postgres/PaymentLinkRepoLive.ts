@@ -2,8 +2,9 @@ import { SqlClient, type Statement } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { PaymentLinkRecord } from "../../domain/paymentLink.ts"
 import { PaymentLinkRepo } from "../../ports/PaymentLinkRepo.ts"
-import { KEYSET_AT, keysetPage, pageBounds } from "./keyset.ts"
+import { newestFirstPage } from "./keyset.ts"
 import { traced } from "./traced.ts"
+import { decodedRows } from "./decodedRows.ts"
 
 const COLUMNS = `id, account_id, name, description, amount, min_amount, max_amount, items, methods, max_installments,
   expires_at, max_uses, uses, active, metadata, created_at, updated_at`
@@ -20,10 +21,7 @@ export const PaymentLinkRepoLive = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(COLUMNS)
-    const rows = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
-      query.pipe(Effect.flatMap(decodeRows), Effect.orDie)
-    const first = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
-      Effect.map(rows(query), (found) => Option.fromNullable(found[0]))
+    const { first } = decodedRows(decodeRows)
     // rate_limit_take (migrations 0010, 0011) commits its slot without waiting for the disk, which is why it
     // runs alone here and never inside the visit's transaction.
     const takeSlot = (key: Statement.Fragment, perMinute: number) =>
@@ -66,17 +64,7 @@ export const PaymentLinkRepoLive = Layer.effect(
             ...(f.createdFrom !== undefined ? [sql`created_at >= ${f.createdFrom}`] : []),
             ...(f.createdBefore !== undefined ? [sql`created_at < ${f.createdBefore}`] : [])
           ])
-          const { seek, limit } = pageBounds(sql, range, "desc", "uuid")
-          return keysetPage(
-            sql`
-              select ${columns}, ${sql.literal(KEYSET_AT)} from payment_links where ${where} ${seek}
-              order by created_at desc, id desc ${limit}`,
-            range.limit,
-            decodeRows,
-            sql<{ n: number }>`select count(*)::int as n from payment_links where ${where}`.pipe(
-              Effect.map((r) => r[0]?.n ?? 0)
-            )
-          )
+          return newestFirstPage(sql, "payment_links", COLUMNS, where, range, decodeRows)
         },
         findForUpdate: (accountId, id) =>
           first(sql`select ${columns} from payment_links where account_id = ${accountId} and id = ${id} for update`),

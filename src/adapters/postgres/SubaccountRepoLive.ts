@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
-import { type SubaccountRecord, SubaccountRecord as Record, subaccountExists } from "../../domain/subaccount.ts"
+import { SubaccountRecord as Record, subaccountExists } from "../../domain/subaccount.ts"
 import { SubaccountRepo } from "../../ports/SubaccountRepo.ts"
-import { KEYSET_AT, keysetPage, pageBounds } from "./keyset.ts"
+import { newestFirstPage } from "./keyset.ts"
 import { traced } from "./traced.ts"
+import { decodedRows } from "./decodedRows.ts"
 
 const COLUMNS = `id, account_id, name, document, document_type, email, phone, bank_account, status, created_at,
   updated_at`
@@ -17,10 +18,7 @@ export const SubaccountRepoLive = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(COLUMNS)
-    const rows = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
-      query.pipe(Effect.flatMap(decodeRows), Effect.orDie)
-    const first = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
-      Effect.map(rows(query), (found): Option.Option<SubaccountRecord> => Option.fromNullable(found[0]))
+    const { first } = decodedRows(decodeRows)
 
     return SubaccountRepo.of(
       traced("SubaccountRepo", {
@@ -53,17 +51,7 @@ export const SubaccountRepoLive = Layer.effect(
             ...(f.createdFrom !== undefined ? [sql`created_at >= ${f.createdFrom}`] : []),
             ...(f.createdBefore !== undefined ? [sql`created_at < ${f.createdBefore}`] : [])
           ])
-          const { seek, limit } = pageBounds(sql, range, "desc", "uuid")
-          return keysetPage(
-            sql`
-              select ${columns}, ${sql.literal(KEYSET_AT)} from subaccounts where ${where} ${seek}
-              order by created_at desc, id desc ${limit}`,
-            range.limit,
-            decodeRows,
-            sql<{ n: number }>`select count(*)::int as n from subaccounts where ${where}`.pipe(
-              Effect.map((r) => r[0]?.n ?? 0)
-            )
-          )
+          return newestFirstPage(sql, "subaccounts", COLUMNS, where, range, decodeRows)
         }
       })
     )

@@ -9,6 +9,7 @@ import { withSpan } from "../../spans.ts"
 import { deferWrite, inBatch } from "./deferred.ts"
 import { readAheadOr } from "./readAhead.ts"
 import { COLUMNS } from "./transactionRow.ts"
+import { decodedRows } from "./decodedRows.ts"
 
 const encodeAnalysis = Schema.encodeSync(AntifraudAnalysis)
 const analysis = (value: AntifraudAnalysis | null | undefined) =>
@@ -76,10 +77,7 @@ export const TransactionRepoLive = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(COLUMNS)
-    const rows = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
-      query.pipe(Effect.flatMap(decodeRows), Effect.orDie)
-    const first = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
-      Effect.map(rows(query), (found) => Option.fromNullable(found[0]))
+    const { rows, first } = decodedRows(decodeRows)
     const only = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) => Effect.map(rows(query), (r) => r[0]!)
     /** The insert of `t`; created and updated at `at`, or now() when null. */
     const insertOf = (accountId: AccountId, t: NewTransaction, at: Date | null) => sql`

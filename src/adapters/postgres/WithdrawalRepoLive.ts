@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { WithdrawalRecord } from "../../domain/withdrawal.ts"
 import { WithdrawalRepo } from "../../ports/WithdrawalRepo.ts"
-import { KEYSET_AT, keysetPage, pageBounds } from "./keyset.ts"
+import { newestFirstPage } from "./keyset.ts"
 import { traced } from "./traced.ts"
+import { decodedRows } from "./decodedRows.ts"
 
 const COLUMNS =
   "id, account_id, subaccount_id, amount, status, bank_account, failure_reason, paid_at, created_at, updated_at"
@@ -14,10 +15,7 @@ export const WithdrawalRepoLive = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(COLUMNS)
-    const rows = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
-      query.pipe(Effect.flatMap(decodeRows), Effect.orDie)
-    const first = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
-      Effect.map(rows(query), (found) => Option.fromNullable(found[0]))
+    const { rows, first } = decodedRows(decodeRows)
     return WithdrawalRepo.of(
       traced("WithdrawalRepo", {
         insert: (accountId, w) =>
@@ -52,17 +50,7 @@ export const WithdrawalRepoLive = Layer.effect(
                 : [sql`subaccount_id = ${filter.subaccountId}`])
           ])
           // Newest first, ties by id (docs/api.md "Lists").
-          const { seek, limit } = pageBounds(sql, range, "desc", "uuid")
-          return keysetPage(
-            sql`
-              select ${columns}, ${sql.literal(KEYSET_AT)} from withdrawals where ${where} ${seek}
-              order by created_at desc, id desc ${limit}`,
-            range.limit,
-            decodeRows,
-            sql<{ n: number }>`select count(*)::int as n from withdrawals where ${where}`.pipe(
-              Effect.map((r) => r[0]?.n ?? 0)
-            )
-          )
+          return newestFirstPage(sql, "withdrawals", COLUMNS, where, range, decodeRows)
         }
       })
     )

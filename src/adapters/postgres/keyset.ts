@@ -1,4 +1,4 @@
-import type { SqlClient } from "@effect/sql"
+import type { SqlClient, Statement } from "@effect/sql"
 import { Chunk, Effect, Option, Stream } from "effect"
 import type { ListFilter, ListKey, Page, PageRange } from "../../ports/Page.ts"
 import { withSpan } from "../../spans.ts"
@@ -79,6 +79,31 @@ export const keysetPage = <A, E1, E2, E3>(
     ),
     Effect.orDie
   )
+
+/**
+ * A page of one table's rows matching `where` (scoped by account by the caller), newest first with ties by id
+ * (docs/api.md "Lists"), and how many match in all: the lists of one table with nothing joined.
+ */
+export const newestFirstPage = <A, E>(
+  sql: SqlClient.SqlClient,
+  table: string,
+  columns: string,
+  where: Statement.Fragment,
+  range: PageRange,
+  decode: (rows: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<A>, E>
+): Effect.Effect<Page<A>> => {
+  const { seek, limit } = pageBounds(sql, range, "desc", "uuid")
+  return keysetPage(
+    sql`
+      select ${sql.literal(columns)}, ${sql.literal(KEYSET_AT)} from ${sql.literal(table)} where ${where} ${seek}
+      order by created_at desc, id desc ${limit}`,
+    range.limit,
+    decode,
+    sql<{ n: number }>`select count(*)::int as n from ${sql.literal(table)} where ${where}`.pipe(
+      Effect.map((r) => r[0]?.n ?? 0)
+    )
+  )
+}
 
 /**
  * Every row of a list, one query of `PAGE_SIZE` per pull: `page(after)` runs the list's query after the
