@@ -9,12 +9,14 @@ import { spawnRole, stopAll, type RoleProcess } from "./support/processes.ts"
  * "Client addresses") through real service processes: behind a trusted proxy (the test is the proxy, on
  * 127.0.0.1) each buyer's address, read from X-Forwarded-For, has its own window, a visit refused there takes
  * none of the link's, and the link's own limit still holds; with no proxy trusted, the header is ignored and
- * every visit is the socket's.
+ * every visit is the socket's. With FORWARDED_HEADER=forwarded the proxy's RFC 7239 `Forwarded` is read instead,
+ * and X-Forwarded-For, which that proxy would not manage, is not believed.
  */
 const PER_ADDRESS = 3
 const PER_LINK = 8
 let proxied: RoleProcess
 let direct: RoleProcess
+let standard: RoleProcess
 
 const start = async (env: Record<string, string>) =>
   spawnRole(
@@ -30,9 +32,13 @@ const start = async (env: Record<string, string>) =>
   )
 
 beforeAll(async () => {
-  ;[proxied, direct] = await Promise.all([start({ TRUSTED_PROXIES: "127.0.0.1, ::1" }), start({})])
+  ;[proxied, direct, standard] = await Promise.all([
+    start({ TRUSTED_PROXIES: "127.0.0.1, ::1" }),
+    start({}),
+    start({ TRUSTED_PROXIES: "127.0.0.1, ::1", FORWARDED_HEADER: "forwarded" })
+  ])
 }, 120_000)
-afterAll(() => stopAll([proxied, direct]))
+afterAll(() => stopAll([proxied, direct, standard]))
 
 const AMOUNT = 4_990
 const buyer = () => ({ name: "Ana Souza", email: "ana@example.com", document: freshCpf() })
@@ -47,23 +53,25 @@ const linkOn = async (service: RoleProcess) => {
   )
   expect(made.status, made.text).toBe(201)
   const id = made.body.data.id as string
-  const visits = (n: number, forwardedFor?: string) =>
+  const visitsWith = (n: number, headers: Record<string, string>) =>
     Promise.all(
       Array.from({ length: n }, () =>
         api.post(
           `/pay/${id}`,
           { method: "pix", customer: buyer() },
-          { headers: { accept: "application/json", ...(forwardedFor ? { "x-forwarded-for": forwardedFor } : {}) } }
+          { headers: { accept: "application/json", ...headers } }
         )
       )
     )
+  const visits = (n: number, forwardedFor?: string) =>
+    visitsWith(n, forwardedFor ? { "x-forwarded-for": forwardedFor } : {})
   const uses = async () => {
     const link = await api.get(`/public/v1/payment_links/${id}`, { token: key })
     const listed = await api.get(`/public/v1/payment_links/${id}/transactions?per_page=100`, { token: key })
     const amounts = (listed.body.data as Array<{ amount: number }>).map((t) => t.amount)
     return { uses: link.body.data.uses as number, sum: amounts.reduce((a, b) => a + b, 0), count: amounts.length }
   }
-  return { visits, uses }
+  return { visits, visitsWith, uses }
 }
 
 const statuses = (replies: ReadonlyArray<{ status: number }>) => replies.map((r) => r.status).sort()
@@ -89,6 +97,22 @@ describe("a payment link's visits per client address", { timeout: 60_000 }, () =
     expect(third.find((r) => r.status === 429)!.body.message).toContain(`at most ${PER_LINK} visits a minute;`)
     // Exactly the admitted visits made transactions and took uses, to the centavo.
     expect(await link.uses()).toEqual({ uses: PER_LINK, count: PER_LINK, sum: PER_LINK * AMOUNT })
+  })
+
+  it("behind a proxy writing RFC 7239 Forwarded, its `for` is the buyer; X-Forwarded-For is not believed", async () => {
+    const link = await linkOn(standard)
+    // One buyer, whatever X-Forwarded-For a client adds: the window of 198.51.100.7 alone.
+    const first = [
+      ...(await link.visitsWith(2, { forwarded: "for=198.51.100.7;proto=https", "x-forwarded-for": "203.0.113.1" })),
+      ...(await link.visitsWith(2, { forwarded: 'For="198.51.100.7:4711"', "x-forwarded-for": "203.0.113.2" }))
+    ]
+    expect(statuses(first)).toEqual([201, 201, 201, 429])
+    // What a client wrote before the element our proxy appended is not believed.
+    expect(statuses(await link.visitsWith(1, { forwarded: "for=203.0.113.50, for=198.51.100.7" }))).toEqual([429])
+    // Another buyer, over IPv6 with its port, is counted apart; X-Forwarded-For alone names nobody here.
+    expect(statuses(await link.visitsWith(2, { forwarded: 'for="[2001:db8:cafe::17]:4711"' }))).toEqual([201, 201])
+    expect(statuses(await link.visitsWith(1, { "x-forwarded-for": "198.51.100.9" }))).toEqual([201])
+    expect(await link.uses()).toEqual({ uses: 6, count: 6, sum: 6 * AMOUNT })
   })
 
   it("with no proxy trusted, X-Forwarded-For is ignored: every visit is the socket's address", async () => {

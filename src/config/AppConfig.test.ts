@@ -26,6 +26,14 @@ describe('client addresses\' settings (docs/configuration.md "Client addresses")
     const config = Either.getOrThrow(await load({}))
     expect(Option.isNone(config.paymentLinkVisitsPerAddress)).toBe(true)
     expect(config.trustedProxies.includes("10.0.0.1")).toBe(false)
+    expect(config.forwardedHeader).toBe("x-forwarded-for")
+  })
+
+  it("FORWARDED_HEADER names the header the proxies write, in any case", async () => {
+    expect(Either.getOrThrow(await load({ FORWARDED_HEADER: "Forwarded" })).forwardedHeader).toBe("forwarded")
+    expect(Either.getOrThrow(await load({ FORWARDED_HEADER: "X-Forwarded-For" })).forwardedHeader).toBe(
+      "x-forwarded-for"
+    )
   })
 
   it("read as ranges and a positive count", async () => {
@@ -42,7 +50,8 @@ describe('client addresses\' settings (docs/configuration.md "Client addresses")
     ["TRUSTED_PROXIES", { TRUSTED_PROXIES: "10.0.0.0/8, proxy.internal" }],
     ["TRUSTED_PROXIES", { TRUSTED_PROXIES: "10.0.0.0/40" }],
     ["PAYMENT_LINK_VISITS_PER_ADDRESS", { PAYMENT_LINK_VISITS_PER_ADDRESS: "0" }],
-    ["PAYMENT_LINK_VISITS_PER_ADDRESS", { PAYMENT_LINK_VISITS_PER_ADDRESS: "ten" }]
+    ["PAYMENT_LINK_VISITS_PER_ADDRESS", { PAYMENT_LINK_VISITS_PER_ADDRESS: "ten" }],
+    ["FORWARDED_HEADER", { FORWARDED_HEADER: "x-real-ip" }]
   ])("a bad %s stops the start, naming it", async (variable, env) => {
     const result = await load(env)
     expect(Either.isLeft(result) && String(result.left)).toContain(variable)

@@ -3,6 +3,7 @@ import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted }
 import { type AntifraudSettings, DEFAULT_SETTINGS, parseWeights } from "../domain/antifraud.ts"
 import { type InstallmentRules, rateOf } from "../domain/installments.ts"
 import { type Fee, parseFee, type Schedule } from "../domain/ledger.ts"
+import type { ForwardedHeader } from "../http/shared/forwarded.ts"
 import { type AddressList, addressListConfig } from "./addressList.ts"
 import { loadDevelopmentSecrets } from "./secrets.ts"
 
@@ -26,8 +27,10 @@ export interface AppConfigShape {
    * (docs/payment-links.md "Visits per minute": behind a proxy not in TRUSTED_PROXIES, every buyer has its address).
    */
   readonly paymentLinkVisitsPerAddress: Option.Option<number>
-  /** TRUSTED_PROXIES: the proxies whose X-Forwarded-For is believed (docs/configuration.md "Client addresses"). */
+  /** TRUSTED_PROXIES: the proxies whose forwarding header is believed (docs/configuration.md "Client addresses"). */
   readonly trustedProxies: AddressList
+  /** FORWARDED_HEADER: the one header those proxies write, `x-forwarded-for` (default) or RFC 7239 `forwarded`. */
+  readonly forwardedHeader: ForwardedHeader
   readonly pixExpiresInSeconds: number
   readonly boletoDueDays: number
   /** BOLETO_LATE_DAYS: how long after its due date a boleto with a fine or interest is still payable. */
@@ -266,6 +269,14 @@ const fields = Config.all({
     )
   ),
   trustedProxies: addressListConfig("TRUSTED_PROXIES"),
+  forwardedHeader: Config.string("FORWARDED_HEADER").pipe(
+    Config.withDefault("x-forwarded-for"),
+    Config.map((name) => name.trim().toLowerCase()),
+    Config.validate({
+      message: "FORWARDED_HEADER must be x-forwarded-for or forwarded",
+      validation: (name): name is ForwardedHeader => name === "x-forwarded-for" || name === "forwarded"
+    })
+  ),
   pixExpiresInSeconds: positiveInt("PIX_EXPIRES_IN_SECONDS", 3600),
   boletoDueDays: positiveInt("BOLETO_DUE_DAYS", 3),
   boletoLateDays: positiveInt("BOLETO_LATE_DAYS", 30),

@@ -84,6 +84,7 @@ export const testConfig = async (
     paymentLinkVisitsPerMinute: 120,
     paymentLinkVisitsPerAddress: Option.none(),
     trustedProxies: noAddresses,
+    forwardedHeader: "x-forwarded-for",
     pixExpiresInSeconds: 3600,
     boletoDueDays: 3,
     boletoLateDays: 30,

@@ -93,8 +93,9 @@ export const PayLinksHttp = HttpApiBuilder.group(GatewayApi, "payLinks", (handle
           const request = yield* HttpServerRequest.HttpServerRequest
           const from = clientAddress(
             Option.getOrUndefined(request.remoteAddress),
-            request.headers["x-forwarded-for"],
-            config.trustedProxies
+            request.headers[config.forwardedHeader],
+            config.trustedProxies,
+            config.forwardedHeader
           )
           const created = yield* links.visit(link, command, TransactionId.make(yield* ids.next), from)
           const token = created.details.checkoutToken
