@@ -1,8 +1,10 @@
 import { Either } from "effect"
+import fc from "fast-check"
+import { isIP } from "node:net"
 import { describe, expect, it } from "vitest"
 import { parseAddressList } from "../../config/addressList.ts"
 import { clientAddress } from "./clientAddress.ts"
-import { hopsOf } from "./forwarded.ts"
+import { type ForwardedHeader, hopsOf } from "./forwarded.ts"
 
 const proxies = Either.getOrThrow(parseAddressList("10.0.0.0/8, 2001:db8::1"))
 
@@ -44,5 +46,27 @@ describe("RFC 7239 Forwarded (FORWARDED_HEADER=forwarded)", () => {
   it("X-Forwarded-For mode reads that header's list as before", () => {
     expect(hopsOf("x-forwarded-for", " 198.51.100.7 , ,10.2.3.4")).toEqual(["198.51.100.7", "10.2.3.4"])
     expect(hopsOf("x-forwarded-for", undefined)).toEqual([])
+  })
+
+  it("any header a client can send: never a throw, and the answer is the socket's peer or an address it names", () => {
+    const piece = fc.constantFrom("for=", "For=", '"', "\\", ",", ";", "[", "]", ":", "=", " ", "_x", "unknown", "::1")
+    const header = fc.oneof(
+      fc.string({ unit: "binary", maxLength: 80 }),
+      fc
+        .array(fc.oneof(piece, fc.ipV4(), fc.ipV6(), fc.nat({ max: 65_535 }).map(String)), { maxLength: 12 })
+        .map((parts) => parts.join(""))
+    )
+    fc.assert(
+      fc.property(
+        header,
+        fc.constantFrom("x-forwarded-for", "forwarded") as fc.Arbitrary<ForwardedHeader>,
+        (h, kind) => {
+          const hops = hopsOf(kind, h)
+          const found = clientAddress("10.0.0.5", h, proxies, kind)
+          return hops.every((hop) => typeof hop === "string") && found !== undefined && isIP(found) !== 0
+        }
+      ),
+      { numRuns: 2_000 }
+    )
   })
 })
