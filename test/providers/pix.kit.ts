@@ -36,8 +36,8 @@ export interface PixKitSubject {
   readonly dueCharges?: false
   /**
    * `false` for an adapter that keeps no charges to look a txid up in (the sandbox, whose charges are the
-   * gateway's own rows; the loopback, whose server keeps none): it cannot tell a txid it never issued, so the
-   * case that asks it about one is skipped and says so. Absent: the PSP holds its charges, and the case runs.
+   * gateway's own rows): it cannot tell a txid it never issued, so the case that asks it about one is skipped
+   * and says so. Absent: the PSP holds its charges, and the case runs.
    */
   readonly knowsCharges?: false
 }
@@ -120,6 +120,9 @@ export const pixKit = (subject: () => Promise<PixKitSubject> | PixKitSubject, te
 
     it("a charge the PSP never issued: chargeStatus is refused as pix_charge_unknown, never OPEN", async (ctx) => {
       if (s.knowsCharges === false) return ctx.skip("this PSP keeps no charges: it cannot tell one it never issued")
+      // One it issued is known, open: a PSP that refused every txid would not pass.
+      const issued = await run((p) => p.createCharge(request(1_234)))
+      expect(await run((p) => p.chargeStatus(issued.txid))).toMatchObject({ txid: issued.txid, status: "OPEN" })
       const never = randomUUID().replace(/-/g, "")
       const asked = await exit((p) => p.chargeStatus(never))
       expect(Exit.isFailure(asked) && Cause.failureOption(asked.cause)).toMatchObject({

@@ -62,8 +62,7 @@ describe("loopback over its local server", () => {
         name: "loopback",
         // A setting missing or refused is a defect of the test, as at start-up.
         layer: LoopbackPixLive.pipe(Layer.provide(Layer.setConfigProvider(config)), Layer.orDie),
-        dueCharges: false,
-        knowsCharges: false
+        dueCharges: false
       }
     },
     () => server.close()

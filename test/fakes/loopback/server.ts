@@ -8,7 +8,8 @@ const LOOPBACK_PIX_KEY = "6f1c0d52-4b7e-4c1a-9a53-2f0e8d1b7c44"
 /**
  * The local server behind the test-only `loopback` live provider (src/adapters/providers/loopback/): it
  * approves every charge (or declines amounts ending in 02), remembers charges by idempotency key for the
- * status query, verifies any card not past its expiry, makes up a BR Code for PIX, and counts every TCP
+ * status query, verifies any card not past its expiry, makes up a BR Code for PIX (and answers the status
+ * of the PIX charges it issued, open, and of no other), and counts every TCP
  * connection it accepts, so that a test can prove a mode never reached it.
  */
 export interface LoopbackFake {
@@ -30,6 +31,8 @@ export const startLoopbackFake = async (port = 0): Promise<LoopbackFake> => {
   let connections = 0
   const charges = new Map<string, { amount: number; last4: string; outcome: Record<string, unknown> }>()
   const pixCharges: Array<{ transactionId: string; amount: number }> = []
+  // The PIX charges it issued, by txid: the status query knows these and no other.
+  const pixTxids = new Set<string>()
   const server = createServer(async (request, response) => {
     const body = await read(request)
     const answer = (status: number, value: unknown) => {
@@ -67,6 +70,7 @@ export const startLoopbackFake = async (port = 0): Promise<LoopbackFake> => {
       pixCharges.push({ transactionId, amount: Number(body.amount) })
       // A static code's txid is at most 25 alphanumerics (BCB manual); the first 25 of a UUID's hex stay unique.
       const txid = transactionId.replace(/[^A-Za-z0-9]/g, "").slice(0, 25)
+      pixTxids.add(txid)
       // A real BR Code (the port hands the buyer "the EMV payload as the PSP issued it", and a banking app or
       // our QR must read it), named LOOPBACK so that a test can tell which rail issued it.
       const emv = buildBrCode({
@@ -77,6 +81,12 @@ export const startLoopbackFake = async (port = 0): Promise<LoopbackFake> => {
         txid
       })
       return answer(200, { emv, txid })
+    }
+    const pixStatus = /^\/pix\/([^/]+)$/.exec(url)
+    if (request.method === "GET" && pixStatus) {
+      // Open until it expires (no payment is ever made here); a txid it never issued is not found.
+      const txid = decodeURIComponent(pixStatus[1]!)
+      return pixTxids.has(txid) ? answer(200, { txid, status: "OPEN" }) : answer(404, {})
     }
     return answer(404, {})
   })

@@ -80,6 +80,7 @@ export const LoopbackAcquirerLive = Layer.effect(
 )
 
 const Charge = Schema.Struct({ emv: Schema.String, txid: Schema.String })
+const ChargeStatus = Schema.Struct({ txid: Schema.String, status: Schema.Literal("OPEN") })
 const pixUnavailable = (e: { readonly message: string }) =>
   new ProviderUnavailable({ provider: "pix", message: e.message, retryAfterSeconds: 30 })
 
@@ -105,8 +106,22 @@ export const LoopbackPixLive = Layer.effect(
           new Unprocessable({ code: "pix_due_charge_unsupported", message: "the PIX provider has no due-date charges" })
         ),
       // The loopback PSP models charges and refunds only: a charge stays open until it expires, a refund
-      // is returned at once, and no payment is ever reported (the isolation tests need no more).
-      chargeStatus: (txid) => Effect.succeed({ txid, status: "OPEN" as const, payments: [] }),
+      // is returned at once, and no payment is ever reported (the isolation tests need no more). A txid
+      // it never issued is not found there, and refused as the port says.
+      chargeStatus: (txid) =>
+        call(base, "GET", `/pix/${encodeURIComponent(txid)}`, ChargeStatus).pipe(
+          Effect.mapError(pixUnavailable),
+          Effect.flatMap((found) =>
+            found === null
+              ? Effect.fail(
+                  new Unprocessable({
+                    code: "pix_charge_unknown",
+                    message: "the PIX provider does not know this charge"
+                  })
+                )
+              : Effect.succeed({ txid: found.txid, status: "OPEN" as const, payments: [] })
+          )
+        ),
       cancelCharge: (txid) => Effect.succeed({ txid, status: "REMOVED_BY_RECEIVER" as const, payments: [] }),
       // It issues no due-date charges, so it knows none to withdraw.
       withdrawDueCharge: () =>
