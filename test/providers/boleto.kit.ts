@@ -244,6 +244,9 @@ export const boletoKit = (
           fine: { kind: "percentage", value: 200 },
           interest: { kind: "percentage_per_month", value: 100 }
         }
+        /** One slip of `like`'s amount and terms (each its own transaction) for each day paid, with what is due. */
+        const paidOnEach = (like: BoletoRequest, paid: ReadonlyArray<readonly [string, number]>) =>
+          paid.map(([paidOn, amount]) => [{ ...like, transactionId: randomUUID() }, paidOn, amount] as const)
         const cases: ReadonlyArray<readonly [BoletoRequest, string, number]> = [
           // On the due date: nothing more.
           [request(100_000, due, lateTerms), due, 100_000],
@@ -281,7 +284,14 @@ export const boletoKit = (
           [request(100_000, "2027-03-13", lateTerms), "2027-03-16", 102_100],
           // Three discounts, each through its date (the first still ahead is the one given): 3,000 off until
           // 03-01, 2,000 until 03-05, 1,000 until the due date; after it, nothing off.
-          ...(
+          ...paidOnEach(
+            request(100_000, due, {
+              discounts: [
+                { kind: "fixed", value: 3_000, until: "2027-03-01" },
+                { kind: "fixed", value: 2_000, until: "2027-03-05" },
+                { kind: "fixed", value: 1_000, until: due }
+              ]
+            }),
             [
               ["2027-03-01", 97_000],
               ["2027-03-02", 98_000],
@@ -289,45 +299,28 @@ export const boletoKit = (
               ["2027-03-06", 99_000],
               ["2027-03-10", 99_000],
               ["2027-03-11", 100_000]
-            ] as const
-          ).map(
-            ([paidOn, amount]) =>
-              [
-                request(100_000, due, {
-                  discounts: [
-                    { kind: "fixed", value: 3_000, until: "2027-03-01" },
-                    { kind: "fixed", value: 2_000, until: "2027-03-05" },
-                    { kind: "fixed", value: 1_000, until: due }
-                  ]
-                }),
-                paidOn,
-                amount
-              ] as const
+            ]
           ),
           // The same in percentages of 80,000: 3 % = 2,400 until 03-01, 2 % = 1,600 until 03-05, 1 % = 800.
-          ...(
+          ...paidOnEach(
+            request(80_000, due, {
+              discounts: [
+                { kind: "percentage", value: 300, until: "2027-03-01" },
+                { kind: "percentage", value: 200, until: "2027-03-05" },
+                { kind: "percentage", value: 100, until: due }
+              ]
+            }),
             [
               ["2027-03-03", 78_400],
               ["2027-03-08", 79_200]
-            ] as const
-          ).map(
-            ([paidOn, amount]) =>
-              [
-                request(80_000, due, {
-                  discounts: [
-                    { kind: "percentage", value: 300, until: "2027-03-01" },
-                    { kind: "percentage", value: 200, until: "2027-03-05" },
-                    { kind: "percentage", value: 100, until: due }
-                  ]
-                }),
-                paidOn,
-                amount
-              ] as const
+            ]
           ),
           // An abatement of 10,000 always comes off, and the percentages apply to the 90,000 left: on the due date
           // 90,000; 5 days late, 2 % of 90,000 = 1,800 and 90,000 × 0.01 × 5/30 = 150.
-          [request(100_000, due, { ...lateTerms, abatement: { kind: "fixed", value: 10_000 } }), due, 90_000],
-          [request(100_000, due, { ...lateTerms, abatement: { kind: "fixed", value: 10_000 } }), "2027-03-15", 91_950],
+          ...paidOnEach(request(100_000, due, { ...lateTerms, abatement: { kind: "fixed", value: 10_000 } }), [
+            [due, 90_000],
+            ["2027-03-15", 91_950]
+          ]),
           // 10 % of 12,345 = 1,234.5 → 1,235 off, leaving 11,110: with 5 % off until the due date (555.5 → 556),
           // 10,554 that day; 10 days late, 2 % = 222.2 → 222 and 11,110 × 0.01 × 10/30 = 37.03 → 37: 11,369.
           [
