@@ -3,8 +3,7 @@ import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted }
 import { type AntifraudSettings, DEFAULT_SETTINGS, parseWeights } from "../domain/antifraud.ts"
 import { type InstallmentRules, rateOf } from "../domain/installments.ts"
 import { type Fee, parseFee, type Schedule } from "../domain/ledger.ts"
-import type { ForwardedHeader } from "../http/shared/forwarded.ts"
-import { type AddressList, addressListConfig } from "./addressList.ts"
+import { type AddressList, addressListConfig, type ForwardedHeader } from "./addressList.ts"
 import { loadDevelopmentSecrets } from "./secrets.ts"
 
 /** Every environment variable of CONTRACT §2, read once at start-up. */

@@ -4,7 +4,7 @@ import { Config, ConfigError, Either } from "effect"
 /**
  * A list of network addresses: exact addresses or ranges in CIDR notation, IPv4 or IPv6, comma-separated.
  * Used for the addresses the PIX receiver takes notices from (PIX_WEBHOOK_ALLOWED_IPS, docs/providers.md
- * "The receiver": PSPs publish the ranges they notify from) and for the proxies whose X-Forwarded-For is
+ * "The receiver": PSPs publish the ranges they notify from) and for the proxies whose forwarding header is
  * believed (TRUSTED_PROXIES, docs/configuration.md "Client addresses"). An IPv4 caller on a dual-stack
  * socket (`::ffff:1.2.3.4`) is its IPv4 address. Anything that is not an address or a range is refused at
  * start, naming the entry: a list that silently dropped an entry would refuse a PSP's notices, and one that
@@ -13,6 +13,12 @@ import { Config, ConfigError, Either } from "effect"
 export interface AddressList {
   readonly includes: (address: string | undefined) => boolean
 }
+
+/**
+ * FORWARDED_HEADER: the one header the trusted proxies write (docs/configuration.md "Client addresses"),
+ * X-Forwarded-For or RFC 7239 `Forwarded`; only that one is read (src/http/shared/forwarded.ts).
+ */
+export type ForwardedHeader = "x-forwarded-for" | "forwarded"
 
 /** `::ffff:1.2.3.4`, an IPv4 caller on a dual-stack socket, is 1.2.3.4; anything else as it is. */
 export const plainAddress = (raw: string | undefined) =>

@@ -1,6 +1,6 @@
 import { isIP } from "node:net"
-import { type AddressList, plainAddress } from "../../config/addressList.ts"
-import { type ForwardedHeader, hopsOf } from "./forwarded.ts"
+import { type AddressList, type ForwardedHeader, plainAddress } from "../../config/addressList.ts"
+import { hopsOf } from "./forwarded.ts"
 
 /**
  * The client's address as the service can know it (docs/configuration.md "Client addresses"): the socket's

@@ -2,9 +2,9 @@ import { Either } from "effect"
 import fc from "fast-check"
 import { isIP } from "node:net"
 import { describe, expect, it } from "vitest"
-import { parseAddressList } from "../../config/addressList.ts"
+import { type ForwardedHeader, parseAddressList } from "../../config/addressList.ts"
 import { clientAddress } from "./clientAddress.ts"
-import { type ForwardedHeader, hopsOf } from "./forwarded.ts"
+import { hopsOf } from "./forwarded.ts"
 
 const proxies = Either.getOrThrow(parseAddressList("10.0.0.0/8, 2001:db8::1"))
 

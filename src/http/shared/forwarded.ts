@@ -1,9 +1,8 @@
-/**
- * The hops a proxy header names, nearest last, as `clientAddress` walks them (docs/configuration.md "Client
- * addresses"). FORWARDED_HEADER says which header the trusted proxies write; only that one is read, since a
- * client could write the other one unchallenged.
- */
-export type ForwardedHeader = "x-forwarded-for" | "forwarded"
+import type { ForwardedHeader } from "../../config/addressList.ts"
+
+// The hops a proxy header names, nearest last, as `clientAddress` walks them (docs/configuration.md "Client
+// addresses"). FORWARDED_HEADER says which header the trusted proxies write; only that one is read, since a
+// client could write the other one unchallenged.
 
 /** Splits `text` on `separator` outside quoted strings (RFC 7230 §3.2.6: `"…"` with `\` escapes). */
 const splitOutsideQuotes = (text: string, separator: string): Array<string> => {
