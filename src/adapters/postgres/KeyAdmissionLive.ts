@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import { KeyAdmission } from "../../ports/Admission.ts"
-import { aheadIn, decodeAdmissionRows, toAdmission } from "./admissionRow.ts"
+import { aheadIn, decodeAdmissionRows, decodeClaimRows, toAdmission } from "./admissionRow.ts"
 import { admitTogether } from "./admitTogether.ts"
 import { ClaimOwner, ClaimOwnerLive } from "./ClaimOwner.ts"
 import { toCharge, TO_CHARGE_COLUMNS } from "./orderToCharge.ts"
@@ -52,8 +52,11 @@ export const KeyAdmissionLive = Layer.scoped(
                   ${claim.key}, ${claim.fingerprint}, ${claim.newResourceId}, ${owner.id}) f
                 join accounts a on a.id = f.account_id ${ahead}`
           ).pipe(
-            Effect.flatMap((raw) => Effect.map(decodeAdmissionRows(raw), (rows) => ({ raw: raw[0], rows }))),
             Effect.orDie,
+            Effect.map((raw) => ({
+              raw: raw[0],
+              rows: claim === undefined ? decodeAdmissionRows(raw) : decodeClaimRows(raw)
+            })),
             Effect.tap(({ raw, rows }) => {
               const row = rows[0]
               if (order === undefined || row === undefined || !(row.granted && row.allowed)) return Effect.void

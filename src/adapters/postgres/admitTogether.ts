@@ -68,11 +68,11 @@ export const admitTogether = (sql: SqlClient.SqlClient) =>
         ) f
         join accounts a on a.id = f.account_id ${ahead}
         order by f.turn`.pipe(
-        Effect.flatMap((raw) => Effect.map(decodeAdmissionRows(raw), (rows) => ({ raw, rows }))),
         Effect.orDie,
         // No rows for an unknown key: none for any of its requests.
-        Effect.map(({ raw, rows }) =>
-          askings.map(({ read }, i) => {
+        Effect.map((raw) => {
+          const rows = decodeAdmissionRows(raw)
+          return askings.map(({ read }, i) => {
             const row = rows[i]
             return {
               admission: Option.map(Option.fromNullable(row), toAdmission),
@@ -87,7 +87,7 @@ export const admitTogether = (sql: SqlClient.SqlClient) =>
                   : Option.none()
             }
           })
-        )
+        })
       )
     }
   )
