@@ -35,6 +35,7 @@ import chargeBatch from "./migrations/0036_charge_batch.ts"
 import bolepixAskAgain from "./migrations/0038_bolepix_ask_again.ts"
 import rateLimitTakeFewerStatements from "./migrations/0040_rate_limit_take_fewer_statements.ts"
 import rateLimitHitsByIndex from "./migrations/0041_rate_limit_hits_by_index.ts"
+import rateLimitExpiredTo from "./migrations/0047_rate_limit_expired_to.ts"
 import rateLimitPrune from "./migrations/0044_rate_limit_prune.ts"
 import pixReceivedMarks from "./migrations/0045_pix_received_marks.ts"
 import rateLimitPruneRows from "./migrations/0046_rate_limit_prune_rows.ts"
@@ -79,7 +80,8 @@ export const MIGRATIONS = {
   "0043_pix_exception_handled": pixExceptionHandled,
   "0044_rate_limit_prune": rateLimitPrune,
   "0045_pix_received_marks": pixReceivedMarks,
-  "0046_rate_limit_prune_rows": rateLimitPruneRows
+  "0046_rate_limit_prune_rows": rateLimitPruneRows,
+  "0047_rate_limit_expired_to": rateLimitExpiredTo
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)

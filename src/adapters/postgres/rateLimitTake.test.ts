@@ -218,6 +218,38 @@ describe("rate_limit_take", () => {
     expectWindowKept(stamps)
     expect(stamps.length).toBeLessThan(asked)
   }, 30_000)
+
+  it("deletes expired hits from its last call's mark, or from the start if the mark is ahead (0047)", async () => {
+    const key = randomUUID()
+    const hitsAt = async () =>
+      (await pool.query<{ at: Date }>("select at from rate_limit_hits where key_id = $1 order by at", [key])).rows.map(
+        (r) => r.at.getTime()
+      )
+    const mark = async () =>
+      (await pool.query<{ expired_to: Date }>("select expired_to from rate_limit_counts where key_id = $1", [key]))
+        .rows[0]!.expired_to
+    const first = await take(pool, key)
+    expect(first.allowed).toBe(true)
+    // The mark is the call's clock less the window: at most `t` − 300 ms.
+    const expiredTo = await mark()
+    expect(expiredTo.getTime()).toBeLessThanOrEqual(first.t.getTime() - 300)
+    // A hit at the mark, which no call of the function can leave there: it stands for an entry a call
+    // before deleted. A call that scans from the mark does not see it.
+    await pool.query("insert into rate_limit_hits (key_id, at) values ($1, $2)", [key, expiredTo])
+    await sleep(350)
+    const second = await take(pool, key)
+    expect(second).toMatchObject({ allowed: true, remaining: LIMIT - 1 })
+    // The first call's hit expired and is gone; the planted one, at the mark, was not looked at.
+    expect(await hitsAt()).toEqual([expiredTo.getTime(), expect.any(Number)])
+    // A mark ahead of the clock, as a clock set back would leave it: that call deletes from the start.
+    await pool.query("update rate_limit_counts set expired_to = now() + interval '1 hour' where key_id = $1", [key])
+    await sleep(350)
+    const third = await take(pool, key)
+    expect(third).toMatchObject({ allowed: true, remaining: LIMIT - 1 })
+    expect(await hitsAt()).toHaveLength(1)
+    expect((await mark()).getTime()).toBeLessThanOrEqual(third.t.getTime() - 300)
+    expect((await state(key)).count).toBe(1)
+  }, 30_000)
 })
 
 /** `rate_limit_prune` (migrations 0044, 0046) once, with the tests' short window or the one given. */
