@@ -8,6 +8,7 @@ import { boletoBody, CARDS, eventually, freshCpf, newOrder, pixBody, PROCESS, RE
 import { jsonBody, type Receiver, startReceiver } from "./support/receiver.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
 import { parseFee } from "../src/domain/ledger.ts"
+import { addCalendarDays, onOrNextBusinessDay } from "../src/domain/calendar.ts"
 
 /**
  * The books through the real stack (issue 9; CONTRACT-v1 §7, §10): real HTTP, real PostgreSQL, the real
@@ -150,13 +151,15 @@ describe("sales and settlement (CONTRACT-v1 §7)", () => {
     expect(boleto.status, boleto.text).toBe(201)
     expect((await sandbox(key, boleto.body.transactionId, "pay")).status).toBe(202)
     await eventually(async () => ((await balance(key)).pending > 0 ? true : undefined))
-    // FEE_BILLET is 349 centavos; SETTLEMENT_DAYS_BILLET 1: tomorrow at 00:00 in São Paulo.
+    // FEE_BILLET is 349 centavos; SETTLEMENT_DAYS_BILLET 1, in business days (docs/calendar.md): 00:00 in São
+    // Paulo of the first business day after today (a Friday's boleto settles on Monday).
     expect(await balance(key)).toEqual({ available: afterRefund, pending: 20_000 - 349, reserved: 0 })
     const due = await server.db.query("select available_at from receivables where transaction_id = $1", [
       boleto.body.transactionId
     ])
-    const tomorrow = new Date(Date.now() + 86_400_000).toLocaleDateString("en-CA", { timeZone: "America/Sao_Paulo" })
-    expect(new Date(due.rows[0].available_at).toISOString()).toBe(new Date(`${tomorrow}T00:00:00-03:00`).toISOString())
+    const today = new Date().toLocaleDateString("en-CA", { timeZone: "America/Sao_Paulo" })
+    const settles = onOrNextBusinessDay(addCalendarDays(today, 1))
+    expect(new Date(due.rows[0].available_at).toISOString()).toBe(new Date(`${settles}T00:00:00-03:00`).toISOString())
   })
 
   it("a settlement job run twice posts once", async () => {
