@@ -8,7 +8,8 @@ import { boletoBody, CARDS, eventually, freshCpf, newOrder, pixBody, PROCESS, RE
 import { jsonBody, type Receiver, startReceiver } from "./support/receiver.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
 import { parseFee } from "../src/domain/ledger.ts"
-import { addCalendarDays, onOrNextBusinessDay } from "../src/domain/calendar.ts"
+import { addCalendarDays, isBusinessDay, onOrNextBusinessDay } from "../src/domain/calendar.ts"
+import { saoPauloDate } from "../src/domain/time.ts"
 
 /**
  * The books through the real stack (issue 9; CONTRACT-v1 §7, §10): real HTTP, real PostgreSQL, the real
@@ -328,16 +329,37 @@ describe("disputes (CONTRACT-v1 §7, §10)", () => {
   })
 })
 
+/**
+ * A withdrawal is a TED, which the bank job sends on business days only (docs/calendar.md). Asked on a
+ * closed day (a weekend or a holiday in São Paulo), its job waits for 00:00 of the next business day,
+ * plus the configured second: that time is checked here, then the job is moved to now, as that morning
+ * would. On a business day the job runs a second after the request, as the tests expect.
+ */
+const bankDayCame = async (withdrawalId: string, askedOn: string) => {
+  if (isBusinessDay(askedOn)) return
+  const { rows } = await server.db.query<{ id: string; run_at: Date }>(
+    "select id, run_at from graphile_worker.jobs where key = $1",
+    [`withdraw:${withdrawalId}`]
+  )
+  expect(rows).toHaveLength(1)
+  // São Paulo keeps −03:00 all year (no daylight saving since 2019).
+  const opens = Date.parse(`${onOrNextBusinessDay(askedOn)}T00:00:00-03:00`)
+  expect(rows[0]!.run_at.getTime()).toBe(opens + 1_000)
+  await server.db.query("select graphile_worker.reschedule_jobs(array[$1::bigint], run_at := now())", [rows[0]!.id])
+}
+
 describe("withdrawals (CONTRACT-v1 §7)", () => {
   it("leave available at once and are paid by the bank job (withdraw.paid)", async () => {
     const key = await merchant(true)
     await paidPix(key, 10_000)
     const available = 10_000 - pixFee(10_000)
+    const askedOn = saoPauloDate(new Date())
     const created = await api.post(`${V1}/withdrawals`, { amount: 5_000, bank_account: BANK }, { token: key })
     expect(created.status, created.text).toBe(201)
     expect(created.body.data).toMatchObject({ amount: 5_000, status: "pending", subaccount_id: null, paid_at: null })
     expect(await balance(key)).toEqual({ available: available - 5_000, pending: 0, reserved: 0 })
     const id = created.body.data.id
+    await bankDayCame(id, askedOn)
     const paid = await eventually(async () => {
       const w = await api.get(`${V1}/withdrawals/${id}`, { token: key })
       return w.body.data.status === "paid" ? w.body.data : undefined
@@ -355,12 +377,14 @@ describe("withdrawals (CONTRACT-v1 §7)", () => {
     const key = await merchant(true)
     await paidPix(key, 10_000)
     const available = 10_000 - pixFee(10_000)
+    const askedOn = saoPauloDate(new Date())
     const created = await api.post(
       `${V1}/withdrawals`,
       { amount: 3_000, bank_account: { ...BANK, account: "0000000" } },
       { token: key }
     )
     expect(created.status, created.text).toBe(201)
+    await bankDayCame(created.body.data.id, askedOn)
     await eventually(async () =>
       receiver.requests
         .map(jsonBody)
