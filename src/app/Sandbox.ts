@@ -1,5 +1,5 @@
 import type { TransactionId } from "../domain/ids.ts"
-import type { AccountId } from "../domain/ids.ts"
+import type { AccountId, WithdrawalId } from "../domain/ids.ts"
 import { Clock, Effect, FiberRef, Option } from "effect"
 import { CurrentMode } from "../ports/Modes.ts"
 import { amountDue } from "../domain/chargeTerms.ts"
@@ -17,6 +17,7 @@ import { Settlement } from "./Settlement.ts"
 import { fn } from "../spans.ts"
 import { randomBytes } from "node:crypto"
 import { PixInbox } from "../ports/ReceivedPixRepo.ts"
+import { WithdrawalRepo } from "../ports/WithdrawalRepo.ts"
 import type { TransactionRecord } from "../domain/transaction.ts"
 import { isBolepix } from "../domain/transaction.ts"
 
@@ -35,6 +36,7 @@ export class Sandbox extends Effect.Service<Sandbox>()("Sandbox", {
     const disputes = yield* Disputes
     const payments = yield* Payments
     const inbox = yield* PixInbox
+    const withdrawals = yield* WithdrawalRepo
 
     // Acting as the buyer is test mode's alone: with a live key these routes do not exist (404), as
     // with SANDBOX_ENABLED=false (docs/decisions.md "Test and live modes").
@@ -132,6 +134,21 @@ export class Sandbox extends Effect.Service<Sandbox>()("Sandbox", {
       ) {
         yield* enabled
         return yield* payments.decideReview(accountId, id, decision)
+      }),
+      /**
+       * The bank day comes now for a pending withdrawal. A withdrawal is a TED: asked on a weekend or a
+       * bank holiday it waits for 00:00 of the next business day (docs/calendar.md), and its bank job is
+       * moved to now, as that morning would. A withdrawal no longer pending is answered as it is.
+       */
+      sendWithdrawal: fn("Sandbox.sendWithdrawal")(function* (accountId: AccountId, id: WithdrawalId) {
+        yield* enabled
+        const found = yield* withdrawals.find(accountId, id)
+        if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ message: "withdrawal not found" }))
+        if (found.value.status === "pending") {
+          // The job's key replaces its run time; a job already running makes a second that finds it paid.
+          yield* scheduler.payWithdrawalAt(accountId, id, new Date(yield* Clock.currentTimeMillis))
+        }
+        return found.value
       })
     }
   })

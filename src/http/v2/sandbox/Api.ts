@@ -1,4 +1,5 @@
-import { TransactionId } from "../../../domain/ids.ts"
+import { TransactionId, WithdrawalId } from "../../../domain/ids.ts"
+import { WithdrawalStatus } from "../../../domain/withdrawal.ts"
 import { ScopeResource } from "../../shared/annotations.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
@@ -8,6 +9,12 @@ import { BadRequest, Conflict, NotFound } from "../../shared/errors.ts"
 import { ApiKeyAuth } from "../../shared/security.ts"
 
 const id = HttpApiSchema.param("id", TransactionId)
+const withdrawalId = HttpApiSchema.param("id", WithdrawalId)
+
+/** A withdrawal as the sandbox route leaves it; the whole record is v1's `GET /withdrawals/{id}`. */
+export const SandboxWithdrawal = Schema.Struct({ id: WithdrawalId, status: WithdrawalStatus }).annotations({
+  identifier: "SandboxWithdrawal"
+})
 
 /** CONTRACT §7: drive a transaction as the buyer would. 404 when SANDBOX_ENABLED=false. */
 export class SandboxApi extends HttpApiGroup.make("sandbox")
@@ -113,6 +120,20 @@ export class SandboxApi extends HttpApiGroup.make("sandbox")
       .addError(BadRequest)
       .addError(NotFound)
       .annotate(OpenApi.Description, "Makes the transaction's pending receivables available now (not its reserve).")
+  )
+  .add(
+    HttpApiEndpoint.post("sendWithdrawal")`/withdrawals/${withdrawalId}/send`
+      .addSuccess(SandboxWithdrawal)
+      .addSuccess(SandboxWithdrawal, { status: 202 })
+      .addError(BadRequest)
+      .addError(NotFound)
+      .annotate(
+        OpenApi.Description,
+        "Lets the bank day come now for a pending withdrawal (a /public/v1 withdrawal: a TED, which waits for " +
+          "00:00 of the next business day when asked on a weekend or bank holiday, docs/calendar.md): 202, " +
+          "still pending, and the sandbox bank pays or refuses it at once (withdraw.paid or withdraw.failed). " +
+          "A withdrawal no longer pending: 200, as it is."
+      )
   )
   .middleware(ApiKeyAuth)
   .prefix("/sandbox")

@@ -5,6 +5,7 @@ import { Effect, Schema } from "effect"
 import { Sandbox } from "../../../app/Sandbox.ts"
 import { toTransaction, Transaction, type TransactionSummary } from "../../../domain/transaction.ts"
 import { GatewayApi } from "../../Api.ts"
+import { SandboxWithdrawal } from "./Api.ts"
 import { rendered } from "../render.ts"
 import { CurrentPrincipal } from "../../shared/security.ts"
 
@@ -12,6 +13,7 @@ export const SandboxHttp = HttpApiBuilder.group(GatewayApi, "sandbox", (handlers
   Effect.gen(function* () {
     const sandbox = yield* Sandbox
     const encode = Schema.encode(Transaction)
+    const encodeWithdrawal = Schema.encode(SandboxWithdrawal)
     // The sandbox acts in test mode only (a live key gets 404 before this runs).
     const toTestTransaction = (t: TransactionSummary) => toTransaction(t, false)
     return handlers
@@ -65,6 +67,18 @@ export const SandboxHttp = HttpApiBuilder.group(GatewayApi, "sandbox", (handlers
           Effect.map(toTestTransaction),
           rendered
         )
+      )
+      .handle("sendWithdrawal", ({ path }) =>
+        Effect.gen(function* () {
+          const { accountId } = yield* CurrentPrincipal
+          const { id, status } = yield* sandbox.sendWithdrawal(accountId, path.id)
+          if (status !== "pending") return { id, status }
+          // Pending: the bank job pays or refuses it next (docs/calendar.md).
+          return yield* encodeWithdrawal({ id, status }).pipe(
+            Effect.flatMap((body) => HttpServerResponse.json(body, { status: 202 })),
+            Effect.orDie
+          )
+        }).pipe(rendered)
       )
       .handle("antifraud", ({ path, payload }) =>
         Effect.flatMap(CurrentPrincipal, ({ accountId }) =>
