@@ -1178,6 +1178,26 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  "/api/sandbox/withdrawals/{id}/send": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Sandbox: let a withdrawal's business day come now
+     * @description Lets the bank day come now for a pending withdrawal (a /public/v1 withdrawal: a TED, which waits for 00:00 of the next business day when asked on a weekend or bank holiday, docs/calendar.md): 202, still pending, and the sandbox bank pays or refuses it at once (withdraw.paid or withdraw.failed). A withdrawal no longer pending: 200, as it is.
+     */
+    post: operations["sandbox.sendWithdrawal"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   "/api/transactions": {
     parameters: {
       query?: never
@@ -2231,6 +2251,11 @@ export interface components {
       secret: string
       updatedAt: components["schemas"]["Date"]
       url: string
+    }
+    SandboxWithdrawal: {
+      id: string
+      /** @enum {string} */
+      status: "pending" | "paid" | "failed"
     }
     /** @description A payment provider or the database is unavailable; nothing was charged. See `Retry-After` */
     ServiceUnavailable: {
@@ -8075,6 +8100,95 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["Transaction"]
+        }
+      }
+      /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
+      /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description Not found, or it belongs to another account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
+        }
+      }
+      /** @description Unexpected failure; retry with exponential back-off */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalServerError"]
+        }
+      }
+    }
+  }
+  "sandbox.sendWithdrawal": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description SandboxWithdrawal */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["SandboxWithdrawal"]
+        }
+      }
+      /** @description Success */
+      202: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": {
+            id: string
+            /** @enum {string} */
+            status: "pending" | "paid" | "failed"
+          }
         }
       }
       /** @description Invalid payload or parameter; `message` names the first field, `errors` lists all */

@@ -90,6 +90,7 @@ export const reference: Readonly<Record<string, { readonly summary: string; read
   "sandbox.chargeback": { summary: "Sandbox: move a card dispute (chargeback)" },
   "sandbox.med": { summary: "Sandbox: move a PIX dispute (MED)" },
   "sandbox.settle": { summary: "Sandbox: make a transaction's money available now" },
+  "sandbox.sendWithdrawal": { summary: "Sandbox: let a withdrawal's business day come now" },
   "v1Transactions.create": { summary: "Create a transaction (credit_card, pix or billet)" },
   "v1Transactions.list": { summary: "List transactions" },
   "v1Transactions.get": { summary: "Read a transaction" },
