@@ -145,7 +145,8 @@ export class Sandbox extends Effect.Service<Sandbox>()("Sandbox", {
         const found = yield* withdrawals.find(accountId, id)
         if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ message: "withdrawal not found" }))
         if (found.value.status === "pending") {
-          // The job's key replaces its run time; a job already running makes a second that finds it paid.
+          // The job's key replaces its run time. A job already running makes a second one, which asks the
+          // bank under the same withdrawal id (the Payouts port's idempotency key) and records nothing twice.
           yield* scheduler.payWithdrawalAt(accountId, id, new Date(yield* Clock.currentTimeMillis))
         }
         return found.value
