@@ -9,8 +9,12 @@ import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Webhook } from "standardwebhooks"
+import { freePort } from "../test/support/config.ts"
 
-const PORT = 30_000 + Math.floor(Math.random() * 20_000)
+// Not a random port in 30000–50000: that range overlaps Linux's ephemeral one (32768–60999), where the
+// service's own connections to its embedded PostgreSQL take their local ports, so CI's stop 39 failed
+// with "port 46398 is already in use". freePort picks below that range and checks the port is free.
+const PORT = await freePort()
 const BASE = `http://127.0.0.1:${PORT}`
 /** The service under test, once started: a failure stops it too. */
 const running: { child?: ReturnType<typeof spawn> } = {}
