@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { addCalendarDays, isBusinessDay, onOrNextBusinessDay } from "../src/domain/calendar.ts"
 import { client, type Client, signup } from "./support/http.ts"
 import { billetCustomer, payBilletAndWait, termsBillet } from "./support/billets.ts"
-import { boletoBody, expectFieldErrors, newOrder, pixBody, PROCESS } from "./support/payments.ts"
+import { boletoBody, expectFieldErrors, freshCpf, newOrder, pixBody, PROCESS } from "./support/payments.ts"
 import { pdfTextRuns } from "./support/pdfText.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
 
@@ -369,5 +369,95 @@ describe("a boleto paid late or early: the payment's parts, recorded and posted"
     const late = await payAndWait(other, `date=${paidOn}&amount=102403`)
     // Our terms: 2,000 + 400 (100,000 × 1 % × 12 / 30) = 102,400; the 3 more are interest.
     expect(late.billet.payment).toMatchObject({ amount_paid: 102_403, fine: 2_000, interest: 403, discount: 0 })
+  })
+})
+
+describe('a boleto paid less than its fee and splits (docs/ledger.md "A payment below its fee and splits")', () => {
+  const BILLET_FEE = 349
+  const BANK = { bank_code: "341", agency: "0001", account: "123456", account_digit: "7", type: "checking" }
+
+  const postingsOf = async (hash: string) => {
+    const t = today()
+    const reply = await api.get(`/public/v1/financials?start_at=${t}&end_at=${t}&per_page=100`, { token: key })
+    expect(reply.status, reply.text).toBe(200)
+    return (reply.body.data as Array<{ transaction_hash: string; type: string; balance: string; amount: number }>)
+      .filter((p) => p.transaction_hash === hash && p.balance === "pending" && p.type !== "settlement")
+      .map((p) => [p.type, p.amount])
+  }
+  const billet = async (amount: number, extra: Record<string, unknown>) => {
+    const created = await api.post(
+      "/public/v1/transactions",
+      {
+        method: "billet",
+        amount,
+        expires_at: `${addCalendarDays(today(), 7)}T12:00:00-03:00`,
+        customer: billetCustomer,
+        ...extra
+      },
+      { token: key }
+    )
+    expect(created.status, created.text).toBe(201)
+    return created.body.data.hash as string
+  }
+  const subaccount = async () => {
+    const reply = await api.post(
+      "/public/v1/subaccounts",
+      { name: "Parceira", document: freshCpf(), email: "p@example.com", phone: "11912345678", bank_account: BANK },
+      { token: key }
+    )
+    expect(reply.status, reply.text).toBe(201)
+    return reply.body.data.id as string
+  }
+  const pendingOf = async (query = "") => {
+    const reply = await api.get(`/public/v1/balance${query}`, { token: key })
+    expect(reply.status, reply.text).toBe(200)
+    return reply.body.data.pending as number
+  }
+
+  it("a discount larger than the amount less the fee: the fee is what was paid, the merchant keeps 0", async () => {
+    // R$ 10,00 with R$ 7,00 off until the due date: the buyer pays 300, less than the fixed fee of 349.
+    const hash = await billet(1_000, {
+      billet: { discounts: [{ type: "fixed", value: 700, until: addCalendarDays(today(), 7) }] }
+    })
+    const before = await pendingOf()
+    const data = await payBilletAndWait(api, key, hash, `date=${today()}`)
+    expect(data.billet.payment).toMatchObject({ amount_paid: 300, discount: 700 })
+    expect(await postingsOf(hash)).toEqual([
+      ["sale", 1_000],
+      ["fee", -300],
+      ["discount", -700]
+    ])
+    expect(await pendingOf()).toBe(before)
+  })
+
+  it("a bank's short payment on a split to the full net: the fee comes down, then the splits", async () => {
+    const sub = await subaccount()
+    const share = 10_000 - BILLET_FEE // the most a split may take (CONTRACT-v1 §8)
+    // 1 centavo short: the fee absorbs it (348), the recipient keeps its whole share.
+    const short = await billet(10_000, { split: [{ subaccount_id: sub, amount: share }] })
+    const before = await pendingOf()
+    await payBilletAndWait(api, key, short, `date=${today()}&amount=9999`)
+    expect(await postingsOf(short)).toEqual([
+      ["sale", 10_000],
+      ["fee", -(9_999 - share)],
+      ["discount", -1],
+      ["split", -share]
+    ])
+    expect(await pendingOf()).toBe(before)
+    expect(await pendingOf(`?subaccount_id=${sub}`)).toBe(share)
+
+    // Half paid: no fee (no posting: the journal has none of zero), and the recipient's share is what
+    // was paid (its one share, pro rata: all of it).
+    const half = await billet(10_000, { split: [{ subaccount_id: sub, amount: share }] })
+    await payBilletAndWait(api, key, half, `date=${today()}&amount=5000`)
+    expect(await postingsOf(half)).toEqual([
+      ["sale", 10_000],
+      ["discount", -5_000],
+      ["split", -5_000]
+    ])
+    expect(await pendingOf()).toBe(before)
+    expect(await pendingOf(`?subaccount_id=${sub}`)).toBe(share + 5_000)
+    const shown = await api.get(`/public/v1/transactions/${half}`, { token: key })
+    expect(shown.body.data.split).toEqual([{ subaccount_id: sub, amount: share }])
   })
 })

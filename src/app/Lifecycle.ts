@@ -1,6 +1,7 @@
 import type { AccountId, TransactionId } from "../domain/ids.ts"
 import { Effect, Option } from "effect"
 import { NotFound } from "../domain/errors.ts"
+import { chargedOnPayment } from "../domain/ledger.ts"
 import { destination, type Trigger } from "../domain/lifecycle.ts"
 import { isPayable, type OrderStatus } from "../domain/order.ts"
 import {
@@ -24,6 +25,22 @@ const ORDER_MOVES: Partial<Record<Trigger, OrderStatus>> = {
   pay: "PAID",
   expire: "EXPIRED",
   cancel: "EXPIRED"
+}
+
+/**
+ * The fee and splits a payment of `paid` charges when it cannot cover those the transaction was created
+ * with (ledger.ts `chargedOnPayment`): a change set with the move to paid, so that the sale's postings,
+ * its refunds and the books check all read the same; none when the payment covers them.
+ */
+const chargedWhenPaid = (t: TransactionRecord, paid: number | undefined): Pick<TransactionChanges, "charged"> => {
+  if (paid === undefined) return {}
+  const charged = chargedOnPayment(
+    paid,
+    t.fee,
+    t.split.map((s) => s.share)
+  )
+  if (charged.fee === t.fee && charged.shares.every((share, i) => share === t.split[i]!.share)) return {}
+  return { charged: { fee: charged.fee, split: t.split.map((s, i) => ({ ...s, share: charged.shares[i]! })) } }
 }
 
 /**
@@ -63,7 +80,8 @@ export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
       changes: Omit<TransactionChanges, "status"> = {}
     ) {
       const to = yield* destination(t, trigger)
-      const after = yield* transactions.update(accountId, t.id, { ...changes, status: to })
+      const charged = trigger === "pay" ? chargedWhenPaid(t, changes.details?.payment?.amount) : {}
+      const after = yield* transactions.update(accountId, t.id, { ...changes, ...charged, status: to })
       yield* moveOrder(accountId, after, trigger)
       yield* books.record(accountId, { trigger, before: t, after })
       yield* outbox.emit(accountId, trigger, after)

@@ -2,6 +2,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import {
   availableAt,
+  chargedOnPayment,
   cut,
   feeOf,
   feeReturned,
@@ -166,6 +167,67 @@ describe("receivables", () => {
         }
       )
     )
+  })
+})
+
+describe("a payment below its fee and splits (docs/ledger.md)", () => {
+  it("charges what the payment covers: no receivable below zero, the fee then the splits come down", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 1_000_000 }),
+        fc.integer({ min: 0, max: 2_000 }),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 3 }),
+        fc.double({ min: 0, max: 1.2, noNaN: true }),
+        (total, fixedFee, parts, paidPart) => {
+          const fee = Math.min(total, fixedFee)
+          // Shares as the API accepts them: together at most the total less the fee.
+          const room = total - fee
+          const shares: Array<number> = []
+          for (const part of parts) shares.push(Math.floor(part * (room - shares.reduce((a, b) => a + b, 0))))
+          const paid = Math.floor(paidPart * total)
+          const charged = chargedOnPayment(paid, fee, shares)
+          const shared = charged.shares.reduce((a, b) => a + b, 0)
+          // What the rule says, restated: the fee never more than what is left after the splits; the
+          // splits unchanged when the payment covers them, else each floor(paid × share / Σ shares).
+          const before = shares.reduce((a, b) => a + b, 0)
+          if (before <= paid) {
+            expect(charged.shares).toEqual(shares)
+            expect(charged.fee).toBe(Math.min(fee, paid - before))
+          } else {
+            expect(charged.fee).toBe(0)
+            expect(charged.shares).toEqual(shares.map((s) => Math.floor((paid * s) / before)))
+          }
+          expect(charged.fee + shared).toBeLessThanOrEqual(paid)
+          const difference = paid - total
+          const plan = planSale({
+            method: "BOLETO",
+            amountTotal: total,
+            installments: 1,
+            paidAt: new Date(),
+            fee: charged.fee,
+            shares: charged.shares.filter((s) => s > 0).map((amount, i) => ({ party: `sub${i}`, amount })),
+            schedule: schedule(),
+            charges: {
+              fine: 0,
+              interest: Math.max(0, difference),
+              discount: Math.max(0, -difference),
+              abatement: 0
+            }
+          })
+          expect(isBalanced(plan.postings)).toBe(true)
+          expect(plan.receivables.every((r) => r.amount > 0)).toBe(true)
+          const credited = plan.postings.filter((p) => p.party !== "system").reduce((s, p) => s + p.amount, 0)
+          expect(plan.receivables.reduce((s, r) => s + r.amount, 0)).toBe(credited)
+        }
+      )
+    )
+  })
+
+  it("vectors: covered, 1 centavo short, below the fee, below the splits", () => {
+    expect(chargedOnPayment(10_000, 349, [3_000])).toEqual({ fee: 349, shares: [3_000] })
+    expect(chargedOnPayment(9_999, 349, [9_651])).toEqual({ fee: 348, shares: [9_651] })
+    expect(chargedOnPayment(300, 349, [])).toEqual({ fee: 300, shares: [] })
+    expect(chargedOnPayment(5_000, 349, [6_000, 3_000])).toEqual({ fee: 0, shares: [3_333, 1_666] })
   })
 })
 

@@ -120,6 +120,24 @@ export const parseFee = (raw: string): Fee | null => {
 export const feeOf = (fee: Fee, amountTotal: number) =>
   Math.min(amountTotal, Number(roundHalfUp(BigInt(amountTotal) * fee.rate.a, fee.rate.b)) + fee.fixed)
 
+/**
+ * What a sale brings in when its payment is `paid` rather than amount_total — a boleto's, which its
+ * discount, its abatement or its bank can make less (docs/boleto.md "What a payment records") — leaves
+ * for the fee and the splits (docs/ledger.md "A payment below its fee and splits"): the fee never more
+ * than what was paid less the splits, and the splits never more than what was paid, cut pro rata
+ * (rounded down, the merchant keeping the centavos), so that, as with `feeOf`, the merchant is never
+ * left owing money for being paid and no receivable is below zero. Unchanged when the payment covers both.
+ */
+export const chargedOnPayment = (
+  paid: number,
+  fee: number,
+  shares: ReadonlyArray<number>
+): { readonly fee: number; readonly shares: ReadonlyArray<number> } => {
+  const shared = sum(shares)
+  if (shared <= paid) return { fee: Math.max(0, Math.min(fee, paid - shared)), shares }
+  return { fee: 0, shares: shares.map((share) => proportional(Math.max(0, paid), share, shared)) }
+}
+
 /** The fee returned once `refunded` of `amountTotal` went back: round_half_up(fee · refunded / total). */
 export const feeReturned = (fee: number, refunded: number, amountTotal: number) =>
   amountTotal === 0 ? 0 : Number(roundHalfUp(BigInt(fee) * BigInt(refunded), BigInt(amountTotal)))

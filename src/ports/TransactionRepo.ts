@@ -61,6 +61,11 @@ export interface TransactionChanges {
    * The plan the buyer chose on the hosted form (docs/checkout.md "Hosted card form"): the installments
    * and what follows from them, recomputed by the creation's rules before anything is charged or posted.
    */
+  /**
+   * A payment below its fee and splits: the fee and the splits' shares it charges instead, set with the
+   * move to paid (ledger.ts `chargedOnPayment`, docs/ledger.md "A payment below its fee and splits").
+   */
+  readonly charged?: { readonly fee: number; readonly split: ReadonlyArray<SplitRecord> }
   readonly plan?: {
     readonly installments: number
     readonly amountTotal: number

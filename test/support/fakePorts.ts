@@ -45,8 +45,10 @@ export const makeFakePorts = () => {
         update: (_, id, changes) =>
           Effect.sync(() => {
             const current = transactions.get(id)!
+            const { charged, ...rest } = changes
             const details = { ...current.details, ...changes.details }
-            const updated = { ...current, ...changes, details, updatedAt: new Date() }
+            const paidLess = charged === undefined ? {} : { fee: charged.fee, split: charged.split }
+            const updated = { ...current, ...rest, ...paidLess, details, updatedAt: new Date() }
             transactions.set(id, updated)
             return updated
           }),

@@ -3,7 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer, Option, Schema } from "effect"
 import { AntifraudAnalysis } from "../../domain/antifraud.ts"
 import { TransactionRecord, TransactionSummary } from "../../domain/transaction.ts"
-import { type NewTransaction, TransactionRepo } from "../../ports/TransactionRepo.ts"
+import { type NewTransaction, type TransactionChanges, TransactionRepo } from "../../ports/TransactionRepo.ts"
 import { KEYSET_AT, listWhere, keysetPage, keysetStream, pageBounds, seekAfter } from "./keyset.ts"
 import { withSpan } from "../../spans.ts"
 import { deferWrite, inBatch } from "./deferred.ts"
@@ -15,6 +15,8 @@ const encodeAnalysis = Schema.encodeSync(AntifraudAnalysis)
 const analysis = (value: AntifraudAnalysis | null | undefined) =>
   value === null || value === undefined ? null : JSON.stringify(encodeAnalysis(value))
 
+/** The split a change sets: the buyer's plan, or what a payment below its fee and splits charges. */
+const splitChange = (c: TransactionChanges) => json(c.plan?.split ?? c.charged?.split)
 const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value))
 
 // Rows come back camelCased (SqlLive); the schema checks them, jsonb `details` included. A row that
@@ -144,8 +146,8 @@ export const TransactionRepoLive = Layer.effect(
             installments = coalesce(${c.plan?.installments ?? null}, installments),
             amount_total = coalesce(${c.plan?.amountTotal ?? null}, amount_total),
             amount_interest = coalesce(${c.plan?.amountInterest ?? null}, amount_interest),
-            fee = coalesce(${c.plan?.fee ?? null}, fee),
-            split = coalesce(${c.plan === undefined ? null : JSON.stringify(c.plan.split)}::jsonb, split),
+            fee = coalesce(${c.plan?.fee ?? c.charged?.fee ?? null}, fee),
+            split = coalesce(${splitChange(c)}::jsonb, split),
             updated_at = now()
           where account_id = ${accountId} and id = ${id}
           returning ${columns}`).pipe(withSpan("TransactionRepo.update")),
