@@ -183,7 +183,9 @@ export const BooksLive = Layer.effect(
         // On what the buyer paid: a boleto's fine and interest go back with it, its discount does not.
         { amountTotal: refundBase(t), fee: t.fee, shares: sharesOf(t) },
         t.refundedAmount + t.refundReserved,
-        amount
+        amount,
+        // Against what the books say was taken: a refund that failed meanwhile leaves no centavo astray.
+        yield* ledger.refundsTaken(accountId, t.id)
       )
       const open = yield* receivables.openForUpdate(accountId, t.id)
       const balances = yield* ledger.lock(accountId, [MERCHANT, ...shares.recipients.map((r) => r.party)])

@@ -352,22 +352,53 @@ export interface RefundShares {
   readonly feeDelta: number
 }
 
+/** What the refunds of a sale have taken so far, as its books say (their entries net of their reversals). */
+export interface RefundsTaken {
+  /** What each recipient has given back. */
+  readonly recipients: ReadonlyMap<Party, number>
+  /** The fee returned. */
+  readonly fee: number
+}
+
+/** Each recipient's cumulative part of `part` of the sale (a recipient named twice, its shares' parts summed). */
+const owed = (shares: ReadonlyArray<Share>, part: number, amountTotal: number): ReadonlyMap<Party, number> => {
+  const parts = new Map<Party, number>()
+  for (const s of shares) parts.set(s.party, (parts.get(s.party) ?? 0) + proportional(part, s.amount, amountTotal))
+  return parts
+}
+
+/** What refunds of `before` took when none of the sale's refunds failed: the cumulative rule at `before`. */
+export const takenBefore = (
+  input: { readonly amountTotal: number; readonly fee: number; readonly shares: ReadonlyArray<Share> },
+  before: number
+): RefundsTaken => ({
+  recipients: owed(input.shares, before, input.amountTotal),
+  fee: feeReturned(input.fee, before, input.amountTotal)
+})
+
 /**
- * Who pays a refund of `amount` after `before` was already refunded (CONTRACT-v1 §7, §8). Computed on
- * cumulative totals so that a sale refunded in pieces unwinds exactly as one refunded at once.
+ * Who pays a refund of `amount` after `before` was already refunded or is being refunded (CONTRACT-v1 §7,
+ * §8): each recipient floor(after × share / amount_total), and the fee round_half_up(fee × after /
+ * amount_total), less what the books say the sale's refunds already took (`taken`). Computed on cumulative
+ * totals so that a sale refunded in pieces unwinds exactly as one refunded at once; measured against the
+ * books, not against `before`, so that a refund that failed while another was in flight (its entry reversed
+ * exactly, after the other was computed) leaves no centavo over or short for the next one to meet: a full
+ * refund always ends every party at its whole share (docs/ledger.md "Refunds"). Never negative: a party
+ * ahead by a centavo gives nothing until the cumulative figure reaches it.
  */
 export const refundShares = (
   input: { readonly amountTotal: number; readonly fee: number; readonly shares: ReadonlyArray<Share> },
   before: number,
-  amount: number
+  amount: number,
+  taken: RefundsTaken = takenBefore(input, before)
 ): RefundShares => {
   const after = before + amount
-  const recipients = input.shares.map((s) => ({
-    party: s.party,
-    amount: proportional(after, s.amount, input.amountTotal) - proportional(before, s.amount, input.amountTotal)
+  const recipients = [...owed(input.shares, after, input.amountTotal)].map(([party, due]) => ({
+    party,
+    amount: Math.max(0, due - (taken.recipients.get(party) ?? 0))
   }))
   const merchant = amount - sum(recipients.map((r) => r.amount))
-  const feeDelta = feeReturned(input.fee, after, input.amountTotal) - feeReturned(input.fee, before, input.amountTotal)
+  const feeDelta = Math.max(0, feeReturned(input.fee, after, input.amountTotal) - taken.fee)
   return { recipients, merchant, feeDelta }
 }
 

@@ -1,7 +1,7 @@
 import type { Page, PageRange } from "./Page.ts"
 import type { AccountId } from "../domain/ids.ts"
 import { Context, type Effect } from "effect"
-import type { Balance, Entry, Party, Posting, StatementPostingType } from "../domain/ledger.ts"
+import type { Balance, Entry, Party, Posting, RefundsTaken, StatementPostingType } from "../domain/ledger.ts"
 
 export type Balances = Readonly<Record<Balance, number>>
 
@@ -52,6 +52,11 @@ export class Ledger extends Context.Tag("Ledger")<
     readonly post: (accountId: AccountId, entry: Entry) => Effect.Effect<boolean>
     /** The postings of the entry written under `key` (none when there is no such entry). */
     readonly entryPostings: (accountId: AccountId, key: string) => Effect.Effect<ReadonlyArray<Posting>>
+    /**
+     * What the refunds of a transaction have taken so far: each party's `refund` postings and the fee
+     * returned, over its `refund:` entries net of their reversals (ledger.ts `refundShares`).
+     */
+    readonly refundsTaken: (accountId: AccountId, transactionId: string) => Effect.Effect<RefundsTaken>
     /** Whether an entry with this key exists. */
     readonly posted: (accountId: AccountId, key: string) => Effect.Effect<boolean>
     /**

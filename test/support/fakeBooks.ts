@@ -37,6 +37,20 @@ export const makeFakeBooks = () => {
         return true
       }),
     entryPostings: (_, key) => Effect.sync(() => entries.get(key)?.postings ?? []),
+    refundsTaken: (_, transactionId) =>
+      Effect.sync(() => {
+        const recipients = new Map<string, number>()
+        let fee = 0
+        for (const e of entries.values()) {
+          if (e.transactionId !== transactionId || !e.key.startsWith("refund")) continue
+          for (const p of e.postings) {
+            if (p.type === "fee" && p.book === "fees") fee -= p.amount
+            else if (p.type === "refund" && p.party !== SYSTEM)
+              recipients.set(p.party, (recipients.get(p.party) ?? 0) - p.amount)
+          }
+        }
+        return { recipients, fee }
+      }),
     posted: (_, key) => Effect.sync(() => entries.has(key)),
     lock: (_, parties) => Effect.sync(() => new Map(parties.map((p) => [p, get(p)]))),
     balance: (_, party) => Effect.sync(() => ({ ...get(party), updatedAt: null })),

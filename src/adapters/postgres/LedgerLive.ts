@@ -33,6 +33,10 @@ const decodeEntryPostings = Schema.decodeUnknown(
   )
 )
 
+const decodeTaken = Schema.decodeUnknown(
+  Schema.Array(Schema.Struct({ party: Schema.String, book: Schema.String, amount: Schema.Number }))
+)
+
 const BalanceRow = Schema.Struct({
   party: Schema.String,
   book: Schema.Literal(...BALANCES),
@@ -81,6 +85,28 @@ export const LedgerLive = Layer.effect(
               select (select count(*) from e)::int as posted`
             return rows[0]!.posted > 0
           }).pipe(Effect.orDie),
+        // By the entries of the transaction (migration 0048's index): a refund's and its reversals' keys
+        // start with `refund`; a reversal's postings negate the refund's, so the sums are what stands.
+        refundsTaken: (accountId, transactionId) =>
+          sql`
+            select p.party, p.book, sum(p.amount)::bigint as amount
+            from ledger_entries e join ledger_postings p on p.entry_id = e.id
+            where e.account_id = ${accountId} and e.transaction_id = ${transactionId}
+              and e.key like 'refund%'
+              and ((p.type = 'refund' and p.party <> 'system') or (p.type = 'fee' and p.book = 'fees'))
+            group by p.party, p.book`.pipe(
+            Effect.flatMap(decodeTaken),
+            Effect.orDie,
+            Effect.map((rows) => {
+              const recipients = new Map<string, number>()
+              let fee = 0
+              for (const r of rows) {
+                if (r.book === "fees") fee -= r.amount
+                else recipients.set(r.party, (recipients.get(r.party) ?? 0) - r.amount)
+              }
+              return { recipients, fee }
+            })
+          ),
         entryPostings: (accountId, key) =>
           sql`
             select p.party, p.book, p.type, p.amount, p.description
