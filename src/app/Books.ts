@@ -7,6 +7,7 @@ import {
   bookOf,
   counterparty,
   disputeShares,
+  failedRefundShares,
   entry,
   MERCHANT,
   type Party,
@@ -295,13 +296,11 @@ export const BooksLive = Layer.effect(
       accountId: AccountId,
       t: TransactionRecord,
       type: "chargeback" | "med",
-      above: number,
-      amount: number,
+      shares: ReadonlyArray<Share>,
       tag: string,
       key: string,
       description: string
     ) {
-      const shares = disputeShares({ amountTotal: t.amountTotal, shares: sharesOf(t) }, above, amount)
       const open = yield* receivables.openForUpdate(accountId, t.id)
       const balances = yield* ledger.lock(
         accountId,
@@ -339,12 +338,18 @@ export const BooksLive = Layer.effect(
       const type = disputeType(trigger)
       const n = yield* receivables.countTags(accountId, t.id, "dispute:")
       const taken = t.refundedAmount + t.refundReserved
+      // Each party's share of what is left, against what the books say the refunds took (ledger.ts).
+      const shares = disputeShares(
+        { amountTotal: t.amountTotal, shares: sharesOf(t) },
+        taken,
+        t.amountTotal - taken,
+        yield* ledger.refundsTaken(accountId, t.id)
+      )
       yield* holdDisputed(
         accountId,
         t,
         type,
-        taken,
-        t.amountTotal - taken,
+        shares,
         `dispute:${n}`,
         `dispute:${t.id}:${n}:open`,
         `${type} opened`
@@ -369,12 +374,13 @@ export const BooksLive = Layer.effect(
       // and its holds start the next number, which closing it will look for.
       const n = yield* receivables.countTags(accountId, t.id, "dispute:")
       const tag = Option.getOrElse(yield* receivables.openTag(accountId, t.id, "dispute:"), () => `dispute:${n}`)
+      // What the failed refund had taken from each party, as its own entry says (its reversal gave it back).
+      const shares = failedRefundShares(amount, yield* ledger.entryPostings(accountId, `refund:${refundId}`))
       yield* holdDisputed(
         accountId,
         t,
         type,
-        t.refundedAmount + t.refundReserved,
-        amount,
+        shares,
         tag,
         `dispute:${t.id}:refund_failed:${refundId}`,
         `${type}: refund failed`

@@ -402,12 +402,31 @@ export const refundShares = (
   return { recipients, merchant, feeDelta }
 }
 
-/** What each party holds of a disputed `amount` after `refunded` went back (same proportions as a refund). */
+/**
+ * What each party holds of a disputed `amount` after `refunded` went back or is going back (same
+ * proportions as a refund, measured against what the books say the refunds took: `refundShares`).
+ */
 export const disputeShares = (
   input: { readonly amountTotal: number; readonly shares: ReadonlyArray<Share> },
   refunded: number,
-  amount: number
+  amount: number,
+  taken?: RefundsTaken
 ): ReadonlyArray<Share> => {
-  const { recipients, merchant } = refundShares({ ...input, fee: 0 }, refunded, amount)
+  const { recipients, merchant } = refundShares({ ...input, fee: 0 }, refunded, amount, taken)
   return [{ party: MERCHANT, amount: merchant }, ...recipients]
+}
+
+/**
+ * What a dispute holds of a refund that failed while it was open (docs/money.md "Refunds and disputes"):
+ * exactly what that refund had taken from each recipient (its entry's `refund` postings), the merchant the
+ * rest of its `amount` — as if it had never been asked.
+ */
+export const failedRefundShares = (amount: number, refundPostings: ReadonlyArray<Posting>): ReadonlyArray<Share> => {
+  const recipients = new Map<Party, number>()
+  for (const p of refundPostings) {
+    if (p.type !== "refund" || p.party === MERCHANT || p.party === SYSTEM) continue
+    recipients.set(p.party, (recipients.get(p.party) ?? 0) - p.amount)
+  }
+  const shares = [...recipients].map(([party, value]) => ({ party, amount: value }))
+  return [{ party: MERCHANT, amount: amount - sum(shares.map((r) => r.amount)) }, ...shares]
 }
