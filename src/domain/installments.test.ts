@@ -65,7 +65,8 @@ describe("installments (CONTRACT-v1 §4)", () => {
     fc.assert(
       fc.property(amounts, rules, (amount, r) => {
         for (const o of installmentOptions(amount, r)) {
-          if (o.installment <= r.withoutInterest) {
+          // Interest-free: within INSTALLMENTS_WITHOUT_INTEREST, or at a rate of 0 %.
+          if (o.installment <= r.withoutInterest || Number(r.monthlyInterestPercent) === 0) {
             expect(o.total).toBe(amount)
             const first = amount - o.amount * (o.installment - 1)
             expect(first + o.amount * (o.installment - 1)).toBe(amount)
@@ -99,6 +100,17 @@ describe("installments (CONTRACT-v1 §4)", () => {
     fc.assert(
       fc.property(fc.integer({ min: 500, max: 9_999_999_999 }), (amount) => {
         for (const o of installmentOptions(amount, RULES)) expect(o.total).toBeGreaterThanOrEqual(amount)
+      })
+    )
+  })
+
+  it("at 0 % a month, every option charges the amount exactly, as the interest-free ones do", () => {
+    const zero = { ...RULES, monthlyInterestPercent: "0.00" }
+    expect(installmentOption(1_000, 3, zero)).toEqual({ installment: 3, amount: 333, total: 1_000, interestRate: 0 })
+    expect(installmentOption(1_001, 2, { ...RULES, monthlyInterestPercent: "0" })).toMatchObject({ total: 1_001 })
+    fc.assert(
+      fc.property(amounts, fc.integer({ min: 1, max: 24 }), (amount, n) => {
+        expect(installmentOption(amount, n, { ...zero, max: 24 }).total).toBe(amount)
       })
     )
   })

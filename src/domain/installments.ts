@@ -44,10 +44,12 @@ export const priceInstallment = (amount: number, n: number, rate: { readonly a: 
 
 /** Option `n` for `amount`, whether or not it is offered (see `offered`). */
 export const installmentOption = (amount: number, n: number, rules: InstallmentRules): InstallmentOption => {
-  if (n <= rules.withoutInterest) {
+  const rate = rateOf(rules.monthlyInterestPercent) ?? { a: 0n, b: 1n }
+  // A rate of 0 % (INSTALLMENT_MONTHLY_INTEREST_PERCENT=0) is no interest: the interest-free rule, whose
+  // total is the amount, not the Price table's round(N/n) · n, which would add or take up to n/2 centavos.
+  if (n <= rules.withoutInterest || rate.a === 0n) {
     return { installment: n, amount: Math.floor(amount / n), total: amount, interestRate: 0 }
   }
-  const rate = rateOf(rules.monthlyInterestPercent) ?? { a: 0n, b: 1n }
   const each = priceInstallment(amount, n, rate)
   return { installment: n, amount: each, total: each * n, interestRate: Number(rules.monthlyInterestPercent) }
 }
