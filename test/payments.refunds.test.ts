@@ -7,6 +7,7 @@ import {
   eventually,
   expectError,
   expectFieldErrors,
+  freshCpf,
   ISO_UTC,
   newOrder,
   orderStatus,
@@ -298,5 +299,43 @@ describe("concurrency", () => {
     for (const r of replies.filter((r) => r.status !== 200)) expectError(r, 409)
     expect(await refundRows(transactionId)).toEqual([{ amount: "10000", status: "SUCCEEDED" }])
     expect(await orderStatus(api, key, orderId)).toBe("CANCELLED")
+  })
+})
+
+describe('a v1 card charge with interest on /api (docs/api.md "Both interfaces, one transaction")', () => {
+  it("shows amount as what was charged, so a full refund leaves refundedAmount equal to it", async () => {
+    const amount = 10_000
+    const created = await api.post(
+      "/public/v1/transactions",
+      {
+        method: "credit_card",
+        amount,
+        installments: 3,
+        customer: { name: "Maria Silva", email: "maria@example.com", document: freshCpf(), ip: "203.0.113.7" },
+        card: {
+          number: CARDS.visa,
+          holder_name: "MARIA SILVA",
+          exp_month: "12",
+          exp_year: String(new Date().getUTCFullYear() + 3),
+          cvv: "123"
+        }
+      },
+      { token: key }
+    )
+    expect(created.status, created.text).toBe(201)
+    const { hash, amount_total: total } = created.body.data as { hash: string; amount_total: number }
+    // 3 installments at the default 2.99 % a month (CONTRACT-v1 §4): the Price table, computed here again.
+    const i = 0.0299
+    const each = Math.round((amount * i * (1 + i) ** 3) / ((1 + i) ** 3 - 1))
+    expect(total).toBe(each * 3)
+    const before = await api.get(`/api/payment-gateway/transaction/${hash}`, { key })
+    expect(before.status, before.text).toBe(200)
+    expect(before.body).toMatchObject({ amount: total, refundedAmount: 0, status: "CAPTURED" })
+    // A full refund on /api, by the amount /api shows: all of it.
+    const refunded = await refund({ transactionId: hash, amount: before.body.amount })
+    expect(refunded.status, refunded.text).toBe(200)
+    expect(refunded.body).toMatchObject({ status: "REFUNDED", amount: total, refundedAmount: total })
+    const after = await api.get(`/api/payment-gateway/transaction/${hash}`, { key })
+    expect(after.body).toMatchObject({ amount: total, refundedAmount: total, status: "REFUNDED" })
   })
 })

@@ -15,7 +15,8 @@ export const v2EventPayload = ({ createdAt, name, snapshot: t }: StoredEvent) =>
   data: {
     transactionId: t.id,
     orderId: t.orderId,
-    amount: t.amount,
+    // What the buyer was charged (payments/present.ts `paymentResult`).
+    amount: t.amountTotal,
     method: eventMethod(t.method),
     status: t.status,
     ...(name === "transaction.paid" && t.paidAt !== null ? { paidAt: t.paidAt } : {}),

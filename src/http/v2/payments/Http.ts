@@ -51,7 +51,8 @@ export const PaymentsHttp = HttpApiBuilder.group(GatewayApi, "payments", (handle
                 transactionId: t.id,
                 status: t.status,
                 method: t.method,
-                amount: t.amount,
+                // What the buyer was charged (present.ts `paymentResult`).
+                amount: t.amountTotal,
                 refundedAmount: t.refundedAmount,
                 ...(reason === null ? {} : { reason }),
                 refundedAt: refundedAt.toISOString()

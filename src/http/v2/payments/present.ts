@@ -42,11 +42,17 @@ const methodDetails = (baseUrl: string, t: TransactionRecord) => {
 }
 
 /** The Payment result of interface-v2 (process). */
+/**
+ * `amount` is the "original charged amount" (interface-v2): what the buyer was charged, amount_total. The
+ * two differ only for a card charge made on /public/v1 with installments bearing interest (CONTRACT-v1 §4);
+ * shown as amount_total, its full refund leaves `refundedAmount` equal to `amount`, as interface-v2 says
+ * (docs/api.md "Both interfaces, one transaction").
+ */
 export const paymentResult = (baseUrl: string, t: TransactionRecord) => ({
   transactionId: t.id,
   status: t.status,
   method: t.method,
-  amount: t.amount,
+  amount: t.amountTotal,
   ...(t.installments === null ? {} : { installments: t.installments }),
   ...methodDetails(baseUrl, t)
 })
@@ -56,7 +62,7 @@ export const transactionDetail = (baseUrl: string, t: TransactionRecord) => ({
   id: t.id,
   orderId: t.orderId,
   method: t.method,
-  amount: t.amount,
+  amount: t.amountTotal,
   status: t.status,
   refundedAmount: t.refundedAmount,
   ...(t.installments === null ? {} : { installments: t.installments }),
