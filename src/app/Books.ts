@@ -345,15 +345,7 @@ export const BooksLive = Layer.effect(
         t.amountTotal - taken,
         yield* ledger.refundsTaken(accountId, t.id)
       )
-      yield* holdDisputed(
-        accountId,
-        t,
-        type,
-        shares,
-        `dispute:${n}`,
-        `dispute:${t.id}:${n}:open`,
-        `${type} opened`
-      )
+      yield* holdDisputed(accountId, t, type, shares, `dispute:${n}`, `dispute:${t.id}:${n}:open`, `${type} opened`)
       metrics.disputes.inc({ kind: type, outcome: "opened" })
     })
 
