@@ -5,7 +5,7 @@ import { Conflict, NotFound, ValidationFailed } from "../domain/errors.ts"
 import { entry, MERCHANT, SYSTEM } from "../domain/ledger.ts"
 import type { BankAccount } from "../domain/subaccount.ts"
 import { withdrawalEventBody, type WithdrawalRecord } from "../domain/withdrawal.ts"
-import { bankTransferAt } from "../domain/time.ts"
+import { withdrawalLeavesAt } from "../domain/time.ts"
 import type { PageRange } from "../ports/Page.ts"
 import { JobScheduler } from "../ports/JobScheduler.ts"
 import { Ledger } from "../ports/Ledger.ts"
@@ -95,11 +95,7 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
             ])
           )
           // A withdrawal is a TED to a bank account: it leaves on a business day (docs/calendar.md).
-          yield* scheduler.payWithdrawalAt(
-            accountId,
-            id,
-            new Date(bankTransferAt(at).getTime() + config.money.withdrawalDelaySeconds * 1000)
-          )
+          yield* scheduler.payWithdrawalAt(accountId, id, withdrawalLeavesAt(at, config.money.withdrawalDelaySeconds))
           return w
         })
       )

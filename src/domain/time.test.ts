@@ -4,6 +4,7 @@ import {
   addBusinessDaysInSaoPaulo,
   addDaysInSaoPaulo,
   bankTransferAt,
+  withdrawalLeavesAt,
   endOfDayInSaoPaulo,
   saoPauloDate
 } from "./time.ts"
@@ -67,5 +68,16 @@ describe("business days in São Paulo (docs/calendar.md)", () => {
     // 31 December is a business day (date-holidays: "optional" after 14:00): it leaves at once.
     const lastDay = new Date("2026-12-31T12:00:00Z")
     expect(bankTransferAt(lastDay)).toBe(lastDay)
+  })
+
+  it("a withdrawal leaves after its delay, counted from when it can leave, and never on a closed day", () => {
+    // A Tuesday: at once plus the delay.
+    expect(withdrawalLeavesAt(new Date("2026-12-01T13:00:00Z"), 5).toISOString()).toBe("2026-12-01T13:00:05.000Z")
+    // A Saturday: Monday 00:00 São Paulo plus the delay.
+    expect(withdrawalLeavesAt(new Date("2026-12-05T13:00:00Z"), 5).toISOString()).toBe("2026-12-07T03:00:05.000Z")
+    // Friday 23:59:58 São Paulo: the delay runs into Saturday, so Monday 00:00.
+    expect(withdrawalLeavesAt(new Date("2026-12-05T02:59:58Z"), 5).toISOString()).toBe("2026-12-07T03:00:00.000Z")
+    // The Friday before Carnival, as late: Ash Wednesday 00:00.
+    expect(withdrawalLeavesAt(new Date("2027-02-06T02:59:58Z"), 5).toISOString()).toBe("2027-02-10T03:00:00.000Z")
   })
 })

@@ -90,3 +90,11 @@ export const bankTransferAt = (at: Date): Date => {
   const today = saoPauloDate(at)
   return isBusinessDay(today) ? at : startOfDayInSaoPaulo(onOrNextBusinessDay(today))
 }
+
+/**
+ * When a withdrawal asked for at `at` leaves (docs/calendar.md): its delay (`WITHDRAWAL_DELAY_SECONDS`)
+ * counted from the moment it can leave, and then again never on a closed day — a request seconds before
+ * midnight on a Friday would otherwise leave on the Saturday its delay ran into.
+ */
+export const withdrawalLeavesAt = (at: Date, delaySeconds: number): Date =>
+  bankTransferAt(new Date(bankTransferAt(at).getTime() + delaySeconds * 1000))
