@@ -179,6 +179,26 @@ describe("PIX expiry", () => {
 })
 
 describe("boletos", () => {
+  it("a slip the job cannot move stays pending and holds back none of the others", async () => {
+    const own = await newMerchant(server.baseUrl)
+    const statusOf = async (transactionId: string) => (await transaction(own, transactionId)).status
+    const slips = await Promise.all([1, 2, 3].map(() => chargeBoleto(own, 15_000)))
+    const ids = slips.map((s) => s.transactionId).sort()
+    // The one asked about first (pages go by id): its bank payment first, and its row made unreadable, as a
+    // bug or a hand-edited row would leave it; the job's move of it dies.
+    const [bad, ...good] = ids as [string, ...Array<string>]
+    await server.db.query("insert into sandbox_boleto_payments (transaction_id, amount) values ($1, 15000)", [bad])
+    await server.db.query(`update transactions set split = '{"not": "a list"}'::jsonb where id = $1`, [bad])
+    for (const id of good) expect((await sandboxPay(own, id)).status).toBe(202)
+    for (const id of good)
+      await until(`${id} PAID`, async () => ((await statusOf(id)) === "PAID" ? true : undefined), 10_000)
+    const stuck = await server.db.query<{ status: string }>("select status from transactions where id = $1", [bad])
+    expect(stuck.rows[0]!.status).toBe("PENDING")
+    // Repaired, it is asked again at the next poll and confirmed.
+    await server.db.query("update transactions set split = '[]'::jsonb where id = $1", [bad])
+    await until(`${bad} PAID`, async () => ((await statusOf(bad)) === "PAID" ? true : undefined), 10_000)
+  })
+
   it(
     `a boleto paid at the sandbox bank (202, still PENDING) is confirmed PAID by the ` +
       `confirm_boletos job after ${CONFIRMATION_DELAY} s`,

@@ -55,6 +55,7 @@ export class Boletos extends Effect.Service<Boletos>()("Boletos", {
             )
             settled.push(...answer)
           }
+          let failed = 0
           for (const slip of settled) {
             const owner = owners.get(slip.transactionId)
             if (owner === undefined) continue
@@ -67,11 +68,20 @@ export class Boletos extends Effect.Service<Boletos>()("Boletos", {
                 Effect.catchTags({
                   IllegalTransition: () => bolepix.barcodeAfterSettled(accountId, transactionId, slip),
                   NotFound: () => Effect.void
-                })
+                }),
+                // A defect in one slip (a bug, a row the code cannot read) rolls back that slip's move only: it
+                // is logged, stays pending and is asked again at the next poll, and the slips after it — of
+                // every account — are still marked paid (docs/operations.md "Boleto confirmations").
+                Effect.catchAllDefect((defect) =>
+                  Effect.logError("boleto confirmation failed; the slip stays pending", defect).pipe(
+                    Effect.annotateLogs({ accountId, transactionId }),
+                    Effect.zipRight(Effect.sync(() => void failed++))
+                  )
+                )
               )
           }
-          confirmed += settled.length
-          pendingLeft += page.length - settled.length
+          confirmed += settled.length - failed
+          pendingLeft += page.length - settled.length + failed
           if (page.length < BATCH) break
           after = page[page.length - 1]!.id
         }
