@@ -531,6 +531,41 @@ describe("PIX over the API Pix (bcb-pix adapter, fake PSP, efi profile)", () => 
     150_000
   )
 
+  it("a refund whose answer is lost (PUT committed, connection dropped, retry 5xx): PENDING, not failed", async () => {
+    const c = await chargePix(merchant, 10_000)
+    await psp.pay(txidOf(c.transactionId))
+    await until("PAID", async () =>
+      (await transaction(merchant, c.transactionId)).status === "PAID" ? true : undefined
+    )
+    const before = await merchantBalance()
+    // The PSP makes the devolução, the answer never arrives; the adapter's one retry meets a 503.
+    psp.inject("PUT /pix/", "commit-then-drop")
+    psp.inject("PUT /pix/", "5xx")
+    const reply = await merchant.api.post(
+      "/api/payment-gateway/refund",
+      { transactionId: c.transactionId, amount: 2_500 },
+      { key: merchant.key }
+    )
+    // Not "nothing was refunded, try again": the PSP may hold it (it does), so the money stays reserved.
+    expect(reply.status, reply.text).toBe(200)
+    expect(reply.body).toMatchObject({ status: "PAID", refundedAmount: 0 })
+    expect(await refundStatuses(c.transactionId)).toEqual(["PENDING"])
+    const share = 2_500 - Math.round((2_500 * 99) / 10_000) // less its share of the PIX fee (docs/money.md)
+    expect(await merchantBalance()).toBe(before - share)
+    // The PSP's final word arrives in its notice: refunded once.
+    const devolucao = (await lastDevolucao())!
+    await psp.settleRefund(devolucao.e2e, devolucao.id, "DEVOLVIDO")
+    await until(
+      "the refund concluded",
+      async () => ((await refundStatuses(c.transactionId)).includes("SUCCEEDED") ? true : undefined),
+      10_000
+    )
+    expect(await refundStatuses(c.transactionId)).toEqual(["SUCCEEDED"])
+    expect((await transaction(merchant, c.transactionId)).status).toBe("PARTIAL_REFUND")
+    expect(await merchantBalance()).toBe(before - share)
+    expect(psp.pendingFaults()).toBe(0)
+  }, 60_000)
+
   it("a refund left EM_PROCESSAMENTO, then DEVOLVIDO in a notice: refunded at once, not by the sweep", async () => {
     const c = await chargePix(merchant, 10_000)
     await psp.pay(txidOf(c.transactionId))

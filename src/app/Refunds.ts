@@ -136,7 +136,19 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
             })
             .pipe(Effect.as("RETURNED" as const), Effect.either)
         case "PIX":
-          return pixFinal(t, refundId, amount).pipe(Effect.either)
+          return pixFinal(t, refundId, amount).pipe(
+            // A PSP we could not reach or read may hold the devolução all the same (a PUT it committed before
+            // the connection dropped): not "nothing was refunded", but undecided, like EM_PROCESSAMENTO — the
+            // refund stays PENDING with its money reserved, and the PSP's notice or reconcile_pix (asking
+            // again with the same id, which is safe) concludes it (docs/providers.md "Refunds").
+            Effect.catchTag("ProviderUnavailable", (e) =>
+              Effect.as(
+                Effect.logWarning("PIX refund undecided: the PSP did not answer", e.message),
+                "PROCESSING" as const
+              )
+            ),
+            Effect.either
+          )
         case "BOLETO":
           return Effect.succeed(Either.right("RETURNED" as const))
       }
@@ -273,6 +285,11 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
             Effect.map((s) => s.status),
             Tenancy.within(r.accountId),
             Effect.provideService(Tenancy, tenancy),
+            // Refused on its merits (no devolução of this id, and the PSP will not make it): not returned, as
+            // the request's own answer would have said; unreachable: asked again at the next sweep.
+            Effect.catchTag("Unprocessable", (e) =>
+              Effect.as(Effect.logWarning("PIX refund refused by the PSP", e.message), "NOT_RETURNED" as const)
+            ),
             Effect.catchAll((e) =>
               Effect.as(Effect.logWarning("PIX refund not reconciled", { reason: e._tag }), "PROCESSING" as const)
             )

@@ -236,7 +236,10 @@ export const makeBcbPixProvider = (client: PixClient, pixKey: string, registrati
         Effect.catchTag("Unprocessable", (error) =>
           client.call("GET", `/pix/${endToEndId}/devolucao/${id}`).pipe(
             Effect.flatMap(decode(Devolucao)),
-            Effect.orElseFail(() => error),
+            // Unreadable for now, the devolução may well exist (our PUT committed): undecided, not refused.
+            Effect.catchAll((readBack): Effect.Effect<never, PixError> =>
+              Effect.fail(readBack._tag === "ProviderUnavailable" ? readBack : error)
+            ),
             Effect.filterOrFail(
               (d) => d.valor === toValor(request.amount),
               () => error
