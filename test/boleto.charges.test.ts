@@ -315,20 +315,21 @@ describe("fuzz: any terms are 201 or a 400 naming billet.<field>, never a 500", 
   })
 })
 
+/** A transaction's postings of today on the merchant's pending balance, as v1 financials lists them. */
+const postingsOf = async (hash: string) => {
+  const t = today()
+  const reply = await api.get(`/public/v1/financials?start_at=${t}&end_at=${t}&per_page=100`, { token: key })
+  expect(reply.status, reply.text).toBe(200)
+  return (reply.body.data as Array<{ transaction_hash: string; type: string; balance: string; amount: number }>)
+    .filter((p) => p.transaction_hash === hash && p.balance === "pending" && p.type !== "settlement")
+    .map((p) => [p.type, p.amount])
+}
+
 describe("a boleto paid late or early: the payment's parts, recorded and posted", () => {
   const BILLET_FEE = 349
 
   const billet = (due: string, discountUntil: string) => termsBillet(api, key, due, discountUntil)
   const payAndWait = (hash: string, query: string) => payBilletAndWait(api, key, hash, query)
-
-  const postingsOf = async (hash: string) => {
-    const t = today()
-    const reply = await api.get(`/public/v1/financials?start_at=${t}&end_at=${t}&per_page=100`, { token: key })
-    expect(reply.status, reply.text).toBe(200)
-    return (reply.body.data as Array<{ transaction_hash: string; type: string; balance: string; amount: number }>)
-      .filter((p) => p.transaction_hash === hash && p.balance === "pending" && p.type !== "settlement")
-      .map((p) => [p.type, p.amount])
-  }
 
   it("paid 10 days late: fine 2 % and 10 days of interest, posted as the merchant's revenue", async () => {
     const due = addCalendarDays(today(), 7)
@@ -376,14 +377,6 @@ describe('a boleto paid less than its fee and splits (docs/ledger.md "A payment 
   const BILLET_FEE = 349
   const BANK = { bank_code: "341", agency: "0001", account: "123456", account_digit: "7", type: "checking" }
 
-  const postingsOf = async (hash: string) => {
-    const t = today()
-    const reply = await api.get(`/public/v1/financials?start_at=${t}&end_at=${t}&per_page=100`, { token: key })
-    expect(reply.status, reply.text).toBe(200)
-    return (reply.body.data as Array<{ transaction_hash: string; type: string; balance: string; amount: number }>)
-      .filter((p) => p.transaction_hash === hash && p.balance === "pending" && p.type !== "settlement")
-      .map((p) => [p.type, p.amount])
-  }
   const billet = async (amount: number, extra: Record<string, unknown>) => {
     const created = await api.post(
       "/public/v1/transactions",

@@ -232,9 +232,81 @@ describe("the books under random sequences (CONTRACT-v1 §7–8)", () => {
   })
 })
 
+/**
+ * A captured card sale of `amount` on fresh fake books, split to SUBS by `parts` of its net (shared
+ * among them), with the refund steps Refunds takes: `take` (accepted, its money reserved) and `answer`
+ * (confirmed, or returned and — under an open dispute — held by it), each keeping `t`'s columns as the
+ * database would.
+ */
+const cardSale = async (amount: number, parts: ReadonlyArray<number>) => {
+  const base = await testConfig("postgres://unused/none")
+  const fake = makeFakeBooks()
+  const config = { ...base, money: { ...base.money, fees: FEES } }
+  const layer = BooksLive.pipe(
+    Layer.provideMerge(Layer.mergeAll(fake.layer, NoMetrics, Layer.succeed(AppConfig, config)))
+  )
+  const run = <A, E>(effect: Effect.Effect<A, E, Books | Ledger>) =>
+    Effect.runPromise(Effect.either(Effect.provide(effect, layer)))
+  const fee = feeOf(FEES.CARD, amount)
+  const split = parts
+    .map((p, i) => {
+      const share = Math.floor((p * (amount - fee)) / parts.length)
+      return { subaccountId: SUBS[i]!, amount: share, percentage: null, share }
+    })
+    .filter((s) => s.share > 0)
+  const t = {
+    id: TransactionId.make("20000000-0000-4000-8000-000000000001"),
+    method: "CARD",
+    amount,
+    amountTotal: amount,
+    fee,
+    split,
+    installments: 1,
+    status: "CAPTURED",
+    refundedAmount: 0,
+    refundReserved: 0,
+    paidAt: new Date(),
+    details: {}
+  } as unknown as TransactionRecord
+  const record = (trigger: Trigger) =>
+    run(Effect.flatMap(Books, (b) => b.record(MERCHANT as never, { trigger, before: t, after: t })))
+  await record("capture")
+  let n = 0
+  const take = async (value: number) => {
+    const refundId = `30000000-0000-4000-8000-${String(++n).padStart(12, "0")}` as RefundId
+    const taken = await run(Effect.flatMap(Books, (b) => b.takeRefund(MERCHANT as never, t, refundId, value)))
+    expect(Either.isRight(taken), JSON.stringify(taken)).toBe(true)
+    Object.assign(t, { refundReserved: t.refundReserved + value })
+    return refundId
+  }
+  const answer = async (refundId: RefundId, value: number, fails: boolean, disputed = false) => {
+    await run(
+      Effect.flatMap(Books, (b) =>
+        fails ? b.returnRefund(MERCHANT as never, t, refundId) : b.confirmRefund(MERCHANT as never, t, refundId)
+      )
+    )
+    Object.assign(t, {
+      refundReserved: t.refundReserved - value,
+      refundedAmount: t.refundedAmount + (fails ? 0 : value)
+    })
+    if (fails && disputed)
+      await run(Effect.flatMap(Books, (b) => b.holdForDispute(MERCHANT as never, t, refundId, value)))
+  }
+  return { fake, t, split, record, take, answer }
+}
+
+/** 5,000 of 10,000 failing while 3,000 was taken, a recipient's share 3,333: the case that found both. */
+const FOUND = {
+  amount: 10_000,
+  parts: [0.34716],
+  refunds: [
+    { part: 0.5, fails: true },
+    { part: 0.6, fails: false }
+  ]
+}
+
 describe('refunds in flight together, some failing (docs/ledger.md "Refunds")', () => {
   it("leave nothing astray: refunding what is left ends every party at its whole share and fee", async () => {
-    const base = await testConfig("postgres://unused/none")
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 2, max: 200_000 }),
@@ -248,54 +320,7 @@ describe('refunds in flight together, some failing (docs/ledger.md "Refunds")', 
           { minLength: 1, maxLength: 4 }
         ),
         async (amount, parts, waves) => {
-          const fake = makeFakeBooks()
-          const config = { ...base, money: { ...base.money, fees: FEES, schedule: { ...base.money.schedule } } }
-          const layer = BooksLive.pipe(
-            Layer.provideMerge(Layer.mergeAll(fake.layer, NoMetrics, Layer.succeed(AppConfig, config)))
-          )
-          const run = <A, E>(effect: Effect.Effect<A, E, Books | Ledger>) =>
-            Effect.runPromise(Effect.either(Effect.provide(effect, layer)))
-          const fee = feeOf(FEES.CARD, amount)
-          const split = parts.map((p, i) => {
-            const share = Math.floor((p * (amount - fee)) / parts.length)
-            return { subaccountId: SUBS[i]!, amount: share, percentage: null, share }
-          })
-          const t = {
-            id: TransactionId.make("20000000-0000-4000-8000-000000000001"),
-            method: "CARD",
-            amount,
-            amountTotal: amount,
-            fee,
-            split: split.filter((s) => s.share > 0),
-            installments: 1,
-            status: "CAPTURED",
-            refundedAmount: 0,
-            refundReserved: 0,
-            paidAt: new Date(),
-            details: {}
-          } as unknown as TransactionRecord
-          await run(
-            Effect.flatMap(Books, (b) => b.record(MERCHANT as never, { trigger: "capture", before: t, after: t }))
-          )
-          let n = 0
-          const take = async (value: number) => {
-            const refundId = `30000000-0000-4000-8000-${String(++n).padStart(12, "0")}` as RefundId
-            const taken = await run(Effect.flatMap(Books, (b) => b.takeRefund(MERCHANT as never, t, refundId, value)))
-            expect(Either.isRight(taken), JSON.stringify(taken)).toBe(true)
-            Object.assign(t, { refundReserved: t.refundReserved + value })
-            return refundId
-          }
-          const answer = async (refundId: RefundId, value: number, fails: boolean) => {
-            await run(
-              Effect.flatMap(Books, (b) =>
-                fails ? b.returnRefund(MERCHANT as never, t, refundId) : b.confirmRefund(MERCHANT as never, t, refundId)
-              )
-            )
-            Object.assign(t, {
-              refundReserved: t.refundReserved - value,
-              refundedAmount: t.refundedAmount + (fails ? 0 : value)
-            })
-          }
+          const { fake, t, take, answer } = await cardSale(amount, parts)
           for (const wave of waves) {
             const inFlight: Array<[RefundId, number, boolean]> = []
             for (const { part, fails } of wave) {
@@ -306,43 +331,21 @@ describe('refunds in flight together, some failing (docs/ledger.md "Refunds")', 
           }
           // The rest, refunded whole: the sale's own money is all still there (nothing settled or withdrawn).
           await answer(await take(amount - t.refundedAmount), amount - t.refundedAmount, false)
+          const postings = [...fake.entries.values()].flatMap((e) => e.postings)
           const given = (party: string) =>
-            [...fake.entries.values()]
-              .flatMap((e) => e.postings)
-              .filter((p) => p.party === party && p.type === "refund")
-              .reduce((s, p) => s - p.amount, 0)
+            postings.filter((p) => p.party === party && p.type === "refund").reduce((s, p) => s - p.amount, 0)
           for (const s of t.split) expect(given(s.subaccountId)).toBe(s.share)
-          const feeKept = [...fake.entries.values()]
-            .flatMap((e) => e.postings)
-            .filter((p) => p.book === "fees")
-            .reduce((s, p) => s + p.amount, 0)
-          expect(feeKept).toBe(0)
+          expect(postings.filter((p) => p.book === "fees").reduce((s, p) => s + p.amount, 0)).toBe(0)
           expect(fake.invariants(PARTIES)).toEqual([])
         }
       ),
-      {
-        numRuns: 300,
-        // The case that found it: 5,000 of 10,000 failing while 3,000 was taken, a recipient's share 3,333.
-        examples: [
-          [
-            10_000,
-            [0.34716],
-            [
-              [
-                { part: 0.5, fails: true },
-                { part: 0.6, fails: false }
-              ]
-            ]
-          ]
-        ]
-      }
+      { numRuns: 300, examples: [[FOUND.amount, FOUND.parts, [FOUND.refunds]]] }
     )
   })
 })
 
 describe('a dispute after refunds in flight, some failing (docs/money.md "Refunds and disputes")', () => {
   it("takes from each recipient, with the refunds, exactly its share when lost", async () => {
-    const base = await testConfig("postgres://unused/none")
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 2, max: 200_000 }),
@@ -351,50 +354,14 @@ describe('a dispute after refunds in flight, some failing (docs/money.md "Refund
           minLength: 1,
           maxLength: 5
         }),
+        // Refunds taken together; the dispute opens after that many of them are answered (the rest in flight).
         fc.nat(),
-        // Refunds taken together; the dispute opens after `opensAfter` of them are answered (the rest in flight).
         async (amount, parts, refunds, opensAt) => {
-          const fake = makeFakeBooks()
-          const config = { ...base, money: { ...base.money, fees: FEES } }
-          const layer = BooksLive.pipe(
-            Layer.provideMerge(Layer.mergeAll(fake.layer, NoMetrics, Layer.succeed(AppConfig, config)))
-          )
-          const run = <A, E>(effect: Effect.Effect<A, E, Books | Ledger>) =>
-            Effect.runPromise(Effect.either(Effect.provide(effect, layer)))
-          const fee = feeOf(FEES.CARD, amount)
-          const split = parts
-            .map((p, i) => {
-              const share = Math.floor((p * (amount - fee)) / parts.length)
-              return { subaccountId: SUBS[i]!, amount: share, percentage: null, share }
-            })
-            .filter((s) => s.share > 0)
-          const t = {
-            id: TransactionId.make("20000000-0000-4000-8000-000000000001"),
-            method: "CARD",
-            amount,
-            amountTotal: amount,
-            fee,
-            split,
-            installments: 1,
-            status: "CAPTURED",
-            refundedAmount: 0,
-            refundReserved: 0,
-            paidAt: new Date(),
-            details: {}
-          } as unknown as TransactionRecord
-          const record = (trigger: Trigger) =>
-            run(Effect.flatMap(Books, (b) => b.record(MERCHANT as never, { trigger, before: t, after: t })))
-          await record("capture")
+          const { fake, t, split, record, take, answer } = await cardSale(amount, parts)
           const inFlight: Array<[RefundId, number, boolean]> = []
-          let n = 0
           for (const { part, fails } of refunds) {
             const value = Math.floor(part * (amount - t.refundedAmount - t.refundReserved))
-            if (value <= 0) continue
-            const refundId = `30000000-0000-4000-8000-${String(++n).padStart(12, "0")}` as RefundId
-            const taken = await run(Effect.flatMap(Books, (b) => b.takeRefund(MERCHANT as never, t, refundId, value)))
-            expect(Either.isRight(taken), JSON.stringify(taken)).toBe(true)
-            Object.assign(t, { refundReserved: t.refundReserved + value })
-            inFlight.push([refundId, value, fails])
+            if (value > 0) inFlight.push([await take(value), value, fails])
           }
           const opensAfter = opensAt % (inFlight.length + 1)
           let disputed = false
@@ -403,20 +370,7 @@ describe('a dispute after refunds in flight, some failing (docs/money.md "Refund
               await record("chargeback_open")
               disputed = true
             }
-            Object.assign(t, {
-              refundReserved: t.refundReserved - value,
-              refundedAmount: t.refundedAmount + (fails ? 0 : value)
-            })
-            await run(
-              Effect.flatMap(Books, (b) =>
-                fails
-                  ? Effect.zipRight(
-                      b.returnRefund(MERCHANT as never, t, refundId),
-                      disputed ? b.holdForDispute(MERCHANT as never, t, refundId, value) : Effect.void
-                    )
-                  : b.confirmRefund(MERCHANT as never, t, refundId)
-              )
-            )
+            await answer(refundId, value, fails, disputed)
           }
           if (!disputed) await record("chargeback_open")
           await record("chargeback_lost")
@@ -428,26 +382,9 @@ describe('a dispute after refunds in flight, some failing (docs/money.md "Refund
       ),
       {
         numRuns: 300,
-        // The case that found it: 5,000 of 10,000 failing after 3,000 was taken, a recipient's share 3,333.
         examples: [
-          [
-            10_000,
-            [0.34716],
-            [
-              { part: 0.5, fails: true },
-              { part: 0.6, fails: false }
-            ],
-            2
-          ],
-          [
-            10_000,
-            [0.34716],
-            [
-              { part: 0.5, fails: true },
-              { part: 0.6, fails: false }
-            ],
-            0
-          ]
+          [FOUND.amount, FOUND.parts, FOUND.refunds, 2],
+          [FOUND.amount, FOUND.parts, FOUND.refunds, 0]
         ]
       }
     )
