@@ -6,7 +6,7 @@ import { Ids } from "../src/ports/Ids.ts"
 import { type Discrepancy, Ledger } from "../src/ports/Ledger.ts"
 import { runCli } from "./support/foundation.ts"
 import { client, type Client, signup } from "./support/http.ts"
-import { CARDS, freshCpf } from "./support/payments.ts"
+import { freshCpf, v1Card } from "./support/payments.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
 
 /**
@@ -43,13 +43,7 @@ const paidCard = async () => {
       amount: AMOUNT,
       installments: 1,
       customer: { name: "Maria Silva", email: "maria@example.com", document: freshCpf(), ip: "203.0.113.7" },
-      card: {
-        number: CARDS.visa,
-        holder_name: "MARIA SILVA",
-        exp_month: "12",
-        exp_year: String(new Date().getUTCFullYear() + 3),
-        cvv: "123"
-      }
+      card: v1Card()
     },
     { token: key }
   )

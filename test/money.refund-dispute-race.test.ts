@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DEFAULT_SETTINGS } from "../src/domain/antifraud.ts"
 import { parseFee } from "../src/domain/ledger.ts"
 import { client, type Client, type Reply, signup } from "./support/http.ts"
-import { CARDS, cardBody, freshCpf, newOrder, PROCESS, REFUND } from "./support/payments.ts"
+import { CARDS, cardBody, freshCpf, newOrder, PROCESS, REFUND, v1Card } from "./support/payments.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
 
 /**
@@ -62,13 +62,7 @@ const sale = async (key: string, iface: Interface, pan: string = CARDS.visa): Pr
         amount: TOTAL,
         installments: 1,
         customer: customer(),
-        card: {
-          number: pan,
-          holder_name: "MARIA SILVA",
-          exp_month: "12",
-          exp_year: String(new Date().getUTCFullYear() + 3),
-          cvv: "123"
-        }
+        card: v1Card(pan)
       },
       { token: key }
     )

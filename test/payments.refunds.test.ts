@@ -14,7 +14,8 @@ import {
   pixBody,
   PROCESS,
   REFUND,
-  transactionStatus
+  transactionStatus,
+  v1Card
 } from "./support/payments.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
 
@@ -312,13 +313,7 @@ describe('a v1 card charge with interest on /api (docs/api.md "Both interfaces, 
         amount,
         installments: 3,
         customer: { name: "Maria Silva", email: "maria@example.com", document: freshCpf(), ip: "203.0.113.7" },
-        card: {
-          number: CARDS.visa,
-          holder_name: "MARIA SILVA",
-          exp_month: "12",
-          exp_year: String(new Date().getUTCFullYear() + 3),
-          cvv: "123"
-        }
+        card: v1Card()
       },
       { token: key }
     )

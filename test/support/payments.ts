@@ -119,6 +119,15 @@ export const rawCard = (pan: string, cvv = "123"): Body => ({
   cardBrand: brandOf(pan)
 })
 
+/** A v1 `card` object (snake_case, four-digit year) of `pan`. */
+export const v1Card = (pan: string = CARDS.visa): Body => ({
+  number: pan,
+  holder_name: "MARIA SILVA",
+  exp_month: "12",
+  exp_year: String(new Date().getUTCFullYear() + 3),
+  cvv: "123"
+})
+
 /** A CARD process body with a raw card (buyerDoc given, as the spec's stricter reading wants). */
 export const cardBody = (orderId: string, amount: number, pan: string = CARDS.visa, overrides: Body = {}): Body => ({
   ...common(orderId, amount, freshCpf()),
