@@ -483,11 +483,7 @@ describe("PIX over the API Pix (bcb-pix adapter, fake PSP, efi profile)", () => 
     "refunds: one the PSP returns (DEVOLVIDO) while we wait, one it does not (NAO_REALIZADO) decided later: " +
       "the first leaves the merchant's balance, the second stays with the merchant",
     async () => {
-      const c = await chargePix(merchant, 10_000)
-      await psp.pay(txidOf(c.transactionId))
-      await until("PAID", async () =>
-        (await transaction(merchant, c.transactionId)).status === "PAID" ? true : undefined
-      )
+      const c = await paidPix(10_000)
       const before = await merchantBalance()
 
       // DEVOLVIDO at the SPI a moment after the PSP accepted it: the request sees it and refunds.
@@ -532,11 +528,7 @@ describe("PIX over the API Pix (bcb-pix adapter, fake PSP, efi profile)", () => 
   )
 
   it("a refund whose answer is lost (PUT committed, connection dropped, retry 5xx): PENDING, not failed", async () => {
-    const c = await chargePix(merchant, 10_000)
-    await psp.pay(txidOf(c.transactionId))
-    await until("PAID", async () =>
-      (await transaction(merchant, c.transactionId)).status === "PAID" ? true : undefined
-    )
+    const c = await paidPix(10_000)
     const before = await merchantBalance()
     // The PSP makes the devolução, the answer never arrives; the adapter's one retry meets a 503.
     psp.inject("PUT /pix/", "commit-then-drop")
@@ -567,11 +559,7 @@ describe("PIX over the API Pix (bcb-pix adapter, fake PSP, efi profile)", () => 
   }, 60_000)
 
   it("a refund left EM_PROCESSAMENTO, then DEVOLVIDO in a notice: refunded at once, not by the sweep", async () => {
-    const c = await chargePix(merchant, 10_000)
-    await psp.pay(txidOf(c.transactionId))
-    await until("PAID", async () =>
-      (await transaction(merchant, c.transactionId)).status === "PAID" ? true : undefined
-    )
+    const c = await paidPix(10_000)
     const before = await merchantBalance()
     const reply = await merchant.api.post(
       "/api/payment-gateway/refund",
@@ -600,6 +588,14 @@ describe("PIX over the API Pix (bcb-pix adapter, fake PSP, efi profile)", () => 
     expect(await merchantBalance()).toBe(after)
   }, 60_000)
 })
+
+/** A PIX charge of `amount` the payer paid at the PSP, once the gateway has it PAID. */
+const paidPix = async (amount: number) => {
+  const c = await chargePix(merchant, amount)
+  await psp.pay(txidOf(c.transactionId))
+  await until("PAID", async () => ((await transaction(merchant, c.transactionId)).status === "PAID" ? true : undefined))
+  return c
+}
 
 /** The devolução most recently asked of the PSP: its payment and id. */
 const lastDevolucao = async () => {

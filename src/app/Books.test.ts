@@ -305,15 +305,20 @@ const FOUND = {
   ]
 }
 
+/** The sale's amount, its recipients' parts of the net, and a refund (its part of what is left, and its fate). */
+const SALE = fc.integer({ min: 2, max: 200_000 })
+const SPLIT = fc.array(fc.double({ min: 0, max: 0.45, noNaN: true }), { minLength: 1, maxLength: 2 })
+const IN_FLIGHT = fc.record({ part: fc.double({ min: 0, max: 0.6, noNaN: true }), fails: fc.boolean() })
+
 describe('refunds in flight together, some failing (docs/ledger.md "Refunds")', () => {
   it("leave nothing astray: refunding what is left ends every party at its whole share and fee", async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.integer({ min: 2, max: 200_000 }),
-        fc.array(fc.double({ min: 0, max: 0.45, noNaN: true }), { minLength: 1, maxLength: 2 }),
+        SALE,
+        SPLIT,
         // Waves of refunds taken together (each while the others are at the provider), then answered in order.
         fc.array(
-          fc.array(fc.record({ part: fc.double({ min: 0, max: 0.6, noNaN: true }), fails: fc.boolean() }), {
+          fc.array(IN_FLIGHT, {
             minLength: 1,
             maxLength: 4
           }),
@@ -348,9 +353,9 @@ describe('a dispute after refunds in flight, some failing (docs/money.md "Refund
   it("takes from each recipient, with the refunds, exactly its share when lost", async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.integer({ min: 2, max: 200_000 }),
-        fc.array(fc.double({ min: 0, max: 0.45, noNaN: true }), { minLength: 1, maxLength: 2 }),
-        fc.array(fc.record({ part: fc.double({ min: 0, max: 0.6, noNaN: true }), fails: fc.boolean() }), {
+        SALE,
+        SPLIT,
+        fc.array(IN_FLIGHT, {
           minLength: 1,
           maxLength: 5
         }),
