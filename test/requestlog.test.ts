@@ -115,6 +115,28 @@ describe("the request log", () => {
     expect(theirs.map((r) => `${r.method} ${r.path}`)).toEqual(theirs.length === 0 ? [] : ["GET /api/request-log"])
   })
 
+  it("keeps no CVV, card number or expiry of a card charge whose JSON is malformed (it answers 400)", async () => {
+    const api = client(server.baseUrl)
+    const m = await signup(api, "Loja Log Quebrada")
+    // Authenticated before its body is decoded, so the request log sees it whole; a trailing comma.
+    const text = JSON.stringify({
+      method: "credit_card",
+      amount: 10_000,
+      card: { number: PAN, holder_name: "MARIA SILVA", exp_month: "12", exp_year: "2033", cvv: CVV }
+    }).replace(/}$/, ",}")
+    const reply = await api.post("/public/v1/transactions", undefined, { token: m.key, raw: text })
+    expect(reply.status, reply.text).toBe(400)
+    const logged = await until("the malformed request logged", async () => {
+      const page = await api.get("/api/request-log", { key: m.key })
+      return page.body.requests.find((r: any) => r.path === "/public/v1/transactions")
+    })
+    expect(logged.status).toBe(400)
+    for (const secret of [PAN, "4242", CVV, "2033", '"12"']) expect(logged.body).not.toContain(secret)
+    // The rest stays, to show the merchant what was wrong: the trailing comma.
+    expect(logged.body).toContain('"holder_name":"MARIA SILVA"')
+    expect(logged.body).toMatch(/,}$/)
+  })
+
   it("is purged by the cleanup job after the retention (7 days here), nothing younger", async () => {
     const api = client(server.baseUrl)
     const m = await signup(api, "Loja Retenção")

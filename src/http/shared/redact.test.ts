@@ -32,6 +32,42 @@ describe("redactBody (the request log's bodies)", () => {
     const line = "23793381286000000000300000000401184340000010000"
     expect(redactBody(JSON.stringify({ line }))).toContain(line)
   })
+  it("keeps no secret of a body that is not JSON: broken, cut short, single-quoted or a form", () => {
+    const body = JSON.stringify({
+      amount: 1000,
+      card: { cvv: "739", number: "4111111111111111", exp_month: "08", exp_year: "2031", holder_name: "MARIA" },
+      cardExpirationMonth: "08",
+      cardExpirationYear: "2031",
+      api_token: "sk_live_q8x"
+    })
+    const secrets = ["739", "4111", "2031", "sk_live", '"08"', ":08"]
+    const broken = [
+      body.replace(/}$/, ",}"),
+      body.replace(/"/g, "'"),
+      body.replace(/"([a-z_A-Z]+)":/g, "$1:"),
+      "cvv=739&card_number=4111111111111111&exp_year=2031&api_token=sk_live_q8x&cardExpirationMonth=08",
+      // Every cut of the body: a client's timeout, a proxy's limit.
+      ...Array.from({ length: body.length - 1 }, (_, i) => body.slice(0, i + 1))
+    ]
+    for (const text of broken) {
+      const stored = redactBody(text)
+      for (const secret of secrets) {
+        // A cut inside a value leaves only its first characters, which are redacted too.
+        if (stored.includes(secret)) throw new Error(`${JSON.stringify(text)} kept ${secret}: ${stored}`)
+      }
+    }
+    // What is not secret stays readable, to show the merchant what was wrong.
+    expect(redactBody(body.replace(/}$/, ",}"))).toContain('"holder_name":"MARIA"')
+    expect(redactBody(body.replace(/}$/, ",}"))).toContain('"amount":1000')
+  })
+  it("redacts v2's card expiry fields and the tokenize body's", () => {
+    const out = JSON.parse(
+      redactBody(
+        JSON.stringify({ cardExpirationMonth: "08", cardExpirationYear: "2031", expirationMonth: 8, expirationYear: 2031 })
+      )
+    )
+    expect(Object.values(out)).toEqual(["[REDACTED]", "[REDACTED]", "[REDACTED]", "[REDACTED]"])
+  })
   it("redactUrl still hides credentials in the query", () => {
     expect(redactUrl("/x?a=1&api_token=sk_live_abc")).toBe("/x?a=1&api_token=[REDACTED]")
   })

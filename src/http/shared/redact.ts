@@ -34,8 +34,12 @@ const SECRET_KEYS = new Set([
   "expirationdate"
 ])
 
-/** Also any key that contains one of these (`cardSecurityCode`, `card_cvv`, `webhookSecret`, …). */
-const SECRET_PARTS = /cvv|cvc|securitycode|cardnumber|password|secret|token|apikey|fullkey/
+/**
+ * Also any key that contains one of these (`cardSecurityCode`, `card_cvv`, `webhookSecret`, v2's
+ * `cardExpirationMonth` and the tokenize body's `expirationYear`, …).
+ */
+const SECRET_PARTS =
+  /cvv|cvc|securitycode|cardnumber|password|secret|token|apikey|fullkey|expirationmonth|expirationyear|expirationdate|expmonth|expyear/
 
 const isSecretKey = (key: string) => {
   const k = key.toLowerCase().replace(/[_-]/g, "")
@@ -78,16 +82,33 @@ const luhnNumber = (n: number) => {
 }
 
 /**
+ * A key and its value in text that is not JSON: a JSON-like pair however broken the document around it
+ * (`"cvv": "123",}`, `cvv: 123`, `'cvv':'123'`) or a form field (`cvv=123&`). The value is a quoted
+ * string (cut short or not) or a run up to the next delimiter.
+ */
+// A bare value stops before a brace or bracket, so the pairs of an object or list under a key are
+// read as pairs of their own.
+const LOOSE_PAIR = /(["']?)([A-Za-z0-9_-]+)\1(\s*[:=]\s*)("(?:[^"\\]|\\.)*"?|'(?:[^'\\]|\\.)*'?|[^,;&{}[\]\s"']*)/g
+
+const redactLoosePairs = (text: string) =>
+  text.replace(LOOSE_PAIR, (pair, quote: string, key: string, separator: string, value: string) =>
+    isSecretKey(key) && value !== "" && value !== "null" ? `${quote}${key}${quote}${separator}${REDACTED}` : pair
+  )
+
+/**
  * A request body as the request log keeps it (docs/webhooks.md "Request log"): every value under a secret
- * key replaced by `[REDACTED]`, and any card number elsewhere too; a body that is not JSON keeps its text
- * with card numbers replaced. Never stores what it removed.
+ * key replaced by `[REDACTED]`, and any card number elsewhere too. A body that is not JSON (a trailing
+ * comma, a form, a body cut short) keeps its text, so the merchant can see what was wrong with it, with
+ * the value of every secret-looking key and every card number replaced: the request log runs after
+ * authentication, before the body is decoded, so a malformed card charge reaches it whole. Never stores
+ * what it removed.
  */
 export const redactBody = (text: string): string => {
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
   } catch {
-    return redactPans(text)
+    return redactPans(redactLoosePairs(text))
   }
   return JSON.stringify(redactValue(parsed))
 }
