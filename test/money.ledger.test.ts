@@ -489,6 +489,53 @@ describe("split (CONTRACT-v1 §8)", () => {
     expect(await balance(key, `?subaccount_id=${sub}`)).toEqual({ available: 0, pending: 0, reserved: 0 })
   })
 
+  it("a subaccount's id in upper case names the same balance: split, balance, financials and withdrawal", async () => {
+    const key = await merchant()
+    const sub = await subaccount(key)
+    const SUB = sub.toUpperCase()
+    const pix = await api.post(
+      `${V1}/transactions`,
+      { method: "pix", amount: 10_000, customer: customer(), split: [{ subaccount_id: SUB, amount: 3_000 }] },
+      { token: key }
+    )
+    expect(pix.status, pix.text).toBe(201)
+    expect(pix.body.data.split).toEqual([{ subaccount_id: sub, amount: 3_000 }])
+    await sandbox(key, pix.body.data.hash, "pay")
+    for (const id of [sub, SUB]) {
+      expect(await balance(key, `?subaccount_id=${id}`)).toEqual({ available: 3_000, pending: 0, reserved: 0 })
+      const today = new Date().toLocaleDateString("en-CA", { timeZone: "America/Sao_Paulo" })
+      const statement = await api.get(`${V1}/financials?start_at=${today}&end_at=${today}&subaccount_id=${id}`, {
+        token: key
+      })
+      expect(statement.status, statement.text).toBe(200)
+      expect(statement.body.data.map((line: any) => line.amount)).toContain(3_000)
+    }
+    // One recipient written twice in two cases is one recipient twice.
+    const twice = await api.post(
+      `${V1}/transactions`,
+      {
+        method: "pix",
+        amount: 10_000,
+        customer: customer(),
+        split: [
+          { subaccount_id: sub, amount: 500 },
+          { subaccount_id: SUB, amount: 500 }
+        ]
+      },
+      { token: key }
+    )
+    expect(twice.status, twice.text).toBe(400)
+    expect(twice.body.errors.map((e: any) => e.field)).toEqual(["split[1].subaccount_id"])
+    const w = await api.post(`${V1}/withdrawals`, { amount: 3_000, subaccount_id: SUB }, { token: key })
+    expect(w.status, w.text).toBe(201)
+    expect(await balance(key, `?subaccount_id=${sub}`)).toEqual({ available: 0, pending: 0, reserved: 0 })
+    const listed = await api.get(`${V1}/withdrawals?subaccount_id=${SUB}`, { token: key })
+    expect(listed.body.data.map((x: any) => x.id)).toEqual([w.body.data.id])
+    // Every party the ledger knows for this subaccount is its id in lower case.
+    const parties = await server.db.query("select distinct party from ledger_postings where lower(party) = $1", [sub])
+    expect(parties.rows.map((r: any) => r.party)).toEqual([sub])
+  })
+
   it("400 naming the rule: an unknown recipient, not one of amount or percentage, shares over the net", async () => {
     const key = await merchant()
     const sub = await subaccount(key)

@@ -20,6 +20,12 @@ export const RefundId = id("RefundId")
 export type RefundId = typeof RefundId.Type
 export const SubaccountId = id("SubaccountId")
 export type SubaccountId = typeof SubaccountId.Type
+/**
+ * A subaccount's id as a client wrote it (any case: uuid.ts), as the ledger names its party: lower case.
+ * A party is text compared exactly (docs/ledger.md "Split"), so `3F2A…` and `3f2a…` would be two
+ * balances of one subaccount.
+ */
+export const subaccountIdOf = (raw: string): SubaccountId => SubaccountId.make(raw.toLowerCase())
 export const WithdrawalId = id("WithdrawalId")
 export type WithdrawalId = typeof WithdrawalId.Type
 export const PaymentLinkId = id("PaymentLinkId")

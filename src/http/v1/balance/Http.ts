@@ -2,7 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Either } from "effect"
 import { Balances } from "../../../app/Balances.ts"
 import { NotFound, ValidationFailed, type FieldError } from "../../../domain/errors.ts"
-import { SubaccountId } from "../../../domain/ids.ts"
+import { subaccountIdOf } from "../../../domain/ids.ts"
 import { MERCHANT, POSTING_TYPES, type StatementPostingType } from "../../../domain/ledger.ts"
 import { isoInSaoPaulo, startOfDayInSaoPaulo } from "../../../domain/time.ts"
 import { isUuid } from "../../../domain/uuid.ts"
@@ -19,7 +19,7 @@ const partyOf = (raw: string | undefined) =>
   raw === undefined
     ? Effect.succeed(null)
     : isUuid(raw)
-      ? Effect.succeed(SubaccountId.make(raw))
+      ? Effect.succeed(subaccountIdOf(raw))
       : Effect.fail(new NotFound({ message: "subaccount not found" }))
 
 export const V1BalanceHttp = HttpApiBuilder.group(GatewayApi, "v1Balance", (handlers) =>

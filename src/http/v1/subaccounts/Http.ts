@@ -3,7 +3,7 @@ import { Effect, Either, Schema } from "effect"
 import { Subaccounts } from "../../../app/Subaccounts.ts"
 import { normalizeDocument } from "../../../domain/document.ts"
 import { NotFound, ValidationFailed, validated } from "../../../domain/errors.ts"
-import { SubaccountId } from "../../../domain/ids.ts"
+import { subaccountIdOf } from "../../../domain/ids.ts"
 import { SUBACCOUNT_STATUSES, type SubaccountRecord, type SubaccountStatus } from "../../../domain/subaccount.ts"
 import { isUuid } from "../../../domain/uuid.ts"
 import { GatewayApi } from "../../Api.ts"
@@ -18,7 +18,7 @@ import { withLivemode } from "../../shared/livemode.ts"
 
 /** An id that is not a UUID names no subaccount: 404, as for another account's (CONTRACT-v1 §1). */
 const knownId = (id: string) =>
-  isUuid(id) ? Effect.succeed(SubaccountId.make(id)) : Effect.fail(new NotFound({ message: "subaccount not found" }))
+  isUuid(id) ? Effect.succeed(subaccountIdOf(id)) : Effect.fail(new NotFound({ message: "subaccount not found" }))
 
 const isStatus = (s: string): s is SubaccountStatus => (SUBACCOUNT_STATUSES as ReadonlyArray<string>).includes(s)
 
@@ -34,7 +34,7 @@ export const V1SubaccountsHttp = HttpApiBuilder.group(GatewayApi, "v1Subaccounts
       .handle("create", ({ headers, payload }) =>
         idempotentPost(headers["idempotency-key"], (accountId, id) =>
           Effect.gen(function* () {
-            const command = yield* validated(decodeSubaccount(payload, SubaccountId.make(id)))
+            const command = yield* validated(decodeSubaccount(payload, subaccountIdOf(id)))
             const created = yield* subaccounts.create(accountId, command)
             return { status: 201, body: { success: true, data: yield* present(created) } }
           }).pipe(renderedV1)

@@ -6,7 +6,7 @@ import { documentType, normalizeDocument } from "../../../domain/document.ts"
 import { type FieldError, unknownFields } from "../../../domain/errors.ts"
 import { installmentOption, type InstallmentRules, offered } from "../../../domain/installments.ts"
 import { MAX_AMOUNT } from "../../../domain/order.ts"
-import { SubaccountId } from "../../../domain/ids.ts"
+import { subaccountIdOf } from "../../../domain/ids.ts"
 import type { Buyer, PaymentCommand, Product, SplitRule } from "../../../domain/payment.ts"
 import { isUuid } from "../../../domain/uuid.ts"
 import { saoPauloDate } from "../../../domain/time.ts"
@@ -138,8 +138,8 @@ const decodeSplit = (
     for (const unknown of unknownFields(rule, SPLIT_RULE_FIELDS, at)) fail(unknown.field, "is not a known field")
     const id = rule["subaccount_id"]
     if (typeof id !== "string" || !isUuid(id)) fail(`${at}.subaccount_id`, "must be a subaccount's id (UUID)")
-    else if (seen.has(id)) fail(`${at}.subaccount_id`, "appears twice")
-    else seen.add(id)
+    else if (seen.has(id.toLowerCase())) fail(`${at}.subaccount_id`, "appears twice")
+    else seen.add(id.toLowerCase())
     const amount = rule["amount"] ?? null
     const percentage = rule["percentage"] ?? null
     if ((amount === null) === (percentage === null)) return fail(at, "must have exactly one of amount or percentage")
@@ -154,7 +154,7 @@ const decodeSplit = (
       return fail(`${at}.percentage`, "must be a number above 0 and at most 100, with at most 6 decimals")
     if (typeof id === "string" && isUuid(id))
       rules.push({
-        subaccountId: SubaccountId.make(id),
+        subaccountId: subaccountIdOf(id),
         amount: amount as number | null,
         percentage: percentage as number | null
       })

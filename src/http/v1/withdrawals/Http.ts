@@ -2,7 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Either } from "effect"
 import { Withdrawals } from "../../../app/Withdrawals.ts"
 import { type FieldError, NotFound, ValidationFailed } from "../../../domain/errors.ts"
-import { SubaccountId, WithdrawalId } from "../../../domain/ids.ts"
+import { subaccountIdOf, WithdrawalId } from "../../../domain/ids.ts"
 import { type BankAccount, validateBankAccount } from "../../../domain/subaccount.ts"
 import { isoInSaoPaulo } from "../../../domain/time.ts"
 import { isUuid } from "../../../domain/uuid.ts"
@@ -54,7 +54,7 @@ export const V1WithdrawalsHttp = HttpApiBuilder.group(GatewayApi, "v1Withdrawals
               accountId,
               {
                 amount: amount as number,
-                subaccountId: typeof sub === "string" ? SubaccountId.make(sub) : null,
+                subaccountId: typeof sub === "string" ? subaccountIdOf(sub) : null,
                 bankAccount
               },
               WithdrawalId.make(id)
@@ -84,7 +84,7 @@ export const V1WithdrawalsHttp = HttpApiBuilder.group(GatewayApi, "v1Withdrawals
           }
           const page = yield* withdrawals.page(
             accountId,
-            q.subaccount_id === undefined ? undefined : SubaccountId.make(q.subaccount_id),
+            q.subaccount_id === undefined ? undefined : subaccountIdOf(q.subaccount_id),
             window.right.range
           )
           return { success: true as const, data: page.rows.map(present), pagination: paginationOf(window.right, page) }
