@@ -229,6 +229,36 @@ describe("POST /public/v1/transactions", () => {
     })
   })
 
+  it("bounds a product's quantity and line total: 400 naming the field, nothing charged", async () => {
+    const before = await server.db.query("select count(*)::int as n from transactions")
+    const cases: ReadonlyArray<readonly [Record<string, unknown>, string]> = [
+      // Accepted, charged and then unpresentable (Schema.Int refuses an unsafe integer) before the bound.
+      [{ name: "x", quantity: 1e16, unit_price: 100 }, "products[0].quantity"],
+      [{ name: "x", quantity: 1_000_000, unit_price: 1 }, "products[0].quantity"],
+      // 999,999 × 10,001 centavos is one centavo line above the gateway's ceiling of 9,999,999,999.
+      [{ name: "x", quantity: 999_999, unit_price: 10_001 }, "products[0].unit_price"]
+    ]
+    for (const [product, field] of cases) {
+      const reply = await create({
+        method: "credit_card",
+        amount: 10_000,
+        customer: customer(),
+        card: card(),
+        products: [product]
+      })
+      expect(reply.status, reply.text).toBe(400)
+      expect(reply.body.errors.map((e: any) => e.field)).toEqual([field])
+    }
+    const after = await server.db.query("select count(*)::int as n from transactions")
+    expect(after.rows[0].n).toBe(before.rows[0].n)
+    const largest = { name: "x", quantity: 999_999, unit_price: 10_000 }
+    const ok = await create({ method: "pix", amount: 10_000, customer: customer(), products: [largest] })
+    expect(ok.status, ok.text).toBe(201)
+    expect(ok.body.data.products[0]).toMatchObject({ quantity: 999_999, unit_price: 10_000 })
+    const read = await api.get(`${V1}/transactions/${ok.body.data.hash}`, bearer())
+    expect(read.status, read.text).toBe(200)
+  })
+
   it("names every broken field by its v1 path, never a 500", async () => {
     const reply = await create({
       method: "credit_card",

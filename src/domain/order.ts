@@ -7,6 +7,13 @@ export type OrderStatus = typeof OrderStatus.Type
 /** Largest amount a boleto can carry (its amount field has 10 digits); the gateway's ceiling for every method. */
 export const MAX_AMOUNT = 9_999_999_999
 
+/**
+ * Largest quantity of one item of a transaction's products or a payment link's items: a line's total
+ * (quantity × unit price) is shown on the checkout page and must stay an exact integer of centavos,
+ * and the interfaces' schemas take safe integers only (docs/CONTRACT-v1.md §3; payment links: docs/payment-links.md).
+ */
+export const MAX_QUANTITY = 999_999
+
 export class Order extends Schema.Class<Order>("Order")({
   id: OrderId,
   customerId: CustomerId,

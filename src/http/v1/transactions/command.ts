@@ -5,7 +5,7 @@ import { cardExpired, detectBrand, luhnValid } from "../../../domain/card.ts"
 import { documentType, normalizeDocument } from "../../../domain/document.ts"
 import { type FieldError, unknownFields } from "../../../domain/errors.ts"
 import { installmentOption, type InstallmentRules, offered } from "../../../domain/installments.ts"
-import { MAX_AMOUNT } from "../../../domain/order.ts"
+import { MAX_AMOUNT, MAX_QUANTITY } from "../../../domain/order.ts"
 import { subaccountIdOf } from "../../../domain/ids.ts"
 import type { Buyer, PaymentCommand, Product, SplitRule } from "../../../domain/payment.ts"
 import { isUuid } from "../../../domain/uuid.ts"
@@ -208,9 +208,12 @@ export const decodeCreate = (
   products.forEach((p, i) => {
     const at = `products[${i}]`
     if (p.name.trim().length === 0 || p.name.length > 255) fail(`${at}.name`, "must have 1 to 255 characters")
-    if (!Number.isInteger(p.quantity) || p.quantity < 1) fail(`${at}.quantity`, "must be an integer ≥ 1")
+    const quantityOk = Number.isInteger(p.quantity) && p.quantity >= 1 && p.quantity <= MAX_QUANTITY
+    if (!quantityOk) fail(`${at}.quantity`, `must be an integer from 1 to ${MAX_QUANTITY}`)
     if (!Number.isInteger(p.unit_price) || p.unit_price < 0 || p.unit_price > MAX_AMOUNT) {
-      fail(`${at}.unit_price`, "must be an integer number of centavos ≥ 0")
+      fail(`${at}.unit_price`, `must be an integer number of centavos from 0 to ${MAX_AMOUNT}`)
+    } else if (quantityOk && p.unit_price * p.quantity > MAX_AMOUNT) {
+      fail(`${at}.unit_price`, `times quantity must be at most ${MAX_AMOUNT} centavos`)
     }
     if (p.sku !== undefined && p.sku.length > 100) fail(`${at}.sku`, "must have at most 100 characters")
     if (p.link !== undefined && !isHttpUrl(p.link)) fail(`${at}.link`, "must be an http(s) URL")
