@@ -127,9 +127,18 @@ export const BooksLive = Layer.effect(
         // Records built before payments had parts carry no details (src/app/Books.test.ts).
         ...(t.details?.payment === undefined ? {} : { charges: t.details.payment })
       })
+      const at = yield* now
+      // A receivable due now settles in this transaction: its entry moves `available` after the sale's
+      // moved `pending`. Every balance row of the parties is locked first, in the one order (LedgerLive's
+      // byLockOrder), so a withdrawal locking them meanwhile waits instead of deadlocking.
+      const dueNow = plan.receivables.filter((r) => r.availableAt.getTime() <= at.getTime())
+      if (dueNow.length > 0)
+        yield* ledger.lock(
+          accountId,
+          dueNow.map((r) => r.party)
+        )
       if (!(yield* post(accountId, entry(`sale:${t.id}`, { transactionId: t.id }, plan.postings)))) return
       const created = yield* receivables.insert(accountId, t.id, plan.receivables)
-      const at = yield* now
       for (const r of created) {
         if (r.availableAt.getTime() <= at.getTime()) yield* settleOne(accountId, r)
         else yield* scheduler.settleAt(accountId, r.id, r.availableAt)
@@ -268,6 +277,8 @@ export const BooksLive = Layer.effect(
     ) {
       const original = yield* ledger.entryPostings(accountId, `refund:${refundId}`)
       if (original.length === 0) return
+      // Receivables before balances, as a settlement job locks them: restore reopens them below.
+      yield* receivables.openForUpdate(accountId, t.id)
       yield* ledger.lock(
         accountId,
         original.filter((p) => p.party !== SYSTEM).map((p) => p.party)
@@ -388,6 +399,8 @@ export const BooksLive = Layer.effect(
       const type = disputeType(trigger)
       const n = (yield* receivables.countTags(accountId, t.id, "dispute:")) - 1
       if (n < 0) return
+      // Receivables before balances, as a settlement job locks them: a won dispute reopens them.
+      yield* receivables.openForUpdate(accountId, t.id)
       const holds = yield* receivables.release(accountId, t.id, `dispute:${n}`)
       yield* ledger.lock(
         accountId,
@@ -442,13 +455,19 @@ export const BooksLive = Layer.effect(
           Option.isNone(found) ? Effect.void : settleOne(accountId, found.value)
         ).pipe(withSpan("Books.settle")),
       settleTransaction: (accountId, transactionId) =>
-        Effect.flatMap(receivables.openForUpdate(accountId, transactionId), (open) =>
-          Effect.forEach(
-            open.filter((r) => r.balance === "pending"),
-            (r) => settleOne(accountId, r),
-            { discard: true }
+        Effect.flatMap(receivables.openForUpdate(accountId, transactionId), (open) => {
+          const due = open.filter((r) => r.balance === "pending")
+          // Several parties' entries in one transaction: their balance rows locked first, in the one order.
+          return Effect.zipRight(
+            due.length > 1
+              ? ledger.lock(
+                  accountId,
+                  due.map((r) => r.party)
+                )
+              : Effect.void,
+            Effect.forEach(due, (r) => settleOne(accountId, r), { discard: true })
           )
-        ).pipe(withSpan("Books.settleTransaction"))
+        }).pipe(withSpan("Books.settleTransaction"))
     })
   })
 )

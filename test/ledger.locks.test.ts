@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type pg from "pg"
+import { client, type Client, signup } from "./support/http.ts"
+import { CARDS, freshCpf } from "./support/payments.ts"
+import { startTestServer, type TestServer } from "./support/server.ts"
+import { parseFee } from "../src/domain/ledger.ts"
+
+/**
+ * The ledger's lock order (src/adapters/postgres/LedgerLive.ts byLockOrder; docs/ledger.md "Locks"):
+ * receivables before balances, and a party's balance rows in the one order, across every movement of
+ * one database transaction. Each test holds, from its own connection, the first lock of a movement that
+ * runs concurrently elsewhere (a withdrawal, a settlement job), lets the service's movement block on it,
+ * then takes that movement's second lock. In the one order the service waits and both commit; out of
+ * order PostgreSQL finds a deadlock after `deadlock_timeout` and aborts one of them.
+ */
+
+let server: TestServer
+let api: Client
+const V1 = "/public/v1"
+
+beforeAll(async () => {
+  server = await startTestServer({
+    rateLimitPerMinute: 100_000,
+    money: {
+      fees: { CARD: parseFee("3.99%")!, PIX: parseFee("0.99%")!, BOLETO: parseFee("349")! },
+      schedule: { pixDays: 0, billetDays: 1, cardDays: 30, reserveDays: 30, reserve: { a: 10n, b: 100n } },
+      withdrawalDelaySeconds: 1,
+      disputeDelaySeconds: 1
+    }
+  })
+  api = client(server.baseUrl)
+})
+afterAll(async () => {
+  await server?.close()
+})
+
+const customer = () => ({ name: "Maria Silva", email: "maria@example.com", document: freshCpf(), ip: "203.0.113.7" })
+
+const create = async (key: string, body: Record<string, unknown>) => {
+  const reply = await api.post(`${V1}/transactions`, { amount: 10_000, customer: customer(), ...body }, { token: key })
+  expect(reply.status, reply.text).toBe(201)
+  return reply.body.data.hash as string
+}
+const sandbox = (key: string, hash: string, action: string, body?: unknown) =>
+  api.post(`/api/sandbox/transactions/${hash}/${action}`, body, { key })
+
+const accountOf = async (hash: string) =>
+  (await server.db.query("select account_id from transactions where id = $1", [hash])).rows[0].account_id as string
+
+/** Until another session of the test database waits for a lock held by `holder`. */
+const blockedBy = async (holder: pg.PoolClient) => {
+  const pid = (await holder.query("select pg_backend_pid() as pid")).rows[0].pid
+  for (let i = 0; i < 200; i++) {
+    const { rows } = await server.db.query(
+      "select count(*)::int as n from pg_stat_activity where $1 = any(pg_blocking_pids(pid))",
+      [pid]
+    )
+    if (rows[0].n > 0) return
+    await new Promise((r) => setTimeout(r, 25))
+  }
+  throw new Error("the service never waited on the test's lock")
+}
+
+/** Holds `first` in a transaction of its own while `movement` runs, then takes `second`; both must commit. */
+const interleave = async (
+  first: readonly [string, ReadonlyArray<unknown>],
+  movement: () => Promise<{ status: number; text: string }>,
+  second: readonly [string, ReadonlyArray<unknown>]
+) => {
+  const holder = await server.db.connect()
+  try {
+    await holder.query("begin")
+    expect((await holder.query(first[0], [...first[1]])).rowCount).toBeGreaterThan(0)
+    const moved = movement()
+    await blockedBy(holder)
+    // Out of order, this is the wait PostgreSQL reports as a deadlock (it may abort either side).
+    await holder.query(second[0], [...second[1]])
+    await holder.query("commit")
+    const reply = await moved
+    expect(reply.status, reply.text).toBe(200)
+  } finally {
+    await holder.query("rollback").catch(() => undefined)
+    holder.release()
+  }
+}
+
+const balanceRow = (book: string) =>
+  `select 1 from ledger_balances where account_id = $1 and party = 'merchant' and book = '${book}' for update`
+
+describe("the ledger's lock order", () => {
+  it("a PIX paid and settled at once while a withdrawal holds the merchant's available: both commit", async () => {
+    const { key } = await signup(api)
+    const first = await create(key, { method: "pix" })
+    expect((await sandbox(key, first, "pay")).status).toBe(200)
+    const accountId = await accountOf(first)
+    const hash = await create(key, { method: "pix" })
+    // A withdrawal locks available, then pending (LedgerLive.lock); the sale moves pending, and its
+    // settlement at once available.
+    await interleave([balanceRow("available"), [accountId]], () => sandbox(key, hash, "pay"), [
+      balanceRow("pending"),
+      [accountId]
+    ])
+    const read = await api.get(`${V1}/transactions/${hash}`, { token: key })
+    expect(read.body.data.status).toBe("paid")
+    const balance = await api.get(`${V1}/balance`, { token: key })
+    const net = 10_000 - Math.floor((10_000 * 99 + 5_000) / 10_000)
+    expect(balance.body.data).toMatchObject({ available: 2 * net, pending: 0, reserved: 0 })
+  })
+
+  it("a won chargeback while a settlement job holds one of its receivables: both commit", async () => {
+    const { key } = await signup(api)
+    const card = { number: CARDS.visa, holder_name: "MARIA SILVA", exp_month: "12", exp_year: "2031", cvv: "123" }
+    const hash = await create(key, { method: "credit_card", installments: 3, card })
+    const accountId = await accountOf(hash)
+    expect((await sandbox(key, hash, "chargeback", { stage: "open" })).status).toBe(200)
+    const receivable = (
+      await server.db.query(
+        "select id from receivables where transaction_id = $1 and settled_at is null order by available_at limit 1",
+        [hash]
+      )
+    ).rows[0].id
+    // A settlement job locks its receivable, then the party's balances (Books.settle).
+    await interleave(
+      ["select 1 from receivables where id = $1 for update", [receivable]],
+      () => sandbox(key, hash, "chargeback", { stage: "won" }),
+      [
+        `select 1 from ledger_balances where account_id = $1 and party = 'merchant'
+         order by book collate "C" for update`,
+        [accountId]
+      ]
+    )
+    const read = await api.get(`${V1}/transactions/${hash}`, { token: key })
+    expect(read.body.data.status).toBe("paid")
+  })
+})
