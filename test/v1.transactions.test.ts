@@ -234,9 +234,9 @@ describe("POST /public/v1/transactions", () => {
     const cases: ReadonlyArray<readonly [Record<string, unknown>, string]> = [
       // Accepted, charged and then unpresentable (Schema.Int refuses an unsafe integer) before the bound.
       [{ name: "x", quantity: 1e16, unit_price: 100 }, "products[0].quantity"],
-      [{ name: "x", quantity: 1_000_000, unit_price: 1 }, "products[0].quantity"],
-      // 999,999 × 10,001 centavos is one centavo line above the gateway's ceiling of 9,999,999,999.
-      [{ name: "x", quantity: 999_999, unit_price: 10_001 }, "products[0].unit_price"]
+      [{ name: "x", quantity: 1_000_001, unit_price: 1 }, "products[0].quantity"],
+      // 1,000,000 × 10,000 centavos is a line above the gateway's ceiling of 9,999,999,999.
+      [{ name: "x", quantity: 1_000_000, unit_price: 10_000 }, "products[0].quantity"]
     ]
     for (const [product, field] of cases) {
       const reply = await create({
@@ -251,10 +251,10 @@ describe("POST /public/v1/transactions", () => {
     }
     const after = await server.db.query("select count(*)::int as n from transactions")
     expect(after.rows[0].n).toBe(before.rows[0].n)
-    const largest = { name: "x", quantity: 999_999, unit_price: 10_000 }
+    const largest = { name: "x", quantity: 1_000_000, unit_price: 9_999 }
     const ok = await create({ method: "pix", amount: 10_000, customer: customer(), products: [largest] })
     expect(ok.status, ok.text).toBe(201)
-    expect(ok.body.data.products[0]).toMatchObject({ quantity: 999_999, unit_price: 10_000 })
+    expect(ok.body.data.products[0]).toMatchObject({ quantity: 1_000_000, unit_price: 9_999 })
     const read = await api.get(`${V1}/transactions/${ok.body.data.hash}`, bearer())
     expect(read.status, read.text).toBe(200)
   })

@@ -10,9 +10,10 @@ export const MAX_AMOUNT = 9_999_999_999
 /**
  * Largest quantity of one item of a transaction's products or a payment link's items: a line's total
  * (quantity × unit price) is shown on the checkout page and must stay an exact integer of centavos,
- * and the interfaces' schemas take safe integers only (docs/CONTRACT-v1.md §3; payment links: docs/payment-links.md).
+ * and the interfaces' schemas take safe integers only (docs/CONTRACT-v1.md §3; docs/payment-links.md:
+ * a link's items become its visits' products, so both take the same bound).
  */
-export const MAX_QUANTITY = 999_999
+export const MAX_QUANTITY = 1_000_000
 
 export class Order extends Schema.Class<Order>("Order")({
   id: OrderId,

@@ -213,7 +213,7 @@ export const decodeCreate = (
     if (!Number.isInteger(p.unit_price) || p.unit_price < 0 || p.unit_price > MAX_AMOUNT) {
       fail(`${at}.unit_price`, `must be an integer number of centavos from 0 to ${MAX_AMOUNT}`)
     } else if (quantityOk && p.unit_price * p.quantity > MAX_AMOUNT) {
-      fail(`${at}.unit_price`, `times quantity must be at most ${MAX_AMOUNT} centavos`)
+      fail(`${at}.quantity`, `× unit_price must be at most ${MAX_AMOUNT} centavos (the largest amount)`)
     }
     if (p.sku !== undefined && p.sku.length > 100) fail(`${at}.sku`, "must have at most 100 characters")
     if (p.link !== undefined && !isHttpUrl(p.link)) fail(`${at}.link`, "must be an http(s) URL")
