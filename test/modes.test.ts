@@ -1,4 +1,13 @@
+import { randomUUID } from "node:crypto"
+import { Effect, Layer } from "effect"
+import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { makePool, PgPool, SqlLive } from "../src/adapters/postgres/Database.ts"
+import { OutboxLive } from "../src/adapters/postgres/OutboxLive.ts"
+import type { AccountId, WithdrawalId } from "../src/domain/ids.ts"
+import { withdrawalEventBody } from "../src/domain/withdrawal.ts"
+import { Ids } from "../src/ports/Ids.ts"
+import { Outbox } from "../src/ports/Outbox.ts"
 import { startLoopbackFake, type LoopbackFake } from "./fakes/loopback/server.ts"
 import { createTestDatabase } from "./support/database.ts"
 import { client, type Client, signup } from "./support/http.ts"
@@ -370,6 +379,94 @@ describe("webhooks per mode", () => {
     // Neither endpoint saw the other mode's event.
     expect(liveHooks.requests.map((r) => jsonBody(r).data.transactionId)).not.toContain(testCharge.body.transactionId)
     expect(testHooks.requests.map((r) => jsonBody(r).data.transactionId)).not.toContain(liveCharge.body.transactionId)
+  })
+
+  it("a live tenant's frozen bodies (webhook.test, withdraw.paid) say livemode: true, sent and shown", async () => {
+    const owner = await signup(api, "Loja dos Corpos Congelados")
+    const live = await api.post("/api/api-keys/me/live", undefined, { token: owner.token })
+    expect(live.status, live.text).toBe(201)
+    const ownerLiveKey = live.body.fullKey as string
+    const liveReceiver = await startReceiver()
+    const testReceiver = await startReceiver()
+    try {
+      expect((await api.post("/api/webhooks/upsert", { url: liveReceiver.url }, { key: ownerLiveKey })).status).toBe(
+        201
+      )
+      expect((await api.post("/api/webhooks/upsert", { url: testReceiver.url }, { key: owner.key })).status).toBe(201)
+
+      // The test event, in each mode, through the API.
+      expect((await api.post("/api/webhooks/test", undefined, { key: ownerLiveKey })).status).toBe(202)
+      expect((await api.post("/api/webhooks/test", undefined, { key: owner.key })).status).toBe(202)
+      // A paid withdrawal's event, recorded by the real Outbox as Withdrawals.pay records it: this deployment has
+      // no live payouts provider (live withdrawals are refused above), so the payout itself cannot happen here.
+      const db = new pg.Client({ connectionString: databaseUrl })
+      await db.connect()
+      const tenant = (await db.query("select account_id from webhooks where url = $1", [liveReceiver.url])).rows[0]
+      await db.end()
+      const at = new Date()
+      const body = withdrawalEventBody(
+        "withdraw.paid",
+        {
+          id: randomUUID() as WithdrawalId,
+          accountId: tenant.account_id as AccountId,
+          subaccountId: null,
+          amount: 1_000,
+          status: "paid",
+          bankAccount: {
+            bankCode: BANK.bank_code,
+            agency: BANK.agency,
+            agencyDigit: null,
+            account: BANK.account,
+            accountDigit: BANK.account_digit,
+            type: "checking"
+          },
+          failureReason: null,
+          paidAt: at,
+          createdAt: at,
+          updatedAt: at
+        },
+        at
+      )
+      await Effect.runPromise(
+        Effect.flatMap(Outbox, (outbox) =>
+          outbox.emitFrozen(tenant.account_id as AccountId, "withdraw.paid", body)
+        ).pipe(
+          Effect.provide(
+            OutboxLive.pipe(
+              Layer.provide(Ids.Live),
+              Layer.provide(SqlLive),
+              Layer.provide(Layer.scoped(PgPool, makePool(databaseUrl, 1, false)))
+            )
+          )
+        )
+      )
+
+      const sent = await liveReceiver.waitFor((rs) => rs.length >= 2, 20_000, "the live test and withdrawal events")
+      expect(sent.map((r) => jsonBody(r).event).sort()).toEqual(["webhook.test", "withdraw.paid"])
+      for (const r of sent) expect(jsonBody(r), jsonBody(r).event).toMatchObject({ livemode: true })
+      expect(jsonBody(sent.find((r) => jsonBody(r).event === "withdraw.paid")!)).toEqual({ ...body, livemode: true })
+      const [testSent] = await testReceiver.waitFor((rs) => rs.length >= 1, 20_000, "the test-mode test event")
+      expect(jsonBody(testSent!)).toMatchObject({ event: "webhook.test" })
+      expect(jsonBody(testSent!)).not.toHaveProperty("livemode")
+
+      // GET /api/events shows each body as it was delivered, livemode included; the test tenant's without it.
+      const listed = await api.get("/api/events", { key: ownerLiveKey })
+      expect(listed.status, listed.text).toBe(200)
+      expect(listed.body.events.map((e: { type: string }) => e.type).sort()).toEqual(["webhook.test", "withdraw.paid"])
+      for (const event of listed.body.events) {
+        const one = await api.get(`/api/events/${event.id}`, { key: ownerLiveKey })
+        expect(one.status, one.text).toBe(200)
+        expect(one.body.payload).toEqual(JSON.parse(sent.find((r) => jsonBody(r).event === event.type)!.body))
+        expect(one.body.payload.livemode).toBe(true)
+      }
+      const testEvents = (await api.get("/api/events", { key: owner.key })).body.events
+      expect(testEvents.map((e: { type: string }) => e.type)).toEqual(["webhook.test"])
+      expect(testEvents[0].payload).toEqual(JSON.parse(testSent!.body))
+      expect(testEvents[0].payload).not.toHaveProperty("livemode")
+    } finally {
+      await liveReceiver.close()
+      await testReceiver.close()
+    }
   })
 })
 

@@ -292,6 +292,52 @@ describe.concurrent("retries", () => {
       expect(receiver.requests.at(-1)!.answeredStatus).toBe(200)
     }
   )
+
+  it("a resend of a spent delivery (one, or resend-failed) retries on a fresh schedule; attempts counts all", async ({
+    expect
+  }) => {
+    const { merchant, receiver } = await setup()
+    receiver.respond({ status: 500 })
+    await chargePix(merchant)
+    const [first] = await receiver.waitFor((rs) => rs.length >= 1, 10_000, "first attempt")
+    const deliveryId = first!.headers["webhook-id"]!
+    const spent = 1 + SCHEDULE.length
+    expect((await watch(merchant, deliveryId, "FAILED", 30_000)).last.attempts).toBe(spent)
+
+    /** After a resend: a refusal, then the schedule's first delay (not FAILED at once), then a success. */
+    const resentOnSchedule = async (resend: () => Promise<{ status: number; text: string }>, before: number) => {
+      receiver.script({ status: 500 })
+      receiver.respond({ status: 200 })
+      const reply = await resend()
+      expect(reply.status, reply.text).toBe(202)
+      const { seen, last } = await watch(merchant, deliveryId, "SUCCESS", 15_000)
+      const retrying = seen.find((d) => d.attempts === before + 1 && d.status === "PENDING" && d.httpStatus === 500)
+      expect(retrying, `a PENDING record after the resent attempt: ${JSON.stringify(seen)}`).toBeDefined()
+      const delay = Date.parse(retrying!.nextRetryAt!) - Date.parse(retrying!.attemptedAt!)
+      expect(delay).toBeGreaterThanOrEqual(0.9 * SCHEDULE[0] * 1000 - 2)
+      expect(delay).toBeLessThanOrEqual(1.1 * SCHEDULE[0] * 1000 + 2)
+      expect(last).toMatchObject({ status: "SUCCESS", attempts: before + 2, httpStatus: 200, nextRetryAt: null })
+    }
+    // Every failed delivery since a minute ago, then this one alone once its schedule is spent again.
+    await resentOnSchedule(
+      () =>
+        merchant.api.post(
+          "/api/webhooks/deliveries/resend-failed",
+          { since: new Date(Date.now() - 60_000).toISOString() },
+          { key: merchant.key }
+        ),
+      spent
+    )
+    receiver.respond({ status: 500 })
+    await merchant.api.post(`/api/webhooks/deliveries/${deliveryId}/resend`, undefined, { key: merchant.key })
+    const { last: again } = await watch(merchant, deliveryId, "FAILED", 30_000)
+    expect(again.attempts).toBe(2 * spent + 2)
+    await resentOnSchedule(
+      () => merchant.api.post(`/api/webhooks/deliveries/${deliveryId}/resend`, undefined, { key: merchant.key }),
+      2 * spent + 2
+    )
+    expect(receiver.requests.filter((r) => r.headers["webhook-id"] === deliveryId)).toHaveLength(2 * spent + 4)
+  })
 })
 
 describe("the delivery list and manual retry", () => {

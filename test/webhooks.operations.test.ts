@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { signWebhook } from "../src/adapters/crypto/webhook-signature.ts"
+import { EVENT_TYPES } from "../src/domain/events.ts"
 import { client, signup } from "./support/http.ts"
+import { CARDS, freshCpf, v1Card } from "./support/payments.ts"
 import { chargePix, type Merchant, sandboxPay, until, UUID } from "./support/payments-fixtures.ts"
 import { jsonBody, type Receiver, startReceiver } from "./support/receiver.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
@@ -238,6 +240,102 @@ describe("deliveries", () => {
     expect(detail.error).toBe("connection failed (ECONNREFUSED)")
     expect(detail.response).toEqual({ status: null, body: null, latencyMs: expect.any(Number) })
     expect(detail.request.headers["webhook-signature"]).toMatch(/^v1,/)
+  })
+
+  it("record where each attempt went: a resend after a URL change shows the new URL and its response", async () => {
+    const m = await seller()
+    const before = await receiver()
+    await hook(m, before.url)
+    before.respond({ status: 500 })
+    const charge = await chargePix(m)
+    const [got] = await before.waitFor((rs) => rs.length >= 1, 10_000, "the refused attempt")
+    const deliveryId = got!.headers["webhook-id"]!
+    const detailUntil = (status: string) =>
+      until(
+        `the delivery ${status}`,
+        async () => {
+          const reply = await m.api.get(`/api/webhooks/deliveries/${deliveryId}`, { key: m.key })
+          return reply.body?.status === status ? reply.body : undefined
+        },
+        5_000,
+        50
+      )
+    expect(await detailUntil("FAILED")).toMatchObject({ url: before.url, response: { status: 500 } })
+
+    // The URL is replaced (200, the secret kept); the resend goes to the new one, and the record says so.
+    const after = await receiver()
+    await hook(m, after.url)
+    const resent = await m.api.post(`/api/webhooks/deliveries/${deliveryId}/resend`, undefined, { key: m.key })
+    expect(resent.status, resent.text).toBe(202)
+    const [again] = await after.waitFor((rs) => rs.length >= 1, 10_000, "the resend at the new URL")
+    expect(again!.headers["webhook-id"]).toBe(deliveryId)
+    expect(await detailUntil("SUCCESS")).toMatchObject({
+      url: after.url,
+      attempts: 2,
+      response: { status: 200, body: "ok" },
+      error: null
+    })
+    expect(before.requests).toHaveLength(1)
+    // The transaction's timeline on the dashboard shows the same URL.
+    const board = await m.api.get(`/api/dashboard/transactions/${charge.transactionId}`, { token: m.token })
+    expect(board.status, board.text).toBe(200)
+    const delivery = board.body.timeline.find((e: any) => e.kind === "delivery" && e.detail.id === deliveryId)
+    expect(delivery.detail).toMatchObject({ url: after.url, status: "SUCCESS", attempts: 2 })
+  })
+
+  it("filters by every name a delivery carries (v1's, withdrawals', the test event); another is a 400", async () => {
+    const m = await seller()
+    const r = await receiver()
+    await hook(m, r.url)
+    const refused = await m.api.post(
+      "/public/v1/transactions",
+      {
+        method: "credit_card",
+        amount: 5_000,
+        installments: 1,
+        customer: { name: "Maria Silva", email: "maria@example.com", document: freshCpf(), ip: "203.0.113.7" },
+        card: v1Card(CARDS.declined)
+      },
+      { token: m.key }
+    )
+    expect(refused.status, refused.text).toBe(201)
+    expect(refused.body.data.status).toBe("refused")
+    const test = await m.api.post("/api/webhooks/test", undefined, { key: m.key })
+    expect(test.status, test.text).toBe(202)
+    const sent = await r.waitFor(
+      (rs) => ["transaction.refused", "webhook.test"].every((name) => rs.some((x) => jsonBody(x).event === name)),
+      10_000,
+      "the refusal and the test event"
+    )
+    const refusedId = sent.find((x) => jsonBody(x).event === "transaction.refused")!.headers["webhook-id"]
+
+    for (const name of EVENT_TYPES) {
+      for (const [path, auth] of [
+        ["/api/webhooks/deliveries", { key: m.key }],
+        ["/api/dashboard/webhooks/deliveries", { token: m.token }]
+      ] as const) {
+        const reply = await m.api.get(`${path}?event=${name}`, auth)
+        expect(reply.status, `${path} ${name}: ${reply.text}`).toBe(200)
+        expect(
+          reply.body.deliveries.every((d: any) => d.event === name),
+          name
+        ).toBe(true)
+      }
+    }
+    const byName = async (name: string) =>
+      (await m.api.get(`/api/webhooks/deliveries?event=${name}`, { key: m.key })).body.deliveries.map(
+        (d: any) => d.deliveryId
+      )
+    expect(await byName("transaction.refused")).toEqual([refusedId])
+    expect(await byName("webhook.test")).toEqual([test.body.deliveryId])
+    for (const name of ["transaction.cancelled", "withdraw.paid", "withdraw.failed"])
+      expect(await byName(name)).toEqual([])
+
+    for (const name of ["transaction.unknown", "withdraw", "TRANSACTION.PAID"]) {
+      const bad = await m.api.get(`/api/webhooks/deliveries?event=${name}`, { key: m.key })
+      expect(bad.status, `${name}: ${bad.text}`).toBe(400)
+      expect(bad.body.message, name).toContain("event")
+    }
   })
 
   it("resend-failed queues every FAILED delivery created since the time, each with its own webhook-id", async () => {

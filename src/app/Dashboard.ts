@@ -7,6 +7,8 @@ import {
   type DaySummary,
   type TransactionTrail
 } from "../ports/DashboardReads.ts"
+import { EventPayloads } from "../ports/EventPayloads.ts"
+import { Tenancy } from "../ports/Modes.ts"
 import type { ListKey } from "../ports/Page.ts"
 import { fn } from "../spans.ts"
 import { Transactions } from "./Transactions.ts"
@@ -60,8 +62,18 @@ const figures = (rows: ReadonlyArray<DaySummary>): Figures => {
 
 const DISPUTE_EVENTS = new Set(["transaction.chargeback", "pix.med_received", "pix.med_updated"])
 
+/** The records around a transaction, each event with its payload as delivered (EventPayloads). */
+export interface RenderedTrail extends Omit<TransactionTrail, "events"> {
+  readonly events: ReadonlyArray<{
+    readonly id: string
+    readonly type: string
+    readonly payload: unknown
+    readonly createdAt: Date
+  }>
+}
+
 /** The history of a transaction from its row and the records around it (docs/dashboard.md "Timeline"). */
-export const timeline = (t: TransactionRecord, trail: TransactionTrail): ReadonlyArray<TimelineEntry> => {
+export const timeline = (t: TransactionRecord, trail: RenderedTrail): ReadonlyArray<TimelineEntry> => {
   const entries: Array<TimelineEntry> = [
     { at: t.createdAt, kind: "created", title: "created", detail: { method: t.method, amountTotal: t.amountTotal } }
   ]
@@ -125,6 +137,8 @@ export class Dashboard extends Effect.Service<Dashboard>()("Dashboard", {
   effect: Effect.gen(function* () {
     const reads = yield* DashboardReads
     const transactions = yield* Transactions
+    const payloads = yield* EventPayloads
+    const tenancy = yield* Tenancy
     return {
       summary: fn("Dashboard.summary")(function* (accountId: AccountId, from: Date, before: Date) {
         const rows = yield* reads.summary(accountId, from, before)
@@ -139,7 +153,19 @@ export class Dashboard extends Effect.Service<Dashboard>()("Dashboard", {
         reads.transactions(accountId, filter, after, limit),
       detail: fn("Dashboard.detail")(function* (accountId: AccountId, id: TransactionId) {
         const view = yield* transactions.getView(accountId, id)
-        const trail = yield* reads.trail(accountId, id)
+        const recorded = yield* reads.trail(accountId, id)
+        // Each event's payload as its delivery sends it and GET /api/events shows it: rendered by the same
+        // EventPayloads in the tenant's mode (app/Events.ts), from the event as recorded.
+        const live = (yield* tenancy.modeOf(accountId)) === "live"
+        const trail: RenderedTrail = {
+          ...recorded,
+          events: recorded.events.map((e) => ({
+            id: e.id,
+            type: e.type,
+            payload: JSON.parse(payloads.render(e.stored, live)),
+            createdAt: e.createdAt
+          }))
+        }
         return { ...view, trail, timeline: timeline(view.transaction, trail) }
       }),
       customers: (accountId: AccountId, search: string | undefined, after: ListKey | undefined, limit: number) =>

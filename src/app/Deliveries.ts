@@ -12,8 +12,8 @@ import { fn } from "../spans.ts"
 
 /**
  * One delivery attempt (the deliver_webhook job): POST the event, in the words of the interface that
- * created its transaction, to the account's current URL, then record the outcome and, unless it
- * succeeded or the schedule is spent, schedule the next attempt — in one database transaction.
+ * created its transaction, to the account's current URL, then record the outcome and that URL and, unless
+ * it succeeded or the schedule is spent, schedule the next attempt — in one database transaction.
  */
 export class Deliveries extends Effect.Service<Deliveries>()("Deliveries", {
   effect: Effect.gen(function* () {
@@ -45,20 +45,21 @@ export class Deliveries extends Effect.Service<Deliveries>()("Deliveries", {
           })
           return
         }
-        const body =
-          "_tag" in target.stored
-            ? target.stored.body
-            : payloads.render(target.stored, (yield* tenancy.modeOf(target.accountId)) === "live")
+        // Frozen bodies too: a live tenant's withdrawal or test event says `livemode: true` (EventPayloads).
+        const body = payloads.render(target.stored, (yield* tenancy.modeOf(target.accountId)) === "live")
+        const url = target.webhook.value.url
         const outcome = yield* sender.send({
-          url: target.webhook.value.url,
+          url,
           deliveryId,
           timestamp: Math.floor(attemptedAt.getTime() / 1000),
           body,
           secret: target.webhook.value.secret,
           previousSecret: target.webhook.value.previousSecret ?? undefined
         })
-        // What was sent and what came back, kept on the record (docs/webhooks.md "Deliveries").
+        // Where it was sent, what was sent and what came back, kept on the record (docs/webhooks.md
+        // "Deliveries"): the URL is the webhook's now, which a replaced URL has changed since the delivery began.
         const exchange = {
+          url,
           requestHeaders: outcome.requestHeaders ?? null,
           requestBody: body,
           responseBody: outcome.responseBody ?? null,
@@ -79,7 +80,9 @@ export class Deliveries extends Effect.Service<Deliveries>()("Deliveries", {
           })
           return
         }
-        const delay = nextRetryDelayMs(config.webhookRetrySchedule, attempts, yield* Random.next)
+        // The schedule counts from its start, which a manual resend moves to the attempts made by then, so a
+        // resend retries on the whole schedule while `attempts` keeps counting them all (docs/webhooks.md).
+        const delay = nextRetryDelayMs(config.webhookRetrySchedule, attempts - target.scheduleFrom, yield* Random.next)
         const nextRetryAt = delay === undefined ? null : new Date(attemptedAt.getTime() + delay)
         yield* tx.run(
           Effect.gen(function* () {

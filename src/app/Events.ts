@@ -10,7 +10,7 @@ import { fn } from "../spans.ts"
 
 /**
  * The account's events (issue 20 §2, docs/webhooks.md "Events"), each with the payload its webhook
- * delivery sends: built by the same EventPayloads from the same stored snapshot, so the two never differ.
+ * delivery sends: built by the same EventPayloads from the same stored event, so the two never differ.
  */
 export class Events extends Effect.Service<Events>()("Events", {
   effect: Effect.gen(function* () {
@@ -25,7 +25,7 @@ export class Events extends Effect.Service<Events>()("Events", {
           type: event.type,
           transactionId: event.transactionId,
           createdAt: event.createdAt,
-          payload: JSON.parse("_tag" in event.stored ? event.stored.body : payloads.render(event.stored, live))
+          payload: JSON.parse(payloads.render(event.stored, live))
         },
         { disableValidation: true }
       )

@@ -7,7 +7,13 @@ export { Origin } from "./transaction.ts"
 /** What happened: the transaction was created, or one of the lifecycle's triggers moved it. */
 export type EventKind = "created" | Trigger
 
-/** Webhook events of CONTRACT §8 (v2 names), plus the dispute events both interfaces share (CONTRACT-v1 §5). */
+/**
+ * Every event name a webhook delivery can carry, so every name `GET /api/webhooks/deliveries?event=` accepts
+ * (docs/webhooks.md "Deliveries"): the webhook events of CONTRACT §8 (v2 names), the dispute events both
+ * interfaces share, v1's own names for a refusal and a cancellation and its withdrawals' events (CONTRACT-v1
+ * §5), and the test event (docs/webhooks.md). The names the gateway sends are typed by it (the tables below,
+ * `withdrawalEventBody`, `TEST_EVENT`), so a name sent cannot be missing here.
+ */
 export const EVENT_TYPES = [
   "transaction.created",
   "transaction.paid",
@@ -17,11 +23,16 @@ export const EVENT_TYPES = [
   "transaction.partially_refunded",
   "transaction.chargeback",
   "pix.med_received",
-  "pix.med_updated"
+  "pix.med_updated",
+  "transaction.refused",
+  "transaction.cancelled",
+  "withdraw.paid",
+  "withdraw.failed",
+  "webhook.test"
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]
 
-const V2_NAMES: Readonly<Record<EventKind, string | null>> = {
+const V2_NAMES: Readonly<Record<EventKind, EventType | null>> = {
   created: "transaction.created",
   capture: "transaction.paid",
   pay: "transaction.paid",
@@ -44,7 +55,7 @@ const V2_NAMES: Readonly<Record<EventKind, string | null>> = {
 }
 
 // CONTRACT-v1 §5: the v1 status reached names the event.
-const V1_NAMES: Readonly<Record<EventKind, string | null>> = {
+const V1_NAMES: Readonly<Record<EventKind, EventType | null>> = {
   ...V2_NAMES,
   decline: "transaction.refused",
   cancel: "transaction.cancelled",
@@ -52,7 +63,7 @@ const V1_NAMES: Readonly<Record<EventKind, string | null>> = {
 }
 
 /** The event name a receiver of `origin` gets for `kind`; null when that interface has no event for it. */
-export const eventName = (origin: Origin, kind: EventKind): string | null =>
+export const eventName = (origin: Origin, kind: EventKind): EventType | null =>
   (origin === "v1" ? V1_NAMES : V2_NAMES)[kind]
 
 /**
@@ -82,6 +93,16 @@ export interface StoredEvent {
   readonly origin: Origin
   readonly snapshot: EventSnapshot
   readonly createdAt: Date
+}
+
+/**
+ * An event whose body was fixed when it was recorded: withdrawals' and the test event (their shape is
+ * fixed by CONTRACT-v1 §5 and docs/webhooks.md), and events recorded before 0004. The body is stored
+ * without `livemode`: EventPayloads adds a live tenant's when it is sent or shown, as for any other event.
+ */
+export interface FrozenEvent {
+  readonly _tag: "Frozen"
+  readonly body: string
 }
 
 /** Events are listed for this many days (issue 20 §2), the delivery history's retention. */

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import type { EventType } from "./events.ts"
 
 export const DeliveryStatus = Schema.Literal("SUCCESS", "FAILED", "PENDING")
 export type DeliveryStatus = typeof DeliveryStatus.Type
@@ -23,7 +24,8 @@ export class Delivery extends Schema.Class<Delivery>("Delivery")({
 }) {}
 
 /**
- * When the next attempt happens after `attempts` failed ones: the configured schedule (seconds),
+ * When the next attempt happens after `attempts` failed ones since the schedule began (at creation, or at
+ * a manual resend: docs/webhooks.md "Deliveries"): the configured schedule (seconds),
  * spread by ±10% so that a receiver coming back up is not hit by every retry at once. None when
  * the schedule is spent.
  */
@@ -46,7 +48,9 @@ export class DeliveryDetail extends Schema.Class<DeliveryDetail>("DeliveryDetail
   deliveryId: Schema.UUID,
   eventId: Schema.UUID,
   event: Schema.String,
-  url: Schema.String,
+  url: Schema.String.annotations({
+    description: "where the last attempt was sent (the webhook's URL then); before any, the URL it was made for"
+  }),
   status: DeliveryStatus,
   attempts: Schema.Int,
   attemptedAt: Schema.NullOr(Schema.Date),
@@ -84,4 +88,4 @@ export const MAX_ROTATION_OVERLAP_SECONDS = 7 * 24 * 3600
 export const DEFAULT_ROTATION_OVERLAP_SECONDS = 24 * 3600
 
 /** The event name of "send test event" (docs/webhooks.md): receivers ignore what they do not know. */
-export const TEST_EVENT = "webhook.test"
+export const TEST_EVENT = "webhook.test" satisfies EventType

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import type { EventType } from "./events.ts"
 import { AccountId, SubaccountId, WithdrawalId } from "./ids.ts"
 import { BankAccount } from "./subaccount.ts"
 import { isoInSaoPaulo } from "./time.ts"
@@ -23,9 +24,14 @@ export type WithdrawalRecord = typeof WithdrawalRecord.Type
 
 /**
  * The body of `withdraw.paid` / `withdraw.failed` (CONTRACT-v1 §5). Withdrawals exist only in
- * /public/v1, whose contract fixes this shape, so the body is frozen when the event is recorded.
+ * /public/v1, whose contract fixes this shape, so the body is frozen when the event is recorded (a live
+ * tenant's says `livemode: true` once sent or shown: EventPayloads).
  */
-export const withdrawalEventBody = (name: string, w: WithdrawalRecord, at: Date) => ({
+export const withdrawalEventBody = (
+  name: Extract<EventType, "withdraw.paid" | "withdraw.failed">,
+  w: WithdrawalRecord,
+  at: Date
+) => ({
   event: name,
   created_at: isoInSaoPaulo(at),
   data: {

@@ -1,5 +1,6 @@
 import { Context, type Effect } from "effect"
 import type { Customer } from "../domain/customer.ts"
+import type { FrozenEvent, StoredEvent } from "../domain/events.ts"
 import type { AccountId, TransactionId } from "../domain/ids.ts"
 import type { PaymentMethod, TransactionRecord, TransactionStatus } from "../domain/transaction.ts"
 import type { ListKey } from "./Page.ts"
@@ -56,10 +57,11 @@ export interface RefundEntry {
   readonly completedAt: Date | null
 }
 
+/** An event of the transaction as recorded; its payload is rendered by EventPayloads (app/Dashboard.ts). */
 export interface EventEntry {
   readonly id: string
   readonly type: string
-  readonly payload: unknown
+  readonly stored: StoredEvent | FrozenEvent
   readonly createdAt: Date
 }
 

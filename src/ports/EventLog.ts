@@ -1,15 +1,15 @@
 import type { AccountId } from "../domain/ids.ts"
 import { Context, type Effect, type Option } from "effect"
-import type { StoredEvent } from "../domain/events.ts"
+import type { FrozenEvent, StoredEvent } from "../domain/events.ts"
 import type { ListKey } from "./Page.ts"
 
-/** An event as the outbox recorded it, with its identity (events recorded before 0004 kept a frozen body). */
+/** An event as the outbox recorded it, with its identity (a snapshot, or a frozen body: FrozenEvent). */
 export interface LoggedEvent {
   readonly id: string
   readonly type: string
   readonly transactionId: string | null
   readonly createdAt: Date
-  readonly stored: StoredEvent | { readonly _tag: "Frozen"; readonly body: string }
+  readonly stored: StoredEvent | FrozenEvent
 }
 
 export interface EventFilter {

@@ -7,6 +7,7 @@ import type { ListKey } from "../../ports/Page.ts"
 import { KEYSET_AT, seekAfter } from "./keyset.ts"
 import { COLUMNS } from "./transactionRow.ts"
 import { CustomerRow } from "./customerRow.ts"
+import { storedEvent, StoredEventFields } from "./storedEvent.ts"
 import { traced } from "./traced.ts"
 
 const TRANSACTION_COLUMNS = COLUMNS.split(",")
@@ -40,7 +41,7 @@ const RefundRow = Schema.Struct({
 const EventRow = Schema.Struct({
   id: Schema.String,
   type: Schema.String,
-  payload: Schema.Unknown,
+  ...StoredEventFields,
   createdAt: Schema.DateFromSelf
 })
 const DeliveryRow = Schema.Struct({
@@ -139,10 +140,22 @@ export const DashboardReadsLive = Layer.effect(
               select id, amount, reason, status, created_at, completed_at from refunds
               where account_id = ${accountId} and transaction_id = ${id}
               order by created_at, id`.pipe(Effect.flatMap(Schema.decodeUnknown(Schema.Array(RefundRow)))),
+            // The event as recorded, not a body: the outbox writes a snapshot, which EventPayloads renders
+            // (docs/dashboard.md "Timeline": the payload as delivered).
             events: sql`
-              select id, type, payload, created_at from events
+              select id, type, kind, origin, snapshot, payload::text as frozen, created_at from events
               where account_id = ${accountId} and transaction_id = ${id}
-              order by created_at, id`.pipe(Effect.flatMap(Schema.decodeUnknown(Schema.Array(EventRow)))),
+              order by created_at, id`.pipe(
+              Effect.flatMap(Schema.decodeUnknown(Schema.Array(EventRow))),
+              Effect.map((rows) =>
+                rows.map((row) => ({
+                  id: row.id,
+                  type: row.type,
+                  stored: storedEvent(row, row.type, row.createdAt),
+                  createdAt: row.createdAt
+                }))
+              )
+            ),
             deliveries: sql`
               select d.id, d.event_id, d.event, d.url, d.status, d.attempts, d.http_status, d.attempted_at,
                      d.next_retry_at, d.last_error, d.created_at

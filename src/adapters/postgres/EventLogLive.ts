@@ -1,19 +1,16 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
-import { EVENT_LIST_DAYS, EventSnapshot, type EventKind } from "../../domain/events.ts"
-import { Origin } from "../../domain/transaction.ts"
+import { EVENT_LIST_DAYS } from "../../domain/events.ts"
 import { EventLog, type LoggedEvent } from "../../ports/EventLog.ts"
 import { KEYSET_AT, seekAfter } from "./keyset.ts"
+import { storedEvent, StoredEventFields } from "./storedEvent.ts"
 import { traced } from "./traced.ts"
 
 const EventRow = Schema.Struct({
   id: Schema.String,
   type: Schema.String,
   transactionId: Schema.NullOr(Schema.String),
-  kind: Schema.NullOr(Schema.String),
-  origin: Schema.NullOr(Origin),
-  snapshot: Schema.NullOr(EventSnapshot),
-  frozen: Schema.NullOr(Schema.String),
+  ...StoredEventFields,
   createdAt: Schema.DateFromSelf,
   keysetAt: Schema.String
 })
@@ -25,16 +22,7 @@ const toLogged = (row: typeof EventRow.Type): LoggedEvent => ({
   transactionId: row.transactionId,
   createdAt: row.createdAt,
   // As the delivery job reads it (WebhookRepoLive): a snapshot rendered per interface, or a frozen body.
-  stored:
-    row.snapshot !== null && row.kind !== null && row.origin !== null
-      ? {
-          name: row.type,
-          kind: row.kind as EventKind,
-          origin: row.origin,
-          snapshot: row.snapshot,
-          createdAt: row.createdAt
-        }
-      : { _tag: "Frozen" as const, body: row.frozen ?? "{}" }
+  stored: storedEvent(row, row.type, row.createdAt)
 })
 
 /**

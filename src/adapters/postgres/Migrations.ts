@@ -40,6 +40,7 @@ import pixReceivedMarks from "./migrations/0045_pix_received_marks.ts"
 import rateLimitPruneRows from "./migrations/0046_rate_limit_prune_rows.ts"
 import rateLimitExpiredTo from "./migrations/0047_rate_limit_expired_to.ts"
 import ledgerEntriesByTransaction from "./migrations/0048_ledger_entries_by_transaction.ts"
+import deliveryScheduleFrom from "./migrations/0049_delivery_schedule_from.ts"
 import admitMany from "./migrations/0042_admit_many.ts"
 import pixExceptionHandled from "./migrations/0043_pix_exception_handled.ts"
 import { withSpan } from "../../spans.ts"
@@ -83,7 +84,8 @@ export const MIGRATIONS = {
   "0045_pix_received_marks": pixReceivedMarks,
   "0046_rate_limit_prune_rows": rateLimitPruneRows,
   "0047_rate_limit_expired_to": rateLimitExpiredTo,
-  "0048_ledger_entries_by_transaction": ledgerEntriesByTransaction
+  "0048_ledger_entries_by_transaction": ledgerEntriesByTransaction,
+  "0049_delivery_schedule_from": deliveryScheduleFrom
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)

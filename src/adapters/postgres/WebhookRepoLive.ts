@@ -3,11 +3,10 @@ import { SqlClient } from "@effect/sql"
 import { KEYSET_AT, keysetStream } from "./keyset.ts"
 import { traced } from "./traced.ts"
 import { Effect, Layer, Option, Schema } from "effect"
-import { EventSnapshot, type EventKind } from "../../domain/events.ts"
-import { Origin } from "../../domain/transaction.ts"
 import { Delivery, DeliveryDetail, DeliveryStatus, RotatedWebhook, Webhook } from "../../domain/webhook.ts"
 import { type AttemptRecord, type DeliveryTarget, WebhookRepo } from "../../ports/WebhookRepo.ts"
 import { batched } from "./batched.ts"
+import { storedEvent, StoredEventFields } from "./storedEvent.ts"
 import { withSpan } from "../../spans.ts"
 
 const TargetRow = Schema.Struct({
@@ -16,11 +15,9 @@ const TargetRow = Schema.Struct({
   event: Schema.String,
   status: DeliveryStatus,
   attempts: Schema.Number,
-  kind: Schema.NullOr(Schema.String),
-  origin: Schema.NullOr(Origin),
-  snapshot: Schema.NullOr(EventSnapshot),
+  scheduleFrom: Schema.Number,
+  ...StoredEventFields,
   createdAt: Schema.DateFromSelf,
-  frozen: Schema.NullOr(Schema.String),
   url: Schema.NullOr(Schema.String),
   secret: Schema.NullOr(Schema.String),
   previousSecret: Schema.NullOr(Schema.String)
@@ -72,17 +69,9 @@ const toTarget = (row: typeof TargetRow.Type): DeliveryTarget => ({
   event: row.event,
   status: row.status,
   attempts: row.attempts,
-  // Events recorded before 0004 kept their v2 body frozen; they are sent as they were.
-  stored:
-    row.snapshot !== null && row.kind !== null && row.origin !== null
-      ? {
-          name: row.event,
-          kind: row.kind as EventKind,
-          origin: row.origin,
-          snapshot: row.snapshot,
-          createdAt: row.createdAt
-        }
-      : { _tag: "Frozen" as const, body: row.frozen ?? "{}" },
+  scheduleFrom: row.scheduleFrom,
+  // Withdrawals, the test event and events recorded before 0004 kept their body frozen (storedEvent.ts).
+  stored: storedEvent(row, row.event, row.createdAt),
   webhook:
     row.url !== null && row.secret !== null
       ? Option.some({ url: row.url, secret: row.secret, previousSecret: row.previousSecret })
@@ -141,7 +130,8 @@ export const WebhookRepoLive = Layer.scoped(
     const columns = sql.literal(DELIVERY_COLUMNS)
     const targets = yield* batched((ids: ReadonlyArray<string>) =>
       sql`
-          select d.id, d.account_id, d.event, d.status, d.attempts, e.kind, e.origin, e.snapshot, e.created_at,
+          select d.id, d.account_id, d.event, d.status, d.attempts, d.schedule_from, e.kind, e.origin, e.snapshot,
+                 e.created_at,
                  e.payload::text as frozen, w.url, w.secret,
                  case when w.previous_secret_expires_at > now() then w.previous_secret end as previous_secret
           from webhook_deliveries d
@@ -161,6 +151,7 @@ export const WebhookRepoLive = Layer.scoped(
       sql`
           update webhook_deliveries set status = ${a.status}, attempts = ${a.attempts}, http_status = ${a.httpStatus},
             attempted_at = ${a.attemptedAt}, next_retry_at = ${a.nextRetryAt}, last_error = ${a.lastError},
+            url = coalesce(${a.url ?? null}, url),
             request_headers = ${a.requestHeaders ? JSON.stringify(a.requestHeaders) : null}::jsonb,
             request_body = ${a.requestBody ?? null}, response_body = ${a.responseBody ?? null},
             latency_ms = ${a.latencyMs ?? null}
@@ -173,6 +164,7 @@ export const WebhookRepoLive = Layer.scoped(
       sql<{ id: string }>`
           update webhook_deliveries d set status = v.status, attempts = v.attempts, http_status = v.http_status,
             attempted_at = v.attempted_at, next_retry_at = v.next_retry_at, last_error = v.last_error,
+            url = coalesce(v.url, d.url),
             request_headers = v.request_headers, request_body = v.request_body, response_body = v.response_body,
             latency_ms = v.latency_ms
           from unnest(${attempts.map(([id]) => id)}::uuid[], ${attempts.map(([, a]) => a.status)}::text[],
@@ -180,11 +172,12 @@ export const WebhookRepoLive = Layer.scoped(
                       ${attempts.map(([, a]) => a.attemptedAt.toISOString())}::timestamptz[],
                       ${attempts.map(([, a]) => a.nextRetryAt?.toISOString() ?? null)}::timestamptz[],
                       ${attempts.map(([, a]) => a.lastError)}::text[],
+                      ${attempts.map(([, a]) => a.url ?? null)}::text[],
                       ${attempts.map(([, a]) => (a.requestHeaders ? JSON.stringify(a.requestHeaders) : null))}::jsonb[],
                       ${attempts.map(([, a]) => a.requestBody ?? null)}::text[],
                       ${attempts.map(([, a]) => a.responseBody ?? null)}::text[],
                       ${attempts.map(([, a]) => a.latencyMs ?? null)}::int[])
-            as v(id, status, attempts, http_status, attempted_at, next_retry_at, last_error,
+            as v(id, status, attempts, http_status, attempted_at, next_retry_at, last_error, url,
                  request_headers, request_body, response_body, latency_ms)
           where d.id = v.id and d.status = 'PENDING'
           returning d.id`.pipe(
@@ -260,9 +253,11 @@ export const WebhookRepoLive = Layer.scoped(
           Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (tx) =>
             Option.isSome(tx) ? recordOne(deliveryId, a) : recordMany([deliveryId, a])
           ),
+        // A manual resend starts the retry schedule again; `attempts` keeps counting (docs/webhooks.md
+        // "Deliveries").
         markPending: (accountId, deliveryId) =>
           sql<DeliveryRow>`
-          update webhook_deliveries set status = 'PENDING', next_retry_at = now()
+          update webhook_deliveries set status = 'PENDING', next_retry_at = now(), schedule_from = attempts
           where account_id = ${accountId} and id = ${deliveryId}
           returning ${columns}`.pipe(
             Effect.orDie,
@@ -288,12 +283,13 @@ export const WebhookRepoLive = Layer.scoped(
             Effect.orDie,
             Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toDetail))
           ),
-        // One statement: the rows back to PENDING and one job each, keyed by the delivery like the
-        // outbox's, so a delivery never has two jobs. Deliveries of a deleted webhook stay FAILED.
+        // One statement: the rows back to PENDING, each with its retry schedule started again as markPending
+        // does, and one job each, keyed by the delivery like the outbox's, so a delivery never has two jobs.
+        // Deliveries of a deleted webhook stay FAILED.
         resendFailed: (accountId, since) =>
           sql<{ count: number }>`
           with resent as (
-            update webhook_deliveries d set status = 'PENDING', next_retry_at = now()
+            update webhook_deliveries d set status = 'PENDING', next_retry_at = now(), schedule_from = d.attempts
             where d.account_id = ${accountId} and d.status = 'FAILED' and d.created_at >= ${since}
               and exists (select 1 from webhooks w where w.account_id = d.account_id)
             returning d.id

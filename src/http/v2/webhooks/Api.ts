@@ -32,6 +32,7 @@ export const UpsertWebhook = payload(
 
 export const DeliveriesQuery = Schema.Struct({
   status: Schema.optional(DeliveryStatus),
+  // Every name a delivery can carry, v1's and the withdrawals' and the test event's included (domain/events.ts).
   event: Schema.optional(Schema.Literal(...EVENT_TYPES))
 })
 
@@ -87,7 +88,8 @@ const resend = HttpApiEndpoint.post("resend")`/deliveries/${deliveryId}/resend`
   .annotate(
     OpenApi.Description,
     "Sends the delivery again now, whatever its status, with the same `webhook-id` (receivers deduplicate on " +
-      "it) and the same body, signed afresh. Answers the record with status PENDING."
+      "it) and the same body, signed afresh, and retries it on a fresh retry schedule if it fails; `attempts` " +
+      "keeps counting every attempt. Answers the record with status PENDING."
   )
 const resendFailed = HttpApiEndpoint.post("resendFailed", "/deliveries/resend-failed")
   .setPayload(ResendFailed)
@@ -96,8 +98,8 @@ const resendFailed = HttpApiEndpoint.post("resendFailed", "/deliveries/resend-fa
   .annotate(OpenApi.Summary, "Resend every failed delivery since a time")
   .annotate(
     OpenApi.Description,
-    "Every FAILED delivery created at or after `since` is queued again now, each with its own `webhook-id`; " +
-      "answers how many. Nothing is resent while no webhook is registered."
+    "Every FAILED delivery created at or after `since` is queued again now, each with its own `webhook-id` " +
+      "and a fresh retry schedule; answers how many. Nothing is resent while no webhook is registered."
   )
 const rotate = HttpApiEndpoint.post("rotateSecret", "/rotate-secret")
   .setPayload(RotateSecret)
@@ -150,7 +152,10 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .addSuccess(Delivery, { status: 202 })
       .addError(BadRequest)
       .addError(NotFound)
-      .annotate(OpenApi.Description, "Queues one more attempt now; answers the record with status PENDING.")
+      .annotate(
+        OpenApi.Description,
+        "Queues an attempt now, retried on a fresh retry schedule if it fails; answers the record with status PENDING."
+      )
   )
   .add(detail)
   .add(resend)
