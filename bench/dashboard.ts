@@ -16,6 +16,7 @@ import { gzipSync } from "node:zlib"
 import { Effect, Exit, Scope } from "effect"
 import pg from "pg"
 import { startEmbeddedPostgres } from "../src/adapters/postgres/EmbeddedPostgres.ts"
+import { decodeKeysetCursor, encodeKeysetCursor } from "../src/http/shared/keysetCursor.ts"
 import { startBenchApi } from "./setup.ts"
 import { seedTransactions } from "./lists.ts"
 
@@ -73,7 +74,7 @@ const main = async () => {
         [accountId, depth - 1]
       )
       const row = found.rows[0]!
-      return Buffer.from(JSON.stringify([row.at, row.id])).toString("base64url")
+      return encodeKeysetCursor("transactions", row)
     }
     const depths = [0, 1_000, 100_000, 500_000, Math.max(0, rows - 50)].filter((d) => d < rows)
     const queries: Record<string, string> = {
@@ -108,7 +109,10 @@ const main = async () => {
       }
     }
     const deepest = await cursorAt(depths[depths.length - 1]!)
-    const [at, id] = JSON.parse(Buffer.from(deepest ?? "WyIiLCIiXQ", "base64url").toString()) as [string, string]
+    const { at, id } = (deepest === undefined ? undefined : decodeKeysetCursor("transactions", deepest)) ?? {
+      at: "",
+      id: ""
+    }
     const plan = await db.query(
       `explain (analyze, buffers, costs off)
        select t.id from transactions t left join customers c on c.id = t.customer_id and c.account_id = t.account_id

@@ -28,6 +28,7 @@ import { SandboxAcquirerLive } from "./adapters/providers/sandbox/SandboxAcquire
 import { SandboxAntifraudLive } from "./adapters/providers/sandbox/SandboxAntifraud.ts"
 import { AntifraudSignalsLive } from "./adapters/postgres/AntifraudSignalsLive.ts"
 import { RateLimitWindowsLive } from "./adapters/postgres/RateLimitWindowsLive.ts"
+import { LoginThrottleLive } from "./adapters/postgres/LoginThrottleLive.ts"
 import { RulesAntifraudLive } from "./adapters/rules/RulesAntifraud.ts"
 import { SandboxBoletoLive } from "./adapters/providers/sandbox/SandboxBoleto.ts"
 import { SandboxPixProviderLive } from "./adapters/providers/sandbox/SandboxPixProvider.ts"
@@ -154,6 +155,7 @@ export const AdaptersLive = Layer.mergeAll(
   RequestLogLive,
   AntifraudSignalsLive,
   RateLimitWindowsLive,
+  LoginThrottleLive,
   WebhookSenderFromConfig,
   RailsLive,
   Argon2PasswordHasher,

@@ -102,6 +102,40 @@ describe("transactions", () => {
     expect((await dash("/transactions?color=red")).status).toBe(400)
   })
 
+  it("an impossible day, in a cursor or an instant bound, is a 400 naming it on every paged list", async () => {
+    // The list's own cursor with its day made 2026-02-30: JavaScript reads it as 2 March, PostgreSQL refuses it.
+    const first = await dash("/transactions?limit=1")
+    const tampered = (list: string) =>
+      Buffer.from(
+        JSON.stringify(
+          (JSON.parse(Buffer.from(first.body.nextCursor, "base64url").toString("utf8")) as Array<unknown>).map(
+            (part) =>
+              typeof part !== "string"
+                ? part
+                : /^\d{4}-\d{2}-\d{2} /.test(part)
+                  ? part.replace(/^\d{4}-\d{2}-\d{2}/, "2026-02-30")
+                  : part === "transactions"
+                    ? list
+                    : part
+          )
+        )
+      ).toString("base64url")
+    for (const list of ["transactions", "customers", "withdrawals", "subaccounts"]) {
+      const reply = await dash(`/${list}?cursor=${tampered(list)}`)
+      expect(reply.status, `${list}: ${reply.text}`).toBe(400)
+      expect(reply.body.errors.map((e: { field: string }) => e.field)).toEqual(["cursor"])
+    }
+    const instants = await dash("/transactions?from=2026-02-30T10:00:00Z&to=2026-04-31T23:00:00-03:00")
+    expect(instants.status, instants.text).toBe(400)
+    expect(instants.body.errors.map((e: { field: string }) => e.field)).toEqual(["from", "to"])
+    const summary = await dash("/summary?from=2026-02-29T10:00:00Z")
+    expect(summary.status, summary.text).toBe(400)
+    expect(summary.body.errors.map((e: { field: string }) => e.field)).toEqual(["from"])
+    // A cursor of one list is not another's.
+    const customers = await dash(`/customers?cursor=${first.body.nextCursor}`)
+    expect(customers.status, customers.text).toBe(400)
+  })
+
   it("the CSV export holds exactly the list's transactions", async () => {
     const reply = await fetch(`${server.baseUrl}/api/dashboard/exports/transactions.csv`, {
       headers: { authorization: `Bearer ${owner.token}` }
@@ -121,6 +155,19 @@ describe("transactions", () => {
     expect(kinds).toContain("paid")
     expect(reply.body.timeline.map((e: { title: string }) => e.title)).toContain("transaction.paid")
     expect((await dash(`/transactions/${strangerTx}`)).status).toBe(404)
+  })
+
+  it("each event of the timeline carries the payload as delivered, the one GET /api/events/{id} shows", async () => {
+    const reply = await dash(`/transactions/${cards[0]!.id}`)
+    expect(reply.status, reply.text).toBe(200)
+    const events = reply.body.timeline.filter((e: { kind: string }) => e.kind === "event" || e.kind === "dispute")
+    expect(events.map((e: { title: string }) => e.title)).toEqual(["transaction.created", "transaction.paid"])
+    for (const entry of events) {
+      const shown = await api.get(`/api/events/${entry.detail.id}`, { key: owner.key })
+      expect(shown.status, shown.text).toBe(200)
+      expect(entry.detail.payload, entry.title).toEqual(shown.body.payload)
+      expect(entry.detail.payload).toMatchObject({ event: entry.title, data: { transactionId: cards[0]!.id } })
+    }
   })
 
   it("refunds R$ 10,00 and shows it; another account's transaction is a 404", async () => {
@@ -200,6 +247,23 @@ describe("summary, balance, financials", () => {
     })
     expect(csv.status).toBe(200)
     expect((await csv.text()).trim().split("\r\n").length).toBe(financials.body.data.length + 1)
+  })
+
+  it("the statement pages by its own nextCursor, every posting once, in the list's order", async () => {
+    const all = await dash("/financials?limit=200")
+    expect(all.status, all.text).toBe(200)
+    expect(all.body.data.length).toBeGreaterThan(2)
+    const paged: Array<{ id: string }> = []
+    let cursor: string | null = null
+    for (let pages = 0; pages < all.body.data.length; pages++) {
+      const reply = await dash(`/financials?limit=2${cursor === null ? "" : `&cursor=${cursor}`}`)
+      expect(reply.status, reply.text).toBe(200)
+      paged.push(...reply.body.data)
+      cursor = reply.body.nextCursor
+      if (cursor === null) break
+    }
+    expect(paged.map((p) => p.id)).toEqual(all.body.data.map((p: { id: string }) => p.id))
+    expect((await dash(`/transactions?cursor=${(await dash("/financials?limit=1")).body.nextCursor}`)).status).toBe(400)
   })
 })
 

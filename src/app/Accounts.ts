@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto"
 import { Effect, Option } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
 import { formatApiKey, keyMaterial } from "../domain/apiKey.ts"
-import { Conflict, InvalidCredentials, NotFound, ValidationFailed } from "../domain/errors.ts"
+import { Conflict, InvalidCredentials, NotFound, RateLimited, ValidationFailed } from "../domain/errors.ts"
 import type { Mode } from "../domain/mode.ts"
 import { LiveRails } from "../ports/Modes.ts"
 import { isUuid } from "../domain/uuid.ts"
@@ -11,6 +11,7 @@ import { AccountRepo } from "../ports/AccountRepo.ts"
 import { ApiKeyHasher } from "../ports/ApiKeyHasher.ts"
 import { ApiKeyRepo } from "../ports/ApiKeyRepo.ts"
 import { Ids } from "../ports/Ids.ts"
+import { LoginThrottle } from "../ports/LoginThrottle.ts"
 import { PasswordHasher } from "../ports/PasswordHasher.ts"
 import { SessionTokens } from "../ports/SessionTokens.ts"
 import { fn } from "../spans.ts"
@@ -37,6 +38,7 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
     const tokens = yield* SessionTokens
     const ids = yield* Ids
     const liveRails = yield* LiveRails
+    const throttle = yield* LoginThrottle
     // A real hash of a password nobody knows: login spends the same time on unknown emails.
     const dummyHash = yield* Effect.cached(hasher.hash(randomBytes(24).toString("base64")))
 
@@ -72,11 +74,28 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
       /** Signup and the operator CLI; SIGNUP_ENABLED is enforced by SignupGate, before a signup body is read. */
       create,
 
+      /**
+       * The attempt is counted for its email before anything else (docs/decisions.md "Login attempts"): past
+       * LOGIN_FAILURES_MAX failures in the window, 429 with no account read and no Argon2 run, the same
+       * answer whether the email has an account or not. A success forgets the email's failures.
+       */
       login: fn("Accounts.login")(function* (email: string, password: string) {
+        const { maxFailures, windowSeconds } = config.loginThrottle
+        const attempt = yield* throttle.take(email, maxFailures, windowSeconds)
+        if (!attempt.allowed) {
+          return yield* new RateLimited({
+            code: "login_rate_limited",
+            message:
+              `too many failed logins for this email (${maxFailures} in ${windowSeconds} s); ` +
+              `retry in ${attempt.retryAfterSeconds} s`,
+            retryAfterSeconds: attempt.retryAfterSeconds
+          })
+        }
         const found = yield* accounts.findByEmail(email)
         const hash = Option.isSome(found) ? found.value.passwordHash : yield* dummyHash
         const ok = yield* hasher.verify(hash, password)
         if (Option.isNone(found) || !ok) return yield* new InvalidCredentials()
+        yield* throttle.clear(email)
         return { accessToken: yield* tokens.issue(found.value.account.id) }
       }),
 

@@ -57,3 +57,21 @@ describe('client addresses\' settings (docs/configuration.md "Client addresses")
     expect(Either.isLeft(result) && String(result.left)).toContain(variable)
   })
 })
+
+describe('login attempts (docs/decisions.md "Login attempts")', () => {
+  it("10 failures in 15 minutes by default, each configurable", async () => {
+    expect(Either.getOrThrow(await load({})).loginThrottle).toEqual({ maxFailures: 10, windowSeconds: 900 })
+    expect(
+      Either.getOrThrow(await load({ LOGIN_FAILURES_MAX: "5", LOGIN_FAILURES_WINDOW_SECONDS: "3600" })).loginThrottle
+    ).toEqual({ maxFailures: 5, windowSeconds: 3600 })
+  })
+
+  it.each([
+    ["LOGIN_FAILURES_MAX", { LOGIN_FAILURES_MAX: "0" }],
+    ["LOGIN_FAILURES_WINDOW_SECONDS", { LOGIN_FAILURES_WINDOW_SECONDS: "0" }],
+    ["LOGIN_FAILURES_WINDOW_SECONDS", { LOGIN_FAILURES_WINDOW_SECONDS: "86401" }]
+  ])("a bad %s stops the start, naming it", async (variable, env) => {
+    const result = await load(env)
+    expect(Either.isLeft(result) && String(result.left)).toContain(variable)
+  })
+})

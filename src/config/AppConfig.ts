@@ -26,6 +26,11 @@ export interface AppConfigShape {
    * (docs/payment-links.md "Visits per minute": behind a proxy not in TRUSTED_PROXIES, every buyer has its address).
    */
   readonly paymentLinkVisitsPerAddress: Option.Option<number>
+  /**
+   * LOGIN_FAILURES_MAX, LOGIN_FAILURES_WINDOW_SECONDS: failed logins of one email, every process together,
+   * after which its logins answer 429 until the window ends (docs/decisions.md "Login attempts").
+   */
+  readonly loginThrottle: { readonly maxFailures: number; readonly windowSeconds: number }
   /** TRUSTED_PROXIES: the proxies whose forwarding header is believed (docs/configuration.md "Client addresses"). */
   readonly trustedProxies: AddressList
   /** FORWARDED_HEADER: the one header those proxies write, `x-forwarded-for` (default) or RFC 7239 `forwarded`. */
@@ -267,6 +272,15 @@ const fields = Config.all({
       })
     )
   ),
+  loginThrottle: Config.all({
+    maxFailures: positiveInt("LOGIN_FAILURES_MAX", 10),
+    windowSeconds: positiveInt("LOGIN_FAILURES_WINDOW_SECONDS", 900).pipe(
+      Config.validate({
+        message: "LOGIN_FAILURES_WINDOW_SECONDS must be at most 86400 (a day)",
+        validation: (n) => n <= 86_400
+      })
+    )
+  }),
   trustedProxies: addressListConfig("TRUSTED_PROXIES"),
   forwardedHeader: Config.string("FORWARDED_HEADER").pipe(
     Config.withDefault("x-forwarded-for"),

@@ -83,6 +83,7 @@ export const testConfig = async (
     rateLimitPerMinute: 100,
     paymentLinkVisitsPerMinute: 120,
     paymentLinkVisitsPerAddress: Option.none(),
+    loginThrottle: { maxFailures: 10, windowSeconds: 900 },
     trustedProxies: noAddresses,
     forwardedHeader: "x-forwarded-for",
     pixExpiresInSeconds: 3600,

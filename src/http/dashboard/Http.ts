@@ -99,11 +99,11 @@ export const DashboardHttp = HttpApiBuilder.group(GatewayApi, "dashboard", (hand
         Effect.gen(function* () {
           const accountId = yield* session
           const errors: Array<FieldError> = []
-          const page = pageOf(urlParams, errors)
+          const page = pageOf("transactions", urlParams, errors)
           const filter = yield* filterOf(urlParams, yield* now, errors)
           const { after, limit } = yield* page
           const found = yield* dashboard.transactions(accountId, filter, after, limit)
-          return { data: found.rows.map(presentRow), nextCursor: encodeCursor(found.next) }
+          return { data: found.rows.map(presentRow), nextCursor: encodeCursor("transactions", found.next) }
         }).pipe(rendered)
       )
       .handle("exportTransactions", ({ urlParams }) =>
@@ -145,10 +145,10 @@ export const DashboardHttp = HttpApiBuilder.group(GatewayApi, "dashboard", (hand
       .handle("customers", ({ urlParams }) =>
         Effect.gen(function* () {
           const accountId = yield* session
-          const { after, limit } = yield* pageOf(urlParams)
+          const { after, limit } = yield* pageOf("customers", urlParams)
           const search = urlParams.search?.trim() || undefined
           const page = yield* dashboard.customers(accountId, search, after, limit)
-          return { data: page.rows, nextCursor: encodeCursor(page.next) }
+          return { data: page.rows, nextCursor: encodeCursor("customers", page.next) }
         }).pipe(rendered)
       )
       .handle("balance", () =>
@@ -165,7 +165,8 @@ export const DashboardHttp = HttpApiBuilder.group(GatewayApi, "dashboard", (hand
       .handle("financials", ({ urlParams }) =>
         Effect.gen(function* () {
           const accountId = yield* session
-          const { after, limit } = yield* pageOf(urlParams)
+          // Postings are keyed by their bigint ids, oldest first (LedgerLive.statement): the cursor says so.
+          const { after, limit } = yield* pageOf("financials", urlParams)
           const { before, from } = yield* summaryPeriod(urlParams, yield* now)
           const page = yield* balances.financials(
             accountId,
@@ -177,7 +178,7 @@ export const DashboardHttp = HttpApiBuilder.group(GatewayApi, "dashboard", (hand
               after
             }
           )
-          return { data: page.rows, nextCursor: encodeCursor(page.next) }
+          return { data: page.rows, nextCursor: encodeCursor("financials", page.next) }
         }).pipe(rendered)
       )
       .handle("exportFinancials", ({ urlParams }) =>
@@ -203,9 +204,9 @@ export const DashboardHttp = HttpApiBuilder.group(GatewayApi, "dashboard", (hand
       .handle("withdrawals", ({ urlParams }) =>
         Effect.gen(function* () {
           const accountId = yield* session
-          const { after, limit } = yield* pageOf(urlParams)
+          const { after, limit } = yield* pageOf("withdrawals", urlParams)
           const page = yield* withdrawals.page(accountId, null, { offset: 0, limit, after })
-          return { data: page.rows.map(presentWithdrawal), nextCursor: encodeCursor(page.next) }
+          return { data: page.rows.map(presentWithdrawal), nextCursor: encodeCursor("withdrawals", page.next) }
         }).pipe(rendered)
       )
       .handle("withdraw", ({ payload }) =>
@@ -234,9 +235,9 @@ export const DashboardHttp = HttpApiBuilder.group(GatewayApi, "dashboard", (hand
       .handle("subaccounts", ({ urlParams }) =>
         Effect.gen(function* () {
           const accountId = yield* session
-          const { after, limit } = yield* pageOf(urlParams)
+          const { after, limit } = yield* pageOf("subaccounts", urlParams)
           const page = yield* subaccounts.page(accountId, {}, { offset: 0, limit, after })
-          return { data: page.rows, nextCursor: encodeCursor(page.next) }
+          return { data: page.rows, nextCursor: encodeCursor("subaccounts", page.next) }
         }).pipe(rendered)
       )
       .handle("keys", () =>

@@ -16,7 +16,7 @@ describe("the dashboard's query words (docs/dashboard.md)", () => {
 
   it("names every broken parameter at once, the page's with the filter's", () => {
     const errors: Array<{ field: string; message: string }> = []
-    void pageOf({ limit: "500", cursor: "bm9wZQ" }, errors)
+    void pageOf("transactions", { limit: "500", cursor: "bm9wZQ" }, errors)
     const f = run(
       filterOf({ from: "2026-02-30", status: "PAID,NOPE", document: "123", metadata_key: "k" }, NOW, errors)
     )
@@ -44,10 +44,31 @@ describe("the dashboard's query words (docs/dashboard.md)", () => {
     })
   })
 
-  it("a cursor it wrote goes back as the same key", () => {
+  it("a cursor it wrote goes back as the same key, to its own list only", () => {
     const key = { at: "2026-01-01 00:00:00.000051+00", id: "1ca3ae58-4a45-4581-9d14-a7cebe65b65f" }
-    const page = Either.getOrThrow(run(pageOf({ cursor: encodeCursor(key)!, limit: "10" })))
+    const page = Either.getOrThrow(
+      run(pageOf("transactions", { cursor: encodeCursor("transactions", key)!, limit: "10" }))
+    )
     expect(page).toEqual({ after: key, limit: 10 })
+    expect(Either.isLeft(run(pageOf("customers", { cursor: encodeCursor("transactions", key)! })))).toBe(true)
+    // The statement's postings are keyed by bigint ids.
+    const posting = { at: "2026-01-01 00:00:00.000051+00", id: "4711" }
+    expect(
+      Either.getOrThrow(run(pageOf("financials", { cursor: encodeCursor("financials", posting)! }))).after
+    ).toEqual(posting)
+  })
+
+  it("refuses an impossible day, in a cursor or in an instant bound, naming it", () => {
+    const impossible = Buffer.from(
+      JSON.stringify(["transactions", "2026-02-30 10:00:00+00", "1ca3ae58-4a45-4581-9d14-a7cebe65b65f"])
+    ).toString("base64url")
+    const page = run(pageOf("transactions", { cursor: impossible }))
+    expect(Either.isLeft(page) && page.left.errors.map((e) => e.field)).toEqual(["cursor"])
+    const f = run(filterOf({ from: "2026-02-30T10:00:00Z", to: "2026-04-31T23:00:00-03:00" }, NOW))
+    expect(Either.isLeft(f) && f.left.errors.map((e) => e.field)).toEqual(["from", "to"])
+    expect(Either.getOrThrow(run(filterOf({ from: "2026-02-28T23:30:00-03:00" }, NOW))).createdFrom).toEqual(
+      new Date("2026-03-01T02:30:00Z")
+    )
   })
 
   it("the summary defaults to the last 30 days and refuses more than 366", () => {

@@ -2,9 +2,10 @@ import { Effect, Schema } from "effect"
 import { type FieldError, ValidationFailed } from "../../domain/errors.ts"
 import { MAX_AMOUNT } from "../../domain/order.ts"
 import { PaymentMethod, TransactionStatus } from "../../domain/transaction.ts"
-import { isUuid } from "../../domain/uuid.ts"
 import type { DashboardFilter } from "../../ports/DashboardReads.ts"
 import type { ListKey } from "../../ports/Page.ts"
+import { instantOf } from "../shared/instant.ts"
+import { decodeKeysetCursor, encodeKeysetCursor, type KeysetList } from "../shared/keysetCursor.ts"
 
 /**
  * The dashboard's query words (docs/dashboard.md "API"). Days are the merchant's: `YYYY-MM-DD` in
@@ -25,13 +26,12 @@ const bound = (field: string, raw: string, end: boolean, errors: Array<FieldErro
     }
     return end ? new Date(at.getTime() + DAY_MS) : at
   }
-  if (INSTANT.test(raw) && !Number.isNaN(new Date(raw).getTime())) {
-    const at = new Date(raw)
-    return end ? new Date(at.getTime() + 1) : at
-  }
+  // A day or an hour that does not exist (2026-02-30T10:00:00Z) is refused, not read as another one.
+  const at = INSTANT.test(raw) ? instantOf(raw) : undefined
+  if (at !== undefined) return end ? new Date(at.getTime() + 1) : at
   errors.push({
     field,
-    message: `${field} must be a day YYYY-MM-DD (America/Sao_Paulo) or an ISO 8601 instant with its offset`
+    message: `${field} must be a real day YYYY-MM-DD (America/Sao_Paulo) or a real ISO 8601 instant with its offset`
   })
   return undefined
 }
@@ -75,32 +75,21 @@ export const CustomersQuery = Schema.Struct({
   cursor: TransactionsQuery.fields.cursor
 })
 
-/** `next_cursor`: opaque to the caller, base64url of `[created_at as PostgreSQL's text, id]`. */
-export const encodeCursor = (key: ListKey | null) =>
-  key === null ? null : Buffer.from(JSON.stringify([key.at, key.id])).toString("base64url")
+/**
+ * `nextCursor`: the shared keyset cursor of /api's lists (`[list, created_at as PostgreSQL's text, id]`,
+ * src/http/shared/keysetCursor.ts), so that the dashboard refuses what the other lists refuse (an
+ * impossible instant, which PostgreSQL would answer with an error, a 500) and a list's cursor given to
+ * another list; the statement's ids are its postings' bigints, the others' UUIDs.
+ */
+export const encodeCursor = (list: KeysetList, key: ListKey | null) =>
+  key === null ? null : encodeKeysetCursor(list, key)
 
-const AT = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2})?$/
-
-const cursorOf = (raw: string | undefined, errors: Array<FieldError>): ListKey | undefined => {
+const cursorOf = (list: KeysetList, raw: string | undefined, errors: Array<FieldError>): ListKey | undefined => {
   if (raw === undefined) return undefined
-  try {
-    const value: unknown = JSON.parse(Buffer.from(raw, "base64url").toString("utf8"))
-    if (
-      Array.isArray(value) &&
-      value.length === 2 &&
-      typeof value[0] === "string" &&
-      AT.test(value[0]) &&
-      !Number.isNaN(new Date(value[0].replace(" ", "T").replace(/([+-]\d{2})$/, "$1:00")).getTime()) &&
-      typeof value[1] === "string" &&
-      isUuid(value[1])
-    ) {
-      return { at: value[0], id: value[1] }
-    }
-  } catch {
-    // falls through to the 400 below
-  }
-  errors.push({ field: "cursor", message: "cursor must be a next_cursor of this list, as given" })
-  return undefined
+  const key = decodeKeysetCursor(list, raw)
+  if (key === undefined)
+    errors.push({ field: "cursor", message: "cursor must be a next_cursor of this list, as given" })
+  return key
 }
 
 const limitOf = (raw: string | undefined, errors: Array<FieldError>) => {
@@ -176,15 +165,16 @@ export const filterOf = (
   })
 }
 
-/** A page's cursor and length, or the 400 naming them (and the `errors` found before). */
+/** A page of `list`: its cursor and length, or the 400 naming them (and the `errors` found before). */
 export const pageOf = (
+  list: KeysetList,
   query: {
     readonly limit?: string | undefined
     readonly cursor?: string | undefined
   },
   errors: Array<FieldError> = []
 ): Effect.Effect<{ readonly after: ListKey | undefined; readonly limit: number }, ValidationFailed> => {
-  const after = cursorOf(query.cursor, errors)
+  const after = cursorOf(list, query.cursor, errors)
   const limit = limitOf(query.limit, errors)
   return errors.length > 0 ? Effect.fail(new ValidationFailed({ errors })) : Effect.succeed({ after, limit })
 }

@@ -1,27 +1,30 @@
 import { Schema } from "effect"
 import type { ListKey } from "../../ports/Page.ts"
+import { instantOf } from "./instant.ts"
 
 /**
- * `nextCursor` of the paged /api lists of issue 20 (events, request log): opaque base64url of
- * `[list, created_at, id]`, where the page before stopped, so the next page is a seek on the list's index
- * whatever its depth (the v1 cursor's idea, cursor.ts, without page numbers). The list is in it so a
- * cursor of one list given to another is a 400 naming `cursor`.
+ * `nextCursor` of the keyset-paged lists of /api (issue 20): opaque base64url of `[list, created_at, id]`,
+ * where the page before stopped, so the next page is a seek on the list's index whatever its depth (the v1
+ * cursor's idea, cursor.ts, without page numbers). The list is in it so a cursor of one list given to
+ * another is a 400 naming `cursor`. The events and the request log (v2 and the dashboard's pages), and the
+ * dashboard's transactions, customers, statement (`financials`), withdrawals and subaccounts
+ * (docs/dashboard.md "Keyset pages").
  */
-export type KeysetList = "events" | "request_log"
+export type KeysetList =
+  "events" | "request_log" | "transactions" | "customers" | "financials" | "withdrawals" | "subaccounts"
 
 const AT = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2})?$/
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+// Ids that are a bigint's text: a request log entry's, a ledger posting's.
+const SERIAL = /^[1-9]\d{0,17}$/
 const ID: Record<KeysetList, RegExp> = {
-  events: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
-  request_log: /^[1-9]\d{0,17}$/
-}
-
-/** The calendar day written in `iso` exists (JavaScript rolls 02-30 over to 03-02). */
-const sameDay = (iso: string, date: Date) => {
-  const [y, m, d] = iso.slice(0, 10).split("-").map(Number) as [number, number, number]
-  const offsetMinutes =
-    Number(iso.slice(-6, -3)) * 60 + Math.sign(Number(iso.slice(-6, -3)) || 1) * Number(iso.slice(-2))
-  const local = new Date(date.getTime() + offsetMinutes * 60_000)
-  return local.getUTCFullYear() === y && local.getUTCMonth() === m - 1 && local.getUTCDate() === d
+  events: UUID,
+  request_log: SERIAL,
+  transactions: UUID,
+  customers: UUID,
+  financials: SERIAL,
+  withdrawals: UUID,
+  subaccounts: UUID
 }
 
 export const encodeKeysetCursor = (list: KeysetList, key: ListKey) =>
@@ -36,9 +39,7 @@ export const decodeKeysetCursor = (list: KeysetList, raw: string): ListKey | und
     // The key goes back to PostgreSQL as ::timestamptz: an impossible instant would be a 500 there.
     if (!AT.test(at) || !ID[list].test(id)) return undefined
     // PostgreSQL writes `+00`, JavaScript reads `+00:00`; a 2026-02-30 must not reach the database.
-    const iso = at.replace(" ", "T").replace(/([+-]\d{2})$/, "$1:00")
-    const date = new Date(iso)
-    if (Number.isNaN(date.getTime()) || !sameDay(iso, date)) return undefined
+    if (instantOf(at.replace(" ", "T").replace(/([+-]\d{2})$/, "$1:00")) === undefined) return undefined
     return { at, id }
   } catch {
     return undefined

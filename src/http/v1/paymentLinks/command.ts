@@ -2,7 +2,7 @@ import { Either, Schema } from "effect"
 import type { FieldError } from "../../../domain/errors.ts"
 import type { PaymentLinkId } from "../../../domain/ids.ts"
 import type { InstallmentRules } from "../../../domain/installments.ts"
-import { MAX_AMOUNT } from "../../../domain/order.ts"
+import { MAX_AMOUNT, MAX_QUANTITY } from "../../../domain/order.ts"
 import type { LinkChanges, LinkItem, LinkMethod } from "../../../domain/paymentLink.ts"
 import type { NewPaymentLink } from "../../../ports/PaymentLinkRepo.ts"
 
@@ -16,10 +16,20 @@ export const V1_LINK_METHOD: Record<LinkMethod, keyof typeof LINK_METHOD_WORDS> 
   BOLETO: "billet"
 }
 
+/**
+ * The core's method for a v1 word, or undefined. An own property only: indexing the object would also
+ * answer what every object inherits (`constructor`, `toString`, `__proto__`), which reached the SQL as a
+ * function or an object and failed there with a 500.
+ */
+export const linkMethodOf = (word: string): LinkMethod | undefined =>
+  Object.hasOwn(LINK_METHOD_WORDS, word) ? LINK_METHOD_WORDS[word as keyof typeof LINK_METHOD_WORDS] : undefined
+
 const WireItem = Schema.Struct({
   name: Schema.String,
-  quantity: Schema.Number,
-  unit_price: Schema.Number.annotations({ description: "centavos" }),
+  quantity: Schema.Number.annotations({
+    description: `1 to ${MAX_QUANTITY}; quantity × unit_price at most ${MAX_AMOUNT} centavos`
+  }),
+  unit_price: Schema.Number.annotations({ description: `centavos, 0 to ${MAX_AMOUNT}` }),
   sku: opt(Schema.String)
 })
 
@@ -74,9 +84,13 @@ const checkItems = (items: ReadonlyArray<typeof WireItem.Type>, fail: Fail): Arr
   items.forEach((p, i) => {
     const at = `items[${i}]`
     if (p.name.trim().length === 0 || p.name.length > 255) fail(`${at}.name`, "must have 1 to 255 characters")
-    if (!Number.isInteger(p.quantity) || p.quantity < 1) fail(`${at}.quantity`, "must be an integer ≥ 1")
-    if (!Number.isInteger(p.unit_price) || p.unit_price < 0 || p.unit_price > MAX_AMOUNT)
-      fail(`${at}.unit_price`, "must be an integer number of centavos ≥ 0")
+    const quantityOk = Number.isInteger(p.quantity) && p.quantity >= 1 && p.quantity <= MAX_QUANTITY
+    const priceOk = Number.isInteger(p.unit_price) && p.unit_price >= 0 && p.unit_price <= MAX_AMOUNT
+    if (!quantityOk) fail(`${at}.quantity`, `must be an integer from 1 to ${MAX_QUANTITY}`)
+    if (!priceOk) fail(`${at}.unit_price`, `must be an integer number of centavos from 0 to ${MAX_AMOUNT}`)
+    // Both in range, the product is below 2^54 and computed exactly enough to compare with MAX_AMOUNT.
+    if (quantityOk && priceOk && p.quantity * p.unit_price > MAX_AMOUNT)
+      fail(`${at}.quantity`, `× unit_price must be at most ${MAX_AMOUNT} centavos (the largest amount)`)
     if (p.sku !== undefined && p.sku.length > 100) fail(`${at}.sku`, "must have at most 100 characters")
   })
   return items.map((p) => ({ name: p.name, quantity: p.quantity, unitPrice: p.unit_price, sku: p.sku ?? null }))
@@ -85,7 +99,7 @@ const checkMethods = (words: ReadonlyArray<string>, fail: Fail): Array<LinkMetho
   const methods: Array<LinkMethod> = []
   if (words.length === 0) fail("payment_methods", "must name at least one of credit_card, pix, billet")
   words.forEach((m, i) => {
-    const core = (LINK_METHOD_WORDS as Record<string, LinkMethod | undefined>)[m]
+    const core = linkMethodOf(m)
     if (core === undefined) fail(`payment_methods[${i}]`, "must be one of credit_card, pix, billet")
     else if (methods.includes(core)) fail(`payment_methods[${i}]`, "appears twice")
     else methods.push(core)

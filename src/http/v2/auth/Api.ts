@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Account, ApiKey } from "../../../domain/account.ts"
 import { Email, MerchantDocument, Name } from "../../../domain/fields.ts"
-import { BadRequest, Conflict, Unauthorized } from "../../shared/errors.ts"
+import { BadRequest, Conflict, TooManyRequests, Unauthorized } from "../../shared/errors.ts"
 import { payload } from "../../shared/payload.ts"
 import { SignupGate } from "../../shared/security.ts"
 
@@ -52,9 +52,13 @@ export class AuthApi extends HttpApiGroup.make("auth")
       .addSuccess(LoginResponse)
       .addError(BadRequest)
       .addError(Unauthorized)
+      .addError(TooManyRequests)
       .annotate(
         OpenApi.Description,
-        "Returns an HS256 JWT (`sub` = account id, `exp` 15 minutes) for the key-management routes."
+        "Returns an HS256 JWT (`sub` = account id, `exp` 15 minutes) for the key-management routes. " +
+          "After LOGIN_FAILURES_MAX failed logins of one email (default 10) within " +
+          "LOGIN_FAILURES_WINDOW_SECONDS (default 900), its logins answer 429 `login_rate_limited` with " +
+          "`Retry-After` until the window ends, whether the email has an account or not; a success clears the count."
       )
   )
   .prefix("/auth")
