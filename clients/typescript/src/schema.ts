@@ -132,7 +132,7 @@ export interface paths {
     put?: never
     /**
      * Log in: get a short-lived access token
-     * @description Returns an HS256 JWT (`sub` = account id, `exp` 15 minutes) for the key-management routes.
+     * @description Returns an HS256 JWT (`sub` = account id, `exp` 15 minutes) for the key-management routes. After LOGIN_FAILURES_MAX failed logins of one email (default 10) within LOGIN_FAILURES_WINDOW_SECONDS (default 900), its logins answer 429 `login_rate_limited` with `Retry-After` until the window ends, whether the email has an account or not; a success clears the count.
      */
     post: operations["auth.login"]
     delete?: never
@@ -781,7 +781,7 @@ export interface paths {
     put?: never
     /**
      * Resend one delivery
-     * @description Sends the delivery again now, whatever its status, with the same `webhook-id` (receivers deduplicate on it) and the same body, signed afresh. Answers the record with status PENDING.
+     * @description Sends the delivery again now, whatever its status, with the same `webhook-id` (receivers deduplicate on it) and the same body, signed afresh, and retries it on a fresh retry schedule if it fails; `attempts` keeps counting every attempt. Answers the record with status PENDING.
      */
     post: operations["dashboardWebhooks.resend"]
     delete?: never
@@ -801,7 +801,7 @@ export interface paths {
     put?: never
     /**
      * Resend every failed delivery since a time
-     * @description Every FAILED delivery created at or after `since` is queued again now, each with its own `webhook-id`; answers how many. Nothing is resent while no webhook is registered.
+     * @description Every FAILED delivery created at or after `since` is queued again now, each with its own `webhook-id` and a fresh retry schedule; answers how many. Nothing is resent while no webhook is registered.
      */
     post: operations["dashboardWebhooks.resendFailed"]
     delete?: never
@@ -1333,7 +1333,7 @@ export interface paths {
     put?: never
     /**
      * Resend one delivery
-     * @description Sends the delivery again now, whatever its status, with the same `webhook-id` (receivers deduplicate on it) and the same body, signed afresh. Answers the record with status PENDING.
+     * @description Sends the delivery again now, whatever its status, with the same `webhook-id` (receivers deduplicate on it) and the same body, signed afresh, and retries it on a fresh retry schedule if it fails; `attempts` keeps counting every attempt. Answers the record with status PENDING.
      */
     post: operations["webhooks.resend"]
     delete?: never
@@ -1353,7 +1353,7 @@ export interface paths {
     put?: never
     /**
      * Retry a webhook delivery now
-     * @description Queues one more attempt now; answers the record with status PENDING.
+     * @description Queues an attempt now, retried on a fresh retry schedule if it fails; answers the record with status PENDING.
      */
     post: operations["webhooks.retry"]
     delete?: never
@@ -1373,7 +1373,7 @@ export interface paths {
     put?: never
     /**
      * Resend every failed delivery since a time
-     * @description Every FAILED delivery created at or after `since` is queued again now, each with its own `webhook-id`; answers how many. Nothing is resent while no webhook is registered.
+     * @description Every FAILED delivery created at or after `since` is queued again now, each with its own `webhook-id` and a fresh retry schedule; answers how many. Nothing is resent while no webhook is registered.
      */
     post: operations["webhooks.resendFailed"]
     delete?: never
@@ -1991,7 +1991,7 @@ export interface paths {
     }
     /**
      * List withdrawals
-     * @description Oldest first; `subaccount_id` lists one subaccount's withdrawals (404 if the account has no such subaccount).
+     * @description Newest first (docs/api.md "Lists"); `subaccount_id` lists one subaccount's withdrawals (404 if the account has no such subaccount).
      */
     get: operations["v1Withdrawals.list"]
     put?: never
@@ -2143,6 +2143,7 @@ export interface components {
       } | null
       /** @enum {string} */
       status: "SUCCESS" | "FAILED" | "PENDING"
+      /** @description where the last attempt was sent (the webhook's URL then); before any, the URL it was made for */
       url: string
     }
     Event: {
@@ -3056,6 +3057,15 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequests"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -4412,9 +4422,10 @@ export interface operations {
           /** @description at most 100 items; shown to the buyer */
           items?: {
             name: string
+            /** @description 1 to 1000000; quantity × unit_price at most 9999999999 centavos */
             quantity: number
             sku?: string
-            /** @description centavos */
+            /** @description centavos, 0 to 9999999999 */
             unit_price: number
           }[]
           /** @description open amount only: the most the buyer may pay */
@@ -4540,9 +4551,10 @@ export interface operations {
           /** @description at most 100 items; shown to the buyer */
           items?: {
             name: string
+            /** @description 1 to 1000000; quantity × unit_price at most 9999999999 centavos */
             quantity: number
             sku?: string
-            /** @description centavos */
+            /** @description centavos, 0 to 9999999999 */
             unit_price: number
           }[]
           /**
@@ -5922,6 +5934,11 @@ export interface operations {
           | "transaction.chargeback"
           | "pix.med_received"
           | "pix.med_updated"
+          | "transaction.refused"
+          | "transaction.cancelled"
+          | "withdraw.paid"
+          | "withdraw.failed"
+          | "webhook.test"
         status?: "SUCCESS" | "FAILED" | "PENDING"
       }
       header?: never
@@ -8650,6 +8667,11 @@ export interface operations {
           | "transaction.chargeback"
           | "pix.med_received"
           | "pix.med_updated"
+          | "transaction.refused"
+          | "transaction.cancelled"
+          | "withdraw.paid"
+          | "withdraw.failed"
+          | "webhook.test"
         status?: "SUCCESS" | "FAILED" | "PENDING"
       }
       header?: never
@@ -10423,9 +10445,10 @@ export interface operations {
           /** @description at most 100 items; shown to the buyer */
           items?: {
             name: string
+            /** @description 1 to 1000000; quantity × unit_price at most 9999999999 centavos */
             quantity: number
             sku?: string
-            /** @description centavos */
+            /** @description centavos, 0 to 9999999999 */
             unit_price: number
           }[]
           /** @description open amount only: the most the buyer may pay */
@@ -10666,9 +10689,10 @@ export interface operations {
           /** @description at most 100 items; shown to the buyer */
           items?: {
             name: string
+            /** @description 1 to 1000000; quantity × unit_price at most 9999999999 centavos */
             quantity: number
             sku?: string
-            /** @description centavos */
+            /** @description centavos, 0 to 9999999999 */
             unit_price: number
           }[]
           /**

@@ -72,7 +72,8 @@ export class V1WithdrawalsApi extends HttpApiGroup.make("v1Withdrawals")
       .addError(NotFound)
       .annotate(
         OpenApi.Description,
-        "Oldest first; `subaccount_id` lists one subaccount's withdrawals (404 if the account has no such subaccount)."
+        'Newest first (docs/api.md "Lists"); `subaccount_id` lists one subaccount\'s withdrawals ' +
+          "(404 if the account has no such subaccount)."
       )
   )
   .add(
