@@ -490,7 +490,7 @@ describe("split (CONTRACT-v1 §8)", () => {
   })
 
   it("a subaccount's id in upper case names the same balance: split, balance, financials and withdrawal", async () => {
-    const key = await merchant()
+    const { key, token } = await signup(api)
     const sub = await subaccount(key)
     const SUB = sub.toUpperCase()
     const pix = await api.post(
@@ -526,11 +526,15 @@ describe("split (CONTRACT-v1 §8)", () => {
     )
     expect(twice.status, twice.text).toBe(400)
     expect(twice.body.errors.map((e: any) => e.field)).toEqual(["split[1].subaccount_id"])
-    const w = await api.post(`${V1}/withdrawals`, { amount: 3_000, subaccount_id: SUB }, { token: key })
+    // The dashboard's withdrawal too (docs/dashboard.md), then the API's.
+    const board = await api.post("/api/dashboard/withdrawals", { amount: 1_000, subaccountId: SUB }, { token })
+    expect(board.status, board.text).toBe(201)
+    expect(await balance(key, `?subaccount_id=${sub}`)).toEqual({ available: 2_000, pending: 0, reserved: 0 })
+    const w = await api.post(`${V1}/withdrawals`, { amount: 2_000, subaccount_id: SUB }, { token: key })
     expect(w.status, w.text).toBe(201)
     expect(await balance(key, `?subaccount_id=${sub}`)).toEqual({ available: 0, pending: 0, reserved: 0 })
     const listed = await api.get(`${V1}/withdrawals?subaccount_id=${SUB}`, { token: key })
-    expect(listed.body.data.map((x: any) => x.id)).toEqual([w.body.data.id])
+    expect(listed.body.data.map((x: any) => x.id)).toEqual([w.body.data.id, board.body.id])
     // Every party the ledger knows for this subaccount is its id in lower case.
     const parties = await server.db.query("select distinct party from ledger_postings where lower(party) = $1", [sub])
     expect(parties.rows.map((r: any) => r.party)).toEqual([sub])

@@ -9,7 +9,7 @@ import { Subaccounts } from "../../app/Subaccounts.ts"
 import { Webhooks } from "../../app/Webhooks.ts"
 import { Withdrawals } from "../../app/Withdrawals.ts"
 import { type FieldError, ValidationFailed } from "../../domain/errors.ts"
-import { type AccountId, RefundId, SubaccountId, TransactionId, WithdrawalId } from "../../domain/ids.ts"
+import { type AccountId, RefundId, subaccountIdOf, TransactionId, WithdrawalId } from "../../domain/ids.ts"
 import { MERCHANT } from "../../domain/ledger.ts"
 import { type BankAccount, validateBankAccount } from "../../domain/subaccount.ts"
 import type { WithdrawalRecord } from "../../domain/withdrawal.ts"
@@ -224,7 +224,7 @@ export const DashboardHttp = HttpApiBuilder.group(GatewayApi, "dashboard", (hand
             accountId,
             {
               amount: payload.amount,
-              subaccountId: payload.subaccountId === undefined ? null : SubaccountId.make(payload.subaccountId),
+              subaccountId: payload.subaccountId === undefined ? null : subaccountIdOf(payload.subaccountId),
               bankAccount
             },
             WithdrawalId.make(yield* ids.next)
