@@ -40,6 +40,23 @@ describe("a PIX or boleto provider outage", () => {
       expect(order.body.status).toBe("PENDING")
     })
   }
+
+  it("a 503 is not the key's outcome: the retry with the same key runs again (README 'Idempotency')", async () => {
+    const { orderId } = await newOrder(api, key, OUTAGE)
+    const headers = { "idempotency-key": `outage-${orderId}` }
+    const body = pixBody(orderId, OUTAGE)
+    const first = await api.post(PROCESS, body, { key, headers })
+    expect(first.status).toBe(503)
+    // Still out, so 503 again, but asked of the PSP again: no replay, its own Retry-After.
+    const again = await api.post(PROCESS, body, { key, headers })
+    expect(again.status).toBe(503)
+    expect(again.headers.get("idempotent-replayed")).toBeNull()
+    expect(again.headers.get("retry-after")).toBe("30")
+    const stored = await server.db.query("select count(*)::int as n from idempotency_keys where key = $1", [
+      headers["idempotency-key"]
+    ])
+    expect(stored.rows[0].n).toBeLessThanOrEqual(1)
+  })
 })
 
 /** Puts a transaction back where a crashed process would have left it: PROCESSING, two minutes old. */

@@ -394,6 +394,20 @@ describe("POST /public/v1/transactions", () => {
     expect(changed.status).toBe(422)
     expect(changed.body).toMatchObject({ success: false, code: "idempotency_key_reused" })
   })
+
+  it("Idempotency-Key: an error's replay is byte for byte too, success: false included", async () => {
+    const pending = await create({ method: "pix", amount: 4_300, customer: customer() })
+    const headers = { "idempotency-key": `v1-refund-${Date.now()}` }
+    // A PIX not yet paid has nothing to refund: a 409 the key keeps.
+    const refund = () => api.post(`${V1}/transactions/${pending.body.data.hash}/refund`, {}, { token: key, headers })
+    const first = await refund()
+    const again = await refund()
+    expect(first.status, first.text).toBe(409)
+    expect(first.body.success).toBe(false)
+    expect(again.status).toBe(409)
+    expect(again.headers.get("idempotent-replayed")).toBe("true")
+    expect(again.text).toBe(first.text)
+  })
 })
 
 describe("reads through both interfaces (CONTRACT-v1 §2)", () => {

@@ -144,10 +144,15 @@ const toHttpError = (
 const withTrace = (error: InternalServerError, traceId: string) =>
   InternalServerError.of({ message: error.message, code: error.code ?? "internal_error", traceId })
 
+/**
+ * An error's body as the interface of `path` writes it (annotations.ts): /public/v1 adds `success: false`
+ * (CONTRACT §4). The idempotency store keeps this very body, so a replay is the first answer byte for byte.
+ */
+export const errorBody = (error: HttpError, path: string): object =>
+  routes.errorBody(path) === "successFlag" ? { success: false, ...error } : { ...error }
+
 const respond = (error: HttpError, path: string) => {
-  // Each interface writes its own body (annotations.ts): /public/v1 adds `success: false` (CONTRACT §4).
-  const body = routes.errorBody(path) === "successFlag" ? { success: false, ...error } : { ...error }
-  const response = HttpServerResponse.unsafeJson(body, { status: error.statusCode })
+  const response = HttpServerResponse.unsafeJson(errorBody(error, path), { status: error.statusCode })
   if (error instanceof TooManyRequests || error instanceof ServiceUnavailable)
     return HttpServerResponse.setHeader(response, "retry-after", String(error.retryAfter))
   if (error instanceof MethodNotAllowed)

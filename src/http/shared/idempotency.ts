@@ -9,7 +9,16 @@ import { canonicalJson } from "../../domain/canonicalJson.ts"
 import { IdempotencyStore } from "../../ports/IdempotencyStore.ts"
 import { Ids } from "../../ports/Ids.ts"
 import { CurrentPrincipal } from "./security.ts"
-import { BadRequest, Conflict, type HttpError, isHttpError, UnprocessableEntity } from "./errors.ts"
+import {
+  BadRequest,
+  Conflict,
+  type HttpError,
+  isHttpError,
+  ServiceUnavailable,
+  TooManyRequests,
+  UnprocessableEntity
+} from "./errors.ts"
+import { errorBody } from "./envelope.ts"
 
 export interface Reply {
   readonly status: number
@@ -93,6 +102,15 @@ export const claimMade = (store: IdempotencyStore["Type"], accountId: AccountId,
           )
     )
   })
+
+/**
+ * An answer that asks the client to come back (a provider or the database unavailable, a limit, a card
+ * charge of the same order still in flight), with nothing charged or recorded by this request.
+ */
+const retryLater = (error: HttpError) =>
+  error instanceof ServiceUnavailable ||
+  error instanceof TooManyRequests ||
+  (error instanceof Conflict && error.code === "payment_in_progress")
 
 const respond = (status: number, body: string, replayed: boolean) =>
   HttpServerResponse.text(body, {
@@ -217,8 +235,14 @@ export const idempotent = <A, E extends HttpError, E2 extends HttpError, R>(opti
     if (failure._tag === "Some" && isHttpError(failure.value)) {
       const error = failure.value
       if (error.statusCode === 400) yield* store.forget(accountId, key)
-      else
-        yield* durably(store.complete(accountId, key, { status: error.statusCode, body: JSON.stringify({ ...error }) }))
+      // "Retry later" is no outcome: nothing was done, and the same key must be able to do it then
+      // (README "Idempotency"). Freed before the answer, as after a defect, so the retry resumes the reserved id.
+      else if (retryLater(error)) yield* durably(store.release(accountId, key))
+      else {
+        const { pathname } = new URL((yield* HttpServerRequest.HttpServerRequest).url, "http://x")
+        const body = JSON.stringify(errorBody(error, pathname))
+        yield* durably(store.complete(accountId, key, { status: error.statusCode, body }))
+      }
       return yield* Effect.fail(error)
     }
     // A defect (the database went away mid-request) frees the key for the retry, which resumes the same
