@@ -161,11 +161,16 @@ export const makeTaskList = (runtime: Runtime.Runtime<TaskServices>): TaskList =
  * (a no-op with the sandbox PSP), every five minutes the bolepix second PIX still `returning` asked of the
  * PSP again (docs/boleto.md "Bolepix"), and hourly the ledger check whose result the ledger_imbalance_centavos
  * gauge shows (docs/money.md).
+ *
+ * Each with few attempts (`?max=`, docs/operations.md "Scheduled jobs"): the next run does the same work,
+ * so a run that keeps failing must neither pile up retrying copies (graphile-worker's default, 25 attempts
+ * over about four days, would keep thousands of `reconcile_pix` runs asking the PSP) nor wait days to
+ * count as failed, which is what `GatewayJobsFailing` sees.
  */
 export const CRONTAB = [
-  "0 * * * * cleanup",
-  "* * * * * reconcile_charges",
-  "* * * * * reconcile_pix",
-  "*/5 * * * * return_bolepix_pix",
-  "17 * * * * ledger_check"
+  "0 * * * * cleanup ?max=3",
+  "* * * * * reconcile_charges ?max=2",
+  "* * * * * reconcile_pix ?max=2",
+  "*/5 * * * * return_bolepix_pix ?max=2",
+  "17 * * * * ledger_check ?max=3"
 ].join("\n")
