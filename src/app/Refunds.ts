@@ -5,7 +5,7 @@ import { Conflict, NotFound, Unprocessable, ValidationFailed } from "../domain/e
 import { isDisputeOpen, isRefundable, refundBase, type TransactionRecord } from "../domain/transaction.ts"
 import { Acquirer } from "../ports/Acquirer.ts"
 import { PixProvider, type PixRefundState, type PixRefundStatus } from "../ports/PixProvider.ts"
-import { RefundRepo } from "../ports/RefundRepo.ts"
+import { type Refund, RefundRepo } from "../ports/RefundRepo.ts"
 import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Transactional } from "../ports/Transactional.ts"
 import { Books } from "./Books.ts"
@@ -38,6 +38,14 @@ export interface RefundResult {
  * a failed provider call gives the reservation back.
  */
 const isRefundId = Schema.is(RefundId)
+
+/** A refund recorded FAILED, its money returned to the merchant; answered after the commit. */
+const refundFailed = (transactionId: TransactionId) =>
+  new Unprocessable({
+    code: "refund_failed",
+    message: "the refund could not be processed; nothing was refunded, try again",
+    transactionId
+  })
 
 export class Refunds extends Effect.Service<Refunds>()("Refunds", {
   effect: Effect.gen(function* () {
@@ -213,38 +221,87 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
       return true
     })
 
-    return {
-      refund: fn("Refunds.refund")(function* (accountId: AccountId, request: RefundCommand, refundId: RefundId) {
-        const { amount, transaction } = yield* tx.run(reserve(accountId, request, refundId))
-        const given = yield* giveBack(transaction, refundId, amount)
-        if (Either.isRight(given) && given.right === "PROCESSING") {
-          // Accepted by the PSP, not decided yet: the money stays reserved (out of the merchant's balance)
-          // and the refund PENDING; the status change, its event and the ledger follow the PSP's final word
-          // (reconcilePending). The answer shows the transaction as it is now (docs/providers.md "Refunds").
-          metrics.refunds.inc({
-            method: transaction.method,
-            kind: amount === refundBase(transaction) ? "full" : "partial"
-          })
-          return {
-            transaction: yield* Effect.flatten(transactions.find(accountId, transaction.id)).pipe(Effect.orDie),
-            reason: request.reason ?? null,
-            refundedAt: new Date(yield* Clock.currentTimeMillis)
-          } satisfies RefundResult
-        }
-        const succeeded = Either.isRight(given) && given.right === "RETURNED"
-        const result = yield* tx.run(finish(accountId, transaction.id, refundId, amount, succeeded))
-        if (result === null) {
-          return yield* new Unprocessable({
-            code: "refund_failed",
-            message: "the refund could not be processed; nothing was refunded, try again",
-            transactionId: transaction.id
-          })
-        }
+    /** What a reserved refund answers once its provider has answered `given`: its outcome, recorded. */
+    const outcome = fn("Refunds.outcome")(function* (
+      accountId: AccountId,
+      transaction: TransactionRecord,
+      refundId: RefundId,
+      amount: number,
+      reason: string | null,
+      given: Either.Either<PixRefundStatus, unknown>
+    ) {
+      if (Either.isRight(given) && given.right === "PROCESSING") {
+        // Accepted by the PSP, not decided yet: the money stays reserved (out of the merchant's balance)
+        // and the refund PENDING; the status change, its event and the ledger follow the PSP's final word
+        // (reconcilePending). The answer shows the transaction as it is now (docs/providers.md "Refunds").
         metrics.refunds.inc({
           method: transaction.method,
           kind: amount === refundBase(transaction) ? "full" : "partial"
         })
-        return result satisfies RefundResult
+        return {
+          transaction: yield* Effect.flatten(transactions.find(accountId, transaction.id)).pipe(Effect.orDie),
+          reason,
+          refundedAt: new Date(yield* Clock.currentTimeMillis)
+        } satisfies RefundResult
+      }
+      const succeeded = Either.isRight(given) && given.right === "RETURNED"
+      const result = yield* tx.run(finish(accountId, transaction.id, refundId, amount, succeeded))
+      if (result === null) return yield* refundFailed(transaction.id)
+      metrics.refunds.inc({
+        method: transaction.method,
+        kind: amount === refundBase(transaction) ? "full" : "partial"
+      })
+      return result satisfies RefundResult
+    })
+
+    /**
+     * A refund id this account already recorded: a retry that took a dead request's Idempotency-Key claim
+     * over, which keeps the claim's refund id (docs/decisions.md "Refunds and withdrawals resumed"). What
+     * the first attempt recorded is resumed, never reserved, posted or asked of the provider as a new
+     * refund: reserving again found the transaction refunded (409) or clashed with the id (500).
+     */
+    const resume = fn("Refunds.resume")(function* (accountId: AccountId, earlier: Refund) {
+      const t = yield* Effect.flatten(transactions.find(accountId, earlier.transactionId)).pipe(Effect.orDie)
+      switch (earlier.status) {
+        case "SUCCEEDED":
+          // Answered as the first attempt was: the transaction (as it is now) and the refund's own time.
+          return {
+            transaction: t,
+            reason: earlier.reason,
+            refundedAt: earlier.completedAt ?? new Date(yield* Clock.currentTimeMillis)
+          } satisfies RefundResult
+        case "FAILED":
+          // Recorded failed, its money returned: the first attempt answered this refusal.
+          return yield* refundFailed(t.id)
+        case "PENDING": {
+          // Reserved, and the provider perhaps asked, when the first attempt died: driven to its outcome.
+          // A PSP is asked again with the same id (safe: the same devolução, docs/providers.md "Refunds").
+          // A card refund is not sent again: the acquirers' refunds carry no idempotency key and the port
+          // cannot ask what was refunded (docs/providers.md "Known limits"), so resending could refund
+          // twice. Its outcome is unknown, and an unknown card refund is recorded FAILED with the money
+          // returned to the merchant; the operator checks it at the acquirer.
+          const given =
+            t.method === "CARD"
+              ? yield* Effect.as(
+                  Effect.logWarning("card refund resumed after its request died: outcome unknown, recorded FAILED", {
+                    refundId: earlier.id,
+                    transactionId: t.id
+                  }),
+                  Either.left("unknown after a crash")
+                )
+              : yield* giveBack(t, earlier.id, earlier.amount)
+          return yield* outcome(accountId, t, earlier.id, earlier.amount, earlier.reason, given)
+        }
+      }
+    })
+
+    return {
+      refund: fn("Refunds.refund")(function* (accountId: AccountId, request: RefundCommand, refundId: RefundId) {
+        const earlier = yield* refunds.find(accountId, refundId)
+        if (earlier !== undefined) return yield* resume(accountId, earlier)
+        const { amount, transaction } = yield* tx.run(reserve(accountId, request, refundId))
+        const given = yield* giveBack(transaction, refundId, amount)
+        return yield* outcome(accountId, transaction, refundId, amount, request.reason ?? null, given)
       }),
       /**
        * PIX refunds still PENDING a while after they were asked for: the PSP is asked again (same id) and

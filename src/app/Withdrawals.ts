@@ -53,6 +53,11 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
       command: WithdrawalCommand,
       id: WithdrawalId
     ) {
+      // A retry that took a dead request's Idempotency-Key claim over keeps its withdrawal id (docs/decisions.md
+      // "Refunds and withdrawals resumed"): a withdrawal recorded under it answers as created, never taken
+      // from the balance again (that found the balance already short, 409, or clashed with the id, 500).
+      const earlier = yield* repo.find(accountId, id)
+      if (Option.isSome(earlier)) return earlier.value
       // Live mode without a payouts adapter (issue 24): refused before any money moves.
       if (!(yield* payouts.available)) {
         return yield* new Conflict({
