@@ -61,11 +61,8 @@ describe("redactBody (the request log's bodies)", () => {
     expect(redactBody(body.replace(/}$/, ",}"))).toContain('"amount":1000')
   })
   it("redacts v2's card expiry fields and the tokenize body's", () => {
-    const out = JSON.parse(
-      redactBody(
-        JSON.stringify({ cardExpirationMonth: "08", cardExpirationYear: "2031", expirationMonth: 8, expirationYear: 2031 })
-      )
-    )
+    const body = { cardExpirationMonth: "08", cardExpirationYear: "2031", expirationMonth: 8, expirationYear: 2031 }
+    const out = JSON.parse(redactBody(JSON.stringify(body)))
     expect(Object.values(out)).toEqual(["[REDACTED]", "[REDACTED]", "[REDACTED]", "[REDACTED]"])
   })
   it("redactUrl still hides credentials in the query", () => {

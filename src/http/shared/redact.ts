@@ -38,8 +38,12 @@ const SECRET_KEYS = new Set([
  * Also any key that contains one of these (`cardSecurityCode`, `card_cvv`, `webhookSecret`, v2's
  * `cardExpirationMonth` and the tokenize body's `expirationYear`, …).
  */
-const SECRET_PARTS =
-  /cvv|cvc|securitycode|cardnumber|password|secret|token|apikey|fullkey|expirationmonth|expirationyear|expirationdate|expmonth|expyear/
+const SECRET_PARTS = new RegExp(
+  [
+    ...["cvv", "cvc", "securitycode", "cardnumber", "password", "secret", "token", "apikey", "fullkey"],
+    ...["expirationmonth", "expirationyear", "expirationdate", "expmonth", "expyear"]
+  ].join("|")
+)
 
 const isSecretKey = (key: string) => {
   const k = key.toLowerCase().replace(/[_-]/g, "")
