@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type pg from "pg"
 import { client, type Client, signup } from "./support/http.ts"
 import { CARDS, freshCpf } from "./support/payments.ts"
+import { blockedBy } from "./support/locks.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
 import { parseFee } from "../src/domain/ledger.ts"
 
@@ -47,20 +47,6 @@ const sandbox = (key: string, hash: string, action: string, body?: unknown) =>
 const accountOf = async (hash: string) =>
   (await server.db.query("select account_id from transactions where id = $1", [hash])).rows[0].account_id as string
 
-/** Until another session of the test database waits for a lock held by `holder`. */
-const blockedBy = async (holder: pg.PoolClient) => {
-  const pid = (await holder.query("select pg_backend_pid() as pid")).rows[0].pid
-  for (let i = 0; i < 200; i++) {
-    const { rows } = await server.db.query(
-      "select count(*)::int as n from pg_stat_activity where $1 = any(pg_blocking_pids(pid))",
-      [pid]
-    )
-    if (rows[0].n > 0) return
-    await new Promise((r) => setTimeout(r, 25))
-  }
-  throw new Error("the service never waited on the test's lock")
-}
-
 /** Holds `first` in a transaction of its own while `movement` runs, then takes `second`; both must commit. */
 const interleave = async (
   first: readonly [string, ReadonlyArray<unknown>],
@@ -72,7 +58,7 @@ const interleave = async (
     await holder.query("begin")
     expect((await holder.query(first[0], [...first[1]])).rowCount).toBeGreaterThan(0)
     const moved = movement()
-    await blockedBy(holder)
+    await blockedBy(server.db, holder)
     // Out of order, this is the wait PostgreSQL reports as a deadlock (it may abort either side).
     await holder.query(second[0], [...second[1]])
     await holder.query("commit")

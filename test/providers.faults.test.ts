@@ -3,6 +3,7 @@ import { client, type Client, signup } from "./support/http.ts"
 import { boletoBody, cardBody, CARDS, newOrder, pixBody, PROCESS } from "./support/payments.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
 import { sleep } from "./support/payments-fixtures.ts"
+import { blockedBy } from "./support/locks.ts"
 
 /**
  * Provider faults (issue 7, item 6): a PSP or bank outage is a 503 with Retry-After and records
@@ -125,6 +126,39 @@ describe("the reconcile_charges job", () => {
     await runReconcile()
     const row = await waitFor(orphan, "FAILED")
     expect(row).toEqual({ status: "FAILED", decline_code: "processing_error" })
+  })
+
+  it("leaves to a retry a charge it resumed while the job asked the acquirer (it would have failed it)", async () => {
+    const { orderId } = await newOrder(api, key, 1_235)
+    const res = await api.post(PROCESS, cardBody(orderId, 1_235, CARDS.visa), { key })
+    const id = res.body.transactionId as string
+    // An id the acquirer never saw, stuck in PROCESSING for two minutes: the job asks, hears NotReceived.
+    const orphan = "00000000-0000-4000-9000-" + id.slice(-12)
+    await server.db.query(
+      `insert into transactions (id, account_id, origin, order_id, customer_id, method, amount, status, details,
+                                 updated_at)
+       select $2, account_id, origin, order_id, customer_id, method, amount, 'PROCESSING', details,
+              now() - interval '2 minutes'
+       from transactions where id = $1`,
+      [id, orphan]
+    )
+    const holder = await server.db.connect()
+    try {
+      await holder.query("begin")
+      await holder.query("select 1 from transactions where id = $1 for update", [orphan])
+      await runReconcile()
+      // The job has its answer and waits for the row; a retry with the charge's Idempotency-Key resumes it
+      // now and marks it (Payments.chargeCard's touchProcessing) before sending it to the acquirer.
+      await blockedBy(server.db, holder, 10_000)
+      await holder.query("update transactions set updated_at = now() where id = $1", [orphan])
+      await holder.query("commit")
+    } finally {
+      holder.release()
+    }
+    await sleep(2_000)
+    // That retry's acquirer answer settles it; the job's NotReceived, older than the retry, does not.
+    expect((await statusOf(orphan)).status).toBe("PROCESSING")
+    await server.db.query("update transactions set status = 'FAILED' where id = $1", [orphan])
   })
 
   it("leaves a young PROCESSING charge alone (its process may still be waiting for the acquirer)", async () => {

@@ -531,6 +531,12 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       if (Option.isSome(existing)) {
         // A retry of a request that died mid-charge: resume it with the same acquirer idempotency key.
         if (existing.value.status !== "PROCESSING") return existing.value
+        // Marked as worked on first, so the reconciliation job, which would fail a charge the acquirer has
+        // not seen yet, leaves it to this retry (Reconciliation.settle); settled by the job meanwhile, it
+        // is answered as the job left it, and nothing is sent.
+        if (!(yield* transactions.touchProcessing(accountId, existing.value.id))) {
+          return yield* Effect.flatten(transactions.find(accountId, existing.value.id)).pipe(Effect.orDie)
+        }
         return yield* authorize(accountId, existing.value, card, true)
       }
       const analysis = yield* antifraud.assess({

@@ -1,9 +1,10 @@
 import type { AccountId, TransactionId } from "../domain/ids.ts"
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { Acquirer } from "../ports/Acquirer.ts"
 import { PixProvider } from "../ports/PixProvider.ts"
 import { PixInbox } from "../ports/ReceivedPixRepo.ts"
 import { TransactionRepo } from "../ports/TransactionRepo.ts"
+import { Transactional } from "../ports/Transactional.ts"
 import { inMode, Tenancy } from "../ports/Modes.ts"
 import { Lifecycle } from "./Lifecycle.ts"
 import { fn } from "../spans.ts"
@@ -39,8 +40,9 @@ export class Reconciliation extends Effect.Service<Reconciliation>()("Reconcilia
     const tenancy = yield* Tenancy
     const pix = yield* PixProvider
     const inbox = yield* PixInbox
+    const tx = yield* Transactional
 
-    const settle = fn("Reconciliation.settle")(function* (accountId: AccountId, id: TransactionId) {
+    const settle = fn("Reconciliation.settle")(function* (accountId: AccountId, id: TransactionId, stuckSince: Date) {
       const t = yield* transactions.find(accountId, id)
       const status = yield* acquirer.status(id, t._tag === "Some" ? t.value.acquirer : null)
       switch (status._tag) {
@@ -56,8 +58,17 @@ export class Reconciliation extends Effect.Service<Reconciliation>()("Reconcilia
         case "Declined":
           return yield* lifecycle.move(accountId, id, "decline", { declineCode: status.code })
         case "NotReceived":
-          // The acquirer never saw it: nothing was charged.
-          return yield* lifecycle.move(accountId, id, "fail", { declineCode: "processing_error" })
+          // The acquirer never saw it: nothing was charged, unless a retry with the charge's
+          // Idempotency-Key resumed it meanwhile and is sending it now (Payments.chargeCard marks it
+          // first). Checked under the row's lock: such a charge is that retry's to settle.
+          return yield* tx.run(
+            Effect.gen(function* () {
+              const found = yield* transactions.findForUpdate(accountId, id)
+              if (Option.isNone(found) || found.value.status !== "PROCESSING") return
+              if (found.value.updatedAt.getTime() >= stuckSince.getTime()) return
+              return yield* lifecycle.apply(accountId, found.value, "fail", { declineCode: "processing_error" })
+            })
+          )
       }
     })
 
@@ -116,7 +127,7 @@ export class Reconciliation extends Effect.Service<Reconciliation>()("Reconcilia
           // A retry may have settled it meanwhile (IllegalTransition), or the acquirer may be down:
           // the next run asks again.
           // Each charge is asked of the acquirer of its tenant's mode.
-          yield* settle(accountId, id).pipe(
+          yield* settle(accountId, id, olderThan).pipe(
             Tenancy.within(accountId),
             Effect.provideService(Tenancy, tenancy),
             Effect.tap(() => Effect.sync(() => settled++)),

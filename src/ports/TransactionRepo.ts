@@ -110,6 +110,12 @@ export class TransactionRepo extends Context.Tag("TransactionRepo")<
       filter: TransactionFilter,
       range: PageRange
     ) => Effect.Effect<Page<TransactionRecord>>
+    /**
+     * Marks a PROCESSING charge as being worked on now (its `updated_at`), before a retry that resumed it
+     * asks the acquirer again: the reconciliation job then leaves it to that retry. False when it is no
+     * longer PROCESSING (the job settled it first).
+     */
+    readonly touchProcessing: (accountId: AccountId, id: TransactionId) => Effect.Effect<boolean>
     /** Card charges of every account left in PROCESSING since before `olderThan` (their process died). */
     readonly stuckProcessing: (
       olderThan: Date,

@@ -53,6 +53,7 @@ export const makeFakePorts = () => {
             return updated
           }),
         hasProcessing: () => Effect.succeed(false),
+        touchProcessing: () => Effect.succeed(true),
         stuckProcessing: () => Effect.succeed([]),
         pendingBoletos: () => Effect.succeed([]),
         pixNearExpiry: () => Effect.succeed([]),

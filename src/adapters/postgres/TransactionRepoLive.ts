@@ -200,6 +200,15 @@ export const TransactionRepoLive = Layer.effect(
           Effect.map((found) => found.length > 0),
           withSpan("TransactionRepo.hasProcessing")
         ),
+      touchProcessing: (accountId, id) =>
+        sql`
+          update transactions set updated_at = now()
+          where account_id = ${accountId} and id = ${id} and status = 'PROCESSING'
+          returning 1`.pipe(
+          Effect.orDie,
+          Effect.map((touched) => touched.length > 0),
+          withSpan("TransactionRepo.touchProcessing")
+        ),
       stuckProcessing: (olderThan, limit) =>
         sql`
           select account_id, id from transactions
