@@ -55,10 +55,11 @@ describe.skipIf(!available)("/docs in Chromium", () => {
       expect(failed).toEqual([])
       // The reference lays itself out again after its scripts run (its sidebar and panes follow the width
       // through resize observers): the settled page is what must not scroll sideways, so it has 5 s to settle.
-      // Once, on a loaded machine, a 360 px page measured 24 px over right after `networkidle`.
+      // Once, on a loaded machine, a 360 px page measured 24 px over right after `networkidle`, and once more
+      // still after 5 s (a whole-suite run on 2 cores, 2026-11-27): it has 15 s.
       const settled = await page
         .waitForFunction("document.documentElement.scrollWidth <= document.documentElement.clientWidth", undefined, {
-          timeout: 5_000
+          timeout: 15_000
         })
         .then(
           () => true,
@@ -69,9 +70,13 @@ describe.skipIf(!available)("/docs in Chromium", () => {
       const past = settled
         ? []
         : await page.evaluate(
-            `[...document.querySelectorAll("body *")].filter((e) => e.getBoundingClientRect().right > ${width})
+            // In the document's coordinates (the page may be scrolled sideways, which moves every rectangle).
+            `[...document.querySelectorAll("body, body *")]
+              .filter((e) => e.getBoundingClientRect().right + window.scrollX > ${width})
               .slice(0, 10)
-              .map((e) => e.tagName + "." + e.className + " " + Math.round(e.getBoundingClientRect().right))`
+              .map((e) => e.tagName + "." + e.className + " " +
+                Math.round(e.getBoundingClientRect().right + window.scrollX))
+              .concat(["scrollX " + window.scrollX])`
           )
       const overflow = await page.evaluate(
         "document.documentElement.scrollWidth - document.documentElement.clientWidth"
