@@ -114,6 +114,9 @@ describe("/api lists (issue 23.4)", () => {
       ["/api/transactions?method=pix", "method"],
       ["/api/transactions?createdFrom=yesterday", "createdFrom"],
       ["/api/orders?createdTo=2026-02-30", "createdTo"],
+      // A day that does not exist, in an instant too: refused, not read as 2 March (instant.ts).
+      ["/api/transactions?createdFrom=2026-02-30T10:00:00Z", "createdFrom"],
+      ["/api/orders?createdTo=2026-11-31T23:59:59-03:00", "createdTo"],
       ["/api/orders?stauts=PAID", "stauts"],
       ["/api/customers?page=2", "page"],
       ["/api/customers/00000000-0000-4000-8000-000000000000?expand=orders", "expand"],

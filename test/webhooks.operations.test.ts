@@ -370,6 +370,11 @@ describe("deliveries", () => {
     const bad = await m.api.post("/api/webhooks/deliveries/resend-failed", { since: "yesterday" }, { key: m.key })
     expect(bad.status).toBe(400)
     expect(bad.body.message).toContain("since")
+    // A day that does not exist is no instant (instant.ts), not 2 March.
+    const rolled = { since: "2026-02-30T10:00:00Z" }
+    const impossible = await m.api.post("/api/webhooks/deliveries/resend-failed", rolled, { key: m.key })
+    expect(impossible.status, impossible.text).toBe(400)
+    expect(impossible.body.errors.map((e: any) => e.field)).toEqual(["since"])
 
     const since = new Date(Date.now() - 60_000).toISOString()
     const reply = await m.api.post("/api/dashboard/webhooks/deliveries/resend-failed", { since }, { token: m.token })

@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { OrderStatus } from "../../domain/order.ts"
 import { PaymentMethod, TransactionStatus } from "../../domain/transaction.ts"
 import type { ListFilter } from "../../ports/Page.ts"
+import { instantOf } from "../shared/instant.ts"
 
 /**
  * The query of the /api lists (docs/api.md "Lists"). The spec's lists take no parameters and return
@@ -16,10 +17,9 @@ const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}
 const parseBound = (raw: string): { readonly at: Date; readonly day: boolean } | undefined => {
   const day = DAY.test(raw)
   if (!day && !INSTANT.test(raw)) return undefined
-  const at = new Date(day ? `${raw}T00:00:00Z` : raw)
-  if (Number.isNaN(at.getTime())) return undefined
-  if (day && !at.toISOString().startsWith(raw)) return undefined // 2026-02-30
-  return { at, day }
+  // 2026-02-30, as a day or in an instant, is no day: refused, not read as 2 March (instant.ts).
+  const at = instantOf(day ? `${raw}T00:00:00Z` : raw)
+  return at === undefined ? undefined : { at, day }
 }
 
 const Bound = Schema.String.pipe(

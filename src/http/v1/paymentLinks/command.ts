@@ -1,5 +1,6 @@
 import { Either, Schema } from "effect"
 import type { FieldError } from "../../../domain/errors.ts"
+import { instantOf } from "../../shared/instant.ts"
 import type { PaymentLinkId } from "../../../domain/ids.ts"
 import type { InstallmentRules } from "../../../domain/installments.ts"
 import { MAX_AMOUNT, MAX_QUANTITY } from "../../../domain/order.ts"
@@ -66,7 +67,6 @@ export const CreatePaymentLinkWire = Schema.Struct({
 })
 export type CreatePaymentLinkWire = typeof CreatePaymentLinkWire.Type
 
-const OFFSET = /(Z|[+-]\d{2}:?\d{2})$/i
 const amountOk = (n: number) => Number.isInteger(n) && n >= 1 && n <= MAX_AMOUNT
 type Fail = (field: string, message: string) => void
 
@@ -114,8 +114,8 @@ const checkInstallments = (n: number, rules: InstallmentRules, fail: Fail) => {
   return true
 }
 const checkExpiry = (text: string, now: Date, fail: Fail): Date | null => {
-  const at = new Date(text)
-  if (!OFFSET.test(text.trim()) || Number.isNaN(at.getTime()))
+  const at = instantOf(text.trim())
+  if (at === undefined)
     fail("expires_at", "must be an ISO 8601 date-time with an explicit offset, e.g. 2026-12-24T18:00:00-03:00")
   else if (at.getTime() <= now.getTime()) fail("expires_at", "must be in the future")
   else return at

@@ -1,5 +1,6 @@
 import { isIP } from "node:net"
 import { Either, Schema } from "effect"
+import { instantOf } from "../../shared/instant.ts"
 import { isValidUf } from "../../../domain/address.ts"
 import { cardExpired, detectBrand, luhnValid } from "../../../domain/card.ts"
 import { documentType, normalizeDocument } from "../../../domain/document.ts"
@@ -103,7 +104,6 @@ export type CreateTransactionWire = typeof CreateTransactionWire.Type
 const METHODS = { credit_card: "CARD", pix: "PIX", billet: "BOLETO" } as const
 const MINUTE = 60_000
 const DAY = 24 * 60 * MINUTE
-const OFFSET = /(Z|[+-]\d{2}:?\d{2})$/i
 const regions = new Intl.DisplayNames(["en"], { type: "region", fallback: "none" })
 // ISO 3166-1 alpha-2 as CLDR knows it, less the user-assigned codes (QM–QZ, XA–XZ, ZZ).
 const isCountry = (code: string) =>
@@ -225,8 +225,8 @@ export const decodeCreate = (
 
   let expiresAt: Date | null = null
   if (w.expires_at !== undefined && method !== "CARD") {
-    const at = new Date(w.expires_at)
-    if (!OFFSET.test(w.expires_at.trim()) || Number.isNaN(at.getTime())) {
+    const at = instantOf(w.expires_at.trim())
+    if (at === undefined) {
       fail("expires_at", "must be an ISO 8601 date-time with an explicit offset, e.g. 2026-11-22T18:00:00-03:00")
     } else if (method === "PIX") {
       if (at.getTime() < now.getTime() + 5 * MINUTE || at.getTime() > now.getTime() + 30 * DAY) {

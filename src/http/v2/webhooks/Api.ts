@@ -3,6 +3,7 @@ import { ScopeResource } from "../../shared/annotations.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { EVENT_TYPES } from "../../../domain/events.ts"
+import { instantOf } from "../../shared/instant.ts"
 import { Uuid } from "../../../domain/fields.ts"
 import {
   Delivery,
@@ -42,7 +43,7 @@ const Instant = Schema.String.pipe(
   Schema.filter((raw) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i.test(raw), {
     message: () => "must be an ISO 8601 timestamp with its offset"
   }),
-  Schema.filter((raw) => !Number.isNaN(new Date(raw).getTime()), { message: () => "must be a real instant" })
+  Schema.filter((raw) => instantOf(raw) !== undefined, { message: () => "must be a real instant" })
 )
 
 export const ResendFailed = payload(
