@@ -241,8 +241,8 @@ describe("boletos", () => {
   )
 
   it(
-    "an unpaid boleto's expire job is due at the end of its due date in São Paulo; when it " +
-      "runs the boleto is FAILED and the order EXPIRED",
+    "an unpaid boleto is payable through its due date and expires BOLETO_REPORT_DAYS business days later " +
+      "(end of day, São Paulo); when the job runs the boleto is FAILED and the order EXPIRED",
     async () => {
       const before = new Date()
       const boleto = await chargeBoleto(merchant)
@@ -253,10 +253,23 @@ describe("boletos", () => {
       ]).toContain(dueDate)
       const job = await expireJob(boleto.transactionId)
       expect(job, "expire job right after creation").toBeDefined()
-      // São Paulo is UTC-3 (no daylight saving since 2019): the due day ends at 03:00Z of the next day.
-      expect(job!.run_at.toISOString()).toBe(
-        new Date(Date.parse(`${addDays(dueDate, 1)}T03:00:00.000Z`) - 1).toISOString()
+      // Payable through its due date (its expiresAt; São Paulo is UTC-3, no daylight saving since 2019: the
+      // day ends at 03:00Z of the next)...
+      const endOf = (day: string) => new Date(Date.parse(`${addDays(day, 1)}T03:00:00.000Z`) - 1).toISOString()
+      const stored = await server.db.query("select expires_at from transactions where id = $1", [boleto.transactionId])
+      expect(stored.rows[0].expires_at.toISOString()).toBe(endOf(dueDate))
+      // ...expired two business days later (the test server's BOLETO_REPORT_DAYS, the default): the bank's
+      // retorno of a payment made on the due date comes the next business day, or the one after, and must
+      // still find it PENDING (docs/boleto.md "When a boleto expires").
+      expect(job!.run_at.toISOString()).toBe(endOf(addBusinessDays(dueDate, 2)))
+      // Meanwhile the bank takes no payment dated after the due date.
+      const late = await merchant.api.post(
+        `/api/sandbox/transactions/${boleto.transactionId}/pay?date=${addDays(dueDate, 1)}`,
+        undefined,
+        { key: merchant.key }
       )
+      expect(late.status, late.text).toBe(409)
+      expect(late.body.code).toBe("not_payable")
 
       // Bring the deadline to now.
       const moved = await server.db.query("update graphile_worker._private_jobs set run_at = now() where key = $1", [

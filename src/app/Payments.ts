@@ -9,7 +9,7 @@ import { installmentOption, offered } from "../domain/installments.ts"
 import { documentType, normalizeDocument } from "../domain/document.ts"
 import { feeOf, percentageShare } from "../domain/ledger.ts"
 import { SubaccountRepo } from "../ports/SubaccountRepo.ts"
-import { addCalendarDays, onOrNextBusinessDay } from "../domain/calendar.ts"
+import { addBusinessDays, addCalendarDays, onOrNextBusinessDay } from "../domain/calendar.ts"
 import { termField, validateTerms } from "../domain/chargeTerms.ts"
 import { addBusinessDaysInSaoPaulo, endOfDayInSaoPaulo, saoPauloDate } from "../domain/time.ts"
 import type { SplitRecord, TransactionRecord } from "../domain/transaction.ts"
@@ -331,10 +331,12 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       // With a fine or interest it is meant to be paid late too: payable BOLETO_LATE_DAYS after the due
       // date before it expires (docs/boleto.md); otherwise "Não receber após o vencimento".
       const late = terms?.fine !== undefined || terms?.interest !== undefined
-      const due = {
-        date: dueDate,
-        endOfDay: endOfDayInSaoPaulo(late ? addCalendarDays(payable, config.boletoLateDays) : payable)
-      }
+      const lastPayableDay = late ? addCalendarDays(payable, config.boletoLateDays) : payable
+      const due = { date: dueDate, endOfDay: endOfDayInSaoPaulo(lastPayableDay) }
+      // It expires later than it stops being payable: the bank reports a payment of the last payable day in
+      // a retorno of the next business days, which must still find it PENDING (docs/boleto.md "When a
+      // boleto expires"). `expiresAt` stays the last payable instant, which the bank enforces.
+      const writtenOff = endOfDayInSaoPaulo(addBusinessDays(lastPayableDay, config.boletoReportDays))
       const payerName = command.buyer?.name ?? customer?.name ?? "Pagador"
       const registered = yield* boleto.register({
         accountId,
@@ -381,7 +383,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         },
         (created) =>
           Effect.all(
-            [scheduler.expireAt(accountId, created.id, due.endOfDay), scheduler.confirmBoletosSoon, settle(created)],
+            [scheduler.expireAt(accountId, created.id, writtenOff), scheduler.confirmBoletosSoon, settle(created)],
             { discard: true }
           ),
         [

@@ -4,7 +4,7 @@ import { Clock, Effect, FiberRef, Option } from "effect"
 import { CurrentMode } from "../ports/Modes.ts"
 import { amountDue } from "../domain/chargeTerms.ts"
 import { saoPauloDate } from "../domain/time.ts"
-import { Disabled, NotFound, ValidationFailed } from "../domain/errors.ts"
+import { Conflict, Disabled, NotFound, ValidationFailed } from "../domain/errors.ts"
 import { transition } from "../domain/lifecycle.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import { SandboxBank } from "../ports/BoletoProvider.ts"
@@ -97,6 +97,15 @@ export class Sandbox extends Effect.Service<Sandbox>()("Sandbox", {
           return { settled: true, transaction: yield* settlement.markPaid(accountId, id, new Date()) }
         // A boleto is paid on a day (default today) for an amount (default what its terms ask that day).
         const paidOn = at.date ?? saoPauloDate(new Date(yield* Clock.currentTimeMillis))
+        // A bank takes no payment after the slip's last payable day ("Não receber após"); the charge stays
+        // PENDING a few business days more only to hear of one made by then (docs/boleto.md "When a
+        // boleto expires").
+        if (t.expiresAt !== null && paidOn > saoPauloDate(t.expiresAt)) {
+          return yield* new Conflict({
+            code: "not_payable",
+            message: `the bank takes no payment of this boleto after ${saoPauloDate(t.expiresAt)}`
+          })
+        }
         const boleto = t.details.boleto
         const amount =
           at.amount ??

@@ -75,3 +75,14 @@ describe('login attempts (docs/decisions.md "Login attempts")', () => {
     expect(Either.isLeft(result) && String(result.left)).toContain(variable)
   })
 })
+
+describe("BOLETO_REPORT_DAYS (docs/boleto.md 'When a boleto expires')", () => {
+  it("2 business days by default, 0 to 10", async () => {
+    expect(Either.getOrThrow(await load({})).boletoReportDays).toBe(2)
+    expect(Either.getOrThrow(await load({ BOLETO_REPORT_DAYS: "0" })).boletoReportDays).toBe(0)
+    for (const bad of ["-1", "11", "two"]) {
+      const result = await load({ BOLETO_REPORT_DAYS: bad })
+      expect(Either.isLeft(result) && String(result.left)).toContain("BOLETO_REPORT_DAYS")
+    }
+  })
+})

@@ -39,6 +39,12 @@ export interface AppConfigShape {
   readonly boletoDueDays: number
   /** BOLETO_LATE_DAYS: how long after its due date a boleto with a fine or interest is still payable. */
   readonly boletoLateDays: number
+  /**
+   * BOLETO_REPORT_DAYS: business days after a boleto's last payable day that it stays PENDING, so that the
+   * bank's report of a payment made on that day (a retorno of the next business day or the one after) still
+   * finds it payable; then it expires (docs/boleto.md "When a boleto expires").
+   */
+  readonly boletoReportDays: number
   readonly boletoConfirmationDelaySeconds: number
   readonly sandboxEnabled: boolean
   readonly signupEnabled: boolean
@@ -293,6 +299,10 @@ const fields = Config.all({
   pixExpiresInSeconds: positiveInt("PIX_EXPIRES_IN_SECONDS", 3600),
   boletoDueDays: positiveInt("BOLETO_DUE_DAYS", 3),
   boletoLateDays: positiveInt("BOLETO_LATE_DAYS", 30),
+  boletoReportDays: Config.integer("BOLETO_REPORT_DAYS").pipe(
+    Config.withDefault(2),
+    Config.validate({ message: "BOLETO_REPORT_DAYS must be 0 to 10", validation: (n) => n >= 0 && n <= 10 })
+  ),
   boletoConfirmationDelaySeconds: Config.integer("BOLETO_CONFIRMATION_DELAY_SECONDS").pipe(
     Config.withDefault(5),
     Config.validate({ message: "BOLETO_CONFIRMATION_DELAY_SECONDS must be ≥ 0", validation: (n) => n >= 0 })

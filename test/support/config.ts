@@ -89,6 +89,7 @@ export const testConfig = async (
     pixExpiresInSeconds: 3600,
     boletoDueDays: 3,
     boletoLateDays: 30,
+    boletoReportDays: 2,
     boletoConfirmationDelaySeconds: 1,
     sandboxEnabled: true,
     signupEnabled: true,
