@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { addCalendarDays } from "../src/domain/calendar.ts"
+import { addCalendarDays, onOrNextBusinessDay } from "../src/domain/calendar.ts"
 import { client, type Client, signup } from "./support/http.ts"
 import { boletoBody, newOrder, PROCESS } from "./support/payments.ts"
 import { pdfTextRuns } from "./support/pdfText.ts"
@@ -269,6 +269,22 @@ describe("bolepix: the first payment settles, the second is returned", () => {
     // The merchant's totals: one sale.
     const v1 = await api.get(`/public/v1/transactions/${id}`, { token: key })
     expect(v1.body.data).toMatchObject({ status: "paid", amount_total: 100_000, refunded_amount: 0 })
+  })
+
+  it("a PIX dated after the last payable day, the boleto still PENDING for the bank's report: returned", async () => {
+    const due = addCalendarDays(today(), 7)
+    const id = await bolepix(due)
+    // Payable 30 days late (fine and interest: BOLETO_LATE_DAYS), then PENDING two business days more for
+    // the bank's report (BOLETO_REPORT_DAYS): a PIX of the day after the last payable day does not settle it.
+    const last = addCalendarDays(onOrNextBusinessDay(due), 30)
+    const byPix = await pay(id, `rail=pix&date=${addCalendarDays(last, 1)}&amount=100000`)
+    expect(byPix.status, byPix.text).toBe(200)
+    expect(byPix.body.status).toBe("PENDING")
+    expect(await seconds(id)).toEqual([{ rail: "pix", amount: 100_000, status: "returned" }])
+    // On the last payable day itself it settles.
+    const id2 = await bolepix(due)
+    const onLast = await pay(id2, `rail=pix&date=${last}`)
+    expect(onLast.body.status).toBe("PAID")
   })
 
   it("both rails at once, on many boletos at varied offsets: each settles once, the other returned", async () => {

@@ -32,8 +32,9 @@ export const PixReceiptsLive = Layer.effect(
     /**
      * A PIX on a bolepix's due-date charge (docs/boleto.md "Bolepix"), the boleto locked. PENDING: it settles
      * the boleto with the parts its terms give for the day paid (the PSP's cobv asked that day's amount; what
-     * was paid stands, as a bank's amount does). Already settled by the barcode, or no longer payable: it is
-     * recorded as a second payment and returned after the commit.
+     * was paid stands, as a bank's amount does). Already settled by the barcode, no longer payable, or paid
+     * after its last payable day (its PSP should have refused it): it is recorded as a second payment and
+     * returned after the commit.
      */
     const onBoleto = fn("PixReceipts.onBoleto")(function* (
       payment: ReceivedPix,
@@ -42,7 +43,10 @@ export const PixReceiptsLive = Layer.effect(
     ) {
       const charge = { accountId, transactionId: t.id }
       const boleto = t.details.boleto
-      if (t.status === "PENDING" && boleto !== undefined) {
+      // Paid by its last payable instant: a boleto stays PENDING BOLETO_REPORT_DAYS longer only to hear of
+      // payments made by then (docs/boleto.md "When a boleto expires"); a PIX after it is returned.
+      const inTime = t.expiresAt === null || payment.paidAt.getTime() <= t.expiresAt.getTime()
+      if (t.status === "PENDING" && boleto !== undefined && inTime) {
         yield* received.setOutcome(payment.endToEndId, "settled", charge)
         const parts = paymentParts(t.amount, boleto.dueDate, boleto.terms, saoPauloDate(payment.paidAt), payment.amount)
         yield* lifecycle
