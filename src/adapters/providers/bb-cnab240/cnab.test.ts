@@ -121,6 +121,20 @@ describe("CNAB 240: remessa → fake bank → retorno", () => {
     expect(read.titles).toHaveLength(9)
     expect(read.titles.map((t) => t.line)).toEqual([3, 5, 9, 11, 13, 15, 17, 19, 21])
   })
+
+  it("a segment T without its U is reported; the next title, read on its own, is not lost", () => {
+    const sent = titles(4)
+    const remessa = buildRemessa(BANCO_DO_BRASIL, AGREEMENT, 9, new Date("2027-01-20T12:00:00Z"), sent)
+    const retorno = answerRemessa(remessa, 9, () => ({ movement: "06", paidOn: DUE }))
+    const lines = retorno.split("\r\n")
+    // Line 6 is the second title's U (headers on 1–2, then T and U per title): the bank's file lost it.
+    lines.splice(5, 1)
+    const read = parseRetorno(lines.join("\r\n"))
+    if ("error" in read) throw new Error(read.error)
+    expect(read.rejected).toEqual([{ line: 5, error: "segment T without its segment U on the next line" }])
+    // The third title's T and U (now lines 6 and 7) and the fourth's are read.
+    expect(read.titles.map((t) => t.line)).toEqual([3, 6, 8])
+  })
 })
 
 describe("the DICT key's type for Y-03", () => {

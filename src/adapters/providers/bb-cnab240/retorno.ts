@@ -76,7 +76,13 @@ export const parseRetorno = (text: string): Retorno | { readonly error: string }
       }
       continue
     }
-    const u = readRecord(SEGMENT_U, lines[i + 1] ?? "")
+    const next = lines[i + 1] ?? ""
+    // A T whose U is missing: the next line is another title's (or the trailer), read on its own.
+    if (next.length !== 240 || next.slice(7, 8) !== "3" || next.slice(13, 14) !== "U") {
+      rejected.push({ line: n, error: "segment T without its segment U on the next line" })
+      continue
+    }
+    const u = readRecord(SEGMENT_U, next)
     if (!u.ok) {
       rejected.push({ line: n + 1, error: `segment U of line ${n}: ${u.error}` })
       i++
