@@ -459,25 +459,35 @@ describe("PIX over the API Pix (bcb-pix adapter, fake PSP, efi profile)", () => 
     expect(await receivedRows(c.transactionId)).toHaveLength(1)
   }, 130_000)
 
-  it("a charge near expiry, notice lost, absent from GET /pix: found by GET /cob, settled before expiry", async () => {
-    const c = await chargePix(merchant, 6_543)
-    const txid = txidOf(c.transactionId)
-    // Four minutes left: within the reconciliation's near-expiry window (five; docs/providers.md).
-    await db.query("update transactions set expires_at = now() + interval '4 minutes' where id = $1", [c.transactionId])
-    const e2e = await psp.pay(txid, { notify: false, listed: false })
-    const from = psp.exchanges.length
-    await db.query("select graphile_worker.add_job('reconcile_pix', '{}'::json)")
-    await until(
-      "the charge settled",
-      async () => ((await transaction(merchant, c.transactionId)).status === "PAID" ? true : undefined),
-      30_000,
-      500
-    )
-    expect(await receivedRows(c.transactionId)).toEqual([
-      { end_to_end_id: e2e, outcome: "settled", source: "reconciliation" }
-    ])
-    expect(psp.exchanges.slice(from).some((x) => x.method === "GET" && x.path === `/cob/${txid}`)).toBe(true)
-  }, 60_000)
+  it.each([
+    ["with its txid", false],
+    // The spec's Pix.txid is optional: the payment under its charge is that charge's (BcbPixProvider stateOf).
+    ["listed under it without its txid", true]
+  ])(
+    "a charge near expiry, notice lost, absent from GET /pix: found by GET /cob (%s), settled before expiry",
+    async (_, bare) => {
+      const c = await chargePix(merchant, 6_543)
+      const txid = txidOf(c.transactionId)
+      // Four minutes left: within the reconciliation's near-expiry window (five; docs/providers.md).
+      await db.query("update transactions set expires_at = now() + interval '4 minutes' where id = $1", [
+        c.transactionId
+      ])
+      const e2e = await psp.pay(txid, { notify: false, listed: false, bareInCob: bare })
+      const from = psp.exchanges.length
+      await db.query("select graphile_worker.add_job('reconcile_pix', '{}'::json)")
+      await until(
+        "the charge settled",
+        async () => ((await transaction(merchant, c.transactionId)).status === "PAID" ? true : undefined),
+        30_000,
+        500
+      )
+      expect(await receivedRows(c.transactionId)).toEqual([
+        { end_to_end_id: e2e, outcome: "settled", source: "reconciliation" }
+      ])
+      expect(psp.exchanges.slice(from).some((x) => x.method === "GET" && x.path === `/cob/${txid}`)).toBe(true)
+    },
+    60_000
+  )
 
   it(
     "refunds: one the PSP returns (DEVOLVIDO) while we wait, one it does not (NAO_REALIZADO) decided later: " +

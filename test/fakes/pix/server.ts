@@ -119,6 +119,8 @@ interface Received {
   devolucoes: Array<Devolucao>
   /** Left out of `GET /pix` (a PSP's listing lag): found only by `GET /cob/{txid}` or a notice. */
   unlisted?: boolean
+  /** Listed under its charge (`GET /cob/{txid}`'s `pix`) without its `txid`, which the spec leaves optional. */
+  bareInCob?: boolean
 }
 
 export interface FakePspOptions {
@@ -223,6 +225,11 @@ export const startFakePsp = async (options: FakePspOptions) => {
     ...(r.devolucoes.length === 0 ? {} : { devolucoes: r.devolucoes })
   })
 
+  const inCobJson = (r: Received) => {
+    const { txid: _, ...bare } = pixJson(r)
+    return r.bareInCob === true ? bare : pixJson(r)
+  }
+
   const cobJson = (c: Cob) => ({
     calendario: { criacao: c.criacao, expiracao: c.expiracao },
     txid: c.txid,
@@ -234,7 +241,7 @@ export const startFakePsp = async (options: FakePspOptions) => {
     valor: { original: c.valor },
     chave: c.chave,
     pixCopiaECola: c.pixCopiaECola,
-    ...(c.status === "CONCLUIDA" ? { pix: [...received.values()].filter((r) => r.txid === c.txid).map(pixJson) } : {})
+    ...(c.status === "CONCLUIDA" ? { pix: [...received.values()].filter((r) => r.txid === c.txid).map(inCobJson) } : {})
   })
 
   const cobvJson = (c: Cobv) => ({
@@ -260,7 +267,7 @@ export const startFakePsp = async (options: FakePspOptions) => {
     valor: c.valor,
     chave: c.chave,
     pixCopiaECola: c.pixCopiaECola,
-    ...(c.status === "CONCLUIDA" ? { pix: [...received.values()].filter((r) => r.txid === c.txid).map(pixJson) } : {})
+    ...(c.status === "CONCLUIDA" ? { pix: [...received.values()].filter((r) => r.txid === c.txid).map(inCobJson) } : {})
   })
 
   // --- notifications ------------------------------------------------------------------------------------
@@ -704,7 +711,7 @@ export const startFakePsp = async (options: FakePspOptions) => {
     /** The payer pays the charge (at `amount` centavos, the charge's own by default); notifies unless told. */
     pay: async (
       txid: string,
-      opts: { amount?: number; notify?: boolean; endToEndId?: string; listed?: boolean } = {}
+      opts: { amount?: number; notify?: boolean; endToEndId?: string; listed?: boolean; bareInCob?: boolean } = {}
     ) => {
       // A due-date charge (cobv) is paid the same way; the fake does not compute its terms: pass `amount`.
       const cob = cobs.get(txid) ?? cobvs.get(txid)
@@ -718,7 +725,8 @@ export const startFakePsp = async (options: FakePspOptions) => {
         horario: now().toISOString(),
         chave: pixKey,
         devolucoes: [],
-        ...(opts.listed === false ? { unlisted: true } : {})
+        ...(opts.listed === false ? { unlisted: true } : {}),
+        ...(opts.bareInCob === true ? { bareInCob: true } : {})
       }
       received.set(paid.endToEndId, paid)
       if (opts.notify !== false) await notify([paid])

@@ -72,11 +72,16 @@ export const receivedOf = (p: Pix): ReceivedPix => ({
   refunds: (p.devolucoes ?? []).map(refundOf)
 })
 
-/** A `cob` or a `cobv` as the port sees it: its status and the payments the PSP attributes to it. */
+/**
+ * A `cob` or a `cobv` as the port sees it: its status and the payments the PSP attributes to it, each named
+ * by the charge's txid: the spec's `Pix.txid` is optional, and a payment the inbox cannot match to its
+ * charge would be claimed as an unknown one, so that the charge's own notice is a duplicate and the charge
+ * expires paid.
+ */
 const stateOf = (cob: CobGerada | CobVGerada): PixChargeState => ({
   txid: cob.txid,
   status: chargeStatusOf[cob.status],
-  payments: (cob.pix ?? []).map(receivedOf)
+  payments: (cob.pix ?? []).map((p) => ({ ...receivedOf(p), txid: p.txid ?? cob.txid }))
 })
 
 const decode =
