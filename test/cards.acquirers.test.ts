@@ -102,6 +102,13 @@ describe("LIVE_ACQUIRERS=cielo,rede", () => {
     expect(await orderStatus(api, key, orderId)).toBe("PAID")
   })
 
+  it("a live key's test card numbers are cards like any other: the review card goes to Cielo, CAPTURED", async () => {
+    const { reply } = await pay(4_321, "4000000000000101")
+    expect(reply.status, reply.text).toBe(201)
+    expect(reply.body.status).toBe("CAPTURED")
+    expect(cielo.captures(reply.body.transactionId as string)).toHaveLength(1)
+  })
+
   it("a test key never reaches an acquirer: the sandbox charges it, no connection reaches either fake", async () => {
     const merchant = await signup(api)
     const connections = () => [cielo.api.connections(), cielo.query.connections(), rede.server.connections()]

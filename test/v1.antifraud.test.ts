@@ -155,6 +155,12 @@ describe("each rule (default weights and thresholds)", () => {
       decision: "review",
       reason: "sandbox_review_card"
     })
+    // The whole number, not its BIN and last four: real cards that share them are ordinary cards.
+    for (const lookalike of ["4000001234550101", "4100001234550019"]) {
+      const real = await charged({ card: card(lookalike) })
+      expect(real.transaction.status, lookalike).toBe("paid")
+      expect(real.analysis.reason, lookalike).toBeNull()
+    }
   })
 
   it("amount_above_usual waits for 5 paid card charges, then fires above 10× their average", async () => {

@@ -1,9 +1,10 @@
 import { createHmac, hkdfSync } from "node:crypto"
-import { Clock, Effect, Layer, Redacted } from "effect"
+import { Clock, Effect, FiberRef, Layer, Redacted } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { assess } from "../../domain/antifraud.ts"
 import { Antifraud, AntifraudSignals, type AntifraudRequest } from "../../ports/Antifraud.ts"
-import { fraudTestCard, reviewTestCard } from "../providers/sandbox/testCards.ts"
+import { CurrentMode } from "../../ports/Modes.ts"
+import { forcedAntifraud } from "../providers/sandbox/testCards.ts"
 import { fn } from "../../spans.ts"
 
 /**
@@ -31,13 +32,6 @@ export const RulesAntifraudLive = Layer.effect(
     )
     const digest = (kind: string, value: string) =>
       createHmac("sha256", secret).update(`${kind}:${value}`).digest("hex")
-
-    const forcedBy = (r: AntifraudRequest) =>
-      r.bin === fraudTestCard.bin && r.last4 === fraudTestCard.last4
-        ? ("reject" as const)
-        : r.bin === reviewTestCard.bin && r.last4 === reviewTestCard.last4
-          ? ("review" as const)
-          : null
 
     return Antifraud.of({
       assess: fn("RulesAntifraud.assess")(function* (request: AntifraudRequest) {
@@ -76,7 +70,7 @@ export const RulesAntifraudLive = Layer.effect(
             customerName: request.buyer.name,
             email: request.buyer.email,
             ip: request.buyer.ip,
-            forced: forcedBy(request)
+            forced: forcedAntifraud(request.pan, yield* FiberRef.get(CurrentMode))
           },
           settings
         )

@@ -1,3 +1,4 @@
+import type { Mode } from "../../../domain/mode.ts"
 import type { DeclineCode } from "../../../ports/Acquirer.ts"
 
 // The sandbox's test cards (CONTRACT §7). Any future expiry and any CVV; all pass Luhn.
@@ -27,11 +28,19 @@ export const testCardOutcomes: ReadonlyMap<string, TestCardOutcome> = new Map([
   ["4000000000000259", { _tag: "Approve", dispute: true }]
 ])
 
-/** The card the sandbox antifraud blocks, as the antifraud sees it (it never gets the full PAN). */
-export const fraudTestCard = { bin: "410000", last4: "0019" } as const
+/** The card the sandbox antifraud blocks. */
+export const fraudTestCard = "4100000000000019"
 
 /** The card the sandbox antifraud sends to manual review (CONTRACT-v1 §3: `4000000000000101` → `antifraud`). */
-export const reviewTestCard = { bin: "400000", last4: "0101" } as const
+export const reviewTestCard = "4000000000000101"
+
+/**
+ * What an antifraud answers a test card regardless of its rules: in test mode only, and for the whole
+ * number. In live mode a test number is a card like any other (docs/providers.md "Test and live modes"),
+ * and a real card that shares a test card's BIN and last four digits is no test card.
+ */
+export const forcedAntifraud = (pan: string, mode: Mode | undefined): "reject" | "review" | null =>
+  mode === "live" ? null : pan === fraudTestCard ? "reject" : pan === reviewTestCard ? "review" : null
 
 /**
  * The sandbox PSP and bank answer as if they were down for a charge of this amount (R$ 503,01), so a
