@@ -56,6 +56,25 @@ describe("redactBody (the request log's bodies)", () => {
         if (stored.includes(secret)) throw new Error(`${JSON.stringify(text)} kept ${secret}: ${stored}`)
       }
     }
+    // Nested and percent-encoded form fields, lists and objects under a secret key, a document in a string.
+    const more = [
+      "card[cvv]=739&card[exp_year]=2031&card[number]=4111111111111111&amount=1000",
+      "card%5Bcvv%5D=739&card%5Bexp_year%5D=2031&amount=1000",
+      "card%5Bnumber%5D=4111-1111-1111&card%5Bexpiry%5D=2031",
+      '{"card":{"cvv":["739"],"exp_month":[8],"exp_year":{"y":2031}},}',
+      JSON.stringify({ note: JSON.stringify({ cvv: "739", api_token: "sk_live_q8x" }) }),
+      JSON.stringify({ metadata: { raw: "cvv=739&exp_year=2031" } })
+    ]
+    for (const text of more) {
+      const stored = redactBody(text)
+      for (const secret of ["739", "2031", "4111", "sk_live"]) {
+        if (stored.includes(secret)) throw new Error(`${JSON.stringify(text)} kept ${secret}: ${stored}`)
+      }
+    }
+    expect(redactBody(more[0]!)).toBe(
+      "card[cvv]=[REDACTED]&card[exp_year]=[REDACTED]&card[number]=[REDACTED]&amount=1000"
+    )
+    expect(redactBody(more[1]!)).toBe("card%5Bcvv%5D=[REDACTED]&card%5Bexp_year%5D=[REDACTED]&amount=1000")
     // What is not secret stays readable, to show the merchant what was wrong.
     expect(redactBody(body.replace(/}$/, ",}"))).toContain('"holder_name":"MARIA"')
     expect(redactBody(body.replace(/}$/, ",}"))).toContain('"amount":1000')

@@ -68,7 +68,8 @@ const PAN_LIKE = /(?<!\d)\d(?:[ -]?\d){12,18}(?!\d)/g
 const redactPans = (text: string) => text.replace(PAN_LIKE, (run) => (luhn(run.replace(/[ -]/g, "")) ? REDACTED : run))
 
 const redactValue = (value: unknown): unknown => {
-  if (typeof value === "string") return redactPans(value)
+  // A string may hold a document of its own (a body encoded twice, a `metadata` note): its pairs too.
+  if (typeof value === "string") return redactPans(redactLoosePairs(value))
   if (typeof value === "number") return Number.isInteger(value) && luhnNumber(value) ? REDACTED : value
   if (Array.isArray(value)) return value.map(redactValue)
   if (value !== null && typeof value === "object") {
@@ -87,17 +88,55 @@ const luhnNumber = (n: number) => {
 
 /**
  * A key and its value in text that is not JSON: a JSON-like pair however broken the document around it
- * (`"cvv": "123",}`, `cvv: 123`, `'cvv':'123'`) or a form field (`cvv=123&`). The value is a quoted
- * string (cut short or not) or a run up to the next delimiter.
+ * (`"cvv": "123",}`, `cvv: 123`, `'cvv':'123'`) or a form field (`cvv=123&`, `card[cvv]=123`,
+ * `card%5Bcvv%5D=123`). The value is a quoted string (cut short or not) or a run up to the next
+ * delimiter; a bare value stops before a brace or bracket, so the pairs of an object or list under a key
+ * are read as pairs of their own.
  */
-// A bare value stops before a brace or bracket, so the pairs of an object or list under a key are
-// read as pairs of their own.
-const LOOSE_PAIR = /(["']?)([A-Za-z0-9_-]+)\1(\s*[:=]\s*)("(?:[^"\\]|\\.)*"?|'(?:[^'\\]|\\.)*'?|[^,;&{}[\]\s"']*)/g
+// A key starts where no key character precedes it and has at most 64 characters: a long run of them (a
+// 1 MiB body of letters) is tried once, not from each of its positions (which would take quadratic time).
+const KEY =
+  String.raw`(["']?)((?:\[|%5B)?)(?:(?<=%5B)|(?<![A-Za-z0-9_-]))` +
+  String.raw`([A-Za-z0-9_-]{1,64})\1((?:\]|%5D)?)(\s*[:=]\s*)`
+const LOOSE_PAIR = new RegExp(KEY + String.raw`("(?:[^"\\]|\\.)*"?|'(?:[^'\\]|\\.)*'?|[^,;&{}[\]\s"']*)`, "gi")
+/** A key before a list or an object (`"cvv": ["123"]`), the group itself not taken. */
+const KEY_OF_GROUP = new RegExp(KEY + String.raw`(?=[[{])`, "gi")
 
-const redactLoosePairs = (text: string) =>
-  text.replace(LOOSE_PAIR, (pair, quote: string, key: string, separator: string, value: string) =>
-    isSecretKey(key) && value !== "" && value !== "null" ? `${quote}${key}${quote}${separator}${REDACTED}` : pair
+/** Where the list or object that starts at `i` ends (after its closing bracket), or the text's end. */
+const groupEnd = (text: string, i: number) => {
+  let depth = 0
+  let quote: string | null = null
+  for (; i < text.length; i++) {
+    const c = text[i]
+    if (quote !== null) {
+      if (c === "\\") i++
+      else if (c === quote) quote = null
+    } else if (c === '"' || c === "'") quote = c
+    else if (c === "[" || c === "{") depth++
+    else if ((c === "]" || c === "}") && --depth === 0) return i + 1
+  }
+  return text.length
+}
+
+const redactLoosePairs = (text: string) => {
+  // A list or object under a secret key goes whole, however deep; under any other key its pairs are read.
+  let grouped = ""
+  let from = 0
+  for (const m of text.matchAll(KEY_OF_GROUP)) {
+    if (m.index < from || !isSecretKey(m[3]!)) continue
+    const start = m.index + m[0].length
+    grouped += text.slice(from, start) + REDACTED
+    from = groupEnd(text, start)
+  }
+  grouped += text.slice(from)
+  return grouped.replace(
+    LOOSE_PAIR,
+    (pair, quote: string, open: string, key: string, close: string, sep: string, value: string) =>
+      isSecretKey(key) && value !== "" && value !== "null"
+        ? `${quote}${open}${key}${quote}${close}${sep}${REDACTED}`
+        : pair
   )
+}
 
 /**
  * A request body as the request log keeps it (docs/webhooks.md "Request log"): every value under a secret
