@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto"
+import { canonicalJson } from "../src/domain/canonicalJson.ts"
 import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parseBrCode } from "../src/domain/brcode.ts"
@@ -393,6 +395,21 @@ describe("POST /public/v1/transactions", () => {
     const changed = await create({ ...body, amount: 4_201 }, { token: key, headers })
     expect(changed.status).toBe(422)
     expect(changed.body).toMatchObject({ success: false, code: "idempotency_key_reused" })
+  })
+
+  it("Idempotency-Key: a card charge's stored fingerprint is keyed, not a SHA-256 of its card and CVV", async () => {
+    const body = { method: "credit_card", amount: 4_400, installments: 1, customer: customer(), card: card() }
+    const idempotencyKey = `v1-card-${Date.now()}`
+    const first = await create(body, { token: key, headers: { "idempotency-key": idempotencyKey } })
+    expect(first.status, first.text).toBe(201)
+    const stored = await server.db.query("select fingerprint from idempotency_keys where key = $1", [idempotencyKey])
+    const plain = createHash("sha256")
+      .update(`POST /public/v1/transactions\n${canonicalJson(body)}`)
+      .digest("hex")
+    expect(stored.rows[0].fingerprint).toMatch(/^[0-9a-f]{64}$/)
+    expect(stored.rows[0].fingerprint).not.toBe(plain)
+    const again = await create(body, { token: key, headers: { "idempotency-key": idempotencyKey } })
+    expect(again.text).toBe(first.text)
   })
 
   it("Idempotency-Key: an error's replay is byte for byte too, success: false included", async () => {

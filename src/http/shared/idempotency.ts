@@ -1,7 +1,8 @@
 import type { AccountId } from "../../domain/ids.ts"
-import { hash } from "node:crypto"
+import { createHmac, hkdfSync } from "node:crypto"
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, Effect, Exit, FiberRef, Option, Schedule } from "effect"
+import { Cause, Effect, Exit, FiberRef, Option, Redacted, Schedule } from "effect"
+import { AppConfig, type AppConfigShape } from "../../config/AppConfig.ts"
 import type { ClaimRequest } from "../../ports/Admission.ts"
 import type { Claim } from "../../ports/IdempotencyStore.ts"
 import { Metrics } from "../../ports/Metrics.ts"
@@ -50,9 +51,35 @@ const durably = <A>(write: Effect.Effect<A>) =>
 
 const KEY = /^[\x20-\x7E]{1,255}$/
 
+const fingerprintKeys = new WeakMap<AppConfigShape, Buffer>()
+
+/**
+ * The key the fingerprints are computed with: HKDF of CARD_VAULT_KEY, as the antifraud's counters'
+ * (docs/decisions.md "Idempotency fingerprints"). A charge's body holds the card's number and CVV, and a
+ * plain SHA-256 of it, kept 24 hours, could be searched from the rest of the body (all in the transaction's
+ * row) over the card numbers of a BIN and the CVVs; keyed, it cannot without the server's secret.
+ */
+export const fingerprintKey = (config: AppConfigShape): Buffer => {
+  const known = fingerprintKeys.get(config)
+  if (known !== undefined) return known
+  const key = Buffer.from(
+    hkdfSync(
+      "sha256",
+      Buffer.from(Redacted.value(config.cardVaultKey), "base64"),
+      Buffer.alloc(0),
+      "idempotency-fingerprint",
+      32
+    )
+  )
+  fingerprintKeys.set(config, key)
+  return key
+}
+
 /** The key's scope is the route as requested: the same key on another path is another request. */
-const fingerprintOf = (request: HttpServerRequest.HttpServerRequest, body: unknown) =>
-  hash("sha256", `${request.method} ${pathOf(request)}\n${canonicalJson(body)}`, "hex")
+const fingerprintOf = (key: Buffer, request: HttpServerRequest.HttpServerRequest, body: unknown) =>
+  createHmac("sha256", key)
+    .update(`${request.method} ${pathOf(request)}\n${canonicalJson(body)}`)
+    .digest("hex")
 
 /** A claim made with the request's admission, for `idempotent` to take over. */
 interface Ahead {
@@ -68,15 +95,19 @@ const ahead = FiberRef.unsafeMake<Ahead | undefined>(undefined)
  * limit and claim in one round trip), or none: no key, a key `idempotent` will refuse, or a body that
  * is not JSON (the route answers 400 and claims nothing).
  */
-export const claimToMake = (request: HttpServerRequest.HttpServerRequest, newResourceId: Effect.Effect<string>) =>
+export const claimToMake = (
+  key: Buffer,
+  request: HttpServerRequest.HttpServerRequest,
+  newResourceId: Effect.Effect<string>
+) =>
   Effect.gen(function* () {
-    const key = request.headers["idempotency-key"]
-    if (key === undefined || !KEY.test(key)) return undefined
+    const idempotencyKey = request.headers["idempotency-key"]
+    if (idempotencyKey === undefined || !KEY.test(idempotencyKey)) return undefined
     const body = yield* Effect.option(request.json)
     if (Option.isNone(body)) return undefined
     const made: ClaimRequest = {
-      key,
-      fingerprint: fingerprintOf(request, body.value),
+      key: idempotencyKey,
+      fingerprint: fingerprintOf(key, request, body.value),
       newResourceId: yield* newResourceId
     }
     return made
@@ -176,7 +207,8 @@ export const idempotent = <A, E extends HttpError, E2 extends HttpError, R>(opti
     } else {
       const request = yield* HttpServerRequest.HttpServerRequest
       proposed = yield* options.newResourceId
-      claim = yield* store.claim(accountId, key, fingerprintOf(request, yield* options.body), proposed)
+      const fingerprint = fingerprintOf(fingerprintKey(yield* AppConfig), request, yield* options.body)
+      claim = yield* store.claim(accountId, key, fingerprint, proposed)
     }
     switch (claim._tag) {
       case "Completed":

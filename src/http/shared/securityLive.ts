@@ -18,7 +18,7 @@ import { ApiKeyAuth, SessionAuth, SignupGate } from "./security.ts"
 import { fn } from "../../spans.ts"
 import { Ids } from "../../ports/Ids.ts"
 import { IdempotencyStore } from "../../ports/IdempotencyStore.ts"
-import { claimMade, claimToMake } from "./idempotency.ts"
+import { claimMade, claimToMake, fingerprintKey } from "./idempotency.ts"
 import { orderNamed } from "./paysOrder.ts"
 import { isUuid } from "../../domain/uuid.ts"
 import { RequestNote } from "./requestNote.ts"
@@ -54,6 +54,7 @@ export const KeyAuthenticationLive = Layer.effect(
     const metrics = yield* Metrics
     const ids = yield* Ids
     const store = yield* IdempotencyStore
+    const fingerprint = fingerprintKey(yield* AppConfig)
     return KeyAuthentication.of({
       authenticate: fn("KeyAuthentication.authenticate")(function* (key: string, invalid: Unauthorized) {
         // Anything not shaped like a key never reaches the database.
@@ -62,7 +63,7 @@ export const KeyAuthenticationLive = Layer.effect(
         const template = routes.route(route.method, route.path)
         const needed = requiredScope(route.method, template?.resource ?? "other")
         const claim = template?.idempotent
-          ? yield* claimToMake(yield* HttpServerRequest.HttpServerRequest, ids.next)
+          ? yield* claimToMake(fingerprint, yield* HttpServerRequest.HttpServerRequest, ids.next)
           : undefined
         const order = template?.paysOrder === undefined ? undefined : yield* orderNamed(template.paysOrder)
         // The record the route reads by its id; anything that is not a UUID is left to the route's schema.
