@@ -287,6 +287,27 @@ describe("bolepix: the first payment settles, the second is returned", () => {
     expect(onLast.body.status).toBe("PAID")
   })
 
+  it("settled by PIX, then its barcode paid on the last day and reported after it: recorded to return", async () => {
+    const due = addCalendarDays(today(), 7)
+    const id = await bolepix(due)
+    expect((await pay(id, `rail=pix&date=${today()}`)).body.status).toBe("PAID")
+    // Its last payable day was yesterday (as if the slip had come to it): the bank's report of a payment
+    // made then comes after it (docs/boleto.md "When a boleto expires").
+    const yesterday = addCalendarDays(today(), -1)
+    await server.db.query(
+      `update transactions set expires_at = ($2::date + 1)::timestamp at time zone 'America/Sao_Paulo' - interval '1 ms'
+       where id = $1`,
+      [id, yesterday]
+    )
+    const byBarcode = await pay(id, `date=${yesterday}`)
+    expect(byBarcode.status, byBarcode.text).toBe(202)
+    const second = await waitFor("the last day's barcode payment", async () => {
+      const rows = await seconds(id)
+      return rows.length > 0 ? rows : undefined
+    })
+    expect(second.map((r: any) => [r.rail, r.status])).toEqual([["barcode", "to_return"]])
+  })
+
   it("both rails at once, on many boletos at varied offsets: each settles once, the other returned", async () => {
     const due = addCalendarDays(today(), 7)
     const ids = await Promise.all(Array.from({ length: 8 }, () => bolepix(due, 10_000)))

@@ -69,8 +69,11 @@ const Owned = Schema.Array(Schema.Struct({ accountId: AccountId, id: Transaction
  * A bolepix settled by its PIX is still asked about while its slip is payable: the bank may report the
  * barcode paid too, a second payment to record and return (docs/boleto.md "Bolepix").
  */
+// Asked of the bank while a barcode payment of its last payable day may still be reported: BOLETO_REPORT_DAYS
+// (at most 10 business days: three weeks cover them, holidays included) after `expires_at` (docs/boleto.md
+// "When a boleto expires").
 const BOLEPIX_PAID_BY_PIX = `status <> 'PENDING' and details -> 'pix' is not null
-  and details -> 'payment' ->> 'rail' = 'pix' and expires_at > now()
+  and details -> 'payment' ->> 'rail' = 'pix' and expires_at > now() - interval '21 days'
   and not exists (select 1 from bolepix_second_payments s where s.transaction_id = transactions.id
                   and s.rail = 'barcode')`
 
