@@ -39,17 +39,22 @@ declare
   v_now timestamptz := clock_timestamp();
   v_window interval := make_interval(secs => p_window_seconds);
   v_start timestamptz;
+  v_allowed boolean;
 begin
   perform set_config('synchronous_commit', 'off', true);
-  delete from login_attempts where email_digest in (
-    select email_digest from login_attempts where window_start <= v_now - v_window
-    order by window_start limit 10 for update skip locked);
   insert into login_attempts as a (email_digest, attempts, window_start) values (v_key, 1, v_now)
   on conflict (email_digest) do update
     set attempts = case when a.window_start <= v_now - v_window then 1 else a.attempts + 1 end,
         window_start = case when a.window_start <= v_now - v_window then v_now else a.window_start end
     where a.window_start <= v_now - v_window or a.attempts < p_max;
-  if found then
+  v_allowed := found;
+  -- After the take, never before: its own row is then held, and the rows another take holds are skipped,
+  -- so two takes never wait on each other crosswise (a clean-up first locked other emails' rows, then
+  -- waited for its own, which another take's clean-up could hold).
+  delete from login_attempts where email_digest in (
+    select email_digest from login_attempts where window_start <= v_now - v_window and email_digest <> v_key
+    order by window_start limit 10 for update skip locked);
+  if v_allowed then
     return query select true, 0;
   else
     select window_start into v_start from login_attempts where email_digest = v_key;
