@@ -231,6 +231,18 @@ describe("POST /public/v1/transactions", () => {
     })
   })
 
+  it("a 400 on a card's number or CVV names the field without quoting the value", async () => {
+    const body = { method: "credit_card", amount: 1_000, customer: customer() }
+    const reply = await create({ ...body, card: { ...card(), number: 4111111111111111, cvv: 739 } })
+    expect(reply.status, reply.text).toBe(400)
+    expect(reply.body.errors.map((e: any) => e.field)).toEqual(["card.number", "card.cvv"])
+    expect(reply.text).not.toContain("4111111111111111")
+    expect(reply.text).not.toContain("739")
+    // Other fields keep Schema's whole message, the value included, to show what was sent.
+    const other = await create({ ...body, customer: { ...customer(), name: 42 } })
+    expect(other.body.errors[0].message).toContain("actual 42")
+  })
+
   it("bounds a product's quantity and line total: 400 naming the field, nothing charged", async () => {
     const before = await server.db.query("select count(*)::int as n from transactions")
     const cases: ReadonlyArray<readonly [Record<string, unknown>, string]> = [

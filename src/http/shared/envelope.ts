@@ -29,7 +29,7 @@ import { challengeFor } from "./challenge.ts"
 import { acceptQuery } from "./query.ts"
 import { Draining } from "./Draining.ts"
 import { isDatabaseOutage } from "./outage.ts"
-import { redactBody, redactUrl } from "./redact.ts"
+import { isSecretKey, redactBody, redactUrl } from "./redact.ts"
 import { RequestNote } from "./requestNote.ts"
 import { RequestLog } from "../../ports/RequestLog.ts"
 import { routeTable } from "./routes.ts"
@@ -73,7 +73,12 @@ const fromDecodeError = (error: HttpApiError.HttpApiDecodeError) => {
     // A key the body's schema does not declare (payload.ts): Schema's "is unexpected, expected: …"
     // lists every other field; the merchant needs the one it sent by mistake.
     if (issue._tag === "Unexpected") return [{ field, message: unknownFieldMessage(field) }]
-    return [{ field, message: phrase(field, issue.message) }]
+    // Schema's message quotes the value it refused ("Expected string, actual 4111111111111111"): not a
+    // card number's, a CVV's or a secret's, which the answer would carry back (docs/input.md).
+    const last = issue.path.at(-1)
+    const message =
+      typeof last === "string" && isSecretKey(last) ? issue.message.replace(/, actual [\s\S]*$/, "") : issue.message
+    return [{ field, message: phrase(field, message) }]
   })
   return BadRequest.of({ message: errors[0]?.message ?? "invalid request", code: "validation_failed", errors })
 }

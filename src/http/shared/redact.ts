@@ -45,7 +45,7 @@ const SECRET_PARTS = new RegExp(
   ].join("|")
 )
 
-const isSecretKey = (key: string) => {
+export const isSecretKey = (key: string) => {
   const k = key.toLowerCase().replace(/[_-]/g, "")
   return SECRET_KEYS.has(k) || SECRET_PARTS.test(k)
 }
