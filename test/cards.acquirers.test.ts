@@ -329,3 +329,50 @@ describe("LIVE_ACQUIRERS=cielo alone", () => {
     expect(await orderStatus(api, key, orderId)).toBe("PENDING")
   })
 })
+
+describe("a charge the failover is still routing when the reconciliation job runs", () => {
+  let cielo: FakeCielo
+  let rede: FakeRede
+  let server: TestServer
+  let api: Client
+  let key: string
+  beforeAll(async () => {
+    cielo = await startFakeCielo()
+    rede = await startFakeRede()
+    server = await withEnv(
+      {
+        LIVE_ACQUIRERS: "cielo,rede",
+        ANTIFRAUD: "sandbox",
+        CIELO_TIMEOUT_MS: "3000",
+        REDE_TIMEOUT_MS: "3000",
+        ...cielo.env(),
+        ...rede.env()
+      },
+      // Taken for lost after 2 s unmarked: Cielo alone keeps the charge longer than that.
+      () => startTestServer({ rateLimitPerMinute: 100_000, reconcileStuckAfterSeconds: 2 })
+    )
+    api = client(server.baseUrl)
+    key = await merchantKey(api)
+  })
+  afterAll(async () => {
+    await server?.close()
+    await cielo?.close()
+    await rede?.close()
+  })
+
+  it("is marked while its acquirers are asked: the job leaves it, e.Rede captures it, one capture", async () => {
+    cielo.faults.inject("sale", { kind: "timeout" })
+    const { orderId } = await newOrder(api, key, 6_666)
+    const sent = api.post(PROCESS, cardBody(orderId, 6_666, APPROVED), { key })
+    // Past the 2 s, while Cielo still holds the sale: neither acquirer has it, the job would fail it.
+    await new Promise((resolve) => setTimeout(resolve, 2_500))
+    await server.db.query("select graphile_worker.add_job('reconcile_charges', '{}'::json)")
+    const reply = await sent
+    expect(reply.status, reply.text).toBe(201)
+    expect(reply.body.status).toBe("CAPTURED")
+    const id = reply.body.transactionId as string
+    expect(rede.captures(id)).toHaveLength(1)
+    expect(await rowOf(server, id)).toMatchObject({ status: "CAPTURED", acquirer: "rede" })
+    expect(await orderStatus(api, key, orderId)).toBe("PAID")
+  })
+})

@@ -1,5 +1,5 @@
 import type { AccountId, CustomerId, TransactionId } from "../domain/ids.ts"
-import { Clock, Effect, Either, Option } from "effect"
+import { Clock, Duration, Effect, Either, Option } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
 import { Conflict, NotFound, ValidationFailed } from "../domain/errors.ts"
 import { IllegalTransition } from "../domain/lifecycle.ts"
@@ -464,6 +464,13 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       sentBefore = false
     ) {
       const installments = current.installments ?? 1
+      // While the acquirers are asked (a failover asks several, each up to its timeout), the charge is marked
+      // as worked on every third of RECONCILE_STUCK_AFTER_SECONDS, so the reconciliation job does not take it
+      // for lost and fail it while an acquirer is about to approve it (docs/architecture.md).
+      const marking = Effect.sleep(Duration.millis((config.reconcileStuckAfterSeconds * 1000) / 3)).pipe(
+        Effect.zipRight(transactions.touchProcessing(accountId, current.id)),
+        Effect.forever
+      )
       const result = yield* acquirer
         .charge({
           idempotencyKey: current.id,
@@ -472,7 +479,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
           card,
           ...(sentBefore ? { sentBefore } : {})
         })
-        .pipe(Effect.either)
+        .pipe(Effect.either, (asked) => Effect.scoped(Effect.zipRight(Effect.forkScoped(marking), asked)))
       const cardDetails = current.details.card
       if (Either.isLeft(result)) {
         // The acquirer may have charged and could not be asked: the charge stays PROCESSING and the

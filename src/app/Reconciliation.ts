@@ -1,5 +1,6 @@
 import type { AccountId, TransactionId } from "../domain/ids.ts"
 import { Clock, Effect, Option } from "effect"
+import { AppConfig } from "../config/AppConfig.ts"
 import { Acquirer } from "../ports/Acquirer.ts"
 import { PixProvider } from "../ports/PixProvider.ts"
 import { PixInbox } from "../ports/ReceivedPixRepo.ts"
@@ -9,8 +10,6 @@ import { inMode, Tenancy } from "../ports/Modes.ts"
 import { Lifecycle } from "./Lifecycle.ts"
 import { fn } from "../spans.ts"
 
-/** Longer than any acquirer call may take: a charge this old in PROCESSING has lost its process. */
-export const STUCK_AFTER_MS = 60_000
 const BATCH = 100
 /**
  * How far back each PIX poll looks. Polled every minute, a payment whose notice was lost is settled within
@@ -41,6 +40,7 @@ export class Reconciliation extends Effect.Service<Reconciliation>()("Reconcilia
     const pix = yield* PixProvider
     const inbox = yield* PixInbox
     const tx = yield* Transactional
+    const config = yield* AppConfig
 
     const settle = fn("Reconciliation.settle")(function* (accountId: AccountId, id: TransactionId, stuckSince: Date) {
       const t = yield* transactions.find(accountId, id)
@@ -120,7 +120,8 @@ export class Reconciliation extends Effect.Service<Reconciliation>()("Reconcilia
         return { ...listed, settled }
       }),
       reconcile: fn("Reconciliation.reconcile")(function* () {
-        const olderThan = new Date((yield* Clock.currentTimeMillis) - STUCK_AFTER_MS)
+        // Not marked for this long (Payments.authorize marks a charge it is sending): its process is lost.
+        const olderThan = new Date((yield* Clock.currentTimeMillis) - config.reconcileStuckAfterSeconds * 1000)
         const stuck = yield* transactions.stuckProcessing(olderThan, BATCH)
         let settled = 0
         for (const { accountId, id } of stuck) {

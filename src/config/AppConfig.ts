@@ -46,6 +46,12 @@ export interface AppConfigShape {
    */
   readonly boletoReportDays: number
   readonly boletoConfirmationDelaySeconds: number
+  /**
+   * RECONCILE_STUCK_AFTER_SECONDS: how long a card charge stays PROCESSING, not marked by the request that
+   * sends it (every third of this while its acquirers are asked), before the reconciliation job takes it
+   * for lost (docs/architecture.md, reconcile_charges).
+   */
+  readonly reconcileStuckAfterSeconds: number
   readonly sandboxEnabled: boolean
   readonly signupEnabled: boolean
   readonly webhookAllowPrivateUrls: boolean
@@ -302,6 +308,13 @@ const fields = Config.all({
   boletoReportDays: Config.integer("BOLETO_REPORT_DAYS").pipe(
     Config.withDefault(2),
     Config.validate({ message: "BOLETO_REPORT_DAYS must be 0 to 10", validation: (n) => n >= 0 && n <= 10 })
+  ),
+  reconcileStuckAfterSeconds: Config.integer("RECONCILE_STUCK_AFTER_SECONDS").pipe(
+    Config.withDefault(60),
+    Config.validate({
+      message: "RECONCILE_STUCK_AFTER_SECONDS must be 2 to 3600",
+      validation: (n) => n >= 2 && n <= 3600
+    })
   ),
   boletoConfirmationDelaySeconds: Config.integer("BOLETO_CONFIRMATION_DELAY_SECONDS").pipe(
     Config.withDefault(5),

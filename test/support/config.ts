@@ -91,6 +91,7 @@ export const testConfig = async (
     boletoLateDays: 30,
     boletoReportDays: 2,
     boletoConfirmationDelaySeconds: 1,
+    reconcileStuckAfterSeconds: 60,
     sandboxEnabled: true,
     signupEnabled: true,
     webhookAllowPrivateUrls: true,
