@@ -363,7 +363,10 @@ describe("a charge the failover is still routing when the reconciliation job run
   it("is marked while its acquirers are asked: the job leaves it, e.Rede captures it, one capture", async () => {
     cielo.faults.inject("sale", { kind: "timeout" })
     const { orderId } = await newOrder(api, key, 6_666)
-    const sent = api.post(PROCESS, cardBody(orderId, 6_666, APPROVED), { key })
+    // With an Idempotency-Key, as merchants send it: the charge then runs uninterruptibly, and the marking
+    // beside it must still end with it.
+    const headers = { "idempotency-key": `routing-${orderId}` }
+    const sent = api.post(PROCESS, cardBody(orderId, 6_666, APPROVED), { key, headers })
     // Past the 2 s, while Cielo still holds the sale: neither acquirer has it, the job would fail it.
     await new Promise((resolve) => setTimeout(resolve, 2_500))
     await server.db.query("select graphile_worker.add_job('reconcile_charges', '{}'::json)")

@@ -467,9 +467,12 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       // While the acquirers are asked (a failover asks several, each up to its timeout), the charge is marked
       // as worked on every third of RECONCILE_STUCK_AFTER_SECONDS, so the reconciliation job does not take it
       // for lost and fail it while an acquirer is about to approve it (docs/architecture.md).
+      // Interruptible: a charge with an Idempotency-Key runs uninterruptibly (idempotency.ts), and a fiber
+      // forked there would inherit that and never let the scope that ends it close.
       const marking = Effect.sleep(Duration.millis((config.reconcileStuckAfterSeconds * 1000) / 3)).pipe(
         Effect.zipRight(transactions.touchProcessing(accountId, current.id)),
-        Effect.forever
+        Effect.forever,
+        Effect.interruptible
       )
       const result = yield* acquirer
         .charge({
