@@ -79,7 +79,12 @@ describe.skipIf(!available)("the web dashboard in Chromium", () => {
     const asset = await fetch(`${server.baseUrl}/dashboard/assets/${js}`)
     expect(asset.status).toBe(200)
     expect(asset.headers.get("cache-control")).toBe("public, max-age=31536000, immutable")
-    expect((await fetch(`${server.baseUrl}/dashboard/assets/nope.js`)).status).toBe(404)
+    // An unknown asset is a 404 with the same security headers as every answer (docs/dashboard.md).
+    const missing = await fetch(`${server.baseUrl}/dashboard/assets/nope.js`)
+    expect(missing.status).toBe(404)
+    expect(missing.headers.get("content-security-policy")).toBe(reply.headers.get("content-security-policy"))
+    expect(missing.headers.get("x-content-type-options")).toBe("nosniff")
+    expect(missing.headers.get("x-frame-options")).toBe("DENY")
     // A client-side route answers the same page (a reload on /dashboard/transactions works).
     expect(await (await fetch(`${server.baseUrl}/dashboard/transactions/x`)).text()).toBe(html)
   })

@@ -33,9 +33,10 @@ export const DashboardWebLive = HttpApiBuilder.Router.use((router) =>
       )
     )
     yield* Effect.forkDaemon(bundle)
+    // Every answer carries the security headers (docs/dashboard.md), the refusals too.
     const unavailable = HttpServerResponse.text("dashboard unavailable", {
       status: 503,
-      headers: { "cache-control": "no-store" }
+      headers: { ...SECURITY, "cache-control": "no-store" }
     })
     const index = Effect.map(bundle, (b) =>
       Either.isLeft(b)
@@ -53,7 +54,8 @@ export const DashboardWebLive = HttpApiBuilder.Router.use((router) =>
         const built = yield* bundle
         if (Either.isLeft(built)) return unavailable
         const asset = built.right.assets.get(name ?? "")
-        if (!asset) return HttpServerResponse.empty({ status: 404, headers: { "cache-control": "no-store" } })
+        if (!asset)
+          return HttpServerResponse.empty({ status: 404, headers: { ...SECURITY, "cache-control": "no-store" } })
         return HttpServerResponse.uint8Array(asset.body, {
           contentType: asset.contentType,
           headers: { ...SECURITY, "cache-control": "public, max-age=31536000, immutable" }
