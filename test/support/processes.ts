@@ -31,6 +31,9 @@ export interface RoleProcess {
 
 /** Every child still running, so a failing test, a failing hook or a dying worker never leaves one behind. */
 const live = new Set<ChildProcess>()
+/** The CARD_VAULT_KEY of every process a test spawns (32 bytes, base64), unless the test sets its own. */
+const SHARED_CARD_VAULT_KEY = Buffer.alloc(32, 7).toString("base64")
+
 /** How to stop each child `spawnRole` started (its embedded PostgreSQL and DATA_DIR with it). */
 const stoppers = new Map<ChildProcess, () => Promise<unknown>>()
 let exitHookInstalled = false
@@ -129,6 +132,10 @@ export const spawnRole = async (
       METRICS_PORT: String(metricsPort),
       DATA_DIR: dataDir,
       LOG_LEVEL: "warning",
+      // The processes of one test share their secrets, as a deployment's do (docs/deployment.md): each
+      // DATA_DIR would otherwise make its own, and one process's idempotency fingerprints, antifraud
+      // counters and vaulted cards would mean nothing to another.
+      CARD_VAULT_KEY: SHARED_CARD_VAULT_KEY,
       ...env
     },
     stdio: ["ignore", "pipe", "pipe"]
