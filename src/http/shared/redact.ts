@@ -68,8 +68,10 @@ const PAN_LIKE = /(?<!\d)\d(?:[ -]?\d){12,18}(?!\d)/g
 const redactPans = (text: string) => text.replace(PAN_LIKE, (run) => (luhn(run.replace(/[ -]/g, "")) ? REDACTED : run))
 
 const redactValue = (value: unknown): unknown => {
-  // A string may hold a document of its own (a body encoded twice, a `metadata` note): its pairs too.
-  if (typeof value === "string") return redactPans(redactLoosePairs(value))
+  // A string may hold a document of its own (a body encoded twice, a `metadata` note): its pairs too, when it
+  // has a pair's separator at all (most values, a name or an e-mail, have none: no pattern runs on them).
+  if (typeof value === "string")
+    return redactPans(value.includes(":") || value.includes("=") ? redactLoosePairs(value) : value)
   if (typeof value === "number") return Number.isInteger(value) && luhnNumber(value) ? REDACTED : value
   if (Array.isArray(value)) return value.map(redactValue)
   if (value !== null && typeof value === "object") {
