@@ -1,6 +1,7 @@
-import { createHmac, hkdfSync } from "node:crypto"
-import { Clock, Effect, FiberRef, Layer, Redacted } from "effect"
+import { createHmac } from "node:crypto"
+import { Clock, Effect, FiberRef, Layer } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
+import { keyFromVault } from "../../config/vaultKeys.ts"
 import { assess } from "../../domain/antifraud.ts"
 import { Antifraud, AntifraudSignals, type AntifraudRequest } from "../../ports/Antifraud.ts"
 import { CurrentMode } from "../../ports/Modes.ts"
@@ -21,15 +22,7 @@ export const RulesAntifraudLive = Layer.effect(
     const config = yield* AppConfig
     const signals = yield* AntifraudSignals
     const settings = config.antifraud
-    const secret = Buffer.from(
-      hkdfSync(
-        "sha256",
-        Buffer.from(Redacted.value(config.cardVaultKey), "base64"),
-        Buffer.alloc(0),
-        "antifraud-counter-key",
-        32
-      )
-    )
+    const secret = keyFromVault(config, "antifraud-counter-key")
     const digest = (kind: string, value: string) =>
       createHmac("sha256", secret).update(`${kind}:${value}`).digest("hex")
 

@@ -1,8 +1,9 @@
 import type { AccountId } from "../../domain/ids.ts"
-import { createHmac, hkdfSync } from "node:crypto"
+import { createHmac } from "node:crypto"
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, Effect, Exit, FiberRef, Option, Redacted, Schedule } from "effect"
+import { Cause, Effect, Exit, FiberRef, Option, Schedule } from "effect"
 import { AppConfig, type AppConfigShape } from "../../config/AppConfig.ts"
+import { keyFromVault } from "../../config/vaultKeys.ts"
 import type { ClaimRequest } from "../../ports/Admission.ts"
 import type { Claim } from "../../ports/IdempotencyStore.ts"
 import { Metrics } from "../../ports/Metrics.ts"
@@ -62,15 +63,7 @@ const fingerprintKeys = new WeakMap<AppConfigShape, Buffer>()
 export const fingerprintKey = (config: AppConfigShape): Buffer => {
   const known = fingerprintKeys.get(config)
   if (known !== undefined) return known
-  const key = Buffer.from(
-    hkdfSync(
-      "sha256",
-      Buffer.from(Redacted.value(config.cardVaultKey), "base64"),
-      Buffer.alloc(0),
-      "idempotency-fingerprint",
-      32
-    )
-  )
+  const key = keyFromVault(config, "idempotency-fingerprint")
   fingerprintKeys.set(config, key)
   return key
 }
