@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client, type Client, signup } from "./support/http.ts"
 import { CARDS, freshCpf } from "./support/payments.ts"
 import { blockedBy } from "./support/locks.ts"
+import { moneyConfig } from "./support/money.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
-import { parseFee } from "../src/domain/ledger.ts"
 
 /**
  * The ledger's lock order (src/adapters/postgres/LedgerLive.ts byLockOrder; docs/ledger.md "Locks"):
@@ -21,12 +21,7 @@ const V1 = "/public/v1"
 beforeAll(async () => {
   server = await startTestServer({
     rateLimitPerMinute: 100_000,
-    money: {
-      fees: { CARD: parseFee("3.99%")!, PIX: parseFee("0.99%")!, BOLETO: parseFee("349")! },
-      schedule: { pixDays: 0, billetDays: 1, cardDays: 30, reserveDays: 30, reserve: { a: 10n, b: 100n } },
-      withdrawalDelaySeconds: 1,
-      disputeDelaySeconds: 1
-    }
+    money: moneyConfig()
   })
   api = client(server.baseUrl)
 })

@@ -2,8 +2,8 @@ import { randomInt, randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client, type Client, type Reply, signup } from "./support/http.ts"
 import { CARDS, freshCpf, REFUND } from "./support/payments.ts"
+import { moneyConfig } from "./support/money.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
-import { parseFee } from "../src/domain/ledger.ts"
 
 /**
  * A refund or a withdrawal retried with its Idempotency-Key after the first attempt died mid-way
@@ -29,13 +29,8 @@ const RESERVE_PERCENT = 10
 beforeAll(async () => {
   server = await startTestServer({
     rateLimitPerMinute: 100_000,
-    money: {
-      fees: { CARD: parseFee("3.99%")!, PIX: parseFee("0.99%")!, BOLETO: parseFee("349")! },
-      schedule: { pixDays: 0, billetDays: 1, cardDays: 30, reserveDays: 30, reserve: { a: 10n, b: 100n } },
-      // The withdrawal stays pending while the test looks at it.
-      withdrawalDelaySeconds: 3_600,
-      disputeDelaySeconds: 1
-    }
+    // The withdrawal stays pending while the test looks at it.
+    money: moneyConfig({ withdrawalDelaySeconds: 3_600 })
   })
   api = client(server.baseUrl)
 })

@@ -6,8 +6,8 @@ import { client, type Client, signup } from "./support/http.ts"
 import { serviceEntry } from "./support/compiled.ts"
 import { boletoBody, CARDS, eventually, freshCpf, newOrder, pixBody, PROCESS, REFUND } from "./support/payments.ts"
 import { jsonBody, type Receiver, startReceiver } from "./support/receiver.ts"
+import { moneyConfig } from "./support/money.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
-import { parseFee } from "../src/domain/ledger.ts"
 import { addCalendarDays, isBusinessDay, onOrNextBusinessDay } from "../src/domain/calendar.ts"
 import { saoPauloDate } from "../src/domain/time.ts"
 
@@ -32,12 +32,7 @@ const returned = (fee: number, refunded: number, total: number) =>
 beforeAll(async () => {
   server = await startTestServer({
     rateLimitPerMinute: 100_000,
-    money: {
-      fees: { CARD: parseFee("3.99%")!, PIX: parseFee("0.99%")!, BOLETO: parseFee("349")! },
-      schedule: { pixDays: 0, billetDays: 1, cardDays: 30, reserveDays: 30, reserve: { a: 10n, b: 100n } },
-      withdrawalDelaySeconds: 1,
-      disputeDelaySeconds: 1
-    }
+    money: moneyConfig()
   })
   api = client(server.baseUrl)
   receiver = await startReceiver()
