@@ -167,6 +167,14 @@ const refundEvents = async (transactionId: string) =>
     )
   ).rows.map((r) => r.type)
 
+/** Exactly one refund of `amount` recorded SUCCEEDED for the transaction, posted once, announced once. */
+const expectOneRefund = async (m: Merchant, transactionId: string, amount: number) => {
+  const rows = await refundRows(transactionId)
+  expect(rows.map((r) => [r.amount, r.status])).toEqual([[String(amount), "SUCCEEDED"]])
+  expect(await entries(m, `refund:${rows[0]!.id}`)).toBe(1)
+  expect(await refundEvents(transactionId)).toHaveLength(1)
+}
+
 const transactionRow = async (transactionId: string) =>
   (
     await server.db.query<{ status: string; refunded_amount: string; refund_reserved: string }>(
@@ -200,9 +208,7 @@ describe("a refund retried after its first attempt died (case A: the refund was 
     await killedMidRequest(m, idem)
     await expectSameAnswer(first, send)
 
-    const rows = await refundRows(hash)
-    expect(rows.map((r) => [r.amount, r.status])).toEqual([["10000", "SUCCEEDED"]])
-    expect(await entries(m, `refund:${rows[0]!.id}`)).toBe(1)
+    await expectOneRefund(m, hash, 10_000)
     expect(await refundEvents(hash)).toEqual(["transaction.refunded"])
     expect(await transactionRow(hash)).toEqual({ status: "REFUNDED", refunded_amount: "10000", refund_reserved: "0" })
     expect(await balances(m)).toEqual({ available: 0, pending: 0, reserved: 0 })
@@ -229,10 +235,7 @@ describe("a refund retried after its first attempt died (case A: the refund was 
     await killedMidRequest(m, idem)
     await expectSameAnswer(first, send)
 
-    const rows = await refundRows(hash)
-    expect(rows.map((r) => [r.amount, r.status])).toEqual([["3000", "SUCCEEDED"]])
-    expect(await entries(m, `refund:${rows[0]!.id}`)).toBe(1)
-    expect(await refundEvents(hash)).toHaveLength(1)
+    await expectOneRefund(m, hash, 3_000)
     expect(await transactionRow(hash)).toMatchObject({ refunded_amount: "3000", refund_reserved: "0" })
     expect(await balances(m)).toEqual(after)
   })
@@ -255,10 +258,7 @@ describe("a refund retried after its first attempt died (case A: the refund was 
     await killedMidRequest(m, idem)
     await expectSameAnswer(first, send)
 
-    const rows = await refundRows(hash)
-    expect(rows.map((r) => [r.amount, r.status])).toEqual([["3000", "SUCCEEDED"]])
-    expect(await entries(m, `refund:${rows[0]!.id}`)).toBe(1)
-    expect(await refundEvents(hash)).toHaveLength(1)
+    await expectOneRefund(m, hash, 3_000)
     expect(await balances(m)).toEqual(after)
   })
 })
@@ -295,10 +295,7 @@ describe("a refund retried after its first attempt died before recording the pro
     expect(again.body).toEqual(fresh.body)
     expect(again.body.data).toMatchObject({ hash, refunded_amount: 4_000 })
 
-    const rows = await refundRows(hash)
-    expect(rows.map((r) => [r.amount, r.status])).toEqual([["4000", "SUCCEEDED"]])
-    expect(await entries(m, `refund:${rows[0]!.id}`)).toBe(1)
-    expect(await refundEvents(hash)).toHaveLength(1)
+    await expectOneRefund(m, hash, 4_000)
     expect(await transactionRow(hash)).toMatchObject({ refunded_amount: "4000", refund_reserved: "0" })
     expect(await balances(m)).toEqual(after)
     const replay = await send()
