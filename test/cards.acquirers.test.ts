@@ -43,6 +43,25 @@ const rowOf = async (server: TestServer, id: string) =>
     )
   ).rows[0]!
 
+/** A service whose live rails are the two fake acquirers, each with `timeoutMs`, and its live key. */
+const withBothAcquirers = async (timeoutMs: number, overrides: Parameters<typeof startTestServer>[0] = {}) => {
+  const cielo = await startFakeCielo()
+  const rede = await startFakeRede()
+  const server = await withEnv(
+    {
+      LIVE_ACQUIRERS: "cielo,rede",
+      ANTIFRAUD: "sandbox",
+      CIELO_TIMEOUT_MS: String(timeoutMs),
+      REDE_TIMEOUT_MS: String(timeoutMs),
+      ...cielo.env(),
+      ...rede.env()
+    },
+    () => startTestServer({ rateLimitPerMinute: 100_000, ...overrides })
+  )
+  const api = client(server.baseUrl)
+  return { cielo, rede, server, api, key: await merchantKey(api) }
+}
+
 describe("LIVE_ACQUIRERS=cielo,rede", () => {
   let cielo: FakeCielo
   let rede: FakeRede
@@ -50,21 +69,7 @@ describe("LIVE_ACQUIRERS=cielo,rede", () => {
   let api: Client
   let key: string
   beforeAll(async () => {
-    cielo = await startFakeCielo()
-    rede = await startFakeRede()
-    server = await withEnv(
-      {
-        LIVE_ACQUIRERS: "cielo,rede",
-        ANTIFRAUD: "sandbox",
-        CIELO_TIMEOUT_MS: "1000",
-        REDE_TIMEOUT_MS: "1000",
-        ...cielo.env(),
-        ...rede.env()
-      },
-      () => startTestServer({ rateLimitPerMinute: 100_000 })
-    )
-    api = client(server.baseUrl)
-    key = await merchantKey(api)
+    ;({ cielo, rede, server, api, key } = await withBothAcquirers(1_000))
   })
   afterAll(async () => {
     await server?.close()
@@ -337,22 +342,8 @@ describe("a charge the failover is still routing when the reconciliation job run
   let api: Client
   let key: string
   beforeAll(async () => {
-    cielo = await startFakeCielo()
-    rede = await startFakeRede()
-    server = await withEnv(
-      {
-        LIVE_ACQUIRERS: "cielo,rede",
-        ANTIFRAUD: "sandbox",
-        CIELO_TIMEOUT_MS: "3000",
-        REDE_TIMEOUT_MS: "3000",
-        ...cielo.env(),
-        ...rede.env()
-      },
-      // Taken for lost after 2 s unmarked: Cielo alone keeps the charge longer than that.
-      () => startTestServer({ rateLimitPerMinute: 100_000, reconcileStuckAfterSeconds: 2 })
-    )
-    api = client(server.baseUrl)
-    key = await merchantKey(api)
+    // Taken for lost after 2 s unmarked: Cielo alone keeps the charge longer than that.
+    ;({ cielo, rede, server, api, key } = await withBothAcquirers(3_000, { reconcileStuckAfterSeconds: 2 }))
   })
   afterAll(async () => {
     await server?.close()
