@@ -4,6 +4,8 @@ import {
   availableAt,
   chargedOnPayment,
   cut,
+  disputeShares,
+  failedRefundShares,
   feeOf,
   feeReturned,
   isBalanced,
@@ -12,6 +14,7 @@ import {
   percentageShare,
   planSale,
   refundShares,
+  type RefundsTaken,
   settlementAt,
   take
 } from "./ledger.ts"
@@ -285,5 +288,123 @@ describe("taking money back", () => {
         }
       )
     )
+  })
+
+  // Several recipients rounded down: the merchant, who takes the rest, must never give back more than
+  // its whole share, or a piece is refused a merchant the whole refund would not be (CONTRACT-v1 §7).
+  // The books' figures are carried from piece to piece, as Books.takeRefund reads them.
+  const splitSale = fc
+    .integer({ min: 1, max: 100_000 })
+    .chain((total) =>
+      fc.record({
+        total: fc.constant(total),
+        // Integers: fast-check's doubles crowd near zero, which would make most shares nothing.
+        weights: fc.array(fc.integer({ min: 0, max: 100 }), { minLength: 2, maxLength: 5 }),
+        of: fc.integer({ min: 0, max: 99 }),
+        // A percentage of what is left, or (negative) all but that many centavos: the pieces that leave
+        // fewer centavos than there are recipients are where rounding down each of them bites.
+        cuts: fc.array(fc.oneof(fc.integer({ min: 0, max: 100 }), fc.integer({ min: -4, max: -1 })), {
+          minLength: 1,
+          maxLength: 8
+        })
+      })
+    )
+    .map(({ total, weights, of, cuts }) => {
+      const fee = feeOf(parseFee("0.99%")!, total)
+      const pot = Math.floor((of * (total - fee)) / 100)
+      const all = weights.reduce((a, b) => a + b, 0) || 1
+      const shares = weights.map((w, i) => ({ party: `sub${i}`, amount: Math.floor((w * pot) / all) }))
+      return { total, fee, shares, cuts }
+    })
+
+  const refundInPieces = (
+    sale: { total: number; fee: number; shares: ReadonlyArray<{ party: string; amount: number }> },
+    cuts: ReadonlyArray<number>,
+    last: boolean
+  ) => {
+    const givenBy = new Map<string, number>()
+    let before = 0
+    let merchant = 0
+    let fee = 0
+    for (const c of last ? [...cuts, "rest" as const] : cuts) {
+      const left = sale.total - before
+      const amount = c === "rest" ? left : c < 0 ? left + c : Math.floor((c * left) / 100)
+      if (amount <= 0) continue
+      const taken: RefundsTaken = { recipients: new Map(givenBy), fee }
+      const r = refundShares({ amountTotal: sale.total, fee: sale.fee, shares: sale.shares }, before, amount, taken)
+      for (const p of r.recipients) {
+        expect(p.amount).toBeGreaterThanOrEqual(0)
+        givenBy.set(p.party, (givenBy.get(p.party) ?? 0) + p.amount)
+      }
+      merchant += r.merchant
+      fee += r.feeDelta
+      before += amount
+      const merchantWhole = sale.total - sale.shares.reduce((s, x) => s + x.amount, 0)
+      expect(merchant).toBeLessThanOrEqual(merchantWhole)
+    }
+    return { givenBy, before, merchant, fee }
+  }
+
+  it("with several recipients, no piece asks the merchant more than its whole share; all end at their shares", () => {
+    fc.assert(
+      fc.property(splitSale, (sale) => {
+        const { before, fee, givenBy, merchant } = refundInPieces(sale, sale.cuts, true)
+        expect(before).toBe(sale.total)
+        expect(fee).toBe(sale.fee)
+        for (const s of sale.shares) expect(givenBy.get(s.party)).toBe(s.amount)
+        expect(merchant).toBe(sale.total - sale.shares.reduce((a, s) => a + s.amount, 0))
+      })
+    )
+  })
+
+  it("9 999 of 10 000 with two recipients of 1 000 asks the merchant its 8 000 at most", () => {
+    const shares = [
+      { party: "sub1", amount: 1_000 },
+      { party: "sub2", amount: 1_000 }
+    ]
+    const r = refundShares({ amountTotal: 10_000, fee: 99, shares }, 0, 9_999)
+    // floor(9 999 × 1 000 / 10 000) = 999 each would leave 8 001 on the merchant, whose whole share is 8 000.
+    expect(r.merchant).toBe(8_000)
+    expect(r.recipients.map((p) => p.amount).sort()).toEqual([1_000, 999].sort())
+  })
+
+  it("a dispute after any refunds holds exactly what is left, never a negative part", () => {
+    fc.assert(
+      fc.property(splitSale, (sale) => {
+        const { before, fee, givenBy } = refundInPieces(sale, sale.cuts, false)
+        if (before >= sale.total) return
+        const held = disputeShares(
+          { amountTotal: sale.total, shares: sale.shares },
+          before,
+          sale.total - before,
+          { recipients: givenBy, fee }
+        )
+        for (const h of held) expect(h.amount).toBeGreaterThanOrEqual(0)
+        expect(held.reduce((s, h) => s + h.amount, 0)).toBe(sale.total - before)
+      })
+    )
+  })
+
+  it("a dispute of the last centavo after a refund the books took by the rounded-down rule holds one centavo", () => {
+    // Books of before the merchant's cap: 999 from each recipient, 8 001 from the merchant.
+    const taken: RefundsTaken = { recipients: new Map([["sub1", 999], ["sub2", 999]]), fee: 99 }
+    const shares = [
+      { party: "sub1", amount: 1_000 },
+      { party: "sub2", amount: 1_000 }
+    ]
+    const held = disputeShares({ amountTotal: 10_000, shares }, 9_999, 1, taken)
+    expect(held.reduce((s, h) => s + h.amount, 0)).toBe(1)
+    expect(held.every((h) => h.amount >= 0)).toBe(true)
+    // A last-centavo refund that took a centavo from each recipient, failed while a dispute was open.
+    const posting = (party: string, amount: number) =>
+      ({ party, book: "available", type: "refund", amount, description: "refund" }) as const
+    const failed = failedRefundShares(1, [
+      posting("sub1", -1),
+      posting("sub2", -1),
+      posting(MERCHANT, 1),
+      { ...posting("system", 1), book: "payers" as never }
+    ])
+    expect(failed.reduce((s, h) => s + h.amount, 0)).toBe(1)
+    expect(failed.every((h) => h.amount >= 0)).toBe(true)
   })
 })

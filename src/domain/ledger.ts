@@ -385,6 +385,13 @@ export const takenBefore = (
  * exactly, after the other was computed) leaves no centavo over or short for the next one to meet: a full
  * refund always ends every party at its whole share (docs/ledger.md "Refunds"). Never negative: a party
  * ahead by a centavo gives nothing until the cumulative figure reaches it.
+ *
+ * Nor does the merchant ever give back more than its whole share: with every recipient rounded down, a
+ * piece that leaves fewer centavos unrefunded than there are recipients would put up to one centavo per
+ * recipient above the merchant's whole share on it, and a merchant holding exactly what the sale gave it
+ * would be refused a refund the sale as a whole could pay (CONTRACT-v1 §7 "A sale can always be refunded
+ * in full from its own money"). Those centavos are the recipients' own, so they give them now, the one
+ * furthest from its whole share first (docs/ledger.md "Split").
  */
 export const refundShares = (
   input: { readonly amountTotal: number; readonly fee: number; readonly shares: ReadonlyArray<Share> },
@@ -393,28 +400,56 @@ export const refundShares = (
   taken: RefundsTaken = takenBefore(input, before)
 ): RefundShares => {
   const after = before + amount
-  const recipients = [...owed(input.shares, after, input.amountTotal)].map(([party, due]) => ({
-    party,
-    amount: Math.max(0, due - (taken.recipients.get(party) ?? 0))
-  }))
+  const whole = owed(input.shares, input.amountTotal, input.amountTotal)
+  const parts = new Map(
+    [...owed(input.shares, after, input.amountTotal)].map(([party, due]) => [
+      party,
+      Math.max(0, due - (taken.recipients.get(party) ?? 0))
+    ])
+  )
+  const room = (party: Party) => (whole.get(party) ?? 0) - (taken.recipients.get(party) ?? 0) - (parts.get(party) ?? 0)
+  const merchantWhole = input.amountTotal - sum([...whole.values()])
+  let over = after - sum([...taken.recipients.values()]) - sum([...parts.values()]) - merchantWhole
+  for (const party of [...parts.keys()].sort((a, b) => room(b) - room(a))) {
+    if (over <= 0) break
+    const more = Math.min(over, Math.max(0, room(party)))
+    parts.set(party, parts.get(party)! + more)
+    over -= more
+  }
+  const recipients = [...parts].map(([party, part]) => ({ party, amount: part }))
   const merchant = amount - sum(recipients.map((r) => r.amount))
   const feeDelta = Math.max(0, feeReturned(input.fee, after, input.amountTotal) - taken.fee)
   return { recipients, merchant, feeDelta }
 }
 
 /**
+ * A dispute holds exactly its amount (CONTRACT-v1 §7: amount_total − refunded_amount): when the
+ * recipients' cumulative figures would together ask more of it than there is (the merchant's part below
+ * zero, a credit a hold cannot be), they give what there is, the one furthest ahead of its share last.
+ */
+const holdingExactly = (amount: number, recipients: ReadonlyArray<Share>): ReadonlyArray<Share> => {
+  let over = sum(recipients.map((r) => r.amount)) - amount
+  const held = recipients.map((r) => ({ ...r }))
+  for (let i = held.length - 1; i >= 0 && over > 0; i--) {
+    const less = Math.min(over, held[i]!.amount)
+    held[i] = { ...held[i]!, amount: held[i]!.amount - less }
+    over -= less
+  }
+  return [{ party: MERCHANT, amount: amount - sum(held.map((r) => r.amount)) }, ...held]
+}
+
+/**
  * What each party holds of a disputed `amount` after `refunded` went back or is going back (same
- * proportions as a refund, measured against what the books say the refunds took: `refundShares`).
+ * proportions as a refund, measured against what the books say the refunds took: `refundShares`), never
+ * more than `amount` in all.
  */
 export const disputeShares = (
   input: { readonly amountTotal: number; readonly shares: ReadonlyArray<Share> },
   refunded: number,
   amount: number,
   taken?: RefundsTaken
-): ReadonlyArray<Share> => {
-  const { recipients, merchant } = refundShares({ ...input, fee: 0 }, refunded, amount, taken)
-  return [{ party: MERCHANT, amount: merchant }, ...recipients]
-}
+): ReadonlyArray<Share> =>
+  holdingExactly(amount, refundShares({ ...input, fee: 0 }, refunded, amount, taken).recipients)
 
 /**
  * What a dispute holds of a refund that failed while it was open (docs/money.md "Refunds and disputes"):
@@ -427,6 +462,8 @@ export const failedRefundShares = (amount: number, refundPostings: ReadonlyArray
     if (p.type !== "refund" || p.party === MERCHANT || p.party === SYSTEM) continue
     recipients.set(p.party, (recipients.get(p.party) ?? 0) - p.amount)
   }
-  const shares = [...recipients].map(([party, value]) => ({ party, amount: value }))
-  return [{ party: MERCHANT, amount: amount - sum(shares.map((r) => r.amount)) }, ...shares]
+  return holdingExactly(
+    amount,
+    [...recipients].map(([party, value]) => ({ party, amount: Math.max(0, value) }))
+  )
 }
