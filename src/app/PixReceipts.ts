@@ -1,4 +1,5 @@
-import { Effect, Layer, Option } from "effect"
+import { Effect, FiberRef, Layer, Option } from "effect"
+import { CurrentMode } from "../ports/Modes.ts"
 import { PixInbox, ReceivedPixRepo, type ReceivedPixSource } from "../ports/ReceivedPixRepo.ts"
 import type { ReceivedPix } from "../ports/PixProvider.ts"
 import { TransactionRepo } from "../ports/TransactionRepo.ts"
@@ -69,7 +70,9 @@ export const PixReceiptsLive = Layer.effect(
 
     const one = fn("PixReceipts.one")(function* (payment: ReceivedPix, source: ReceivedPixSource) {
       if (!(yield* received.claim(payment, source))) return { result: "duplicate" as const }
-      const charge = payment.txid === null ? Option.none() : yield* received.chargeOf(payment.txid)
+      const mode = yield* FiberRef.get(CurrentMode)
+      if (mode === undefined) return yield* Effect.dieMessage("PIX payments received outside a mode")
+      const charge = payment.txid === null ? Option.none() : yield* received.chargeOf(payment.txid, mode)
       if (Option.isNone(charge)) {
         yield* Effect.logWarning("PIX payment for no known charge recorded", { endToEndId: payment.endToEndId })
         return { result: "exception" as const }

@@ -81,8 +81,9 @@ export class Reconciliation extends Effect.Service<Reconciliation>()("Reconcilia
         const now = yield* Clock.currentTimeMillis
         // The PSP's account is the deployment's live one: test mode's sandbox receives nothing to poll.
         const listed = yield* pix.receivedPayments({ from: new Date(now - PIX_WINDOW_MS), to: new Date(now) }).pipe(
-          inMode("live"),
+          // Listed by the live PSP, they pay live charges only (PixInbox).
           Effect.flatMap((payments) => inbox.receive(payments, "reconciliation")),
+          inMode("live"),
           // The PSP down: the next minute's run asks again over the same window.
           Effect.catchAll((e) =>
             Effect.as(Effect.logWarning("PIX payments not reconciled", { reason: e._tag }), {

@@ -1,5 +1,6 @@
 import { Context, type Effect, type Option } from "effect"
 import type { AccountId, TransactionId } from "../domain/ids.ts"
+import type { Mode } from "../domain/mode.ts"
 import type { ReceivedPix } from "./PixProvider.ts"
 
 /**
@@ -65,9 +66,13 @@ export class ReceivedPixRepo extends Context.Tag("ReceivedPixRepo")<
       outcome: ReceivedPixOutcome,
       charge: { readonly accountId: AccountId; readonly transactionId: TransactionId } | null
     ) => Effect.Effect<void>
-    /** The PIX transaction a txid names, in whichever account (a notification names no account). */
+    /**
+     * The PIX transaction a txid names, in whichever account of `mode` (a notification names no account,
+     * but it comes from one mode's PSP: a live payment can only pay a live charge).
+     */
     readonly chargeOf: (
-      txid: string
+      txid: string,
+      mode: Mode
     ) => Effect.Effect<Option.Option<{ readonly accountId: AccountId; readonly transactionId: TransactionId }>>
     /**
      * The payments that did not settle their charge and wait for an operator (not handled yet), newest first;
@@ -87,7 +92,12 @@ export class ReceivedPixRepo extends Context.Tag("ReceivedPixRepo")<
   }
 >() {}
 
-/** The gateway's side of a PSP's payment notices: the receiver and the reconciliation job hand them here. */
+/**
+ * The gateway's side of a PSP's payment notices: the receiver and the reconciliation job hand them here,
+ * in the mode (`CurrentMode`) of the PSP that reported them, whose charges alone they can pay: the live
+ * PSP's receiver and listing run in live mode, the sandbox's in test mode (docs/decisions.md "Test and
+ * live modes"). Received outside a mode is a defect.
+ */
 export class PixInbox extends Context.Tag("PixInbox")<
   PixInbox,
   {

@@ -94,14 +94,18 @@ export const ReceivedPixRepoLive = Layer.effect(
           update pix_received set outcome = ${outcome}, account_id = ${charge?.accountId ?? null},
             transaction_id = ${charge?.transactionId ?? null}
           where end_to_end_id = ${endToEndId}`.pipe(Effect.orDie, Effect.asVoid),
-        chargeOf: (txid) =>
+        // Only a charge of the reporting PSP's mode: a live payment naming a test charge's txid (anyone can
+        // put any txid in a static BR Code for the live key) pays nothing and waits for an operator.
+        chargeOf: (txid, mode) =>
           sql<{ accountId: AccountId; transactionId: TransactionId }>`
-          (select account_id as "accountId", id as "transactionId" from transactions
-           where method = 'PIX' and (details -> 'pix' ->> 'txid') = ${txid})
+          (select t.account_id as "accountId", t.id as "transactionId" from transactions t
+           join accounts a on a.id = t.account_id and a.mode = ${mode}
+           where t.method = 'PIX' and (t.details -> 'pix' ->> 'txid') = ${txid})
           union all
           -- A bolepix's due-date charge (docs/boleto.md "Bolepix"): its txid sits where a PIX's does.
-          (select account_id, id from transactions
-           where method = 'BOLETO' and (details -> 'pix' ->> 'txid') = ${txid})
+          (select t.account_id, t.id from transactions t
+           join accounts a on a.id = t.account_id and a.mode = ${mode}
+           where t.method = 'BOLETO' and (t.details -> 'pix' ->> 'txid') = ${txid})
           limit 1`.pipe(
             Effect.orDie,
             Effect.map((rows) => Option.fromNullable(rows[0]))

@@ -4,6 +4,7 @@ import { createServer, type Server } from "node:https"
 import type { TLSSocket } from "node:tls"
 import { Config, Effect, Either, Layer, Option, Redacted, Runtime, Schema } from "effect"
 import { addressListConfig } from "../../../config/addressList.ts"
+import { inMode } from "../../../ports/Modes.ts"
 import { PixInbox } from "../../../ports/ReceivedPixRepo.ts"
 import { receivedOf } from "./BcbPixProvider.ts"
 import { WebhookPix } from "./wire.ts"
@@ -86,7 +87,8 @@ export const PixWebhookReceiverLive = Layer.scopedDiscard(
         req.on("end", () => {
           const decoded = decodeBody(Buffer.concat(chunks).toString("utf8"))
           if (Either.isLeft(decoded)) return reply(400, { error: "body is not an API Pix notification" })
-          Runtime.runPromise(runtime)(inbox.receive(decoded.right.pix.map(receivedOf), "webhook")).then(
+          // The live PSP's notices pay live charges only (PixInbox).
+          Runtime.runPromise(runtime)(inMode("live")(inbox.receive(decoded.right.pix.map(receivedOf), "webhook"))).then(
             (counts) => reply(200, counts),
             () => reply(500, { error: "not recorded; send again" })
           )
