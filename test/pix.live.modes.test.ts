@@ -59,7 +59,7 @@ afterAll(async () => {
 })
 
 describe("live PSP notices and test-mode charges", () => {
-  it("a real PIX carrying a test charge's txid does not settle the test charge; it waits for the operator", async () => {
+  it("a real PIX with a test charge's txid does not settle the test charge; it waits for the operator", async () => {
     const charge = await chargePix(testMerchant, 5_000)
     const testTxid: string = (await transaction(testMerchant, charge.transactionId)).pix?.txid ??
       charge.transactionId.replace(/-/g, "").slice(0, 25)
