@@ -62,7 +62,7 @@ afterAll(async () => {
   for (const dir of [remessaDir, retornoDir]) if (dir) rmSync(dir, { recursive: true, force: true })
 })
 
-const boletos = async (n: number) => {
+const boletos = async (n: number, document = "11.222.333/0001-81") => {
   const ids: Array<string> = []
   for (let i = 0; i < n; i++) {
     const reply = await api.post(
@@ -71,7 +71,7 @@ const boletos = async (n: number) => {
         method: "billet",
         amount: 10_000 + i,
         expires_at: `${DUE}T12:00:00-03:00`,
-        customer: { name: "Beatriz Souza", email: "bia@example.com", document: "11.222.333/0001-81" }
+        customer: { name: "Beatriz Souza", email: "bia@example.com", document }
       },
       { token: key }
     )
@@ -170,5 +170,34 @@ describe("the remessa cut by the worker's cycle", () => {
     expect(await counter()).toBe(2)
     const { rows } = await db.query<{ n: string }>(`select count(*)::text as n from cnab_remessas`)
     expect(Number(rows[0]!.n)).toBe(2)
+  }, 90_000)
+
+  // An alphanumeric CNPJ (IN RFB 2.229/2024) made writing segment Q throw, which rolled back the whole cut, every
+  // cycle: no title of any merchant reached the bank. It goes now; and a title that cannot be written at all stays
+  // queued alone, logged, while the others go (docs/providers.md "Boleto: banks by CNAB 240").
+  it("an alphanumeric CNPJ payer goes out; a title that cannot be written waits alone, the others go", async () => {
+    const [alphanumeric] = await boletos(1, "12.ABC.345/01DE-35")
+    const [plain, unwritable] = await boletos(2)
+    // No value the API takes breaks a field today: the row is spoilt here to stand for the next one that would.
+    await db.query(`update cnab_titles set payer_document = 'ÇÇ' where transaction_id = $1`, [unwritable])
+    await db.query(`update cnab_titles set created_at = created_at - interval '61 seconds' where status = 'queued'`)
+    await db.query(`update cnab_remessas set created_at = created_at - interval '61 seconds'`)
+    expect(await waitForFiles(3)).toEqual(["remessa-000001.rem", "remessa-000002.rem", "remessa-000003.rem"])
+    const remessa = remessaOf("remessa-000003.rem")
+    expect(remessa.fileNumber).toBe("000003")
+    expect([...remessa.ids].sort()).toEqual([alphanumeric!, plain!].sort())
+    const q = readFileSync(join(remessaDir, "remessa-000003.rem"), "latin1")
+      .split("\r\n")
+      .filter((l) => l[13] === "Q")
+    expect(q.map((l) => l.slice(17, 33))).toContain("2012ABC34501DE35")
+    expect(await sentIn([alphanumeric!, plain!])).toEqual([
+      { status: "sent", remessa: 3 },
+      { status: "sent", remessa: 3 }
+    ])
+    // Several cycles later it is still queued, in no file, and no number was taken for it.
+    await new Promise((r) => setTimeout(r, SEVERAL_RUNS_MS))
+    expect(await sentIn([unwritable!])).toEqual([{ status: "queued", remessa: null }])
+    expect(files()).toHaveLength(3)
+    expect(await counter()).toBe(3)
   }, 90_000)
 })

@@ -1,12 +1,13 @@
 /**
  * Brazil's banking calendar (docs/calendar.md): the days banks settle — Monday to Friday, less the
  * national holidays and the bank holidays (Carnival Monday and Tuesday, CMN Resolution 4.880 art. 6;
- * Corpus Christi). Dates are São Paulo calendar dates, `YYYY-MM-DD`.
+ * Corpus Christi; the year's last weekday, FEBRABAN). Dates are São Paulo calendar dates, `YYYY-MM-DD`.
  *
  * Our own table rather than `date-holidays` at run time: the domain imports nothing but `effect`
  * (docs/architecture.md), the rules fit in thirty lines, and the library's bundled data of every
  * country and region is a lot to load for them. `src/domain/calendar.test.ts` holds this module to
- * `date-holidays` (types `public` and `bank`, country BR) for every day of 2000–2100.
+ * `date-holidays` (types `public` and `bank`, country BR, plus the year's last weekday, which it does not
+ * close) for every day of 2000–2100.
  */
 
 export interface Holiday {
@@ -77,6 +78,12 @@ export const holidays = (year: number): ReadonlyArray<Holiday> => {
   ]
   // Lei 14.759 of 2023-12-21 made it national: its first national 20 November is 2024's.
   if (year >= 2024) list.push(fixed(11, 20, "Dia Nacional de Zumbi e da Consciência Negra"))
+  // FEBRABAN's notice every year: on 31 December there is no bank service and no compensação; when it falls on a
+  // weekend, the Friday before closes instead (29/12/2023). What falls due that day is paid on the next business
+  // day without charges (docs/calendar.md).
+  let last = fixed(12, 31, "").date
+  while (weekday(last) === 0 || weekday(last) === 6) last = addCalendarDays(last, -1)
+  list.push({ date: last, name: "Encerramento do ano bancário (sem expediente nem compensação)" })
   return list.sort((x, y) => (x.date < y.date ? -1 : x.date > y.date ? 1 : 0))
 }
 

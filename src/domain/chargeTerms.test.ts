@@ -51,6 +51,22 @@ describe("amount due on a date (hand-computed, docs/boleto.md)", () => {
     expect([due.fine, due.interest, due.total]).toEqual([fine, interest, total])
   })
 
+  // 31 December has no bank service and no compensação (FEBRABAN, docs/calendar.md): a slip due on Thursday
+  // 2026-12-31 is payable without charges until Monday 2027-01-04 (New Year's Day and a weekend between).
+  it.each([
+    ["2026-12-31", 0, 0, 100_000],
+    ["2027-01-04", 0, 0, 100_000],
+    // Late from the 5th: 5 days from the due date, 100,000 × 1 % × 5 / 30 = 166.67 → 167.
+    ["2027-01-05", 2_000, 167, 102_167]
+  ] as const)("due Thursday 2026-12-31 (no compensação), paid %s", (paidOn, fine, interest, total) => {
+    const terms: ChargeTerms = {
+      fine: { kind: "percentage", value: 200 },
+      interest: { kind: "percentage_per_month", value: 100 }
+    }
+    const due = amountDue(100_000, "2026-12-31", terms, paidOn)
+    expect([due.fine, due.interest, due.total]).toEqual([fine, interest, total])
+  })
+
   it("abatement first; percentages on what it leaves", () => {
     const terms: ChargeTerms = {
       abatement: { kind: "fixed", value: 10_000 },
@@ -149,5 +165,9 @@ describe("the instruction lines a bank prints", () => {
     expect(
       instructionLines(123_456_78, "2027-02-05", { abatement: { kind: "fixed", value: 1_000_00 } }, "2027-02-05")
     ).toEqual(["Conceder abatimento de R$ 1.000,00.", "Não receber após 05/02/2027."])
+    // 31 December: no compensação (FEBRABAN, docs/calendar.md), so the slip names the grace.
+    expect(instructionLines(100_000, "2026-12-31", TERMS, "2027-02-03")).toContain(
+      "Vencimento em dia não útil: pagável sem encargos até 04/01/2027."
+    )
   })
 })

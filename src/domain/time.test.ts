@@ -53,7 +53,10 @@ describe("business days in São Paulo (docs/calendar.md)", () => {
     })
     // Across Good Friday and the year's end.
     expect(addBusinessDaysInSaoPaulo(new Date("2027-03-25T15:00:00Z"), 1).date).toBe("2027-03-29")
-    expect(addBusinessDaysInSaoPaulo(new Date("2026-12-30T15:00:00Z"), 2).date).toBe("2027-01-04")
+    // 31 December is closed (FEBRABAN, docs/calendar.md): from Wednesday 2026-12-30, the 1st business day is
+    // Monday 2027-01-04 and the 2nd the 5th.
+    expect(addBusinessDaysInSaoPaulo(new Date("2026-12-30T15:00:00Z"), 1).date).toBe("2027-01-04")
+    expect(addBusinessDaysInSaoPaulo(new Date("2026-12-30T15:00:00Z"), 2).date).toBe("2027-01-05")
   })
 
   it("a bank transfer leaves at once on a business day, at 00:00 of the next one otherwise", () => {
@@ -65,9 +68,11 @@ describe("business days in São Paulo (docs/calendar.md)", () => {
     // Good Friday → Monday; 1 January 2027 (a Friday) → Monday the 4th.
     expect(bankTransferAt(new Date("2027-03-26T12:00:00Z")).toISOString()).toBe("2027-03-29T03:00:00.000Z")
     expect(bankTransferAt(new Date("2027-01-01T12:00:00Z")).toISOString()).toBe("2027-01-04T03:00:00.000Z")
-    // 31 December is a business day (date-holidays: "optional" after 14:00): it leaves at once.
-    const lastDay = new Date("2026-12-31T12:00:00Z")
-    expect(bankTransferAt(lastDay)).toBe(lastDay)
+    // 31 December has no bank service and no compensação, so no TED (FEBRABAN, docs/calendar.md): Monday the
+    // 4th, after New Year's Day and the weekend. 24 December is a business day: it leaves at once.
+    expect(bankTransferAt(new Date("2026-12-31T12:00:00Z")).toISOString()).toBe("2027-01-04T03:00:00.000Z")
+    const christmasEve = new Date("2026-12-24T12:00:00Z")
+    expect(bankTransferAt(christmasEve)).toBe(christmasEve)
   })
 
   it("a withdrawal leaves after its delay, counted from when it can leave, and never on a closed day", () => {
@@ -79,5 +84,7 @@ describe("business days in São Paulo (docs/calendar.md)", () => {
     expect(withdrawalLeavesAt(new Date("2026-12-05T02:59:58Z"), 5).toISOString()).toBe("2026-12-07T03:00:00.000Z")
     // The Friday before Carnival, as late: Ash Wednesday 00:00.
     expect(withdrawalLeavesAt(new Date("2027-02-06T02:59:58Z"), 5).toISOString()).toBe("2027-02-10T03:00:00.000Z")
+    // Wednesday 30 December, as late: the delay runs into the 31st, closed (docs/calendar.md), so 4 January.
+    expect(withdrawalLeavesAt(new Date("2026-12-31T02:59:58Z"), 5).toISOString()).toBe("2027-01-04T03:00:00.000Z")
   })
 })

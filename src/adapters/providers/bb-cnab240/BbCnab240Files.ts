@@ -16,7 +16,7 @@ import { fn } from "../../../spans.ts"
 import { cnabConfig } from "./config.ts"
 import { BANCO_DO_BRASIL, type BankProfile } from "./profile.ts"
 import { rejectionReason } from "./reasons.ts"
-import { buildRemessa, dictKeyType, type RemessaTitle } from "./remessa.ts"
+import { buildRemessa, dictKeyType, type RefusedTitle, type RemessaTitle } from "./remessa.ts"
 import { parseRetorno } from "./retorno.ts"
 
 // Any fixed 64-bit number: retorno ingestions of every process take turns on it (docs/providers.md).
@@ -99,6 +99,7 @@ export const bbCnab240FilesLayer = (profile: BankProfile) =>
             if (titles.length === 0) return Option.none()
             const fileNumber = counter!.value + 1
             const fileName = `remessa-${String(fileNumber).padStart(6, "0")}.rem`
+            const refused: RefusedTitle[] = []
             const content = buildRemessa(
               profile,
               config.agreement,
@@ -119,16 +120,33 @@ export const bbCnab240FilesLayer = (profile: BankProfile) =>
                   t.pixKey === null || t.pixTxid === null
                     ? undefined
                     : { keyType: dictKeyType(t.pixKey), key: t.pixKey, txid: t.pixTxid }
-              }))
+              })),
+              (r) => refused.push(r)
             )
+            // A title that cannot be written stays queued, out of this file, and is logged at each cut until it
+            // can be (a fix deployed) or its transaction ends: the others, of every merchant, still go
+            // (docs/providers.md "Boleto: banks by CNAB 240").
+            for (const r of refused) {
+              const id = r.title.transactionId
+              const account = titles.find((t) => t.transactionId === id)?.accountId
+              yield* Effect.logError(
+                `remessa ${fileNumber}: title of transaction ${id} (account ${account}) left out`,
+                {
+                  reason: r.reason
+                }
+              )
+            }
+            const leftOut = new Set(refused.map((r) => r.title.transactionId))
+            const sent = titles.filter((t) => !leftOut.has(t.transactionId))
+            if (sent.length === 0) return Option.none()
             yield* sql`update cnab_counters set value = ${fileNumber} where name = 'remessa'`
             yield* sql`
               insert into cnab_remessas (file_number, file_name, content, titles)
-              values (${fileNumber}, ${fileName}, ${content}, ${titles.length})`
+              values (${fileNumber}, ${fileName}, ${content}, ${sent.length})`
             yield* sql`
               update cnab_titles set status = 'sent', remessa = ${fileNumber}, updated_at = now()
-              where transaction_id = any(${titles.map((t) => t.transactionId)}::uuid[])`
-            return Option.some({ fileNumber, fileName, titles: titles.length })
+              where transaction_id = any(${sent.map((t) => t.transactionId)}::uuid[])`
+            return Option.some({ fileNumber, fileName, titles: sent.length })
           })
         )
         if (Option.isNone(cut)) return Option.none()

@@ -3,9 +3,10 @@ import { describe, expect, it } from "vitest"
 import { answerRemessa, type Outcome } from "../../../../test/fakes/bank/bank.ts"
 import { amountDue, type ChargeTerms } from "../../../domain/chargeTerms.ts"
 import { addCalendarDays } from "../../../domain/calendar.ts"
-import { readRecord, SEGMENT_P, SEGMENT_R } from "./layout.ts"
+import { isValidBuyerDocument } from "../../../domain/document.ts"
+import { readRecord, SEGMENT_P, SEGMENT_Q, SEGMENT_R } from "./layout.ts"
 import { BANCO_DO_BRASIL } from "./profile.ts"
-import { buildRemessa, dictKeyType, type RemessaTitle } from "./remessa.ts"
+import { buildRemessa, dictKeyType, type RefusedTitle, type RemessaTitle } from "./remessa.ts"
 import { isPaid, parseRetorno } from "./retorno.ts"
 
 const AGREEMENT = {
@@ -134,6 +135,94 @@ describe("CNAB 240: remessa → fake bank → retorno", () => {
     expect(read.rejected).toEqual([{ line: 5, error: "segment T without its segment U on the next line" }])
     // The third title's T and U (now lines 6 and 7) and the fourth's are read.
     expect(read.titles.map((t) => t.line)).toEqual([3, 6, 8])
+  })
+})
+
+describe("CNAB 240: what one title cannot break, and the file's date", () => {
+  // The Receita Federal's published example of an alphanumeric CNPJ (IN RFB 2.229/2024, issued since July 2026).
+  const CNPJ = "12ABC34501DE35"
+
+  // Both interfaces accept an alphanumeric CNPJ as the buyer's document (src/domain/document.ts). Segment Q
+  // 19–33 was a plain "9" field, so writing it threw and cutRemessa died for the whole file, every cycle: no
+  // boleto of any merchant reached the bank. FEBRABAN's adaptation: the same field, right-aligned and
+  // zero-filled, letters allowed (layout.ts `inscription`).
+  it("a title whose payer has an alphanumeric CNPJ goes in the remessa with the others, and comes back", () => {
+    expect(isValidBuyerDocument(CNPJ)).toBe(true)
+    const sent = titles(3).map((t, i) => (i === 1 ? { ...t, payerDocument: CNPJ } : t))
+    const refused: RefusedTitle[] = []
+    const remessa = buildRemessa(BANCO_DO_BRASIL, AGREEMENT, 10, new Date("2026-11-27T15:00:00Z"), sent, (r) =>
+      refused.push(r)
+    )
+    expect(refused).toEqual([])
+    const q = remessa.split("\r\n").filter((l) => l.slice(13, 14) === "Q")
+    expect(q).toHaveLength(3)
+    const read = readRecord(SEGMENT_Q, q[1]!)
+    expect(read.ok && [read.fields["payerDocumentType"], read.fields["payerDocument"]]).toEqual(["2", `0${CNPJ}`])
+    expect(q[0]!.slice(17, 33)).toBe("1000052998224725") // a CPF as before
+
+    // The bank's retorno naming that payer in T 134–148 is read, not rejected as "not numeric".
+    const retorno = answerRemessa(remessa, 10, () => ({ movement: "06", paidOn: DUE })).split("\r\n")
+    retorno[4] = `${retorno[4]!.slice(0, 132)}2${`0${CNPJ}`}${retorno[4]!.slice(148)}` // the second title's T
+    const back = parseRetorno(retorno.join("\r\n"))
+    if ("error" in back) throw new Error(back.error)
+    expect(back.rejected).toEqual([])
+    expect(back.titles.map((t) => t.transactionId)).toEqual(sent.map((t) => t.transactionId))
+  })
+
+  // Defence in depth: whatever one title carries that its field cannot hold, the others still reach the bank.
+  it("a title that cannot be written is left out alone, with the reason; the file stays whole and numbered", () => {
+    const sent = titles(4)
+    const broken = [
+      { ...sent[1]!, payerDocument: "12.ABC.345/01DE-35" }, // punctuation: not as the gateway stores it
+      sent[2]!,
+      // A DICT key is written exactly or not at all (layout.ts `exact`).
+      {
+        ...sent[3]!,
+        pix: { keyType: 4 as const, key: "joão@example.com", txid: "0b5e1f1c2f474f598f061b0c4c1f7c2a" }
+      }
+    ]
+    const refused: RefusedTitle[] = []
+    const remessa = buildRemessa(
+      BANCO_DO_BRASIL,
+      AGREEMENT,
+      11,
+      new Date("2026-11-27T15:00:00Z"),
+      [sent[0]!, ...broken],
+      (r) => refused.push(r)
+    )
+    expect(refused.map((r) => [r.title.transactionId, r.reason])).toEqual([
+      [sent[1]!.transactionId, expect.stringContaining("payerDocument (19-33)")],
+      [sent[3]!.transactionId, expect.stringContaining("key (29-105)")]
+    ])
+    const lines = remessa.split("\r\n").filter((l) => l !== "")
+    // File header, batch header, P Q R of the two written titles, batch trailer, file trailer.
+    expect(lines).toHaveLength(2 + 3 * 2 + 2)
+    expect(lines.slice(2, 8).map((l) => [l.slice(8, 13), l.slice(13, 14)])).toEqual([
+      ["00001", "P"],
+      ["00002", "Q"],
+      ["00003", "R"],
+      ["00004", "P"],
+      ["00005", "Q"],
+      ["00006", "R"]
+    ])
+    expect(lines.at(-2)!.slice(17, 23)).toBe("000008") // the batch's records, its header and trailer included
+    expect(lines.at(-1)!.slice(23, 29)).toBe("000010")
+    const read = parseRetorno(answerRemessa(remessa, 11, () => ({ movement: "02" })))
+    if ("error" in read) throw new Error(read.error)
+    expect(read.titles.map((t) => t.transactionId)).toEqual([sent[0]!.transactionId, sent[2]!.transactionId])
+  })
+
+  // The file header's "data/hora de geração" (144–151, 152–157) and the batch header's "data de gravação"
+  // (192–199) are Brazil's: a remessa cut at 22:30 in São Paulo (01:30Z the next day) was dated tomorrow.
+  it("dates the file by São Paulo's calendar and clock, not UTC's", () => {
+    const at = new Date("2026-11-27T22:30:00-03:00")
+    const lines = buildRemessa(BANCO_DO_BRASIL, AGREEMENT, 1, at, titles(1)).split("\r\n")
+    expect(lines[0]!.slice(143, 151)).toBe("27112026")
+    expect(lines[0]!.slice(151, 157)).toBe("223000")
+    expect(lines[1]!.slice(191, 199)).toBe("27112026")
+    // Just after midnight there: the new day, whatever UTC says.
+    const early = buildRemessa(BANCO_DO_BRASIL, AGREEMENT, 1, new Date("2026-11-28T00:05:09-03:00"), titles(1))
+    expect(early.slice(143, 157)).toBe("28112026000509")
   })
 })
 

@@ -154,6 +154,33 @@ describe("CNAB 240 layout tables", () => {
     expect(() => writeRecord(SEGMENT_Y03, { key: "joão@example.com", txid })).toThrow(RangeError)
   })
 
+  // IN RFB 2.229/2024: alphanumeric CNPJs are issued since July 2026. FEBRABAN keeps the inscription fields
+  // where and as they were (right-aligned, zero-filled) and lets them carry the letters; the beneficiary's too.
+  it.each([
+    ["file header", FILE_HEADER, "companyDocument", 19, 32],
+    ["batch header", BATCH_HEADER, "companyDocument", 19, 33],
+    ["segment Q", SEGMENT_Q, "payerDocument", 19, 33],
+    ["segment Q", SEGMENT_Q, "guarantorDocument", 155, 169],
+    ["segment T", SEGMENT_T, "payerDocument", 134, 148]
+  ] as const)("%s %s (%i–%i) carries an alphanumeric CNPJ, and reads it back", (_, layout, name, from, to) => {
+    const cnpj = "12ABC34501DE35" // the Receita Federal's published example
+    const line = writeRecord(layout, { [name]: cnpj })
+    expect(line.slice(from - 1, to)).toBe(cnpj.padStart(to - from + 1, "0"))
+    const read = readRecord(layout, line)
+    expect(read.ok && read.fields[name]).toBe(cnpj.padStart(to - from + 1, "0"))
+    // Digits as before; anything else in it is still refused, written or read.
+    expect(writeRecord(layout, { [name]: "52998224725" }).slice(from - 1, to)).toBe(
+      "52998224725".padStart(to - from + 1, "0")
+    )
+    expect(() => writeRecord(layout, { [name]: "12.ABC.345/01DE-35" })).toThrow(RangeError)
+    expect(() => writeRecord(layout, { [name]: "12abc34501de35" })).toThrow(RangeError)
+    const broken = `${line.slice(0, from - 1)}${"12 ABC".padStart(to - from + 1, "0")}${line.slice(to)}`
+    expect(readRecord(layout, broken)).toMatchObject({
+      ok: false,
+      error: expect.stringContaining(`${name} (${from}-${to})`)
+    })
+  })
+
   it("names the field a malformed line breaks", () => {
     const line = writeRecord(SEGMENT_U, { bank: "001", batch: 1, sequence: 2, movement: "06", paid: 102_333 })
     expect(readRecord(SEGMENT_U, line).ok).toBe(true)

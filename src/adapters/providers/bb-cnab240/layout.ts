@@ -22,11 +22,25 @@ export interface Field {
    * does not fit is refused.
    */
   readonly exact?: true
+  /**
+   * A CPF or CNPJ ("número de inscrição"): a `9` field that also takes the letters of an alphanumeric CNPJ
+   * (IN RFB 2.229/2024, issued since July 2026). FEBRABAN's adaptation keeps the field where it was and as it
+   * was written — right-aligned, zero-filled — and lets its characters be A–Z as well as digits: the 14
+   * characters of a CNPJ as the Receita writes it (docs/providers.md "Boleto: banks by CNAB 240").
+   */
+  readonly inscription?: true
 }
 
 const f = (name: string, from: number, to: number, picture: Picture, value?: string): Field =>
   value === undefined ? { name, from, to, picture } : { name, from, to, picture, value }
 const exact = (name: string, from: number, to: number): Field => ({ name, from, to, picture: "X", exact: true })
+const inscription = (name: string, from: number, to: number): Field => ({
+  name,
+  from,
+  to,
+  picture: "9",
+  inscription: true
+})
 
 /** Common to every record: bank, batch, record type. */
 const control = (type: string, batch?: string): ReadonlyArray<Field> => [
@@ -56,7 +70,7 @@ export const FILE_HEADER: ReadonlyArray<Field> = [
   ...control("0", "0000"),
   f("febraban1", 9, 17, "X"),
   f("companyDocumentType", 18, 18, "9"),
-  f("companyDocument", 19, 32, "9"),
+  inscription("companyDocument", 19, 32),
   f("agreement", 33, 52, "X"),
   f("agency", 53, 57, "9"),
   f("agencyDigit", 58, 58, "X"),
@@ -88,7 +102,7 @@ export const BATCH_HEADER: ReadonlyArray<Field> = [
   f("layoutVersion", 14, 16, "9"),
   f("febraban2", 17, 17, "X"),
   f("companyDocumentType", 18, 18, "9"),
-  f("companyDocument", 19, 33, "9"),
+  inscription("companyDocument", 19, 33),
   f("agreement", 34, 53, "X"),
   f("agency", 54, 58, "9"),
   f("agencyDigit", 59, 59, "X"),
@@ -147,7 +161,7 @@ export const SEGMENT_P: ReadonlyArray<Field> = [
 export const SEGMENT_Q: ReadonlyArray<Field> = [
   ...detail("Q"),
   f("payerDocumentType", 18, 18, "9"),
-  f("payerDocument", 19, 33, "9"),
+  inscription("payerDocument", 19, 33),
   f("payerName", 34, 73, "X"),
   f("payerAddress", 74, 113, "X"),
   f("payerNeighborhood", 114, 128, "X"),
@@ -156,7 +170,7 @@ export const SEGMENT_Q: ReadonlyArray<Field> = [
   f("payerCity", 137, 151, "X"),
   f("payerState", 152, 153, "X"),
   f("guarantorDocumentType", 154, 154, "9"),
-  f("guarantorDocument", 155, 169, "9"),
+  inscription("guarantorDocument", 155, 169),
   f("guarantorName", 170, 209, "X"),
   f("correspondentBank", 210, 212, "9"),
   f("correspondentOurNumber", 213, 232, "X"),
@@ -218,7 +232,7 @@ export const SEGMENT_T: ReadonlyArray<Field> = [
   f("companyUse", 106, 130, "X"),
   f("currency", 131, 132, "9"),
   f("payerDocumentType", 133, 133, "9"),
-  f("payerDocument", 134, 148, "9"),
+  inscription("payerDocument", 134, 148),
   f("payerName", 149, 188, "X"),
   f("contract", 189, 198, "9"),
   f("fee", 199, 213, "9"),
@@ -284,7 +298,7 @@ export const writeRecord = (layout: ReadonlyArray<Field>, values: Readonly<Recor
     const raw = field.value ?? values[field.name]
     if (field.picture === "9") {
       const digits = raw === undefined ? "" : String(raw)
-      if (!/^\d*$/.test(digits) || digits.length > width) {
+      if (!(field.inscription ? /^[0-9A-Z]*$/ : /^\d*$/).test(digits) || digits.length > width) {
         throw new RangeError(`${field.name} (${field.from}-${field.to}) does not fit: ${digits}`)
       }
       out += digits.padStart(width, "0")
@@ -314,8 +328,9 @@ export const readRecord = (
   const fields: Record<string, string> = {}
   for (const field of layout) {
     const text = line.slice(field.from - 1, field.to)
-    if (field.picture === "9" && !/^\d+$/.test(text)) {
-      return { ok: false, error: `${field.name} (${field.from}-${field.to}) is not numeric: "${text}"` }
+    if (field.picture === "9" && !(field.inscription ? /^[0-9A-Z]+$/ : /^\d+$/).test(text)) {
+      const what = field.inscription ? "a CPF or CNPJ" : "numeric"
+      return { ok: false, error: `${field.name} (${field.from}-${field.to}) is not ${what}: "${text}"` }
     }
     if (field.value !== undefined && text !== field.value) {
       return { ok: false, error: `${field.name} (${field.from}-${field.to}) is "${text}", not "${field.value}"` }

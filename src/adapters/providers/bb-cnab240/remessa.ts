@@ -13,6 +13,7 @@ import {
 } from "./layout.ts"
 import type { Agreement, BankProfile } from "./profile.ts"
 import { addCalendarDays } from "../../../domain/calendar.ts"
+import { isoInSaoPaulo } from "../../../domain/time.ts"
 
 /** A title to register: one boleto. */
 export interface RemessaTitle {
@@ -58,18 +59,31 @@ export const companyUseOf = (transactionId: string): string =>
     .toUpperCase()
     .padStart(25, "0")
 
+/** A title left out of a remessa: its records could not be written, and why. */
+export interface RefusedTitle {
+  readonly title: RemessaTitle
+  readonly reason: string
+}
+
 /**
  * One remessa file (CRLF lines): file header, one batch of segments P, Q, R (and Y-03 for bolepix) per
- * title, batch trailer, file trailer. `fileNumber` is the NSA, one per cycle.
+ * title, batch trailer, file trailer. `fileNumber` is the NSA, one per cycle. A title whose records cannot
+ * be written (a value its field cannot hold) is left out of the file and handed to `refused` with the
+ * reason: the other titles, of every merchant, still reach the bank (docs/providers.md "Boleto: banks by
+ * CNAB 240").
  */
 export const buildRemessa = (
   profile: BankProfile,
   agreement: Agreement,
   fileNumber: number,
   generatedAt: Date,
-  titles: ReadonlyArray<RemessaTitle>
+  titles: ReadonlyArray<RemessaTitle>,
+  refused: (refusal: RefusedTitle) => void = () => {}
 ): string => {
-  const day = generatedAt.toISOString().slice(0, 10)
+  // The bank reads the file's date and time as Brazil's (the file header's "data/hora de geração", the batch
+  // header's "data de gravação"): São Paulo's, or a file cut after 21:00 would be dated tomorrow.
+  const local = isoInSaoPaulo(generatedAt)
+  const day = local.slice(0, 10)
   const company = {
     bank: profile.bankCode,
     companyDocumentType: agreement.companyDocument.length === 11 ? 1 : 2,
@@ -87,7 +101,7 @@ export const buildRemessa = (
       bankName: profile.bankName,
       direction: 1,
       generatedOn: cnabDate(day),
-      generatedAt: generatedAt.toISOString().slice(11, 19).replace(/:/g, ""),
+      generatedAt: local.slice(11, 19).replace(/:/g, ""),
       fileNumber,
       layoutVersion: profile.fileLayoutVersion,
       density: profile.density
@@ -105,6 +119,33 @@ export const buildRemessa = (
   let sequence = 0
   const detail = { bank: profile.bankCode, batch: 1, movement: MOVEMENT_REGISTER }
   for (const t of titles) {
+    const records = titleRecords(profile, agreement, detail, sequence, t)
+    if (typeof records === "string") {
+      refused({ title: t, reason: records })
+      continue
+    }
+    lines.push(...records)
+    sequence += records.length
+  }
+  lines.push(writeRecord(BATCH_TRAILER, { bank: profile.bankCode, batch: 1, records: sequence + 2 }))
+  lines.push(writeRecord(FILE_TRAILER, { bank: profile.bankCode, batches: 1, records: lines.length + 1, accounts: 0 }))
+  return `${lines.join("\r\n")}\r\n`
+}
+
+/**
+ * A title's segments, numbered from `after` + 1 in the batch, or why one of them cannot be written: the
+ * title alone is then left out, and the next one takes its sequence numbers.
+ */
+const titleRecords = (
+  profile: BankProfile,
+  agreement: Agreement,
+  detail: { readonly bank: string; readonly batch: number; readonly movement: string },
+  after: number,
+  t: RemessaTitle
+): ReadonlyArray<string> | string => {
+  let sequence = after
+  const lines: string[] = []
+  try {
     const terms = t.terms ?? {}
     const discounts = terms.discounts ?? []
     const interest = terms.interest
@@ -189,8 +230,11 @@ export const buildRemessa = (
         })
       )
     }
+  } catch (e) {
+    // The writer's RangeError (a value its field cannot hold) or anything else this one title's values cause;
+    // the field named, not the value, which may be the payer's document (the reason is logged).
+    const reason = e instanceof Error ? e.message : String(e)
+    return reason.replace(/ does not fit: [\s\S]*$/, " does not fit")
   }
-  lines.push(writeRecord(BATCH_TRAILER, { bank: profile.bankCode, batch: 1, records: sequence + 2 }))
-  lines.push(writeRecord(FILE_TRAILER, { bank: profile.bankCode, batches: 1, records: lines.length + 1, accounts: 0 }))
-  return `${lines.join("\r\n")}\r\n`
+  return lines
 }
