@@ -176,12 +176,21 @@ export const acquirerKit = (name: string, start: () => Promise<KitHarness>, opti
       expect(f.captures(key)).toBe(0)
     })
 
-    faulty("5xx before acceptance: not charged", async (f) => {
+    faulty("5xx before acting: the status query says not received, so not charged", async (f) => {
       const key = randomUUID()
       f.inject("charge", { kind: "error", status: 503 })
       const result = await charge(10_000, key)
       expect(Either.isLeft(result) && result.left.outcome).toBe("not_charged")
       expect(f.captures(key)).toBe(0)
+    })
+
+    // No acquirer documents a 5xx as "not processed" (docs/providers.md): one after the charge was made
+    // is a lost answer, and the status query finds the charge.
+    faulty("5xx after acting: the status query finds the charge, approved once", async (f) => {
+      const key = randomUUID()
+      f.inject("charge", { kind: "error-after", status: 502 })
+      expect(Either.getOrThrow(await charge(10_000, key))).toMatchObject({ _tag: "Approved" })
+      expect(f.captures(key)).toBe(1)
     })
 
     faulty("connection refused: not charged", async (f) => {
@@ -240,6 +249,21 @@ export const acquirerKit = (name: string, start: () => Promise<KitHarness>, opti
         expect(f.refunded(approved.acquirerReference)).toBe(4_000)
       }
     )
+
+    faulty("refund, 5xx after acting: the refunded amount is read back, the refund stands", async (f) => {
+      const approved = await chargedForRefund()
+      f.inject("refund", { kind: "error-after", status: 502 })
+      expect(Either.isRight(await refundOf(approved, 4_000))).toBe(true)
+      expect(f.refunded(approved.acquirerReference)).toBe(4_000)
+    })
+
+    faulty("refund, 5xx before acting: read back, not refunded, and it says so (not_charged)", async (f) => {
+      const approved = await chargedForRefund()
+      f.inject("refund", { kind: "error", status: 503 })
+      const result = await refundOf(approved, 4_000)
+      expect(Either.isLeft(result) && result.left.outcome).toBe("not_charged")
+      expect(f.refunded(approved.acquirerReference)).toBe(0)
+    })
 
     faulty("refund times out before accepting: not refunded, and it says so (not_charged)", async (f) => {
       const approved = await chargedForRefund()

@@ -8,6 +8,7 @@ import { makeRedeAcquirer } from "../../src/adapters/providers/rede/RedeAcquirer
 import type { Metrics } from "../../src/ports/Metrics.ts"
 import { startFakeCielo, type FakeCielo } from "../fakes/cielo/fake.ts"
 import { startFakeRede, type FakeRede } from "../fakes/rede/fake.ts"
+import { listen, readBody, sendJson } from "../fakes/shared/server.ts"
 import { card, panEndingIn } from "./acquirer.kit.ts"
 
 /**
@@ -83,7 +84,7 @@ describe("failover", () => {
     expect(counted.get("rede:approved")).toBe(1)
   })
 
-  it("5xx and connection refused move on too", async () => {
+  it("5xx before acting and connection refused move on too", async () => {
     cielo.faults.inject("sale", { kind: "error", status: 500 })
     expect(Either.getOrThrow(await charge(router()))).toMatchObject({ acquirer: "rede" })
     await cielo.api.down()
@@ -125,6 +126,71 @@ describe("failover", () => {
     cielo.faults.inject("sale", { kind: "drop" })
     expect(Either.getOrThrow(await charge(router(), key))).toMatchObject({ _tag: "Approved", acquirer: "cielo" })
     expect(rede.captures(key)).toHaveLength(0)
+  })
+
+  // No acquirer documents a 5xx as "nothing charged": Cielo's manual ("HTTP Status Code") lists only "500
+  // Internal Server Error", and docs.cielo.com.br ("HTTP Codes") says 500/502/503 may come from an internal
+  // failure. Read as not_charged, the router charged the buyer again at the next acquirer.
+  it("Cielo made the sale but its gateway answered 502: the router must not charge e.Rede as well", async () => {
+    const key = randomUUID()
+    cielo.faults.inject("sale", { kind: "error-after", status: 502 })
+    const before = rede.seen().length
+    const result = await charge(router(), key)
+    // The buyer is charged once in all, and the approval is Cielo's.
+    expect(cielo.captures(key).length + rede.captures(key).length).toBe(1)
+    expect(Either.getOrThrow(result)).toMatchObject({ _tag: "Approved", acquirer: "cielo" })
+    expect(rede.seen().length).toBe(before)
+  })
+
+  it("e.Rede made the transaction but answered 504: the router must not charge Cielo as well", async () => {
+    const key = randomUUID()
+    rede.faults.inject("transaction", { kind: "error-after", status: 504 })
+    const redeFirst = makeFailoverAcquirer(
+      members,
+      { order: ["rede", "cielo"], byBrand: {}, breaker: { failures: 2, cooldownMs: 60_000 } },
+      metrics
+    )
+    const result = await charge(redeFirst, key)
+    expect(cielo.captures(key).length + rede.captures(key).length).toBe(1)
+    expect(Either.getOrThrow(result)).toMatchObject({ _tag: "Approved", acquirer: "rede" })
+  })
+
+  // Cielo's "Códigos de Erros da API": 131 "MerchantKey is required" is our configuration, not the buyer's card.
+  it("Cielo refuses our credentials (400, 131): e.Rede charges it; a buyer's typo (213) is declined", async () => {
+    const answers: Array<[number, string]> = []
+    const stub = await listen(async (req, res) => {
+      await readBody(req)
+      const [code, message] = answers.shift()!
+      sendJson(res, 400, [{ Code: code, Message: message }])
+    })
+    try {
+      const stubbed = makeFailoverAcquirer(
+        new Map<string, AcquirerService>([
+          [
+            "cielo",
+            makeCieloAcquirer({
+              merchantId: cielo.merchantId,
+              merchantKey: Redacted.make(cielo.merchantKey),
+              apiUrl: stub.url(),
+              queryUrl: cielo.query.url(),
+              timeoutMs: 500
+            })
+          ],
+          ["rede", members.get("rede")!]
+        ]),
+        { order: ["cielo", "rede"], byBrand: {}, breaker: { failures: 2, cooldownMs: 60_000 } },
+        metrics
+      )
+      answers.push([131, "MerchantKey is required"])
+      expect(Either.getOrThrow(await charge(stubbed))).toMatchObject({ _tag: "Approved", acquirer: "rede" })
+      expect(counted.get("cielo:not_charged")).toBe(1)
+      const before = rede.seen().length
+      answers.push([213, "Credit Card Number is invalid"])
+      expect(Either.getOrThrow(await charge(stubbed))).toMatchObject({ _tag: "Declined", code: "card_declined" })
+      expect(rede.seen().length).toBe(before)
+    } finally {
+      await stub.close()
+    }
   })
 
   it("the circuit breaker skips Cielo after two failures, until its cooldown ends", async () => {

@@ -16,8 +16,15 @@ import { expired, faultQueue, listen, luhn, readBody, sendJson, withFault } from
  *   fake does the worst (a second sale, a second capture) and the adapter must not rely on it: it asks
  *   by MerchantOrderId before sending again. `duplicateRequestIds("replay" | "reject")` switches to
  *   replaying the first answer, or to a 409, to check the adapter under either reading;
- * - faults on demand per operation (timeout before accepting, 5xx, commit then drop, slow answer), a
- *   listener that can be taken down (connection refused), refunds refused on demand.
+ * - request errors with the codes of the manual's table (DeveloperCielo/API-3.0 source/index.md, "Códigos
+ *   de Erros da API"): 117 holder, 118 number missing, 213 number invalid, 125/126 expiry, 146 security
+ *   code, 182/185 brand, 102 payment type, 108 amount, 122 MerchantOrderId, 123 installments;
+ * - voids answered as the manual shows them: a full void `{Status: 10, ReturnCode: "9", ReturnMessage,
+ *   Links}` with no ReasonCode ("Cancelamento total"), a partial one with Status 2, ReasonCode 0 and
+ *   ReturnCode "0" ("Cancelamento parcial");
+ * - faults on demand per operation (timeout before accepting, 5xx before acting, 5xx after acting, commit
+ *   then drop, slow answer), a listener that can be taken down (connection refused), refunds refused on
+ *   demand (ReturnCode 17 of docs.cielo.com.br "Códigos de Retorno de Cancelamento": a dispute exists).
  *
  * Card numbers are never kept: a sale stores the masked number, as Cielo's answers show it.
  */
@@ -106,20 +113,25 @@ export const startFakeCielo = async (options: FakeCieloOptions = {}) => {
       body.MerchantOrderId.length > 50
     )
       problems.push([122, "MerchantOrderId is required"])
-    if (payment?.Type !== "CreditCard") problems.push([104, "Payment Type is required"])
-    if (!Number.isSafeInteger(payment?.Amount) || payment.Amount <= 0) problems.push([105, "Amount is required"])
+    // The codes and messages are the manual's ("Códigos de Erros da API").
+    if (payment?.Type !== "CreditCard") problems.push([102, "Payment Type is required"])
+    if (!Number.isSafeInteger(payment?.Amount) || payment.Amount <= 0)
+      problems.push([108, "Amount must be greater or equal to zero"])
     if (!Number.isSafeInteger(payment?.Installments) || payment.Installments < 1 || payment.Installments > 12)
-      problems.push([107, "Installments is required"])
-    if (typeof card?.CardNumber !== "string" || !luhn(card.CardNumber))
-      problems.push([126, "Credit Card Number is invalid"])
+      problems.push([123, "Installments must be greater or equal to one"])
+    if (typeof card?.CardNumber !== "string" || card.CardNumber.length === 0)
+      problems.push([118, "Credit Card Number is required"])
+    else if (!luhn(card.CardNumber)) problems.push([213, "Credit Card Number is invalid"])
     if (typeof card?.Holder !== "string" || card.Holder.length === 0)
-      problems.push([127, "Credit Card Holder is required"])
+      problems.push([117, "Credit Card Holder is required"])
     const exp = typeof card?.ExpirationDate === "string" ? /^(\d{2})\/(\d{4})$/.exec(card.ExpirationDate) : null
-    if (exp === null || Number(exp[1]) < 1 || Number(exp[1]) > 12)
-      problems.push([128, "Credit Card Expiration Date is invalid"])
+    if (card?.ExpirationDate === undefined) problems.push([125, "Credit Card Expiration Date is required"])
+    else if (exp === null || Number(exp[1]) < 1 || Number(exp[1]) > 12)
+      problems.push([126, "Credit Card Expiration Date is invalid"])
     if (card?.SecurityCode !== undefined && !/^\d{3,4}$/.test(card.SecurityCode))
-      problems.push([129, "Credit Card Security Code is invalid"])
-    if (!BRANDS.has(card?.Brand)) problems.push([131, "Credit Card Brand is invalid"])
+      problems.push([146, "SecurityCode length exceeded"])
+    if (card?.Brand === undefined) problems.push([182, "Brand is required"])
+    else if (!BRANDS.has(card.Brand)) problems.push([185, "Brand is not supported by selected provider"])
     if (problems.length > 0) return { status: 400, body: errors(...problems) }
 
     const pan: string = card.CardNumber
@@ -202,30 +214,44 @@ export const startFakeCielo = async (options: FakeCieloOptions = {}) => {
         const p = sale.payment
         const remaining = p.CapturedAmount - p.VoidedAmount
         const amount = url.searchParams.has("amount") ? Number(url.searchParams.get("amount")) : remaining
-        if (!Number.isSafeInteger(amount) || amount <= 0 || amount > remaining)
-          return { status: 400, body: errors([137, "Amount is invalid or exceeds the refundable amount"]) }
+        if (!Number.isSafeInteger(amount) || amount <= 0)
+          return { status: 400, body: errors([108, "Amount must be greater or equal to zero"]) }
+        // The manual does not say how a void beyond what is left is answered: its table's void refusal.
+        if (amount > remaining) return { status: 400, body: errors([309, "Transaction not available to void"]) }
+        const self = { Method: "GET", Rel: "self", Href: `${query.url()}/1/sales/${p.PaymentId}` }
         if (refuseRefunds) {
           return {
             status: 200,
             body: {
               Status: p.Status,
-              ReasonCode: 6,
-              ReasonMessage: "Refund not allowed",
-              ReturnCode: "6",
-              ReturnMessage: "Refund not allowed"
+              ReturnCode: "17",
+              ReturnMessage:
+                "Cancelamento não executado. Existe cancelamento/contestação total ou parcial para esta venda.",
+              Links: [self]
             }
           }
         }
         p.VoidedAmount += amount
-        if (p.VoidedAmount === p.CapturedAmount) p.Status = 10
+        if (p.VoidedAmount === p.CapturedAmount) {
+          // The manual's "Cancelamento total" answer, exactly: no ReasonCode.
+          p.Status = 10
+          return {
+            status: 200,
+            body: { Status: 10, ReturnCode: "9", ReturnMessage: "Operation Successful", Links: [self] }
+          }
+        }
+        // The manual's "Cancelamento parcial" answer: the sale stays PaymentConfirmed.
         return {
           status: 200,
           body: {
             Status: p.Status,
             ReasonCode: 0,
             ReasonMessage: "Successful",
-            ReturnCode: "9",
-            ReturnMessage: "Operation Successful"
+            ProviderReturnCode: "0",
+            ProviderReturnMessage: "Operation Successful",
+            ReturnCode: "0",
+            ReturnMessage: "Operation Successful",
+            Links: [self, { Method: "PUT", Rel: "void", Href: `${api.url()}/1/sales/${p.PaymentId}/void` }]
           }
         }
       })
@@ -235,7 +261,7 @@ export const startFakeCielo = async (options: FakeCieloOptions = {}) => {
         const card = body as any
         const exp = typeof card?.ExpirationDate === "string" ? /^(\d{2})\/(\d{4})$/.exec(card.ExpirationDate) : null
         if (typeof card?.CardNumber !== "string" || !luhn(card.CardNumber) || exp === null)
-          return { status: 400, body: errors([126, "Credit Card Number is invalid"]) }
+          return { status: 400, body: errors([213, "Credit Card Number is invalid"]) }
         if (expired(Number(exp[1]), Number(exp[2])))
           return { status: 200, body: { Valid: false, ReturnCode: "57", ReturnMessage: "Cartão Expirado" } }
         const valid = card.CardNumber.startsWith("5") && card.CardNumber.endsWith("0")

@@ -14,8 +14,8 @@ import { expired, faultQueue, listen, luhn, readBody, sendJson, withFault } from
  * - outcomes: e.Rede's sandbox publishes approved cards only, so the declines are this fake's own table
  *   (docs/providers.md): expiry in the past → 112, a number ending in 9995 → 111, CVV 999 → 119, a
  *   number ending in 2 → 101; every other Luhn-valid card is approved;
- * - the same faults as the other fakes (timeout, 5xx, commit then drop, slow, listener down), refunds
- *   refused on demand. Card numbers are never kept.
+ * - the same faults as the other fakes (timeout, 5xx before acting, 5xx after acting, commit then drop,
+ *   slow, listener down), refunds refused on demand. Card numbers are never kept.
  */
 
 export type RedeOp = "transaction" | "query" | "refund"

@@ -12,6 +12,11 @@ export type Fault =
   | { readonly kind: "timeout" }
   /** Answer 5xx before acting on the request. */
   | { readonly kind: "error"; readonly status?: number }
+  /**
+   * Act on the request (commit), then answer 5xx (502 unless given): a gateway in front of the provider
+   * failing after the provider acted. Neither Cielo nor e.Rede documents a 5xx as "not processed".
+   */
+  | { readonly kind: "error-after"; readonly status?: number }
   /** Act on the request (commit), then drop the connection without an answer. */
   | { readonly kind: "drop" }
   /** Act on the request, answer after `ms`. */
@@ -115,7 +120,7 @@ export const listen = async (
 
 /**
  * Applies a fault around `act` (which commits and returns the answer): timeout and error happen before
- * acting, drop and slow after.
+ * acting, error-after, drop and slow after.
  */
 export const withFault = async (
   fault: Fault | undefined,
@@ -129,6 +134,7 @@ export const withFault = async (
   }
   if (fault?.kind === "error") return sendJson(res, fault.status ?? 500)
   const answer = act()
+  if (fault?.kind === "error-after") return sendJson(res, fault.status ?? 502)
   if (fault?.kind === "drop") {
     res.socket?.destroy()
     return

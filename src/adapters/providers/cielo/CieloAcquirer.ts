@@ -11,7 +11,7 @@ import { withSpan } from "../../../spans.ts"
 import { type Answer, jsonCall, type NoAnswer, type NotSent } from "../shared/jsonHttp.ts"
 import { stableUuid } from "../shared/stableUuid.ts"
 import { type CieloConfig, CieloConfigFromEnv } from "./config.ts"
-import { APPROVED_RETURN_CODES, cieloDecline } from "./returnCodes.ts"
+import { APPROVED_RETURN_CODES, cieloDecline, VOID_APPROVED_RETURN_CODES } from "./returnCodes.ts"
 import {
   cieloBrand,
   CieloErrors,
@@ -20,6 +20,7 @@ import {
   Sale as SaleSchema,
   SalesByOrder,
   VoidResponse,
+  type VoidResponse as Void,
   ZeroAuthResponse
 } from "./wire.ts"
 
@@ -42,8 +43,21 @@ const errorsOf = (answer: Answer) =>
     onRight: (errors) => `HTTP ${answer.status} ${errors.map((e) => `${e.Code} ${e.Message}`).join("; ")}`
   })
 
-/** Cielo's 4xx codes about the card's fields (126–131: number, holder, expiry, security code, brand). */
-const CARD_FIELD_CODES: ReadonlySet<number> = new Set([126, 127, 128, 129, 130, 131])
+/**
+ * Cielo's 400 codes about the card's own fields, from the manual's table (DeveloperCielo/API-3.0
+ * source/index.md, "Códigos de Erros da API"):
+ *   117 Credit Card Holder is required          118 Credit Card Number is required
+ *   125 Credit Card Expiration Date is required 126 Credit Card Expiration Date is invalid
+ *   127 You must provide CreditCard Number      128 Card Number length exceeded
+ *   146 SecurityCode length exceeded            174 Card Number is required
+ *   177 Card Number is invalid                  182 Brand is required
+ *   185 Brand is not supported by selected provider
+ *   213 Credit Card Number is invalid           214 Credit Card Holder Must Have Only Letters
+ * Not these: 129 "Affiliation not found" (the payment method is not linked to the store), 130 "Could not
+ * get Credit Card", 131 "MerchantKey is required", nor any other code about our credentials or the
+ * store's configuration: those are Cielo's or ours, so they fail over and count towards the breaker.
+ */
+const CARD_FIELD_CODES: ReadonlySet<number> = new Set([117, 118, 125, 126, 127, 128, 146, 174, 177, 182, 185, 213, 214])
 
 const cardDataRefusal = (answer: Answer): AuthorizationResult | undefined => {
   if (answer.status !== 400) return undefined
@@ -82,6 +96,20 @@ export const saleOutcome = (sale: Sale): ChargeStatus | "pending" => {
   // Authorized without capture, Pending, Scheduled: not an outcome we asked for; ask again later.
   return "pending"
 }
+
+/**
+ * What a void's 200 answer says. Done only when Cielo says it made it: a void ReturnCode ("9" full,
+ * "0" partial), no ReasonCode but 0 (the full void's answer has none), and the sale now PaymentConfirmed
+ * (a partial void leaves it so), Voided or Refunded. Anything else is not taken at its word, either way:
+ * the adapter reads the voided amount back (the manual: "Apenas o campo STATUS deve ser considerado como
+ * situação atual da transação", and its cancellation codes include 5 "Erro de efetivação", 98 "Timeout").
+ */
+export const voidOutcome = (answer: Void): "done" | "unclear" =>
+  VOID_APPROVED_RETURN_CODES.has(answer.ReturnCode) &&
+  (answer.ReasonCode === undefined || answer.ReasonCode === 0) &&
+  [PaymentStatus.PaymentConfirmed, PaymentStatus.Voided, PaymentStatus.Refunded].some((s) => s === answer.Status)
+    ? "done"
+    : "unclear"
 
 export const makeCieloAcquirer = (config: CieloConfig) => {
   // The credentials live only in these headers: never logged, never in an error message.
@@ -179,8 +207,11 @@ export const makeCieloAcquirer = (config: CieloConfig) => {
         return yield* afterLostAnswer(idempotencyKey, failure.message)
       }
       const answer = sent.right
-      // Cielo's 5xx: the request was not processed (its manual's status-code table); nothing charged.
-      if (answer.status >= 500) return yield* notCharged(`HTTP ${answer.status}`)
+      // A 5xx is no proof that nothing was charged: the manual's "HTTP Status Code" lists only "500
+      // Internal Server Error", and docs.cielo.com.br ("HTTP Codes") says 500/502/503 may come from an
+      // internal failure; a gateway in front of Cielo may answer one after the sale was made. So it is a
+      // lost answer, asked by MerchantOrderId as a timeout is: a sale found is the answer, none is not_charged.
+      if (answer.status >= 500) return yield* afterLostAnswer(idempotencyKey, `HTTP ${answer.status}`)
       // The card's own data refused (number, holder, expiry, CVV, brand): a decline, so the buyer is told
       // and no other acquirer, nor the circuit breaker, sees what the buyer typed.
       const refused = cardDataRefusal(answer)
@@ -233,6 +264,17 @@ export const makeCieloAcquirer = (config: CieloConfig) => {
         // A void carries no idempotency key: what was voided before is read first, so that a lost
         // answer can be told apart (voided by exactly this amount since, or not at all) without resending.
         const voidedBefore = yield* Effect.option(voidedOf(request.acquirerReference, requestId))
+        /** An answer that does not say whether the void was made: what was voided is read back. */
+        const readBack = (lost: string) =>
+          Effect.gen(function* () {
+            if (voidedBefore._tag === "None") return yield* unknown(lost)
+            const after = yield* voidedOf(request.acquirerReference, requestId).pipe(
+              Effect.mapError((e) => unknown(`${lost}; then ${e.message}`))
+            )
+            if (after === voidedBefore.value + request.amount) return
+            if (after === voidedBefore.value) return yield* notCharged(`${lost}; nothing was voided`)
+            return yield* unknown(`${lost}; the voided amount moved by ${after - voidedBefore.value}`)
+          })
         const sent = yield* call(
           "PUT",
           config.apiUrl,
@@ -240,22 +282,20 @@ export const makeCieloAcquirer = (config: CieloConfig) => {
           requestId
         ).pipe(Effect.either)
         if (Either.isLeft(sent)) {
-          if (sent.left._tag === "NotSent" || voidedBefore._tag === "None") {
-            return yield* sent.left._tag === "NotSent" ? notCharged(sent.left.message) : unknown(sent.left.message)
-          }
-          const after = yield* voidedOf(request.acquirerReference, requestId).pipe(
-            Effect.mapError((e) => unknown(`${sent.left.message}; then ${e.message}`))
-          )
-          if (after === voidedBefore.value + request.amount) return
-          if (after === voidedBefore.value) return yield* notCharged(`${sent.left.message}; nothing was voided`)
-          return yield* unknown(`${sent.left.message}; the voided amount moved by ${after - voidedBefore.value}`)
+          if (sent.left._tag === "NotSent") return yield* notCharged(sent.left.message)
+          return yield* readBack(sent.left.message)
         }
         const answer = sent.right
+        // A 5xx may come after Cielo voided (see the charge): read back, as for a lost answer.
+        if (answer.status >= 500) return yield* readBack(`refund: HTTP ${answer.status}`)
+        // A 4xx is one of the manual's "Erros da API": the request was refused before anything was done.
         if (answer.status !== 200) return yield* notCharged(`refund refused: ${errorsOf(answer)}`)
-        const voided = yield* decode(VoidResponse, "void", unknown)(answer.body)
-        if (voided.ReasonCode !== 0) {
-          return yield* notCharged(`refund refused: ${voided.ReasonCode} ${voided.ReasonMessage ?? ""}`.trim())
-        }
+        const voided = Schema.decodeUnknownEither(VoidResponse)(answer.body)
+        if (Either.isLeft(voided)) return yield* readBack("refund: unexpected void body")
+        const v = voided.right
+        if (voidOutcome(v) === "done") return
+        const reason = v.ReasonCode === undefined ? "" : ` ReasonCode ${v.ReasonCode}`
+        return yield* readBack(`refund not confirmed: Status ${v.Status} ReturnCode ${v.ReturnCode}${reason}`)
       }).pipe(withSpan("CieloAcquirer.refund"))
   })
 }

@@ -10,6 +10,14 @@ import type { DeclineCode } from "../../../ports/Acquirer.ts"
  */
 export const APPROVED_RETURN_CODES: ReadonlySet<string> = new Set(["00", "0", "4", "6"])
 
+/**
+ * A void's `ReturnCode` when Cielo made it: "9" a full void, "0" a partial one (the manual's "Cancelamento
+ * total" and "Cancelamento parcial" answers; docs.cielo.com.br "Códigos de Retorno de Cancelamento": 0
+ * "Cancelamento aprovado com sucesso", 9 "Solicitação de cancelamento total aprovada com sucesso"). Every
+ * other code of that table is a void not made or not known (5 "Erro de efetivação", 98 "Timeout", …).
+ */
+export const VOID_APPROVED_RETURN_CODES: ReadonlySet<string> = new Set(["0", "9"])
+
 export const CIELO_DECLINES: ReadonlyMap<string, DeclineCode> = new Map<string, DeclineCode>([
   ["05", "card_declined"], // Não autorizada (sandbox digit 2)
   ["57", "expired_card"], // Cartão expirado (sandbox digit 3)

@@ -43,14 +43,24 @@ export const SalesByOrder = Schema.Struct({
   Payments: Schema.Array(Schema.Struct({ PaymentId: Schema.String, ReceveidDate: Schema.optional(Schema.String) }))
 })
 
-/** `PUT /1/sales/{PaymentId}/void?amount=`. ReasonCode 0 is success. */
+/**
+ * `PUT /1/sales/{PaymentId}/void?amount=`. The manual (DeveloperCielo/API-3.0 source/index.md) answers a
+ * full void ("Cancelamento total") with `Status`, `ReturnCode`, `ReturnMessage` and `Links` only, and a
+ * partial void ("Cancelamento parcial") with those plus `ReasonCode`, `ReasonMessage` and
+ * `ProviderReturnCode`/`ProviderReturnMessage`; its captures ("Captura total"/"Captura parcial") are
+ * shaped the same way. So `Status` and `ReturnCode` are the fields every answer carries, and `ReasonCode`
+ * is optional: requiring it read Cielo's own full-void answer as unreadable.
+ */
 export const VoidResponse = Schema.Struct({
   Status: Schema.Number,
-  ReasonCode: Schema.Number,
+  ReturnCode: Schema.String,
+  ReturnMessage: Schema.optional(Schema.String),
+  ReasonCode: Schema.optional(Schema.Number),
   ReasonMessage: Schema.optional(Schema.String),
-  ReturnCode: Schema.optional(Schema.String),
-  ReturnMessage: Schema.optional(Schema.String)
+  ProviderReturnCode: Schema.optional(Schema.String),
+  ProviderReturnMessage: Schema.optional(Schema.String)
 })
+export type VoidResponse = typeof VoidResponse.Type
 
 /** `POST /1/zeroauth`. */
 export const ZeroAuthResponse = Schema.Struct({

@@ -9,9 +9,10 @@ import { withSpan } from "../../../spans.ts"
  * rules"). It names no provider: its members are opaque names with an Acquirer each.
  *
  * - A charge moves to the next acquirer only when the previous one certainly did not charge: its
- *   failure is `not_charged` (connection refused, 5xx before acceptance, or a timeout the member's
- *   status query showed never arrived). After a decline: never. After `unknown`: the member is asked
- *   once more (`status`); only its "not received" moves on, anything else ends the charge there.
+ *   failure is `not_charged` (connection refused, a refusal, or a timeout or 5xx the member's status
+ *   query showed never arrived: a 5xx may follow a charge made, docs/providers.md). After a decline:
+ *   never. After `unknown`: the member is asked once more (`status`); only its "not received" moves
+ *   on, anything else ends the charge there.
  * - Each attempt's idempotency key is (member, transaction id): the member derives its wire keys
  *   from the same transaction id on every retry of that attempt, so a retry never charges twice
  *   (medusajs/medusa#16292), and two members never share a key.

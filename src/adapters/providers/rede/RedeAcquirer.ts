@@ -121,7 +121,10 @@ export const makeRedeAcquirer = (config: RedeConfig) => {
         return yield* afterLostAnswer(reference, sent.left.message)
       }
       const answer = sent.right
-      if (answer.status >= 500) return yield* notCharged(`HTTP ${answer.status}`)
+      // A 5xx is no proof that nothing was charged (e.Rede documents no 5xx as "not processed", and a
+      // gateway in front of it may answer one after the transaction was made): a lost answer, asked by
+      // reference as a timeout is. A transaction found is the answer; none is not_charged.
+      if (answer.status >= 500) return yield* afterLostAnswer(reference, `HTTP ${answer.status}`)
       if (answer.status === 401 || answer.status === 403) return yield* notCharged(`HTTP ${answer.status}`)
       const decoded = Schema.decodeUnknownEither(RedeAnswer)(answer.body)
       if (Either.isLeft(decoded)) {
@@ -189,19 +192,23 @@ export const makeRedeAcquirer = (config: RedeConfig) => {
           Effect.map((t) => t.refunds.filter((r) => r.status !== "Denied").reduce((sum, r) => sum + r.amount, 0))
         )
         const before = yield* Effect.option(refundedOf)
+        /** An answer that does not say whether the refund was made: what was refunded is read back. */
+        const readBack = (lost: string) =>
+          Effect.gen(function* () {
+            if (before._tag === "None") return yield* unknown(lost)
+            const after = yield* refundedOf.pipe(Effect.mapError((e) => unknown(`${lost}; then ${e.message}`)))
+            if (after === before.value + request.amount) return
+            if (after === before.value) return yield* notCharged(`${lost}; nothing was refunded`)
+            return yield* unknown(`${lost}; the refunded amount moved by ${after - before.value}`)
+          })
         const sent = yield* call("POST", `${path}/refunds`, { amount: request.amount }).pipe(Effect.either)
         if (Either.isLeft(sent)) {
-          if (sent.left._tag === "NotSent" || before._tag === "None") {
-            return yield* sent.left._tag === "NotSent" ? notCharged(sent.left.message) : unknown(sent.left.message)
-          }
-          const after = yield* refundedOf.pipe(
-            Effect.mapError((e) => unknown(`${sent.left.message}; then ${e.message}`))
-          )
-          if (after === before.value + request.amount) return
-          if (after === before.value) return yield* notCharged(`${sent.left.message}; nothing was refunded`)
-          return yield* unknown(`${sent.left.message}; the refunded amount moved by ${after - before.value}`)
+          if (sent.left._tag === "NotSent") return yield* notCharged(sent.left.message)
+          return yield* readBack(sent.left.message)
         }
         const answer = sent.right
+        // A 5xx may come after e.Rede refunded (see the charge): read back, as for a lost answer.
+        if (answer.status >= 500) return yield* readBack(`refund: HTTP ${answer.status}`)
         const a = Schema.decodeUnknownEither(RedeAnswer)(answer.body)
         if (Either.isRight(a) && a.right.returnCode === REDE_REFUNDED && answer.status < 300) return
         return yield* notCharged(`refund refused: ${message(answer)}`)
