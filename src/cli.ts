@@ -8,10 +8,12 @@ import { plannedDataDir } from "./adapters/postgres/placement.ts"
 import { Accounts } from "./app/Accounts.ts"
 import { Audit } from "./app/Audit.ts"
 import { Bolepix } from "./app/Bolepix.ts"
+import { Refunds } from "./app/Refunds.ts"
 import { BoletoFiles } from "./app/BoletoFiles.ts"
 import { AppLive } from "./Live.ts"
 import { AppConfig, AppConfigLive } from "./config/AppConfig.ts"
 import { isUuid } from "./domain/uuid.ts"
+import { RefundId } from "./domain/ids.ts"
 import { inMode } from "./ports/Modes.ts"
 import { PixProvider } from "./ports/PixProvider.ts"
 import { ReceivedPixRepo } from "./ports/ReceivedPixRepo.ts"
@@ -36,6 +38,8 @@ import { redactedUrl } from "./startupFailure.ts"
  *   boleto retorno FILE  (ingests a bank's retorno; exit 1 when it is refused or unreadable)
  *   bolepix returns  (second payments of bolepix owed back to their payers: docs/boleto.md "Bolepix")
  *   bolepix returned --id ID  (one given back by hand: closed with its return posting, once)
+ *   refunds pending  (card refunds whose outcome the acquirer could not say: docs/providers.md "Known limits")
+ *   refunds conclude --id ID --outcome refunded|not_refunded  (one, as the acquirer's records show it, once)
  * Prints JSON, like the HTTP API.
  */
 const usage = `usage:
@@ -53,7 +57,9 @@ const usage = `usage:
   npm run cli -- boleto remessa
   npm run cli -- boleto retorno FILE
   npm run cli -- bolepix returns
-  npm run cli -- bolepix returned --id ID`
+  npm run cli -- bolepix returned --id ID
+  npm run cli -- refunds pending
+  npm run cli -- refunds conclude --id REFUND_ID --outcome refunded|not_refunded`
 
 const fail = (message: string) => Effect.fail(new Error(message))
 
@@ -115,7 +121,8 @@ const program = (created: boolean) =>
         "rate-limit": { type: "string" },
         id: { type: "string" },
         note: { type: "string" },
-        url: { type: "string" }
+        url: { type: "string" },
+        outcome: { type: "string" }
       }
     })
     const accounts = yield* Accounts
@@ -289,6 +296,21 @@ const program = (created: boolean) =>
         return yield* fail(`${values.id} is a PIX devolução the PSP has not decided yet: it cannot be closed by hand`)
       }
       return closed
+    }
+    if (noun === "refunds" && verb === "pending") {
+      // Card refunds an acquirer may have made and could not say, oldest first: each is looked up in the
+      // acquirer's records (its acquirer and reference are listed), then concluded below.
+      return yield* Effect.flatMap(Refunds, (r) => r.pendingCard(100))
+    }
+    if (noun === "refunds" && verb === "conclude") {
+      const outcome = values.outcome
+      if (!values.id || (outcome !== "refunded" && outcome !== "not_refunded")) return yield* fail(usage)
+      if (!isUuid(values.id)) return yield* fail(`no pending card refund ${values.id}`)
+      const done = yield* Effect.flatMap(Refunds, (r) =>
+        r.concludeCard(RefundId.make(values.id!), outcome === "refunded")
+      )
+      if (done._tag === "NotPending") return yield* fail(`no pending card refund ${values.id}`)
+      return done.refund
     }
     if (noun === "ledger" && verb === "check") {
       const discrepancies = yield* Effect.flatMap(Audit, (audit) => audit.check)

@@ -603,7 +603,8 @@ describe("bolepix in live mode: the API Pix adapter and the bank by CNAB 240", (
       "pix_not_payable",
       "bolepix_to_return",
       "bolepix_returning",
-      "cnab_retorno_held"
+      "cnab_retorno_held",
+      "card_refund_unknown"
     ]
     // Every kind is reported, 0 included, with its oldest's age: every kind closes (PIX exceptions by a mark).
     for (const kind of kinds) {

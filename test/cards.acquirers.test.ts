@@ -5,6 +5,7 @@ import { startTestServer, type TestServer } from "./support/server.ts"
 import { startFakeCielo, type FakeCielo } from "./fakes/cielo/fake.ts"
 import { startFakeRede, type FakeRede } from "./fakes/rede/fake.ts"
 import { panEndingIn } from "./providers/acquirer.kit.ts"
+import { runCli } from "./support/processes.ts"
 
 /**
  * Cards through real acquirers, end to end (issue 24 §3 "What proves it"): the service (HTTP,
@@ -256,6 +257,68 @@ describe("LIVE_ACQUIRERS=cielo,rede", () => {
     const refunds = await server.db.query("select status from refunds where transaction_id = $1", [id])
     expect(refunds.rows).toEqual([{ status: "FAILED" }])
   })
+
+  it("a refund Cielo may have made and could not say stays PENDING until an operator concludes it", async () => {
+    // docs/providers.md "Known limits": recorded FAILED, the money went back to the merchant while the buyer
+    // may have had it too, and a retry with a new key refunded twice.
+    const own = await merchantKey(api)
+    const { orderId } = await newOrder(api, own, 10_000)
+    const sale = await api.post(PROCESS, cardBody(orderId, 10_000, APPROVED), { key: own })
+    expect(sale.status, sale.text).toBe(201)
+    const id = sale.body.transactionId as string
+    const reference = (await rowOf(server, id)).acquirer_reference!
+    // CONTRACT-v1 §7 with the tests' defaults: card fee 3.99% rounded half up, no reserve.
+    const net = 10_000 - Math.floor((10_000 * 399 + 5_000) / 10_000)
+    expect(await pending(own)).toBe(net)
+    // What was voided cannot be read before, and the void commits then drops its connection: undecided.
+    cielo.faults.inject("void", { kind: "drop" })
+    await cielo.query.down()
+    let reply: Awaited<ReturnType<Client["post"]>>
+    try {
+      reply = await api.post(REFUND, { transactionId: id }, { key: own })
+    } finally {
+      await cielo.query.up()
+    }
+    expect(reply.status, reply.text).toBe(200)
+    expect(reply.body).toMatchObject({ status: "CAPTURED", refundedAmount: 0 })
+    expect(cielo.refunded(reference)).toBe(10_000)
+    const refunds = await server.db.query<{ id: string; status: string }>(
+      "select id, status from refunds where transaction_id = $1",
+      [id]
+    )
+    expect(refunds.rows.map((r) => r.status)).toEqual(["PENDING"])
+    const refundId = refunds.rows[0]!.id
+    // Reserved: out of the merchant's balance, and a second refund finds nothing left to refund.
+    expect(await pending(own)).toBe(0)
+    expectError(await api.post(REFUND, { transactionId: id }, { key: own }), 409)
+
+    // Five minutes on, the operator's queue counts it.
+    const gauge = async () => {
+      const text = await (await fetch(server.metricsUrl)).text()
+      return Number(/^operator_queue\{kind="card_refund_unknown"\} (\d+)/m.exec(text)?.[1])
+    }
+    expect(await gauge()).toBe(0)
+    await server.db.query("update refunds set created_at = now() - interval '6 minutes' where id = $1", [refundId])
+    expect(await gauge()).toBe(1)
+    const env = { DATABASE_URL: server.databaseUrl }
+    const listed = await runCli<Array<{ id: string; acquirer: string; acquirerReference: string }>>(
+      ["refunds", "pending"],
+      env
+    )
+    expect(listed.find((r) => r.id === refundId)).toMatchObject({ acquirer: "cielo", acquirerReference: reference })
+    // The acquirer's records show it made: concluded refunded, once.
+    const done = await runCli<{ status: string }>(
+      ["refunds", "conclude", "--id", refundId, "--outcome", "refunded"],
+      env
+    )
+    expect(done.status).toBe("SUCCEEDED")
+    expect(await rowOf(server, id)).toMatchObject({ status: "REFUNDED" })
+    expect(await pending(own)).toBe(0)
+    expect(await gauge()).toBe(0)
+    await expect(runCli(["refunds", "conclude", "--id", refundId, "--outcome", "not_refunded"], env)).rejects.toThrow(
+      /no pending card refund/
+    )
+  }, 120_000)
 
   it("an outcome nobody can tell stays PROCESSING; the reconcile job asks Cielo and the order ends PAID", async () => {
     cielo.faults.inject("sale", { kind: "drop" })

@@ -302,7 +302,7 @@ describe("a refund retried after its first attempt died before recording the pro
     expect([replay.status, replay.text]).toEqual([200, again.text])
   })
 
-  it("a card refund left PENDING is not sent again: recorded FAILED, money returned, 422 refund_failed", async () => {
+  it("a card refund left PENDING is not sent again: it stays PENDING, reserved, for an operator", async () => {
     const m = await merchant()
     const hash = await paidCard(m, 10_000)
     const net = 10_000 - cardFee(10_000)
@@ -324,15 +324,17 @@ describe("a refund retried after its first attempt died before recording the pro
 
     await killedMidRequest(m, idem)
     const again = await send()
-    // The acquirer's refund carries no idempotency key (docs/providers.md "Known limits"): whether it
-    // refunded is unknown, so the documented rule for an unknown card refund applies.
-    expect([again.status, again.body.code], again.text).toEqual([422, "refund_failed"])
-    expect((await refundRows(hash)).map((r) => [r.amount, r.status])).toEqual([["10000", "FAILED"]])
-    expect(await transactionRow(hash)).toEqual({ status: "CAPTURED", refunded_amount: "0", refund_reserved: "0" })
+    // The acquirer's refund carries no idempotency key and the port cannot ask what was refunded
+    // (docs/providers.md "Known limits"): whether it refunded is unknown, so it is neither sent again nor
+    // recorded failed with the money handed back (the buyer may have it); an operator concludes it.
+    expect(again.status, again.text).toBe(200)
+    expect(again.body).toMatchObject({ status: "CAPTURED", refundedAmount: 0 })
+    expect((await refundRows(hash)).map((r) => [r.amount, r.status])).toEqual([["10000", "PENDING"]])
+    expect(await transactionRow(hash)).toEqual({ status: "CAPTURED", refunded_amount: "0", refund_reserved: "10000" })
     expect(await refundEvents(hash)).toEqual([])
-    expect(await balances(m)).toEqual(sale)
+    expect(await balances(m)).toEqual({ available: 0, pending: 0, reserved: 0 })
     const replay = await send()
-    expect([replay.status, replay.text]).toEqual([422, again.text])
+    expect([replay.status, replay.text]).toEqual([200, again.text])
   })
 })
 

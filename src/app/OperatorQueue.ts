@@ -9,7 +9,8 @@ export const OPERATOR_QUEUE_KINDS = [
   "pix_not_payable",
   "bolepix_to_return",
   "bolepix_returning",
-  "cnab_retorno_held"
+  "cnab_retorno_held",
+  "card_refund_unknown"
 ] as const
 export type OperatorQueueKind = (typeof OPERATOR_QUEUE_KINDS)[number]
 
@@ -18,7 +19,8 @@ export type OperatorQueueKind = (typeof OPERATOR_QUEUE_KINDS)[number]
  * scraped, as the job queue is): PIX received that found no charge or could not settle it (`pix_received`
  * outcomes `unknown_charge`, `amount_mismatch`, `not_payable`; `returned` is a bolepix second PIX, counted as
  * that), bolepix second payments owed back by hand (`to_return`) or still asked of the PSP (`returning`), and
- * CNAB retornos held out of sequence. Every kind leaves the queue once handled (a PIX exception when an
+ * CNAB retornos held out of sequence, card refunds an acquirer may have made and could not say (PENDING over
+ * five minutes: `npm run cli -- refunds conclude`). Every kind leaves the queue once handled (a PIX exception when an
  * operator marks it, `npm run cli -- pix handled`), so how long the oldest has waited is reported for each.
  */
 export class OperatorQueue extends Effect.Service<OperatorQueue>()("OperatorQueue", {
@@ -34,6 +36,7 @@ export class OperatorQueue extends Effect.Service<OperatorQueue>()("OperatorQueu
         for (const p of waiting.pixReceived) byKind.set(`pix_${p.outcome}`, p)
         for (const s of waiting.secondPayments) byKind.set(`bolepix_${s.status}`, s)
         byKind.set("cnab_retorno_held", waiting.heldRetornos)
+        byKind.set("card_refund_unknown", waiting.cardRefunds)
         return [...byKind].map(([kind, { count, oldestAgeSeconds }]) => ({ kind, count, oldestAgeSeconds }))
       })
     }

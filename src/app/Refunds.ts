@@ -142,7 +142,23 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
               amount,
               acquirer: t.acquirer
             })
-            .pipe(Effect.as("RETURNED" as const), Effect.either)
+            .pipe(
+              Effect.as("RETURNED" as const),
+              // An acquirer that may have refunded and could not say so (its answer lost, and what it refunded
+              // not read back): undecided, not refused. Recorded FAILED, the money went back to the merchant
+              // while the buyer may have had it too, and a retry refunded it twice. It stays PENDING with its
+              // money reserved, for an operator to conclude from the acquirer's records (docs/providers.md
+              // "Known limits", `npm run cli -- refunds conclude`).
+              Effect.catchIf(
+                (e) => e.outcome === "unknown",
+                (e) =>
+                  Effect.as(
+                    Effect.logWarning("card refund undecided: waits for an operator", { refundId, reason: e.message }),
+                    "PROCESSING" as const
+                  )
+              ),
+              Effect.either
+            )
         case "PIX":
           return pixFinal(t, refundId, amount).pipe(
             // A PSP we could not reach or read may hold the devolução all the same (a PUT it committed before
@@ -278,16 +294,16 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
           // A PSP is asked again with the same id (safe: the same devolução, docs/providers.md "Refunds").
           // A card refund is not sent again: the acquirers' refunds carry no idempotency key and the port
           // cannot ask what was refunded (docs/providers.md "Known limits"), so resending could refund
-          // twice. Its outcome is unknown, and an unknown card refund is recorded FAILED with the money
-          // returned to the merchant; the operator checks it at the acquirer.
+          // twice. Its outcome is unknown: it stays PENDING, its money reserved, and waits for an operator
+          // as any undecided card refund does (`giveBack`).
           const given =
             t.method === "CARD"
               ? yield* Effect.as(
-                  Effect.logWarning("card refund resumed after its request died: outcome unknown, recorded FAILED", {
+                  Effect.logWarning("card refund resumed after its request died: undecided, waits for an operator", {
                     refundId: earlier.id,
                     transactionId: t.id
                   }),
-                  Either.left("unknown after a crash")
+                  Either.right("PROCESSING" as const)
                 )
               : yield* giveBack(t, earlier.id, earlier.amount)
           return yield* outcome(accountId, t, earlier.id, earlier.amount, earlier.reason, given)
@@ -332,6 +348,26 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
           if (done) concluded++
         }
         return concluded
+      }),
+      /** Card refunds whose outcome is unknown, every account's, oldest first (the operator's list). */
+      pendingCard: (limit: number) => refunds.pendingCard(limit),
+      /**
+       * An operator's word on an undecided card refund, read from the acquirer's records: refunded (the
+       * refund SUCCEEDED, its postings confirmed, the transaction and its event follow) or not (FAILED, the
+       * money back to the merchant). Once: a refund no longer PENDING is `NotPending`.
+       */
+      concludeCard: fn("Refunds.concludeCard")(function* (refundId: RefundId, refunded: boolean) {
+        const pending = yield* refunds.findPendingCard(refundId)
+        if (pending === undefined) return { _tag: "NotPending" } as const
+        yield* conclude(
+          pending.accountId,
+          pending.transactionId,
+          pending.id,
+          pending.amount,
+          refunded ? "RETURNED" : "NOT_RETURNED"
+        )
+        const refund = yield* refunds.find(pending.accountId, pending.id)
+        return { _tag: "Concluded", refund: refund! } as const
       }),
       reconcilePending: fn("Refunds.reconcilePending")(function* () {
         const olderThan = new Date((yield* Clock.currentTimeMillis) - PIX_REFUND_SWEEP_AFTER_MS)

@@ -15,7 +15,7 @@ export interface Waiting {
  * What waits for an operator, every tenant's, as the shared database holds it now: the PIX received that did
  * not settle their charge, by outcome (neither `settled` nor `returned`, a second PIX that its bolepix second
  * payment stands for); the bolepix second payments not yet given back, by status; the CNAB retornos held
- * out of sequence. Kinds with nothing waiting are absent.
+ * out of sequence; the card refunds whose outcome is unknown. Kinds with nothing waiting are absent.
  */
 export class OperatorQueueReads extends Context.Tag("OperatorQueueReads")<
   OperatorQueueReads,
@@ -24,6 +24,8 @@ export class OperatorQueueReads extends Context.Tag("OperatorQueueReads")<
       readonly pixReceived: ReadonlyArray<Waiting & { readonly outcome: PixException }>
       readonly secondPayments: ReadonlyArray<Waiting & { readonly status: Exclude<SecondPaymentStatus, "returned"> }>
       readonly heldRetornos: Waiting
+      /** Card refunds PENDING for over five minutes: undecided at the acquirer (docs/providers.md "Known limits"). */
+      readonly cardRefunds: Waiting
     }>
   }
 >() {}

@@ -11,6 +11,17 @@ export interface Refund {
   readonly completedAt: Date | null
 }
 
+/** A card refund left PENDING, as the operator sees it (`npm run cli -- refunds pending`). */
+export interface PendingCardRefund {
+  readonly accountId: AccountId
+  readonly id: RefundId
+  readonly transactionId: TransactionId
+  readonly amount: number
+  readonly acquirer: string | null
+  readonly acquirerReference: string | null
+  readonly createdAt: Date
+}
+
 export class RefundRepo extends Context.Tag("RefundRepo")<
   RefundRepo,
   {
@@ -39,6 +50,14 @@ export class RefundRepo extends Context.Tag("RefundRepo")<
         }
       | undefined
     >
+    /**
+     * Card refunds still PENDING, in every account, oldest first: asked of an acquirer that may have made them
+     * and could not say (an answer lost and not read back), they wait for an operator to conclude them from
+     * the acquirer's records (docs/providers.md "Known limits"). With the charge's acquirer and reference.
+     */
+    readonly pendingCard: (limit: number) => Effect.Effect<ReadonlyArray<PendingCardRefund>>
+    /** The PENDING card refund with this id, in whichever account (the operator names only the refund). */
+    readonly findPendingCard: (id: RefundId) => Effect.Effect<PendingCardRefund | undefined>
     readonly pendingPix: (
       olderThan: Date,
       limit: number

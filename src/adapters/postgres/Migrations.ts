@@ -42,6 +42,7 @@ import rateLimitExpiredTo from "./migrations/0047_rate_limit_expired_to.ts"
 import ledgerEntriesByTransaction from "./migrations/0048_ledger_entries_by_transaction.ts"
 import deliveryScheduleFrom from "./migrations/0049_delivery_schedule_from.ts"
 import loginAttempts from "./migrations/0050_login_attempts.ts"
+import refundsPending from "./migrations/0051_refunds_pending.ts"
 import admitMany from "./migrations/0042_admit_many.ts"
 import pixExceptionHandled from "./migrations/0043_pix_exception_handled.ts"
 import { withSpan } from "../../spans.ts"
@@ -87,7 +88,8 @@ export const MIGRATIONS = {
   "0047_rate_limit_expired_to": rateLimitExpiredTo,
   "0048_ledger_entries_by_transaction": ledgerEntriesByTransaction,
   "0049_delivery_schedule_from": deliveryScheduleFrom,
-  "0050_login_attempts": loginAttempts
+  "0050_login_attempts": loginAttempts,
+  "0051_refunds_pending": refundsPending
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)

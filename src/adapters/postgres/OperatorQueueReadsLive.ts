@@ -12,12 +12,15 @@ const counted = { count: Schema.Number, age: Schema.Number }
 const Row = Schema.Union(
   Schema.Struct({ source: Schema.Literal("pix"), state: PixState, ...counted }),
   Schema.Struct({ source: Schema.Literal("second"), state: SecondState, ...counted }),
-  Schema.Struct({ source: Schema.Literal("retorno"), state: Schema.Literal("held"), ...counted })
+  Schema.Struct({ source: Schema.Literal("retorno"), state: Schema.Literal("held"), ...counted }),
+  Schema.Struct({ source: Schema.Literal("refund"), state: Schema.Literal("unknown"), ...counted })
 )
 
 /**
- * One statement, three small reads, each on its partial index (pix_received_exceptions,
- * bolepix_second_payments_open) or a table of a few rows a day (cnab_retornos).
+ * One statement, four small reads, each on its partial index (pix_received_exceptions,
+ * bolepix_second_payments_open, refunds_pending) or a table of a few rows a day (cnab_retornos). A card refund
+ * counts once it has been PENDING for five minutes: before that it may be a request still waiting for its
+ * acquirer, after it the request has long given up and only an operator can conclude it.
  */
 export const OperatorQueueReadsLive = Layer.effect(
   OperatorQueueReads,
@@ -35,7 +38,11 @@ export const OperatorQueueReadsLive = Layer.effect(
           from bolepix_second_payments where status <> 'returned' group by status
           union all
           select 'retorno', 'held', count(*)::int, coalesce(extract(epoch from now() - min(received_at)), 0)::float8
-          from cnab_retornos where status = 'held'`.pipe(
+          from cnab_retornos where status = 'held'
+          union all
+          select 'refund', 'unknown', count(*)::int, coalesce(extract(epoch from now() - min(r.created_at)), 0)::float8
+          from refunds r join transactions t on t.id = r.transaction_id and t.account_id = r.account_id
+          where r.status = 'PENDING' and r.created_at < now() - interval '5 minutes' and t.method = 'CARD'`.pipe(
           Effect.flatMap(Schema.decodeUnknown(Schema.Array(Row))),
           Effect.orDie,
           Effect.map((rows) => {
@@ -46,12 +53,14 @@ export const OperatorQueueReadsLive = Layer.effect(
             const pixReceived: Array<Waiting & { readonly outcome: PixState }> = []
             const secondPayments: Array<Waiting & { readonly status: SecondState }> = []
             let heldRetornos: Waiting = { count: 0, oldestAgeSeconds: 0 }
+            let cardRefunds: Waiting = { count: 0, oldestAgeSeconds: 0 }
             for (const r of rows) {
               if (r.source === "pix") pixReceived.push({ ...waiting(r), outcome: r.state })
               else if (r.source === "second") secondPayments.push({ ...waiting(r), status: r.state })
-              else heldRetornos = waiting(r)
+              else if (r.source === "retorno") heldRetornos = waiting(r)
+              else cardRefunds = waiting(r)
             }
-            return { pixReceived, secondPayments, heldRetornos }
+            return { pixReceived, secondPayments, heldRetornos, cardRefunds }
           })
         )
       })

@@ -1,13 +1,21 @@
 import { SqlClient } from "@effect/sql"
 import { traced } from "./traced.ts"
 import { Effect, Layer } from "effect"
-import { type Refund, RefundRepo } from "../../ports/RefundRepo.ts"
+import { type PendingCardRefund, type Refund, RefundRepo } from "../../ports/RefundRepo.ts"
 import type { AccountId, RefundId, TransactionId } from "../../domain/ids.ts"
+
+type PendingRow = Omit<PendingCardRefund, "amount"> & { readonly amount: string | number }
+const pendingCardOf = (row: PendingRow): PendingCardRefund => ({ ...row, amount: Number(row.amount) })
 
 export const RefundRepoLive = Layer.effect(
   RefundRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const pendingCardSelect = sql`
+      select r.account_id as "accountId", r.id, r.transaction_id as "transactionId", r.amount, t.acquirer,
+        t.acquirer_reference as "acquirerReference", r.created_at as "createdAt"
+      from refunds r join transactions t on t.id = r.transaction_id and t.account_id = r.account_id
+      where r.status = 'PENDING' and t.method = 'CARD'`
     return RefundRepo.of(
       traced("RefundRepo", {
         insertPending: (accountId, r) =>
@@ -40,6 +48,16 @@ export const RefundRepoLive = Layer.effect(
           where r.id = ${id} and r.status = 'PENDING' and t.method = 'PIX'`.pipe(
             Effect.orDie,
             Effect.map((rows) => (rows[0] === undefined ? undefined : { ...rows[0], amount: Number(rows[0].amount) }))
+          ),
+        pendingCard: (limit) =>
+          sql<PendingRow>`${pendingCardSelect} order by r.created_at limit ${limit}`.pipe(
+            Effect.orDie,
+            Effect.map((rows) => rows.map(pendingCardOf))
+          ),
+        findPendingCard: (id) =>
+          sql<PendingRow>`${pendingCardSelect} and r.id = ${id}`.pipe(
+            Effect.orDie,
+            Effect.map((rows) => (rows[0] === undefined ? undefined : pendingCardOf(rows[0])))
           ),
         pendingPix: (olderThan, limit) =>
           sql<{
