@@ -32,7 +32,7 @@ import { LoginThrottleLive } from "./adapters/postgres/LoginThrottleLive.ts"
 import { RulesAntifraudLive } from "./adapters/rules/RulesAntifraud.ts"
 import { SandboxBoletoLive } from "./adapters/providers/sandbox/SandboxBoleto.ts"
 import { SandboxPixProviderLive } from "./adapters/providers/sandbox/SandboxPixProvider.ts"
-import { PixWebhookReceiverLive } from "./adapters/providers/bcb-pix/receiver.ts"
+import { noticeUrlForLog, PixWebhookReceiverLive } from "./adapters/providers/bcb-pix/receiver.ts"
 import { ReceivedPixRepoLive } from "./adapters/postgres/ReceivedPixRepoLive.ts"
 import { PixReceiptsLive } from "./app/PixReceipts.ts"
 import { Bolepix } from "./app/Bolepix.ts"
@@ -240,7 +240,9 @@ export const PixReceiverLive = Layer.unwrapEffect(
                   // The PSP is live mode's (docs/providers.md "Test and live modes").
                   Effect.flatMap(PixProvider, (pix) => pix.registerNotifications(webhookUrl.value)).pipe(
                     inMode("live"),
-                    Effect.zipRight(Effect.logInfo(`PIX notice URL registered at the PSP: ${webhookUrl.value}`)),
+                    Effect.zipRight(
+                      Effect.logInfo(`PIX notice URL registered at the PSP: ${noticeUrlForLog(webhookUrl.value)}`)
+                    ),
                     Effect.catchAll((e) => Effect.logWarning(`PIX notice URL not registered: ${e.message}`))
                   )
                 )

@@ -5,6 +5,7 @@ import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
 import { plannedDataDir } from "./adapters/postgres/placement.ts"
+import { noticeUrlForLog } from "./adapters/providers/bcb-pix/receiver.ts"
 import { Accounts } from "./app/Accounts.ts"
 import { Audit } from "./app/Audit.ts"
 import { Bolepix } from "./app/Bolepix.ts"
@@ -263,7 +264,7 @@ const program = (created: boolean) =>
         inMode("live"),
         Effect.catchAll((e) => fail(`the PSP did not register it: ${e.message}`))
       )
-      return { registered: url }
+      return { registered: noticeUrlForLog(url) }
     }
     if (noun === "boleto" && verb === "remessa") {
       const cut = yield* Effect.flatMap(BoletoFiles, (b) => b.remessa())

@@ -86,5 +86,18 @@ describe("redactBody (the request log's bodies)", () => {
   })
   it("redactUrl still hides credentials in the query", () => {
     expect(redactUrl("/x?a=1&api_token=sk_live_abc")).toBe("/x?a=1&api_token=[REDACTED]")
+    expect(redactUrl("/x?API_TOKEN=sk_live_abc&b=2")).toBe("/x?API_TOKEN=[REDACTED]&b=2")
+    expect(redactUrl("/x?apiToken=a&token=b&api_key=c")).toBe(
+      "/x?apiToken=[REDACTED]&token=[REDACTED]&api_key=[REDACTED]"
+    )
+    expect(redactUrl("/x?a=1")).toBe("/x?a=1")
+    expect(redactUrl("/x")).toBe("/x")
+  })
+
+  it("redactUrl matches names as the service decodes them: api%5Ftoken is api_token", () => {
+    // URLSearchParams decodes a name's percent-encoding, so the encoded name authenticates (v1 securityLive).
+    expect(redactUrl("/x?amount=1&api%5Ftoken=sk_test_abc")).toBe("/x?amount=1&api%5Ftoken=[REDACTED]")
+    expect(redactUrl("/x?%61pi_token=sk_test_abc#f")).toBe("/x?%61pi_token=[REDACTED]#f")
+    expect(redactUrl("/x?api%ZZtoken=1")).toBe("/x?api%ZZtoken=1")
   })
 })

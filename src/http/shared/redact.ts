@@ -1,10 +1,40 @@
-/** Query parameters that carry credentials (CONTRACT-v1 §1: `api_token`), never logged or stored. */
-const SECRET_PARAMS = /([?&](?:api_token|apiToken|api_key|token)=)[^&#]*/gi
-
-/** The URL with every credential in its query replaced by `[REDACTED]`. */
-export const redactUrl = (url: string) => url.replace(SECRET_PARAMS, "$1[REDACTED]")
-
 export const REDACTED = "[REDACTED]"
+
+/** Query parameters that carry credentials (CONTRACT-v1 §1: `api_token`), never logged or stored. */
+const SECRET_PARAMS = new Set(["api_token", "apitoken", "api_key", "token"])
+
+/**
+ * A parameter's name as the service reads it: `URLSearchParams` decodes names as well as values, so
+ * `api%5Ftoken` authenticates as `api_token` does (v1/securityLive.ts) and must be hidden as it is.
+ */
+const isSecretParam = (raw: string) => {
+  let name = raw
+  if (/[%+]/.test(raw)) {
+    try {
+      name = decodeURIComponent(raw.replace(/\+/g, " "))
+    } catch {
+      // Not valid percent-encoding: URLSearchParams keeps such a name as it is.
+    }
+  }
+  return SECRET_PARAMS.has(name.toLowerCase())
+}
+
+/** The URL with every credential in its query replaced by `[REDACTED]`, the names matched as decoded. */
+export const redactUrl = (url: string) => {
+  const start = url.indexOf("?")
+  if (start < 0) return url
+  const hash = url.indexOf("#", start)
+  const end = hash < 0 ? url.length : hash
+  const query = url
+    .slice(start + 1, end)
+    .split("&")
+    .map((pair) => {
+      const eq = pair.indexOf("=")
+      const name = eq < 0 ? pair : pair.slice(0, eq)
+      return isSecretParam(name) ? `${name}=${REDACTED}` : pair
+    })
+  return `${url.slice(0, start + 1)}${query.join("&")}${url.slice(end)}`
+}
 
 /**
  * Keys whose value is a secret wherever they appear in a body (compared lower-cased, without `_` and

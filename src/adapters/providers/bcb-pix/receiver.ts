@@ -24,6 +24,13 @@ import { WebhookPix } from "./wire.ts"
  * every payment of the batch is recorded (so a PSP retries anything not committed), 400 for a body that is
  * not a `{"pix":[…]}`, 401 for a caller not authenticated.
  */
+/**
+ * The notice URL as it may be logged or printed: with the mTLS-less fallback its last segment is
+ * PIX_WEBHOOK_SECRET (`…/webhook/<secret>`, docs/providers.md), one of the two things that authenticate a
+ * notice, so it is masked like any credential.
+ */
+export const noticeUrlForLog = (url: string) => url.replace(/(\/webhook\/)[^/?#]+/, "$1[REDACTED]")
+
 export const ReceiverConfig = Config.all({
   psp: Config.string("PIX_PSP"),
   port: Config.port("PIX_WEBHOOK_PORT"),
