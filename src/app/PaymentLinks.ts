@@ -1,5 +1,5 @@
 import type { AccountId, PaymentLinkId, TransactionId } from "../domain/ids.ts"
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect, Either, Option } from "effect"
 import { NotFound, RateLimited, ValidationFailed } from "../domain/errors.ts"
 import type { PaymentCommand } from "../domain/payment.ts"
 import {
@@ -7,7 +7,10 @@ import {
   type LinkChanges,
   linkRefusal,
   linkUnavailable,
-  type PaymentLinkRecord
+  type PaymentLinkRecord,
+  type VisitChoice,
+  type VisitTerms,
+  visitTerms
 } from "../domain/paymentLink.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import { AccountRepo } from "../ports/AccountRepo.ts"
@@ -21,6 +24,17 @@ import { Payments } from "./Payments.ts"
 import { Transactions } from "./Transactions.ts"
 
 const notFound = () => new NotFound({ message: "payment link not found" })
+
+/**
+ * The charge of a visit with these terms, decoded by the interface the buyer used under its own rules (the
+ * page's: v1's, docs/payment-links.md "The buyer's page"); a broken field → ValidationFailed.
+ */
+export type VisitCharge = (terms: VisitTerms) => Effect.Effect<PaymentCommand, ValidationFailed>
+
+/** The terms a visit charges on `link` as in this row, or a 400 naming each field of the choice it refuses. */
+const termsOn = (link: PaymentLinkRecord, choice: VisitChoice) =>
+  Either.mapLeft(visitTerms(link, choice), (errors) => new ValidationFailed({ errors }))
+
 /** The account's link, or NotFound (another account's, or none). */
 const found = <A, E>(read: Effect.Effect<Option.Option<A>, E>) =>
   Effect.flatMap(read, Option.match({ onNone: () => Effect.fail(notFound()), onSome: Effect.succeed }))
@@ -110,13 +124,23 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
        * `payment_link_<why>`; a charge that fails rolls the use back. Before any of it, the visit takes a
        * slot of the link's rolling minute: past PAYMENT_LINK_VISITS_PER_MINUTE → 429, no use taken, nothing
        * made (docs/payment-links.md "Visits per minute": the page needs no key, so no key's limit applies).
+       * The method, amount, installments, items and metadata charged are the row's the use was taken from,
+       * under its lock: an edit committed since the link was read is what the buyer pays, a method it took
+       * away a 400 with the use rolled back (docs/payment-links.md "Editing a link").
        */
       visit: fn("PaymentLinks.visit")(function* (
-        link: PaymentLinkRecord,
-        command: PaymentCommand,
+        id: PaymentLinkId,
+        choice: VisitChoice,
+        charge: VisitCharge,
         transactionId: TransactionId,
         from: string | undefined
       ) {
+        const link = yield* found(repo.findPublic(id))
+        const refusal = linkRefusal(link, new Date(yield* Clock.currentTimeMillis))
+        if (refusal !== null) return yield* linkUnavailable(refusal)
+        // The choice and the buyer checked against the link as read, so that a body refused by validation
+        // takes no slot of the link's minute; the charge itself is decided again under the lock below.
+        yield* charge(yield* termsOn(link, choice))
         const accountId = link.accountId
         // One buyer's address first, when that limit is set: a refused visit takes none of the link's slots,
         // so one script cannot use up the minute of every other buyer (docs/payment-links.md).
@@ -152,6 +176,9 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
                 const why = Option.isNone(current) ? "inactive" : (linkRefusal(current.value, now) ?? "expired")
                 return yield* linkUnavailable(why)
               }
+              // The link as it is now, locked until this visit commits: its terms, not the first read's, are
+              // charged; a refusal here fails the transaction and so gives the use back.
+              const command = yield* charge(yield* termsOn(taken.value, choice))
               const created = yield* payments.charge(accountId, command, transactionId, true)
               yield* repo.recordVisit(accountId, link.id, created.id, taken.value.maxInstallments)
               return created

@@ -1,7 +1,15 @@
 import fc from "fast-check"
+import { Either } from "effect"
 import { describe, expect, it } from "vitest"
 import { AccountId, PaymentLinkId } from "./ids.ts"
-import { changedLink, LINK_METHODS, type LinkChanges, type PaymentLinkRecord } from "./paymentLink.ts"
+import {
+  changedLink,
+  LINK_METHODS,
+  type LinkChanges,
+  type PaymentLinkRecord,
+  V1_LINK_METHOD,
+  visitTerms
+} from "./paymentLink.ts"
 
 /** A link as stored: its own rules hold (installments only with cards, uses within the cap). */
 const link: fc.Arbitrary<PaymentLinkRecord> = fc
@@ -89,6 +97,43 @@ describe("changedLink (docs/payment-links.md 'Editing a link')", () => {
           errors: [{ field: "max_installments" }]
         })
       })
+    )
+  })
+})
+
+describe("visitTerms (docs/payment-links.md 'The buyer's page')", () => {
+  it("charges the row's method, amount, installments, items and metadata, or names the choice it refuses", () => {
+    fc.assert(
+      fc.property(
+        link,
+        fc.option(fc.constantFrom(...LINK_METHODS)),
+        fc.option(fc.integer({ min: 0, max: 2_000_000 }), { nil: undefined }),
+        (row, method, amount) => {
+          const terms = visitTerms(row, { method, amount })
+          const methodOk = method !== null && row.methods.includes(method)
+          const amountOk =
+            row.amount === null
+              ? amount !== undefined && amount >= (row.minAmount ?? 1)
+              : amount === undefined || amount === row.amount
+          const refused = [...(methodOk ? [] : ["method"]), ...(amountOk ? [] : ["amount"])]
+          if (Either.isLeft(terms)) {
+            expect(terms.left.map((e) => e.field)).toEqual(refused)
+            if (!methodOk)
+              expect(terms.left[0]!.message).toBe(
+                `method must be one of this link's: ${row.methods.map((m) => V1_LINK_METHOD[m]).join(", ")}`
+              )
+            return
+          }
+          expect(refused).toEqual([])
+          expect(terms.right).toEqual({
+            method,
+            amount: row.amount ?? amount,
+            maxInstallments: row.maxInstallments,
+            items: row.items,
+            metadata: { ...row.metadata, payment_link_id: row.id }
+          })
+        }
+      )
     )
   })
 })

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Either, Schema } from "effect"
 import { Conflict, type FieldError } from "./errors.ts"
 import { AccountId, PaymentLinkId } from "./ids.ts"
 import { MAX_AMOUNT } from "./order.ts"
@@ -11,6 +11,12 @@ import { MAX_AMOUNT } from "./order.ts"
 
 export const LINK_METHODS = ["CARD", "PIX", "BOLETO"] as const
 export type LinkMethod = (typeof LINK_METHODS)[number]
+
+/** The methods in v1's words: links are a v1 extension, and their errors name methods so (as changedLink does). */
+export const V1_LINK_METHOD = { CARD: "credit_card", PIX: "pix", BOLETO: "billet" } as const satisfies Record<
+  LinkMethod,
+  string
+>
 
 export const LinkItem = Schema.Struct({
   name: Schema.String,
@@ -83,6 +89,51 @@ export const visitAmount = (
   if (chosen === undefined || !Number.isInteger(chosen) || chosen < min || chosen > max)
     return { error: { field: "amount", message: `amount must be an integer number of centavos from ${min} to ${max}` } }
   return { amount: chosen }
+}
+
+/** What the buyer asked on the link's page: the method (null: a word no link takes) and an open link's amount. */
+export interface VisitChoice {
+  readonly method: LinkMethod | null
+  readonly amount: number | undefined
+}
+
+/** What a visit charges, all read from one row of its link (see visitTerms). */
+export interface VisitTerms {
+  readonly method: LinkMethod
+  readonly amount: number
+  /** A card visit's hosted form offers 1 to this many installments (docs/checkout.md "The buyer's installments"). */
+  readonly maxInstallments: number
+  readonly items: ReadonlyArray<LinkItem>
+  /** The link's metadata plus `payment_link_id` (docs/payment-links.md: each visit's transaction carries both). */
+  readonly metadata: Readonly<Record<string, unknown>>
+}
+
+/**
+ * The charge a visit makes under `link` as it is in this row, or every field of the buyer's choice it refuses
+ * (a method the link does not take, an amount outside it), in v1's words. Decided once on the link as read and
+ * again on the row the visit takes its use from, under its lock, which is the one charged: an edit committed
+ * in between is the link the buyer pays (docs/payment-links.md "Editing a link").
+ */
+export const visitTerms = (
+  link: PaymentLinkRecord,
+  choice: VisitChoice
+): Either.Either<VisitTerms, ReadonlyArray<FieldError>> => {
+  const errors: Array<FieldError> = []
+  const method = choice.method !== null && link.methods.includes(choice.method) ? choice.method : null
+  if (method === null) {
+    const allowed = link.methods.map((m) => V1_LINK_METHOD[m]).join(", ")
+    errors.push({ field: "method", message: `method must be one of this link's: ${allowed}` })
+  }
+  const amount = visitAmount(link, choice.amount)
+  if ("error" in amount) errors.push(amount.error)
+  if (method === null || "error" in amount) return Either.left(errors)
+  return Either.right({
+    method,
+    amount: amount.amount,
+    maxInstallments: link.maxInstallments,
+    items: link.items,
+    metadata: { ...(link.metadata ?? {}), payment_link_id: link.id }
+  })
 }
 
 /**

@@ -2,9 +2,9 @@ import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/p
 import { Clock, Effect, Option } from "effect"
 import { PaymentLinks } from "../../app/PaymentLinks.ts"
 import { AppConfig } from "../../config/AppConfig.ts"
-import { type FieldError, ValidationFailed, validated } from "../../domain/errors.ts"
+import { validated } from "../../domain/errors.ts"
 import { TransactionId } from "../../domain/ids.ts"
-import { linkUnavailable, visitAmount } from "../../domain/paymentLink.ts"
+import { linkUnavailable, type VisitTerms } from "../../domain/paymentLink.ts"
 import { Ids } from "../../ports/Ids.ts"
 import { GatewayApi } from "../Api.ts"
 import { CHECKOUT_SECURITY_HEADERS } from "../checkout/headers.ts"
@@ -13,7 +13,7 @@ import { prefersHtml } from "../checkout/negotiate.ts"
 import { clientAddress } from "../shared/clientAddress.ts"
 import { rendered } from "../shared/domainErrors.ts"
 import { knownLinkId } from "../v1/paymentLinks/Http.ts"
-import { LINK_METHOD_WORDS, V1_LINK_METHOD } from "../v1/paymentLinks/command.ts"
+import { linkMethodOf, V1_LINK_METHOD } from "../v1/paymentLinks/command.ts"
 import { type CreateTransactionWire, decodeCreate } from "../v1/transactions/command.ts"
 import { PAYLINK_CSS, PAYLINK_JS } from "./assets.ts"
 import { linkPage, unavailablePage } from "./page.ts"
@@ -55,41 +55,33 @@ export const PayLinksHttp = HttpApiBuilder.group(GatewayApi, "payLinks", (handle
       )
       .handle("visit", ({ path, payload }) =>
         Effect.gen(function* () {
-          const { link, refusal } = yield* links.open(yield* knownLinkId(path.id))
-          if (refusal !== null) return yield* linkUnavailable(refusal)
-          const errors: Array<FieldError> = []
-          const method = (LINK_METHOD_WORDS as Record<string, (typeof link.methods)[number] | undefined>)[
-            payload.method
-          ]
-          if (method === undefined || !link.methods.includes(method)) {
-            const allowed = link.methods.map((m) => V1_LINK_METHOD[m]).join(", ")
-            errors.push({ field: "method", message: `method must be one of this link's: ${allowed}` })
-          }
-          const amount = visitAmount(link, payload.amount)
-          if ("error" in amount) errors.push(amount.error)
-          if (errors.length > 0 || "error" in amount) return yield* new ValidationFailed({ errors })
+          const id = yield* knownLinkId(path.id)
+          const now = new Date(yield* Clock.currentTimeMillis)
+          // The buyer's choice; PaymentLinks.visit decides it against the link, under its row lock.
+          const choice = { method: linkMethodOf(payload.method) ?? null, amount: payload.amount }
           // The visit is a v1 charge like any other, checked by the same rules (docs/payment-links.md): a card
           // one carries no card (the buyer types it on the hosted form, choosing 1 to the link's
           // max_installments there: docs/checkout.md "The buyer's installments").
-          const wire: CreateTransactionWire = {
-            method: payload.method as CreateTransactionWire["method"],
-            amount: amount.amount,
-            ...(method === "CARD" ? { max_installments: link.maxInstallments } : {}),
-            customer: payload.customer,
-            ...(link.items.length === 0
-              ? {}
-              : {
-                  products: link.items.map((i) => ({
-                    name: i.name,
-                    quantity: i.quantity,
-                    unit_price: i.unitPrice,
-                    ...(i.sku === null ? {} : { sku: i.sku })
-                  }))
-                }),
-            metadata: { ...(link.metadata ?? {}), payment_link_id: link.id }
+          const charge = (terms: VisitTerms) => {
+            const wire: CreateTransactionWire = {
+              method: V1_LINK_METHOD[terms.method],
+              amount: terms.amount,
+              ...(terms.method === "CARD" ? { max_installments: terms.maxInstallments } : {}),
+              customer: payload.customer,
+              ...(terms.items.length === 0
+                ? {}
+                : {
+                    products: terms.items.map((i) => ({
+                      name: i.name,
+                      quantity: i.quantity,
+                      unit_price: i.unitPrice,
+                      ...(i.sku === null ? {} : { sku: i.sku })
+                    }))
+                  }),
+              metadata: terms.metadata
+            }
+            return validated(decodeCreate(wire, now, config.installments))
           }
-          const now = new Date(yield* Clock.currentTimeMillis)
-          const command = yield* validated(decodeCreate(wire, now, config.installments))
           const request = yield* HttpServerRequest.HttpServerRequest
           const from = clientAddress(
             Option.getOrUndefined(request.remoteAddress),
@@ -97,7 +89,7 @@ export const PayLinksHttp = HttpApiBuilder.group(GatewayApi, "payLinks", (handle
             config.trustedProxies,
             config.forwardedHeader
           )
-          const created = yield* links.visit(link, command, TransactionId.make(yield* ids.next), from)
+          const created = yield* links.visit(id, choice, charge, TransactionId.make(yield* ids.next), from)
           const token = created.details.checkoutToken
           return HttpServerResponse.unsafeJson(
             { checkout_url: `${config.publicBaseUrl}/checkout/${token}` },

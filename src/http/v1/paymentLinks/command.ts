@@ -9,13 +9,9 @@ import type { NewPaymentLink } from "../../../ports/PaymentLinkRepo.ts"
 
 const opt = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exact: true })
 
-/** v1's method words (as on a transaction) and the core's. */
+/** v1's method words (as on a transaction) and the core's; the reverse is the domain's, whose errors name them. */
 export const LINK_METHOD_WORDS = { credit_card: "CARD", pix: "PIX", billet: "BOLETO" } as const
-export const V1_LINK_METHOD: Record<LinkMethod, keyof typeof LINK_METHOD_WORDS> = {
-  CARD: "credit_card",
-  PIX: "pix",
-  BOLETO: "billet"
-}
+export { V1_LINK_METHOD } from "../../../domain/paymentLink.ts"
 
 /**
  * The core's method for a v1 word, or undefined. An own property only: indexing the object would also
