@@ -1,6 +1,6 @@
 import { EventEmitter } from "node:events"
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option, Schedule } from "effect"
+import { Effect, ExecutionStrategy, Layer, Option, Schedule, Scope } from "effect"
 import { run, type WorkerEvents } from "graphile-worker"
 import { PgPool } from "./Database.ts"
 import { quietLogger } from "./Migrations.ts"
@@ -15,7 +15,8 @@ const STALE_SECONDS = 20
 /**
  * The worker role: graphile-worker on the shared pool, any number of processes on one database
  * (SKIP LOCKED + LISTEN/NOTIFY). Closing the scope calls `runner.stop()`, which lets running jobs
- * finish and releases the rest. Heartbeats let the survivors recover a hard-killed worker's jobs.
+ * finish and releases the rest. Heartbeats, kept up until then, let the survivors recover a hard-killed
+ * worker's jobs, and only those.
  */
 export const WorkerLive = Layer.scopedDiscard(
   Effect.gen(function* () {
@@ -74,6 +75,19 @@ export const WorkerLive = Layer.scopedDiscard(
       events.on("worker:getJob:empty", () => metrics.jobFetches.inc({ found: "no" }))
       events.on("job:start", () => metrics.jobFetches.inc({ found: "yes" }))
     }
+    // The heartbeat outlives runner.stop(): a scope's finalizers run in reverse order, so this scope, opened
+    // before the runner, closes after stop() has returned (the running jobs finished, the rest released). A
+    // draining worker that stopped beating first would look dead to the other workers' reapers (its jobs
+    // locked > STALE_SECONDS, no heartbeat), which would hand its running jobs to another worker to run a
+    // second time (test/jobs.shutdown-heartbeat.test.ts). Only a worker killed outright goes silent with
+    // jobs locked (docs/scaling.md).
+    const heartbeatScope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
+    yield* Scope.addFinalizer(
+      heartbeatScope,
+      Effect.suspend(() => sql`delete from worker_heartbeats where worker_id = any(${[...workerIds]}::text[])`).pipe(
+        Effect.ignore
+      )
+    )
     const runner = yield* Effect.acquireRelease(
       Effect.promise(() =>
         run({
@@ -100,18 +114,17 @@ export const WorkerLive = Layer.scopedDiscard(
       ),
       (runner) => Effect.promise(() => runner.stop()).pipe(Effect.timeout("30 seconds"), Effect.ignore)
     )
+    // Started once run() has created the pool, so the first beat already carries its id; interrupted (then
+    // the rows deleted) when heartbeatScope closes, after runner.stop().
     yield* beat.pipe(
       Effect.catchAllCause(Effect.logWarning),
       Effect.repeat(Schedule.spaced(HEARTBEAT)),
-      Effect.forkScoped
+      Effect.forkIn(heartbeatScope)
     )
     yield* reap.pipe(
       Effect.catchAllCause(Effect.logWarning),
       Effect.repeat(Schedule.spaced("10 seconds")),
       Effect.forkScoped
-    )
-    yield* Effect.addFinalizer(() =>
-      sql`delete from worker_heartbeats where worker_id = any(${[...workerIds]}::text[])`.pipe(Effect.ignore)
     )
     void runner
     yield* Effect.logInfo(`worker running (concurrency ${config.workerConcurrency}, local queue ${localQueueSize})`)
