@@ -152,6 +152,47 @@ describe("a rolled-back state change sends nothing", () => {
   )
 })
 
+describe("the sandbox dispute card's chargeback job commits with the capture", () => {
+  const disputeJobs = (transactionId: string) =>
+    jobs(server.db, "task_identifier = 'sandbox_dispute' and key = $1", [`dispute:${transactionId}`])
+
+  it("a capture that fails at COMMIT leaves no dispute job; a committed one has it", async () => {
+    // Fault injection at COMMIT (as above): a deferred constraint trigger failing the capture of a charge
+    // of this amount, after the capture's statements (its deferred writes included) have run. The job once
+    // went in on its own before the capture's transaction and stayed; reconcile_charges then captured the
+    // charge without it (Payments.authorize).
+    const amount = 4_271
+    await server.db.query(`
+      create or replace function test_fail_capture() returns trigger language plpgsql as $$
+      begin
+        if old.status = 'PROCESSING' and new.status = 'CAPTURED' and new.amount = ${amount} then
+          raise exception 'injected failure at commit';
+        end if;
+        return null;
+      end $$;
+      drop trigger if exists test_fail_capture on transactions;
+      create constraint trigger test_fail_capture after update on transactions
+        deferrable initially deferred for each row execute function test_fail_capture();`)
+    try {
+      await expect(chargeCard(merchant, CARDS.chargeback, amount)).rejects.toThrow(/^CARD: 500/)
+    } finally {
+      await server.db.query("drop trigger if exists test_fail_capture on transactions")
+    }
+    const { rows } = await server.db.query<{ id: string; status: string }>(
+      "select id, status from transactions where account_id = $1 and amount = $2",
+      [merchant.accountId, amount]
+    )
+    expect(rows.map((r) => r.status)).toEqual(["PROCESSING"])
+    expect(await disputeJobs(rows[0]!.id)).toEqual([])
+
+    // Committed: the capture and its dispute job (due after DISPUTE_DELAY_SECONDS, 10 s in the tests).
+    const captured = await chargeCard(merchant, CARDS.chargeback, 3_000)
+    expect(captured.status).toBe(201)
+    expect((await transaction(merchant, captured.transactionId)).status).toBe("CAPTURED")
+    expect(await disputeJobs(captured.transactionId)).toHaveLength(1)
+  })
+})
+
 describe("a committed state change always sends", () => {
   it(
     "created, paid, partially_refunded, refunded, declined and failed: one " +

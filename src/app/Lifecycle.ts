@@ -112,31 +112,37 @@ export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
 
     /**
      * Locks the transaction and moves it by the trigger `choose` picks from it (the same event may mean
-     * another move per interface), in a database transaction of its own.
+     * another move per interface), in a database transaction of its own. `alongside` (a job the caller's
+     * move announces) runs after the move in the same database transaction, so it commits or rolls back
+     * with it (JobScheduler).
      */
     const moveBy = (
       accountId: AccountId,
       transactionId: TransactionId,
       choose: (t: TransactionRecord) => Trigger,
-      changes: Omit<TransactionChanges, "status"> = {}
+      changes: Omit<TransactionChanges, "status"> = {},
+      alongside: Effect.Effect<void> = Effect.void
     ) =>
       tx
         .run(
           Effect.gen(function* () {
             const found = yield* transactions.findForUpdate(accountId, transactionId)
             if (Option.isNone(found)) return yield* new NotFound({ message: "transaction not found" })
-            return yield* apply(accountId, found.value, choose(found.value), changes)
+            const after = yield* apply(accountId, found.value, choose(found.value), changes)
+            yield* alongside
+            return after
           })
         )
         .pipe(withSpan("Lifecycle.move"))
 
-    /** Locks the transaction and moves it, in a database transaction of its own. */
+    /** Locks the transaction and moves it, in a database transaction of its own (`alongside`: see moveBy). */
     const move = (
       accountId: AccountId,
       transactionId: TransactionId,
       trigger: Trigger,
-      changes: Omit<TransactionChanges, "status"> = {}
-    ) => moveBy(accountId, transactionId, () => trigger, changes)
+      changes: Omit<TransactionChanges, "status"> = {},
+      alongside: Effect.Effect<void> = Effect.void
+    ) => moveBy(accountId, transactionId, () => trigger, changes, alongside)
 
     /**
      * Records a new transaction and its `created` event, inside the caller's database transaction. A

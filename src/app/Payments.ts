@@ -494,21 +494,31 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         return yield* lifecycle.move(accountId, current.id, "decline", { declineCode: result.right.code })
       }
       const paidAt = new Date(yield* Clock.currentTimeMillis)
-      if (result.right.chargebackExpected) {
-        yield* scheduler.sandboxDisputeAt(
-          accountId,
-          current.id,
-          new Date(paidAt.getTime() + config.money.disputeDelaySeconds * 1000)
-        )
-      }
-      return yield* lifecycle.move(accountId, current.id, "capture", {
-        paidAt,
-        acquirerReference: result.right.acquirerReference,
-        ...(result.right.acquirer === undefined ? {} : { acquirer: result.right.acquirer }),
-        ...(cardDetails
-          ? { details: { card: { ...cardDetails, authorizationCode: result.right.authorizationCode } } }
-          : {})
-      })
+      // The sandbox dispute card's announced chargeback commits with the capture (JobScheduler), in the
+      // statement of its deferred writes: no round trip of its own. Scheduled before it on its own, a process
+      // dying in between left the job committed and the charge PROCESSING, which reconcile_charges then
+      // captured without it (Reconciliation.settle schedules no dispute).
+      const dispute = result.right.chargebackExpected
+        ? scheduler.sandboxDisputeAt(
+            accountId,
+            current.id,
+            new Date(paidAt.getTime() + config.money.disputeDelaySeconds * 1000)
+          )
+        : Effect.void
+      return yield* lifecycle.move(
+        accountId,
+        current.id,
+        "capture",
+        {
+          paidAt,
+          acquirerReference: result.right.acquirerReference,
+          ...(result.right.acquirer === undefined ? {} : { acquirer: result.right.acquirer }),
+          ...(cardDetails
+            ? { details: { card: { ...cardDetails, authorizationCode: result.right.authorizationCode } } }
+            : {})
+        },
+        dispute
+      )
     })
 
     const chargeCard = fn("Payments.chargeCard")(function* (

@@ -60,7 +60,9 @@ const FUTURE_YEAR = String((new Date().getUTCFullYear() + 3) % 100).padStart(2, 
 export const CARDS = {
   approved: "4242424242424242",
   declined: "4000000000000002",
-  processingError: "4000000000000119"
+  processingError: "4000000000000119",
+  // Approved, with a chargeback the sandbox acquirer announces (src/adapters/providers/sandbox/testCards.ts).
+  chargeback: "4000000000000259"
 } as const
 
 export interface Merchant {

@@ -53,11 +53,16 @@ export const JobSchedulerLive = Layer.effect(
               json_build_object('accountId', ${accountId}::text, 'withdrawalId', ${withdrawalId}::text),
               run_at := ${at.toISOString()}::timestamptz, job_key := ${`withdraw:${withdrawalId}`},
               max_attempts := 25)`.pipe(Effect.orDie, Effect.asVoid),
+        // With the capture that announced it (Payments.authorize): no round trip of its own.
         sandboxDisputeAt: (accountId, transactionId, at) =>
-          sql`select graphile_worker.add_job('sandbox_dispute',
-              json_build_object('accountId', ${accountId}::text, 'transactionId', ${transactionId}::text),
-              run_at := ${at.toISOString()}::timestamptz, job_key := ${`dispute:${transactionId}`},
-              max_attempts := 5)`.pipe(Effect.orDie, Effect.asVoid),
+          deferWrite(sql, () => ({
+            select: [
+              sql`graphile_worker.add_job('sandbox_dispute',
+                  json_build_object('accountId', ${accountId}::text, 'transactionId', ${transactionId}::text),
+                  run_at := ${at.toISOString()}::timestamptz, job_key := ${`dispute:${transactionId}`},
+                  max_attempts := 5)`
+            ]
+          })),
         // One keyed job: a run that schedules the next while it runs gets a new job (the running one's key
         // is cleared); no retries, the next cycle is the retry (docs/providers.md "Boleto: banks by CNAB 240").
         bankFilesCycleAt: (at) =>
