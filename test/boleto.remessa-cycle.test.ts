@@ -4,7 +4,7 @@ import { join } from "node:path"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { transactionIdOf } from "../src/adapters/providers/bb-cnab240/retorno.ts"
-import { addCalendarDays, onOrNextBusinessDay } from "../src/domain/calendar.ts"
+import { addCalendarDays, daysBetween, onOrNextBusinessDay } from "../src/domain/calendar.ts"
 import { saoPauloDate } from "../src/domain/time.ts"
 import { startLoopbackFake, type LoopbackFake } from "./fakes/loopback/server.ts"
 import { bankByFilesEnv } from "./support/bankByFiles.ts"
@@ -176,6 +176,9 @@ describe("the remessa cut by the worker's cycle", () => {
   // cycle: no title of any merchant reached the bank. It goes now; and a title that cannot be written at all stays
   // queued alone, logged, while the others go (docs/providers.md "Boleto: banks by CNAB 240").
   it("an alphanumeric CNPJ payer goes out; a title that cannot be written waits alone, the others go", async () => {
+    // The previous case aged the last remessa a cycle: made young again, nothing is cut until the titles are
+    // all there (the cycle runs every second).
+    await db.query(`update cnab_remessas set created_at = now()`)
     const [alphanumeric] = await boletos(1, "12.ABC.345/01DE-35")
     const [plain, unwritable] = await boletos(2)
     // No value the API takes breaks a field today: the row is spoilt here to stand for the next one that would.
@@ -200,4 +203,38 @@ describe("the remessa cut by the worker's cycle", () => {
     expect(files()).toHaveLength(3)
     expect(await counter()).toBe(3)
   }, 90_000)
+
+  // FEBRABAN 240 segment P 225–227: the days after its due date the bank writes a title off. They must reach
+  // the last day the slip says it may be paid: BOLETO_LATE_DAYS alone, counted from a due date on a closed day,
+  // wrote it off before that day, and 0 without terms before the next business day (docs/boleto.md).
+  it("the bank writes a title off after the last day its slip says it may be paid, not before", async () => {
+    // Due on the first Saturday at least three days ahead: payable without charges until the next business day.
+    let due = addCalendarDays(saoPauloDate(new Date()), 3)
+    while (new Date(`${due}T12:00:00Z`).getUTCDay() !== 6) due = addCalendarDays(due, 1)
+    const grace = daysBetween(due, onOrNextBusinessDay(due))
+    const registered = async (billet?: unknown) => {
+      const reply = await api.post(
+        `${V1}/transactions`,
+        {
+          method: "billet",
+          amount: 10_000,
+          expires_at: `${due}T12:00:00-03:00`,
+          customer: { name: "Beatriz Souza", email: "bia@example.com", document: "11.222.333/0001-81" },
+          ...(billet === undefined ? {} : { billet })
+        },
+        { token: key }
+      )
+      expect(reply.status, reply.text).toBe(201)
+      const { rows } = await db.query<{ days: number }>(
+        `select write_off_days as days from cnab_titles where transaction_id = $1`,
+        [reply.body.data.hash]
+      )
+      return rows[0]!.days
+    }
+    // Without terms: not received after the next business day (Monday, or later after a holiday).
+    expect(grace).toBeGreaterThanOrEqual(2)
+    expect(await registered()).toBe(grace)
+    // With interest, BOLETO_LATE_DAYS (30) after that day.
+    expect(await registered({ interest: { type: "percentage_per_month", value: 1 } })).toBe(grace + 30)
+  }, 60_000)
 })

@@ -9,8 +9,8 @@ import { installmentOption, offered } from "../domain/installments.ts"
 import { documentType, normalizeDocument } from "../domain/document.ts"
 import { feeOf, percentageShare } from "../domain/ledger.ts"
 import { SubaccountRepo } from "../ports/SubaccountRepo.ts"
-import { addBusinessDays, addCalendarDays, onOrNextBusinessDay } from "../domain/calendar.ts"
-import { termField, validateTerms } from "../domain/chargeTerms.ts"
+import { addBusinessDays } from "../domain/calendar.ts"
+import { lastPayableDay as lastPayableDayOf, termField, validateTerms } from "../domain/chargeTerms.ts"
 import { addBusinessDaysInSaoPaulo, endOfDayInSaoPaulo, saoPauloDate } from "../domain/time.ts"
 import type { SplitRecord, TransactionRecord } from "../domain/transaction.ts"
 import { AccountRepo } from "../ports/AccountRepo.ts"
@@ -313,9 +313,6 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         command.expiresAt === null
           ? addBusinessDaysInSaoPaulo(now, config.boletoDueDays).date
           : saoPauloDate(command.expiresAt)
-      // Due on a weekend or bank holiday, it is payable without charges until the end of the next
-      // business day, so it expires then, not on its due date (docs/calendar.md).
-      const payable = onOrNextBusinessDay(dueDate)
       const terms = command.terms ?? undefined
       // The rules that need the due date (a discount dated after it), now that it is known.
       const issues = terms === undefined ? [] : validateTerms(terms, command.amount, dueDate)
@@ -328,10 +325,11 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
           })
         })
       }
-      // With a fine or interest it is meant to be paid late too: payable BOLETO_LATE_DAYS after the due
-      // date before it expires (docs/boleto.md); otherwise "Não receber após o vencimento".
+      // Due on a weekend or bank holiday, it is payable without charges until the end of the next business
+      // day (docs/calendar.md); with a fine or interest it is meant to be paid late too, BOLETO_LATE_DAYS
+      // after that (docs/boleto.md); otherwise "Não receber após o vencimento".
       const late = terms?.fine !== undefined || terms?.interest !== undefined
-      const lastPayableDay = late ? addCalendarDays(payable, config.boletoLateDays) : payable
+      const lastPayableDay = lastPayableDayOf(dueDate, terms, config.boletoLateDays)
       const due = { date: dueDate, endOfDay: endOfDayInSaoPaulo(lastPayableDay) }
       // It expires later than it stops being payable: the bank reports a payment of the last payable day in
       // a retorno of the next business days, which must still find it PENDING (docs/boleto.md "When a
@@ -343,6 +341,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         transactionId,
         amount: command.amount,
         dueDate: due.date,
+        lastPayableDay,
         payerName,
         payerDocument: command.payer.document,
         terms

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { daysBetween, isDate, onOrNextBusinessDay } from "./calendar.ts"
+import { addCalendarDays, daysBetween, isDate, onOrNextBusinessDay } from "./calendar.ts"
 
 /**
  * A boleto's charge terms (docs/boleto.md "Fine, interest, discounts and abatement"): a fine (multa)
@@ -121,6 +121,15 @@ export interface AmountDue {
   readonly total: number
   /** Calendar days after the due date (0 when not late, including the closed-day grace). */
   readonly daysLate: number
+}
+
+/**
+ * The last day a boleto may be paid ("Não receber após", docs/boleto.md): its due date, or the next business
+ * day when that is closed (docs/calendar.md), plus `lateDays` when a fine or interest makes it payable late.
+ */
+export const lastPayableDay = (dueDate: string, terms: ChargeTerms | undefined, lateDays: number): string => {
+  const payable = onOrNextBusinessDay(dueDate)
+  return terms?.fine !== undefined || terms?.interest !== undefined ? addCalendarDays(payable, lateDays) : payable
 }
 
 /**

@@ -10,6 +10,12 @@ export interface BoletoRequest {
   readonly amount: number
   /** YYYY-MM-DD */
   readonly dueDate: string
+  /**
+   * YYYY-MM-DD, the last day the payer may pay ("Não receber após", printed on the slip): the due date or
+   * the next business day, plus BOLETO_LATE_DAYS with a fine or interest (docs/boleto.md). A bank writes
+   * the title off after it, not before.
+   */
+  readonly lastPayableDay: string
   readonly payerName: string
   readonly payerDocument: string
   /** Fine, interest, discounts and abatement to register with the bank (docs/boleto.md). */

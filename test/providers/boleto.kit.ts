@@ -10,7 +10,7 @@ import type { Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import { kitRuntime } from "./kitRuntime.ts"
 import { outcome } from "./outcome.ts"
-import type { ChargeTerms } from "../../src/domain/chargeTerms.ts"
+import { type ChargeTerms, lastPayableDay } from "../../src/domain/chargeTerms.ts"
 import { addCalendarDays, daysBetween } from "../../src/domain/calendar.ts"
 import { saoPauloDate } from "../../src/domain/time.ts"
 import {
@@ -136,6 +136,7 @@ export const boletoKit = (
       transactionId: randomUUID(),
       amount,
       dueDate,
+      lastPayableDay: lastPayableDay(dueDate, terms, 30),
       payerName: "Maria da Silva",
       payerDocument: "52998224725",
       ...(terms === undefined ? {} : { terms })

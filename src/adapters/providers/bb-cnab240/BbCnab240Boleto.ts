@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
-import { AppConfig } from "../../../config/AppConfig.ts"
 import { buildBarcode, digitableLineFromBarcode } from "../../../domain/boleto.ts"
+import { daysBetween } from "../../../domain/calendar.ts"
 import { saoPauloDate } from "../../../domain/time.ts"
 import { BoletoProvider, type BoletoRequest } from "../../../ports/BoletoProvider.ts"
 import { fn } from "../../../spans.ts"
@@ -29,7 +29,6 @@ export const bbCnab240BoletoLayer = (profile: BankProfile) =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const config = yield* cnabConfig
-      const { boletoLateDays } = yield* AppConfig
       const agreement = config.agreement
 
       const ourNumberOf = (request: BoletoRequest) =>
@@ -41,9 +40,12 @@ export const bbCnab240BoletoLayer = (profile: BankProfile) =>
         )
 
       const register = fn("BbCnab240.register")(function* (request: BoletoRequest) {
-        // A boleto with a fine or interest stays payable BOLETO_LATE_DAYS (docs/boleto.md): the bank writes
-        // it off after them; one without is not received after its due date.
-        const late = request.terms?.fine !== undefined || request.terms?.interest !== undefined
+        // The bank writes the title off the given number of calendar days after its due date (FEBRABAN 240,
+        // segment P "Número de dias para baixa/devolução"): the days to the last day the slip says it may be
+        // paid (docs/boleto.md). BOLETO_LATE_DAYS alone, counted by the bank from a due date on a closed day,
+        // wrote it off up to four days before that printed day (Carnival); 0 without terms refused the next
+        // business day's payment that a due date on a weekend allows without charges.
+        const writeOffDays = daysBetween(request.dueDate, request.lastPayableDay)
         let ourNumber = yield* ourNumberOf(request)
         if (ourNumber === undefined) {
           const [next] = yield* sql<{ sequence: string }>`select nextval('cnab_our_number')::text as sequence`.pipe(
@@ -63,7 +65,7 @@ export const bbCnab240BoletoLayer = (profile: BankProfile) =>
                     ${sequence}, ${request.amount}, ${request.dueDate}, ${saoPauloDate(new Date())},
                     ${request.payerName}, ${request.payerDocument},
                     ${request.terms === undefined ? null : JSON.stringify(request.terms)}::jsonb,
-                    ${late ? boletoLateDays : 0})
+                    ${writeOffDays})
             on conflict do nothing
             returning our_number`.pipe(Effect.orDie)
           ourNumber = made?.ourNumber ?? (yield* ourNumberOf(request))

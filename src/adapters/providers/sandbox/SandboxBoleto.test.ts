@@ -46,6 +46,7 @@ const request = (overrides: Partial<BoletoRequest> = {}): BoletoRequest => ({
   transactionId: randomUUID(),
   amount: 12_345,
   dueDate: "2026-12-01",
+  lastPayableDay: "2026-12-01",
   payerName: "Maria da Silva",
   payerDocument: "52998224725",
   ...overrides
