@@ -504,14 +504,18 @@ describe("reads through both interfaces (CONTRACT-v1 §2)", () => {
     expect(pix.body.data.map((t: any) => t.hash)).toEqual(made.map((t) => t.hash).reverse())
     const paid = await api.get(`${V1}/transactions?status=paid`, bearer(fresh))
     expect(paid.body.pagination.total).toBe(1)
-    const beyond = await api.get(`${V1}/transactions?page=9`, bearer(fresh))
-    expect(beyond.status).toBe(200)
-    expect(beyond.body.data).toEqual([])
+    // A page past the last, however far: 200 with `data: []` (CONTRACT-v1 §1), not a 400 past a cap.
+    for (const page of [9, 2_000_000, Number.MAX_SAFE_INTEGER]) {
+      const beyond = await api.get(`${V1}/transactions?page=${page}`, bearer(fresh))
+      expect(beyond.status, String(page)).toBe(200)
+      expect(beyond.body.data).toEqual([])
+    }
     const today = new Date().toLocaleDateString("en-CA", { timeZone: "America/Sao_Paulo" })
     const dated = await api.get(`${V1}/transactions?created_from=${today}&created_to=${today}`, bearer(fresh))
     expect(dated.body.pagination.total).toBe(6)
     for (const [query, field] of [
       ["page=0", "page"],
+      ["page=9007199254740992", "page"],
       ["per_page=101", "per_page"],
       ["status=lost", "status"],
       ["method=cash", "method"],

@@ -17,12 +17,16 @@ export const isDate = (s: string) =>
   !Number.isNaN(new Date(`${s}T12:00:00Z`).getTime()) &&
   new Date(`${s}T12:00:00Z`).toISOString().startsWith(s)
 
-const positive = (name: string, raw: string | undefined, fallback: number, max: number) => {
+const positive = (name: string, raw: string | undefined, fallback: number, max?: number) => {
   if (raw === undefined) return Either.right(fallback)
   const n = Number(raw)
-  return /^\d+$/.test(raw) && n >= 1 && n <= max
+  return /^\d+$/.test(raw) && n >= 1 && n <= (max ?? Number.MAX_SAFE_INTEGER)
     ? Either.right(n)
-    : Either.left<FieldError>({ field: name, message: `${name} must be an integer from 1 to ${max}` })
+    : Either.left<FieldError>({
+        field: name,
+        message:
+          max === undefined ? `${name} must be a positive integer` : `${name} must be an integer from 1 to ${max}`
+      })
 }
 
 export interface ListQuery {
@@ -47,7 +51,9 @@ export interface ListWindow {
 /** The page and creation window of a query of `list`, or the errors of its bad parameters. */
 export const listWindow = (list: CursorList, q: ListQuery): Either.Either<ListWindow, ReadonlyArray<FieldError>> => {
   const errors: Array<FieldError> = []
-  const page = positive("page", q.page, 1, 1_000_000)
+  // No upper bound but the integers' own: a page past the last is 200 with `data: []` (CONTRACT-v1 §1), however
+  // far past; PostgreSQL's OFFSET stops at the rows there are.
+  const page = positive("page", q.page, 1)
   const perPage = positive("per_page", q.per_page, 20, 100)
   if (Either.isLeft(page)) errors.push(page.left)
   if (Either.isLeft(perPage)) errors.push(perPage.left)
