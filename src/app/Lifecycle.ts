@@ -5,11 +5,13 @@ import { chargedOnPayment } from "../domain/ledger.ts"
 import { destination, type Trigger } from "../domain/lifecycle.ts"
 import { isPayable, type OrderStatus } from "../domain/order.ts"
 import {
+  isDisputeOpen,
   isRefundable,
   leavesDueChargeOpen,
   refundBase,
   refundTrigger,
-  type TransactionRecord
+  type TransactionRecord,
+  type TransactionStatus
 } from "../domain/transaction.ts"
 import { JobScheduler } from "../ports/JobScheduler.ts"
 import { OrderRepo } from "../ports/OrderRepo.ts"
@@ -26,6 +28,10 @@ const ORDER_MOVES: Partial<Record<Trigger, OrderStatus>> = {
   expire: "EXPIRED",
   cancel: "EXPIRED"
 }
+
+/** A transaction that may still end paid: the buyer may still pay it, or its outcome is not known yet. */
+const mayStillPay = (status: TransactionStatus) =>
+  status === "PENDING" || status === "PROCESSING" || status === "ANTIFRAUD"
 
 /**
  * The fee and splits a payment of `paid` charges when it cannot cover those the transaction was created
@@ -63,13 +69,25 @@ export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
       trigger: Trigger
     ) {
       if (t.orderId === null) return
-      // A full refund cancels the order whatever it was; the other moves touch only a payable order
-      // (it may have been paid by another transaction meanwhile: the capture stands and is refundable).
-      if (trigger === "refund_full") return yield* orders.setStatus(accountId, t.orderId, "CANCELLED")
-      const to = ORDER_MOVES[trigger]
+      const to = trigger === "refund_full" ? "CANCELLED" : ORDER_MOVES[trigger]
       if (to === undefined) return
       const order = yield* orders.findForUpdate(accountId, t.orderId)
-      if (Option.isSome(order) && isPayable(order.value.status)) yield* orders.setStatus(accountId, t.orderId, to)
+      if (Option.isNone(order)) return
+      const status = order.value.status
+      // CONTRACT §7: a transaction that reaches CAPTURED or PAID moves its order to PAID, also an order an
+      // earlier attempt's expiry or full refund ended meanwhile (the buyer paid: the order is paid).
+      if (to === "PAID") {
+        if (status !== "PAID") yield* orders.setStatus(accountId, t.orderId, "PAID")
+        return
+      }
+      // An attempt's expiry ends only a payable order, and only once no other attempt may still be paid; a full
+      // refund cancels the order unless another of its transactions still holds the buyer's money (docs/api.md
+      // "Orders"). A later payment moves it to PAID all the same (above).
+      if (to === "EXPIRED" && !isPayable(status)) return
+      const others = yield* transactions.otherStatuses(accountId, t.orderId, t.id)
+      const blocking = to === "EXPIRED" ? mayStillPay : (s: TransactionStatus) => isRefundable(s) || isDisputeOpen(s)
+      if (others.some(blocking)) return
+      yield* orders.setStatus(accountId, t.orderId, to)
     })
 
     /** Moves a transaction the caller has locked, inside the caller's database transaction. */

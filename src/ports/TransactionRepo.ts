@@ -102,6 +102,12 @@ export class TransactionRepo extends Context.Tag("TransactionRepo")<
       id: TransactionId,
       changes: TransactionChanges
     ) => Effect.Effect<TransactionRecord>
+    /** The statuses of the order's other transactions (every attempt at paying it but `except`). */
+    readonly otherStatuses: (
+      accountId: AccountId,
+      orderId: OrderId,
+      except: TransactionId
+    ) => Effect.Effect<ReadonlyArray<TransactionStatus>>
     /** Whether a card charge of this order is waiting for the acquirer. */
     readonly hasProcessing: (accountId: AccountId, orderId: OrderId) => Effect.Effect<boolean>
     /** A page of the account's transactions, newest first, and how many match in all. */

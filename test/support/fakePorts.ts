@@ -52,6 +52,10 @@ export const makeFakePorts = () => {
             transactions.set(id, updated)
             return updated
           }),
+        otherStatuses: (_, orderId, except) =>
+          Effect.sync(() =>
+            [...transactions.values()].filter((t) => t.orderId === orderId && t.id !== except).map((t) => t.status)
+          ),
         hasProcessing: () => Effect.succeed(false),
         touchProcessing: () => Effect.succeed(true),
         stuckProcessing: () => Effect.succeed([]),

@@ -2,7 +2,7 @@ import { AccountId, TransactionId } from "../../domain/ids.ts"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer, Option, Schema } from "effect"
 import { AntifraudAnalysis } from "../../domain/antifraud.ts"
-import { TransactionRecord, TransactionSummary } from "../../domain/transaction.ts"
+import { TransactionRecord, TransactionStatus, TransactionSummary } from "../../domain/transaction.ts"
 import { type NewTransaction, type TransactionChanges, TransactionRepo } from "../../ports/TransactionRepo.ts"
 import { KEYSET_AT, listWhere, keysetPage, keysetStream, pageBounds, seekAfter } from "./keyset.ts"
 import { withSpan } from "../../spans.ts"
@@ -76,6 +76,8 @@ const BOLEPIX_PAID_BY_PIX = `status <> 'PENDING' and details -> 'pix' is not nul
   and details -> 'payment' ->> 'rail' = 'pix' and expires_at > now() - interval '21 days'
   and not exists (select 1 from bolepix_second_payments s where s.transaction_id = transactions.id
                   and s.rail = 'barcode')`
+
+const StatusRows = Schema.Array(Schema.Struct({ status: TransactionStatus }))
 
 export const TransactionRepoLive = Layer.effect(
   TransactionRepo,
@@ -202,6 +204,15 @@ export const TransactionRepoLive = Layer.effect(
           Effect.orDie,
           Effect.map((found) => found.length > 0),
           withSpan("TransactionRepo.hasProcessing")
+        ),
+      otherStatuses: (accountId, orderId, except) =>
+        sql`
+          select status from transactions
+          where account_id = ${accountId} and order_id = ${orderId} and id <> ${except}`.pipe(
+          Effect.flatMap(Schema.decodeUnknown(StatusRows)),
+          Effect.orDie,
+          Effect.map((rows) => rows.map((r) => r.status)),
+          withSpan("TransactionRepo.otherStatuses")
         ),
       touchProcessing: (accountId, id) =>
         sql`
