@@ -165,10 +165,20 @@ export const checkRawCard = (
   const expiry = month !== undefined && year !== undefined ? parseExpiry(month, year) : undefined
   if (month !== undefined && year !== undefined) {
     if (expiry === null || expiry === undefined) {
-      errors.push({
-        field: fields.expMonth[0],
-        message: `${fields.expMonth[0]} and ${fields.expYear[0]} must be two digits each, month 01-12`
-      })
+      // The field that is wrong is named (the year's, when only the year is): each is two digits, month 01-12.
+      const monthWrong = !/^(0[1-9]|1[0-2])$/.test(month)
+      const yearWrong = !/^\d{2}$/.test(year)
+      for (const [wrong, field] of [
+        [monthWrong || !yearWrong, fields.expMonth[0]],
+        [yearWrong, fields.expYear[0]]
+      ] as const) {
+        if (wrong) {
+          errors.push({
+            field,
+            message: `${field} must be two digits (${fields.expMonth[0]} 01-12, ${fields.expYear[0]} YY)`
+          })
+        }
+      }
     } else if (cardExpired(expiry.month, expiry.year2, now)) {
       errors.push({
         field: fields.expYear[0],

@@ -6,6 +6,7 @@ import {
   bankTransferAt,
   withdrawalLeavesAt,
   endOfDayInSaoPaulo,
+  startOfDayInSaoPaulo,
   saoPauloDate
 } from "./time.ts"
 
@@ -17,6 +18,9 @@ describe("São Paulo calendar", () => {
 
   it("ends a day at 23:59:59.999 local (UTC-3)", () => {
     expect(endOfDayInSaoPaulo("2026-11-24").toISOString()).toBe("2026-11-25T02:59:59.999Z")
+    // Before 1914 São Paulo kept its local mean time, -03:06:28: an offset with seconds, still a real instant.
+    expect(endOfDayInSaoPaulo("1900-01-01").toISOString()).toBe("1900-01-02T03:06:27.999Z")
+    expect(startOfDayInSaoPaulo("1913-12-31").toISOString()).toBe("1913-12-31T03:06:28.000Z")
   })
 
   it("adds calendar days from the local date", () => {

@@ -45,12 +45,23 @@ const parts = (instant: Date) => {
 /** The local calendar date in São Paulo, YYYY-MM-DD. */
 export const saoPauloDate = (instant: Date) => parts(instant).date
 
+/**
+ * An offset as Intl writes it, `-03:00`, in milliseconds. Before 1914 São Paulo kept its local mean time,
+ * `-03:06:28`: seconds an ISO 8601 offset cannot carry, so a date string built with it was an Invalid Date
+ * (a v1 filter `created_from=1900-01-01` reached SQL as NaN, a 500).
+ */
+const offsetMs = (offset: string) => {
+  const sign = offset.startsWith("-") ? -1 : 1
+  const [hours = 0, minutes = 0, seconds = 0] = offset.slice(1).split(":").map(Number)
+  return sign * ((hours * 60 + minutes) * 60 + seconds) * 1000
+}
+
 /** The last millisecond of a São Paulo calendar day, as an instant. */
 export const endOfDayInSaoPaulo = (date: string): Date => {
   // Take the offset in force at midday of that date (Brazil has had no DST since 2019, but be exact).
   const { offset } = parts(new Date(`${date}T12:00:00Z`))
-  const next = new Date(`${date}T00:00:00${offset}`)
-  return new Date(next.getTime() + 24 * 3600 * 1000 - 1)
+  const midnight = new Date(`${date}T00:00:00Z`).getTime() - offsetMs(offset)
+  return new Date(midnight + 24 * 3600 * 1000 - 1)
 }
 
 /** `days` calendar days after today in São Paulo, with the instant that day ends. */
@@ -65,9 +76,7 @@ export const addDaysInSaoPaulo = (now: Date, days: number) => {
 /** An instant as ISO 8601 with São Paulo's offset, e.g. `2026-11-22T09:15:00-03:00` (CONTRACT-v1 §1). */
 export const isoInSaoPaulo = (instant: Date): string => {
   const { offset } = parts(instant)
-  const sign = offset.startsWith("-") ? -1 : 1
-  const [hours = 0, minutes = 0] = offset.slice(1).split(":").map(Number)
-  const shifted = new Date(instant.getTime() + sign * (hours * 60 + minutes) * 60_000)
+  const shifted = new Date(instant.getTime() + offsetMs(offset))
   return `${shifted.toISOString().slice(0, 19)}${offset === "+00:00" ? "+00:00" : offset}`
 }
 

@@ -32,7 +32,7 @@ import { isDatabaseOutage } from "./outage.ts"
 import { isSecretKey, redactBody, redactUrl } from "./redact.ts"
 import { RequestNote } from "./requestNote.ts"
 import { RequestLog } from "../../ports/RequestLog.ts"
-import { routeTable } from "./routes.ts"
+import { type RouteTemplate, routeTable } from "./routes.ts"
 import { invalidLinkResponse } from "../checkout/invalidLink.ts"
 import { prefersHtml } from "../checkout/negotiate.ts"
 
@@ -83,6 +83,21 @@ const fromDecodeError = (error: HttpApiError.HttpApiDecodeError) => {
   return BadRequest.of({ message: errors[0]?.message ?? "invalid request", code: "validation_failed", errors })
 }
 
+/** The router's longest path parameter (find-my-way's `maxParamLength`): past it no route matches. */
+const MAX_PARAM_LENGTH = 100
+
+/**
+ * The path parameter the router refused for its length, when this request names a route of its method: a
+ * 400 naming it, as the route's own schema names a malformed one, not an unknown route's 404.
+ */
+const overlongParam = (route: RouteTemplate | undefined, method: string, path: string) => {
+  if (route === undefined || route.method !== method) return undefined
+  const names = route.path.split("/")
+  const values = path.replace(/\/$/, "").split("/")
+  const at = names.findIndex((part, i) => part.startsWith(":") && (values[i]?.length ?? 0) > MAX_PARAM_LENGTH)
+  return at < 0 ? undefined : names[at]!.slice(1)
+}
+
 /** Turns whatever a request failed with into the one envelope, never leaking internals. */
 const toHttpError = (
   cause: Cause.Cause<unknown>,
@@ -95,6 +110,14 @@ const toHttpError = (
   if (HttpServerError.isServerError(failure)) {
     switch (failure._tag) {
       case "RouteNotFound": {
+        const long = overlongParam(routes.route(method, path), method, path)
+        if (long !== undefined) {
+          const message = `${long} must have at most ${MAX_PARAM_LENGTH} characters`
+          return {
+            error: BadRequest.of({ message, code: "validation_failed", errors: [{ field: long, message }] }),
+            defect: false
+          }
+        }
         const allowed = routes.allowedMethods(path)
         return allowed.length > 0 && !allowed.includes(method)
           ? {

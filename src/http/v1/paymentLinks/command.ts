@@ -6,6 +6,7 @@ import type { InstallmentRules } from "../../../domain/installments.ts"
 import { MAX_AMOUNT, MAX_QUANTITY } from "../../../domain/order.ts"
 import type { LinkChanges, LinkItem, LinkMethod } from "../../../domain/paymentLink.ts"
 import type { NewPaymentLink } from "../../../ports/PaymentLinkRepo.ts"
+import { JsonValue } from "../../shared/payload.ts"
 
 const opt = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exact: true })
 
@@ -56,7 +57,7 @@ export const CreatePaymentLinkWire = Schema.Struct({
     Schema.Number.annotations({ description: "1 to 1 000 000: how many transactions the link may create" })
   ),
   metadata: opt(
-    Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+    Schema.Record({ key: Schema.String, value: JsonValue }).annotations({
       description: "any JSON object up to 8,000 bytes; copied into each visit's transaction with payment_link_id"
     })
   )
@@ -201,7 +202,7 @@ export const UpdatePaymentLinkWire = Schema.Struct({
     })
   ),
   metadata: opt(
-    Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Unknown })).annotations({
+    Schema.NullOr(Schema.Record({ key: Schema.String, value: JsonValue })).annotations({
       description: "replaces the link's metadata (up to 8,000 bytes); null clears it; transactions made are unchanged"
     })
   ),

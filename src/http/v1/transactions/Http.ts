@@ -96,6 +96,10 @@ export const V1TransactionsHttp = HttpApiBuilder.group(GatewayApi, "v1Transactio
           if (q.method !== undefined && !(q.method in CORE_METHOD)) {
             errors.push({ field: "method", message: "method must be one of credit_card, pix, billet" })
           }
+          // An empty filter matched every transaction: a misspelt filter is never silently ignored (docs/api.md).
+          if (q.document !== undefined && normalizeDocument(q.document) === "") {
+            errors.push({ field: "document", message: "document must be a CPF or CNPJ (digits, punctuation allowed)" })
+          }
           if (errors.length > 0 || Either.isLeft(window)) return yield* new ValidationFailed({ errors })
           const filter: TransactionFilter = {
             statuses: q.status === undefined ? undefined : coreStatuses(q.status),

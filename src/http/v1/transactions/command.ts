@@ -12,6 +12,7 @@ import type { Buyer, PaymentCommand, Product, SplitRule } from "../../../domain/
 import { isUuid } from "../../../domain/uuid.ts"
 import { saoPauloDate } from "../../../domain/time.ts"
 import { decodeTerms, WireTerms } from "../../shared/chargeTerms.ts"
+import { JsonValue } from "../../shared/payload.ts"
 
 const opt = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exact: true })
 
@@ -70,7 +71,7 @@ export const CreateTransactionWire = Schema.Struct({
   customer: WireCustomer,
   products: opt(Schema.Array(WireProduct).annotations({ description: "at most 100 items; informational" })),
   metadata: opt(
-    Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+    Schema.Record({ key: Schema.String, value: JsonValue }).annotations({
       description: "any JSON object up to 8,192 bytes (UTF-8), echoed in reads and events"
     })
   ),
@@ -296,6 +297,10 @@ export const decodeCreate = (
         }
       }
     }
+  }
+  // Sent with pix or billet it was dropped, whatever it said (-1, 99): paid at once, they have no plan to choose.
+  if (method !== "CARD" && w.installments !== undefined && w.installments !== 1) {
+    fail("installments", "is only for credit_card: pix and billet are paid at once (1)")
   }
   const split = decodeSplit(w.split, fail)
   if (w.billet !== undefined && method !== "BOLETO") fail("billet", "(charge terms) is only for billet")

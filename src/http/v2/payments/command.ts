@@ -122,6 +122,13 @@ export const decodeProcess = (
   }
   if (request.method === "PIX" || request.method === "BOLETO") {
     if (request.buyerDoc === undefined) errors.unshift({ field: "buyerDoc", message: "buyerDoc is required" })
+    // Sent with PIX or BOLETO it was dropped, whatever it said (99): paid at once, they have no installments.
+    if (request.installments !== undefined && request.installments !== 1) {
+      errors.push({
+        field: "installments",
+        message: "installments is only for CARD: PIX and BOLETO are paid at once (1)"
+      })
+    }
     const terms =
       request.method === "BOLETO"
         ? decodeTerms(request.boleto, "boleto", request.amount, (field, message) =>
