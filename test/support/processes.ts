@@ -5,6 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ROOT, serviceEntry } from "./compiled.ts"
 import { freePort } from "./config.ts"
+import { passwordFile } from "../../src/adapters/postgres/EmbeddedPostgres.ts"
 
 export { serviceEntry } from "./compiled.ts"
 
@@ -82,7 +83,8 @@ export const postmasterPid = (dataDir: string): number | undefined => {
 /** The connection string of the embedded PostgreSQL a service runs under `dataDir` (port on line 4). */
 export const embeddedDatabaseUrl = (dataDir: string) => {
   const port = Number(readFileSync(join(dataDir, "pg", "postmaster.pid"), "utf8").split("\n")[3])
-  return `postgres://postgres:gateway@127.0.0.1:${port}/gateway`
+  const password = readFileSync(passwordFile(dataDir), "utf8").trim()
+  return `postgres://postgres:${password}@127.0.0.1:${port}/gateway`
 }
 
 /** A SIGKILLed service leaves its embedded PostgreSQL running: nothing of a test may outlive it. */

