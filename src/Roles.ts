@@ -29,7 +29,10 @@ const drainMs = () => Math.max(1, graceSeconds() - 5) * 1000
 export const roleLayer = (role: Role) =>
   Layer.mergeAll(
     role === "worker" ? Layer.empty : DrainOnShutdown(drainMs()).pipe(Layer.provideMerge(HttpLive)),
-    role === "worker" ? Layer.empty : MetricsServerLive,
+    // Every role serves /metrics, once per process (`all` too): the worker's own counters and gauges
+    // (webhook_deliveries_total, job_runs_total, ledger_imbalance_centavos) exist only in the worker, and the
+    // alerts on them need it scraped where it runs apart (docs/operations.md "Metrics").
+    MetricsServerLive,
     role === "worker" ? Layer.empty : PixReceiverLive,
     role === "api" ? Layer.empty : WorkerLive,
     role === "api" ? Layer.empty : BankFilesCycleLive

@@ -97,9 +97,22 @@ describe("ops/ deployment files", () => {
     expect(metricsPort).not.toBe(3000)
     expect(services.api.environment.METRICS_HOST).toBe("0.0.0.0")
     expect(services.api.ports.join(" ")).not.toContain(String(metricsPort))
+    // Both roles serve /metrics on the same port and both are scraped: the worker's delivery, job and
+    // ledger-check metrics exist nowhere else (docs/operations.md "Metrics").
+    expect(Number(services.worker.environment.METRICS_PORT)).toBe(metricsPort)
+    expect(services.worker.environment.METRICS_HOST).toBe("0.0.0.0")
+    expect(services.worker.ports ?? []).toEqual([])
     const [prometheus] = yamlDocs("ops/compose/prometheus.yml")
-    expect(prometheus.scrape_configs[0].metrics_path).toBe("/metrics")
-    expect(prometheus.scrape_configs[0].dns_sd_configs[0].port).toBe(metricsPort)
+    const scraped = prometheus.scrape_configs.flatMap(
+      (job: { metrics_path: string; dns_sd_configs: Array<{ names: Array<string>; port: number }> }) => {
+        expect(job.metrics_path).toBe("/metrics")
+        return job.dns_sd_configs.flatMap((c) => {
+          expect(c.port).toBe(metricsPort)
+          return c.names
+        })
+      }
+    )
+    expect(scraped.sort()).toEqual(["api", "worker"])
   })
 
   it("Kubernetes: deployments, probes on the service's paths and port, requests, Service, Job, PDB, HPA, KEDA", () => {
@@ -133,12 +146,23 @@ describe("ops/ deployment files", () => {
     for (const port of kinds("Service").flatMap((s) => s.spec.ports)) {
       expect(port.targetPort).not.toBe(Number(config.METRICS_PORT))
     }
+    // The worker pods are scraped as the API pods are (their metrics exist nowhere else).
+    const worker = kinds("Deployment").find((d) => d.metadata.name === "gateway-worker")
+    expect(worker.spec.template.metadata.annotations["prometheus.io/scrape"]).toBe("true")
+    expect(worker.spec.template.metadata.annotations["prometheus.io/port"]).toBe(config.METRICS_PORT)
+    expect(worker.spec.template.spec.containers[0].ports).toContainEqual({
+      name: "metrics",
+      containerPort: Number(config.METRICS_PORT)
+    })
     const [prometheus] = yamlDocs("ops/prometheus.yml")
+    const roles = new Set<string>()
     for (const job of prometheus.scrape_configs) {
-      for (const target of job.static_configs.flatMap((c: { targets: Array<string> }) => c.targets)) {
-        expect(target).toMatch(new RegExp(`:${config.METRICS_PORT}$`))
+      for (const c of job.static_configs as Array<{ targets: Array<string>; labels: { role: string } }>) {
+        roles.add(c.labels.role)
+        for (const target of c.targets) expect(target).toMatch(new RegExp(`:${config.METRICS_PORT}$`))
       }
     }
+    expect([...roles].sort()).toEqual(["api", "worker"])
     expect(kinds("Job")[0].spec.template.spec.containers[0].args).toEqual(["migrate"])
     expect(kinds("HorizontalPodAutoscaler")[0].spec.metrics[0].resource.name).toBe("cpu")
   })

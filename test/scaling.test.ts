@@ -10,7 +10,8 @@ import { type Receiver, startReceiver } from "./support/receiver.ts"
 /**
  * Issue 11: two API and two worker processes on one PostgreSQL (docs/scaling.md). The rate limit is
  * exact across the APIs, a key regenerated on one is refused by the other at once, every webhook is
- * delivered once by one of the workers, and killing a worker loses nothing.
+ * delivered once by one of the workers, and killing a worker loses nothing. Each worker serves its own
+ * /metrics (docs/operations.md "Metrics"), where its delivery and job counters are scraped.
  */
 const apis: Array<RoleProcess> = []
 const workers: Array<RoleProcess> = []
@@ -42,6 +43,13 @@ afterAll(async () => {
   await db?.end()
 })
 
+/** The sum of a metric's samples whose labels contain `labels`, in a /metrics text. */
+const total = (text: string, name: string, labels: string) =>
+  text
+    .split("\n")
+    .filter((l) => l.startsWith(`${name}{`) && l.includes(labels))
+    .reduce((sum, l) => sum + Number(l.split(" ").at(-1)), 0)
+
 describe("two API and two worker processes on one PostgreSQL", () => {
   it("the rate limit is exact across both APIs", async () => {
     const a = client(apis[0]!.baseUrl)
@@ -65,6 +73,34 @@ describe("two API and two worker processes on one PostgreSQL", () => {
     expect((await b.get("/api/customers", { key: account.key })).status).toBe(401)
     expect((await b.get("/api/customers", { key: regenerated.body.fullKey })).status).toBe(200)
   })
+
+  it("each worker serves /metrics on its own listener: the worker-only counters reach Prometheus", async () => {
+    // docs/operations.md "Metrics": webhook_deliveries_total, job_runs_total and ledger_imbalance_centavos
+    // change only in the worker; with workers serving no /metrics, GatewayWebhookFailures,
+    // GatewayScheduledJobFailing and GatewayLedgerImbalance (ops/alerts.yml) could never fire here.
+    const api = client(apis[0]!.baseUrl)
+    const { key } = await signup(api)
+    expect((await api.post("/api/webhooks/upsert", { url: receiver.url }, { key })).status).toBe(201)
+    const { orderId } = await newOrder(api, key, 1_000)
+    const charge = await api.post(PROCESS, pixBody(orderId, 1_000), { key })
+    expect(charge.status).toBe(201)
+    await receiver.waitFor((all) => all.some((r) => r.body.includes(charge.body.transactionId)), 30_000, "a delivery")
+    const scrape = (p: RoleProcess) => fetch(p.metricsUrl).then((r) => r.text())
+    const delivered = await eventually(async () => {
+      const texts = await Promise.all(workers.map(scrape))
+      const sum = texts.reduce((n, text) => n + total(text, "webhook_deliveries_total", 'outcome="delivered"'), 0)
+      return sum > 0 ? texts : undefined
+    }, 10_000)
+    // Each worker exposes its own counters and the shared gauges (sampled from the database on scrape).
+    for (const text of delivered) {
+      expect(text).toMatch(/^# TYPE job_runs_total counter$/m)
+      expect(text).toMatch(/^ledger_imbalance_centavos 0$/m)
+      expect(text).toMatch(/^jobs_oldest_pending_age_seconds /m)
+    }
+    expect(delivered.join("\n")).toMatch(/^job_runs_total\{[^}]*task="deliver_webhook"[^}]*\} [1-9]/m)
+    // The APIs deliver nothing: the count is the workers' alone, summed across processes.
+    for (const p of apis) expect(total(await scrape(p), "webhook_deliveries_total", "outcome=")).toBe(0)
+  }, 60_000)
 
   it("each webhook is delivered once by one of the workers, and killing one worker loses nothing", async () => {
     const api = client(apis[0]!.baseUrl)

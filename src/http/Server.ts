@@ -8,6 +8,7 @@ import { ApiKeysHttp } from "./v2/apiKeys/Http.ts"
 import { AuthHttp } from "./v2/auth/Http.ts"
 import { CustomersHttp } from "./v2/customers/Http.ts"
 import { EnvelopeMiddleware } from "./shared/envelope.ts"
+import { Draining } from "./shared/Draining.ts"
 import { ServeOnNarrowContext } from "./serve.ts"
 import { installFramingAnswers } from "./shared/framing.ts"
 import { Metrics } from "../ports/Metrics.ts"
@@ -86,7 +87,7 @@ export const HttpLive = ServeOnNarrowContext.pipe(
   HttpServer.withLogAddress,
   Layer.provideMerge(
     Layer.unwrapEffect(
-      Effect.map(Effect.all([AppConfig, Metrics]), ([config, metrics]) =>
+      Effect.map(Effect.all([AppConfig, Metrics, Draining]), ([config, metrics, draining]) =>
         NodeHttpServer.layer(
           () => {
             // A slow or drip-fed client cannot hold a socket for long, and one process accepts a
@@ -101,6 +102,8 @@ export const HttpLive = ServeOnNarrowContext.pipe(
             server.maxConnections = config.http.maxConnections
             // Requests the parser refuses get the envelope too, and a count (docs/input.md "Framing").
             installFramingAnswers(server, metrics)
+            // SIGTERM stops accepting connections as the drain begins (docs/deployment.md "Shutdown").
+            draining.watch(server)
             return server
           },
           {

@@ -8,7 +8,8 @@ import { Metrics } from "../../ports/Metrics.ts"
  * GET /metrics on its own listener, METRICS_HOST:METRICS_PORT (127.0.0.1:9464 by default), never on the
  * public one: the counters reveal volumes (charges, refunds, amounts by method) that are nobody's business
  * but the operator's (docs/operations.md "Metrics"). A plain node:http server: one route, no envelope,
- * no rate limit, no authentication — reaching the address is the permission.
+ * no rate limit, no authentication — reaching the address is the permission. Every role starts it, the
+ * worker included: its delivery, job and ledger-check metrics exist only in it (src/Roles.ts).
  */
 export const MetricsServerLive = Layer.scopedDiscard(
   Effect.gen(function* () {

@@ -189,6 +189,23 @@ const respond = (error: HttpError, path: string) => {
 }
 
 /**
+ * A request that arrives once the process is stopping, on a connection opened before (the listener takes no
+ * new ones), is refused with the 503 envelope rather than started: the drain waits only for the requests
+ * already in flight (docs/deployment.md "Shutdown"). The probes still answer (`/ready` says 503 itself), so
+ * a load balancer learns why.
+ */
+const refuseWhileDraining = (stopping: boolean, method: string, path: string) =>
+  stopping && !(method === "GET" && (path === "/ready" || path === "/health"))
+    ? Effect.fail(
+        ServiceUnavailable.of({
+          message: "The service is stopping; retry on another instance",
+          code: "shutting_down",
+          retryAfter: 1
+        })
+      )
+    : Effect.void
+
+/**
  * The outermost middleware: request id, error envelope for every failure (decode errors, malformed
  * JSON, unknown routes, wrong methods, defects), and the HTTP metrics by route template.
  */
@@ -211,7 +228,8 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         const traceId = Option.getOrUndefined(Option.map(yield* currentExportedSpan, (s) => s.traceId))
         const note: RequestNote["Type"] = { key: undefined }
         let body: HttpServerRequest.HttpServerRequest | undefined
-        const response = yield* acceptUrl(request.url, routes.template(request.method, path)).pipe(
+        const response = yield* refuseWhileDraining(draining.stopping(), request.method, path).pipe(
+          Effect.zipRight(acceptUrl(request.url, routes.template(request.method, path))),
           Effect.zipRight(acceptQuery(routes.route(request.method, path), request.method, request.url)),
           Effect.zipRight(acceptBody(request)),
           Effect.flatMap((accepted) => {
@@ -282,7 +300,9 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
           response.status === 401 && response.headers["www-authenticate"] === undefined
             ? HttpServerResponse.setHeader(response, "www-authenticate", challengeFor(path))
             : response
-        return HttpServerResponse.setHeader(challenged, "x-request-id", requestId)
+        const answered = HttpServerResponse.setHeader(challenged, "x-request-id", requestId)
+        // Stopping: the connection is not kept for another request (docs/deployment.md "Shutdown").
+        return draining.stopping() ? HttpServerResponse.setHeader(answered, "connection", "close") : answered
       }).pipe(draining.track)
   })
 )
