@@ -2,13 +2,21 @@ import { stopStartedPostgresNow } from "./adapters/postgres/EmbeddedPostgres.ts"
 
 const DEFAULT_GRACE_SECONDS = 25
 
-/** SHUTDOWN_GRACE_SECONDS [25]: within Kubernetes' default 30 s termination grace. */
+/**
+ * SHUTDOWN_GRACE_SECONDS [25]: within Kubernetes' default 30 s termination grace. Read before the configuration
+ * layer (the backstop is installed first), so a bad value is refused here the way src/startupFailure.ts words
+ * a bad variable: one `cannot start:` line and exit code 1 (docs/operations.md "Start-up errors"). Empty is
+ * unset (docs/configuration.md "Empty values").
+ */
 export const graceSeconds = (raw: string | undefined = process.env.SHUTDOWN_GRACE_SECONDS) => {
   if (raw === undefined || raw.trim() === "") return DEFAULT_GRACE_SECONDS
   const n = Number(raw)
   if (!Number.isInteger(n) || n < 1 || n > 3600) {
-    console.error("SHUTDOWN_GRACE_SECONDS must be a whole number of seconds from 1 to 3600")
-    process.exit(2)
+    console.error(
+      "cannot start: invalid configuration: SHUTDOWN_GRACE_SECONDS must be a whole number of seconds " +
+        `from 1 to 3600, got "${raw}". Fix it and start again.`
+    )
+    process.exit(1)
   }
   return n
 }

@@ -1,5 +1,14 @@
 import { Cause, ConfigError } from "effect"
 
+/** The variables that name what a failure was about: which listener, which database. */
+interface StartupEnv {
+  readonly DATABASE_URL?: string | undefined
+  readonly METRICS_PORT?: string | undefined
+  readonly HOST?: string | undefined
+  readonly METRICS_HOST?: string | undefined
+  readonly PIX_WEBHOOK_HOST?: string | undefined
+}
+
 /**
  * The one line a start-up failure prints (docs/operations.md "Start-up errors"): the cause and the
  * way out, instead of a JSON log whose message is `[]` with the cause buried in a stack trace. Returns
@@ -7,7 +16,7 @@ import { Cause, ConfigError } from "effect"
  */
 export const describeStartupFailure = (
   cause: Cause.Cause<unknown>,
-  env: { readonly DATABASE_URL?: string | undefined; readonly METRICS_PORT?: string | undefined } = process.env
+  env: StartupEnv = process.env
 ): string | undefined => {
   const errors = [...chain([...Cause.failures(cause), ...Cause.defects(cause)])]
   for (const error of errors) {
@@ -17,7 +26,7 @@ export const describeStartupFailure = (
     if (error instanceof Error && error.name === "PlacementError") return `cannot start: ${error.message}`
   }
   for (const error of errors) {
-    const line = listenFailure(error, env.METRICS_PORT ?? "9464")
+    const line = listenFailure(error, env.METRICS_PORT ?? "9464") ?? listenHostNotFound(error, env)
     if (line !== undefined) return line
   }
   for (const error of errors) {
@@ -104,6 +113,39 @@ const listenFailure = (error: unknown, metricsPort: string): string | undefined 
       )
     default:
       return undefined
+  }
+}
+
+/**
+ * A listener's host that names no address: net.Server#listen looks the name up first (dns.lookup) and fails
+ * with that lookup's error (syscall getaddrinfo, ENOTFOUND), not a `listen` one. pg fails the same way for
+ * DATABASE_URL's host, so the failure is the listener's only when its name is one of the listeners' variables
+ * and not the database's host.
+ */
+const listenHostNotFound = (error: unknown, env: StartupEnv): string | undefined => {
+  const e = error as SystemError
+  if (typeof e !== "object" || e === null || e.syscall !== "getaddrinfo") return undefined
+  if (e.code !== "ENOTFOUND" && e.code !== "EAI_AGAIN") return undefined
+  if (e.hostname === undefined || e.hostname === hostOf(env.DATABASE_URL)) return undefined
+  // Unset (or empty: docs/configuration.md "Empty values") is the default, an address that needs no lookup.
+  const listeners = [
+    ["HOST", env.HOST],
+    ["METRICS_HOST", env.METRICS_HOST],
+    ["PIX_WEBHOOK_HOST", env.PIX_WEBHOOK_HOST]
+  ] as const
+  const variable = listeners.find(([, value]) => value?.trim() === e.hostname)?.[0]
+  if (variable === undefined) return undefined
+  return (
+    `cannot start: ${variable}=${e.hostname} names no address (${e.code}): ` +
+    `set ${variable} to an address of this machine, or 0.0.0.0 for all of them.`
+  )
+}
+
+const hostOf = (url: string | undefined) => {
+  try {
+    return url === undefined ? undefined : new URL(url).hostname
+  } catch {
+    return undefined
   }
 }
 

@@ -137,6 +137,24 @@ describe("start-up failures print one line with the cause and the way out", () =
     60_000
   )
 
+  it("a HOST that names no address names HOST, not the database", async () => {
+    const line = await oneLine({ DATABASE_URL: await createTestDatabase(), HOST: "no-such-host.invalid" })
+    expect(line).toContain("HOST=no-such-host.invalid names no address")
+    expect(line).not.toContain("PostgreSQL")
+  }, 60_000)
+
+  // node:http's createServer threw a RangeError (a stack trace naming headersTimeout) at listen.
+  it("HTTP_REQUEST_TIMEOUT_MS below the default HTTP_HEADERS_TIMEOUT_MS names both, before listening", async () => {
+    const line = await oneLine({ DATABASE_URL: "postgres://nobody@127.0.0.1:1/none", HTTP_REQUEST_TIMEOUT_MS: "5000" })
+    expect(line).toContain("HTTP_HEADERS_TIMEOUT_MS (10000) must not be above HTTP_REQUEST_TIMEOUT_MS (5000)")
+  }, 60_000)
+
+  // It printed a plain line and exited 2.
+  it("a bad SHUTDOWN_GRACE_SECONDS is a configuration error like any other", async () => {
+    const line = await oneLine({ DATABASE_URL: "postgres://nobody@127.0.0.1:1/none", SHUTDOWN_GRACE_SECONDS: "soon" })
+    expect(line).toContain("invalid configuration: SHUTDOWN_GRACE_SECONDS must be a whole number of seconds")
+  }, 60_000)
+
   it("a DATABASE_URL that is no URL is refused before connecting", async () => {
     const line = await oneLine({ DATABASE_URL: "localhost shop" })
     expect(line).toContain("DATABASE_URL must be a URL like postgres://")

@@ -1,6 +1,6 @@
 import { ConfigProvider, Effect, Either, Option } from "effect"
 import { describe, expect, it } from "vitest"
-import { loadAppConfig } from "./AppConfig.ts"
+import { DEFAULT_DATA_DIR, loadAppConfig } from "./AppConfig.ts"
 
 const load = (env: Record<string, string>) =>
   Effect.runPromise(
@@ -84,5 +84,112 @@ describe("BOLETO_REPORT_DAYS (docs/boleto.md 'When a boleto expires')", () => {
       const result = await load({ BOLETO_REPORT_DAYS: bad })
       expect(Either.isLeft(result) && String(result.left)).toContain("BOLETO_REPORT_DAYS")
     }
+  })
+})
+
+/** Refused at start, the message naming every variable in `variables` (docs/configuration.md). */
+const refused = async (env: Record<string, string>, ...variables: ReadonlyArray<string>) => {
+  const result = await load(env)
+  expect(Either.isLeft(result), `${JSON.stringify(env)} was accepted`).toBe(true)
+  for (const variable of variables) expect(Either.isLeft(result) && String(result.left)).toContain(variable)
+}
+
+describe('an empty value is as if unset (docs/configuration.md "Empty values")', () => {
+  // Effect's Config.integer reads "" as Number("") = 0: REQUEST_LOG_RETENTION_DAYS="" purged the request log.
+  it("integers take their default, not 0", async () => {
+    const config = Either.getOrThrow(
+      await load({
+        REQUEST_LOG_RETENTION_DAYS: "",
+        BOLETO_REPORT_DAYS: " ",
+        WORKER_REFETCH_DELAY_MS: "",
+        INSTALLMENT_MIN_AMOUNT: "",
+        BOLETO_CONFIRMATION_DELAY_SECONDS: "",
+        WITHDRAWAL_DELAY_SECONDS: "",
+        SANDBOX_DISPUTE_DELAY_SECONDS: ""
+      })
+    )
+    expect(config.requestLogRetentionDays).toBe(7)
+    expect(config.boletoReportDays).toBe(2)
+    expect(config.workerRefetchDelayMs).toBe(50)
+    expect(config.installments.minAmount).toBe(500)
+    expect(config.boletoConfirmationDelaySeconds).toBe(5)
+    expect(config.money.withdrawalDelaySeconds).toBe(5)
+    expect(config.money.disputeDelaySeconds).toBe(10)
+  })
+
+  it("DATA_DIR and PUBLIC_BASE_URL take their defaults, not the current directory nor a bad URL", async () => {
+    const config = Either.getOrThrow(await load({ DATA_DIR: "", PUBLIC_BASE_URL: "", PORT: "8080" }))
+    expect(config.dataDir).toBe(DEFAULT_DATA_DIR)
+    expect(config.publicBaseUrl).toBe("http://localhost:8080")
+  })
+
+  it("a required one is refused as missing: JWT_SECRET and CARD_VAULT_KEY in production", async () => {
+    await refused({ JWT_SECRET: "" }, "JWT_SECRET")
+    await refused({ CARD_VAULT_KEY: "" }, "CARD_VAULT_KEY")
+  })
+})
+
+describe("secrets", () => {
+  // RFC 7518 §3.2: an HS256 key must be at least as long as the hash output, 256 bits.
+  it("JWT_SECRET in production is at least 32 bytes", async () => {
+    await refused({ JWT_SECRET: "x".repeat(31) }, "JWT_SECRET")
+    expect(Either.isRight(await load({ JWT_SECRET: "x".repeat(32) }))).toBe(true)
+  })
+})
+
+describe("durations that feed timers are bounded (Node's setTimeout runs a delay above 2^31-1 ms after 1 ms)", () => {
+  it.each([
+    ["WORKER_POLL_INTERVAL_MS", "3000000000"],
+    ["WORKER_REFETCH_DELAY_MS", "2147483648"],
+    ["WEBHOOK_TIMEOUT_MS", "2147483648"],
+    ["HTTP_HEADERS_TIMEOUT_MS", "2147483648"],
+    ["HTTP_REQUEST_TIMEOUT_MS", "2147483648"],
+    ["BOLETO_CONFIRMATION_DELAY_SECONDS", "2147484"],
+    ["WITHDRAWAL_DELAY_SECONDS", "2147484"],
+    ["SANDBOX_DISPUTE_DELAY_SECONDS", "2147484"],
+    // API Pix: calendario.expiracao is an int32 of seconds; beyond any date, now + it was an Invalid Date.
+    ["PIX_EXPIRES_IN_SECONDS", "2147483648"],
+    ["PIX_EXPIRES_IN_SECONDS", "100000000000000"]
+  ])("%s=%s is refused, naming it", async (variable, value) => {
+    await refused(
+      variable === "HTTP_HEADERS_TIMEOUT_MS"
+        ? { [variable]: value, HTTP_REQUEST_TIMEOUT_MS: value }
+        : { [variable]: value },
+      variable
+    )
+  })
+
+  it("the largest values are accepted", async () => {
+    const config = Either.getOrThrow(
+      await load({ WORKER_POLL_INTERVAL_MS: "2147483647", PIX_EXPIRES_IN_SECONDS: "2147483647" })
+    )
+    expect(config.workerPollIntervalMs).toBe(2_147_483_647)
+    expect(config.pixExpiresInSeconds).toBe(2_147_483_647)
+  })
+})
+
+describe("HTTP_HEADERS_TIMEOUT_MS and HTTP_REQUEST_TIMEOUT_MS (node:http refuses headers above request)", () => {
+  it.each([{ HTTP_REQUEST_TIMEOUT_MS: "5000" }, { HTTP_HEADERS_TIMEOUT_MS: "40000" }])(
+    "%o is refused, naming both",
+    async (env) => {
+      await refused(env, "HTTP_HEADERS_TIMEOUT_MS", "HTTP_REQUEST_TIMEOUT_MS")
+    }
+  )
+
+  it("equal is accepted", async () => {
+    const config = Either.getOrThrow(await load({ HTTP_HEADERS_TIMEOUT_MS: "20000", HTTP_REQUEST_TIMEOUT_MS: "20000" }))
+    expect(config.http.headersTimeoutMs).toBe(20_000)
+  })
+})
+
+describe("PUBLIC_BASE_URL (the base of qrCodeUrl and pdfUrl)", () => {
+  it.each(["pay.example.com:8443", "ftp://pay.example.com", "localhost:3000"])("%s is refused", async (url) => {
+    await refused({ PUBLIC_BASE_URL: url }, "PUBLIC_BASE_URL")
+  })
+
+  it("an http(s) URL is kept without its trailing slash", async () => {
+    expect(Either.getOrThrow(await load({ PUBLIC_BASE_URL: "https://pay.example.com:8443/" })).publicBaseUrl).toBe(
+      "https://pay.example.com:8443"
+    )
   })
 })

@@ -4,6 +4,7 @@ import { type AntifraudSettings, DEFAULT_SETTINGS, parseWeights } from "../domai
 import { type InstallmentRules, rateOf } from "../domain/installments.ts"
 import { type Fee, parseFee, type Schedule } from "../domain/ledger.ts"
 import { type AddressList, addressListConfig, type ForwardedHeader } from "./addressList.ts"
+import { emptyAsUnset } from "./emptyAsUnset.ts"
 import { loadDevelopmentSecrets } from "./secrets.ts"
 
 /** Every environment variable of CONTRACT §2, read once at start-up. */
@@ -110,6 +111,26 @@ const positiveInt = (name: string, fallback: number) =>
     Config.validate({ message: `${name} must be a positive integer`, validation: (n) => n > 0 })
   )
 
+/**
+ * The longest delay Node's timers keep: "When delay is larger than 2147483647 or less than 1, the delay will be
+ * set to 1" (Node's docs, setTimeout), so WORKER_POLL_INTERVAL_MS=3000000000 polled every millisecond. Every
+ * duration that ends in a timer is refused above it (docs/configuration.md "Durations").
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1
+
+/** The same limit in whole seconds (2147483 s, about 24.8 days), for the durations given in seconds. */
+const MAX_TIMER_SECONDS = Math.floor(MAX_TIMER_MS / 1000)
+
+/** A duration in milliseconds from `min` to MAX_TIMER_MS. */
+const milliseconds = (name: string, fallback: number, min = 1) =>
+  Config.integer(name).pipe(
+    Config.withDefault(fallback),
+    Config.validate({
+      message: `${name} must be a whole number of milliseconds from ${min} to ${MAX_TIMER_MS}`,
+      validation: (n) => n >= min && n <= MAX_TIMER_MS
+    })
+  )
+
 const retrySchedule = Config.string("WEBHOOK_RETRY_SCHEDULE").pipe(
   Config.withDefault("5,300,1800,7200,18000,36000,50400,72000,86400"),
   Config.mapOrFail((raw) => {
@@ -214,11 +235,62 @@ const days = (name: string, fallback: number) =>
     })
   )
 
+/** A delay in seconds from 0 to MAX_TIMER_SECONDS: it ends in a timer or a date (docs/configuration.md "Durations"). */
 const seconds = (name: string, fallback: number) =>
   Config.integer(name).pipe(
     Config.withDefault(fallback),
-    Config.validate({ message: `${name} must be ≥ 0`, validation: (n) => n >= 0 })
+    Config.validate({
+      message: `${name} must be a whole number of seconds from 0 to ${MAX_TIMER_SECONDS}`,
+      validation: (n) => n >= 0 && n <= MAX_TIMER_SECONDS
+    })
   )
+
+/**
+ * PIX_EXPIRES_IN_SECONDS at most: the API Pix's calendario.expiracao is an int32 of seconds (BCB's OpenAPI of the
+ * API Pix), the PSPs' own bound; beyond any date, a larger one made now + it an Invalid Date (src/app/Payments.ts,
+ * chargePix).
+ */
+const PIX_EXPIRACAO_MAX = 2 ** 31 - 1
+
+/**
+ * PUBLIC_BASE_URL, the base of qrCodeUrl and pdfUrl: an http(s) URL. Config.url alone took
+ * "pay.example.com:8443" for a URL of scheme "pay.example.com:" (WHATWG URL), and every link built on it broke.
+ */
+const publicBaseUrl = Config.url("PUBLIC_BASE_URL").pipe(
+  Config.mapOrFail((url) =>
+    (url.protocol === "http:" || url.protocol === "https:") && url.host !== ""
+      ? Either.right(url)
+      : Either.left(
+          ConfigError.InvalidData(
+            [],
+            `PUBLIC_BASE_URL must be an http:// or https:// URL such as https://pay.example.com, got "${url.href}"`
+          )
+        )
+  )
+)
+
+/**
+ * HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, HTTP_MAX_CONNECTIONS (docs/operations.md). node:http's
+ * createServer throws a RangeError when headersTimeout is above requestTimeout (Node's docs,
+ * server.headersTimeout), a stack trace at listen: the pair is refused here, naming both.
+ */
+const http = Config.all({
+  headersTimeoutMs: milliseconds("HTTP_HEADERS_TIMEOUT_MS", 10_000),
+  requestTimeoutMs: milliseconds("HTTP_REQUEST_TIMEOUT_MS", 30_000),
+  maxConnections: positiveInt("HTTP_MAX_CONNECTIONS", 1_024)
+}).pipe(
+  Config.mapOrFail((timeouts) =>
+    timeouts.headersTimeoutMs <= timeouts.requestTimeoutMs
+      ? Either.right(timeouts)
+      : Either.left(
+          ConfigError.InvalidData(
+            [],
+            `HTTP_HEADERS_TIMEOUT_MS (${timeouts.headersTimeoutMs}) must not be above ` +
+              `HTTP_REQUEST_TIMEOUT_MS (${timeouts.requestTimeoutMs}): lower the one or raise the other`
+          )
+        )
+  )
+)
 
 const money = Config.all({
   fees: Config.all({
@@ -273,7 +345,7 @@ const fields = Config.all({
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(DEFAULT_DATA_DIR)),
   jwtSecret: Config.option(Config.redacted("JWT_SECRET")),
   cardVaultKey: Config.option(Config.redacted("CARD_VAULT_KEY")),
-  publicBaseUrl: Config.option(Config.url("PUBLIC_BASE_URL")),
+  publicBaseUrl: Config.option(publicBaseUrl),
   rateLimitPerMinute: positiveInt("RATE_LIMIT_PER_MINUTE", 100),
   paymentLinkVisitsPerMinute: positiveInt("PAYMENT_LINK_VISITS_PER_MINUTE", 120),
   paymentLinkVisitsPerAddress: Config.option(
@@ -302,7 +374,12 @@ const fields = Config.all({
       validation: (name): name is ForwardedHeader => name === "x-forwarded-for" || name === "forwarded"
     })
   ),
-  pixExpiresInSeconds: positiveInt("PIX_EXPIRES_IN_SECONDS", 3600),
+  pixExpiresInSeconds: positiveInt("PIX_EXPIRES_IN_SECONDS", 3600).pipe(
+    Config.validate({
+      message: `PIX_EXPIRES_IN_SECONDS must be at most ${PIX_EXPIRACAO_MAX} (the API Pix's calendario.expiracao)`,
+      validation: (n) => n <= PIX_EXPIRACAO_MAX
+    })
+  ),
   boletoDueDays: positiveInt("BOLETO_DUE_DAYS", 3),
   boletoLateDays: positiveInt("BOLETO_LATE_DAYS", 30),
   boletoReportDays: Config.integer("BOLETO_REPORT_DAYS").pipe(
@@ -316,47 +393,42 @@ const fields = Config.all({
       validation: (n) => n >= 2 && n <= 3600
     })
   ),
-  boletoConfirmationDelaySeconds: Config.integer("BOLETO_CONFIRMATION_DELAY_SECONDS").pipe(
-    Config.withDefault(5),
-    Config.validate({ message: "BOLETO_CONFIRMATION_DELAY_SECONDS must be ≥ 0", validation: (n) => n >= 0 })
-  ),
+  boletoConfirmationDelaySeconds: seconds("BOLETO_CONFIRMATION_DELAY_SECONDS", 5),
   sandboxEnabled: Config.option(Config.boolean("SANDBOX_ENABLED")),
   signupEnabled: Config.boolean("SIGNUP_ENABLED").pipe(Config.withDefault(true)),
   webhookAllowPrivateUrls: Config.boolean("WEBHOOK_ALLOW_PRIVATE_URLS").pipe(Config.withDefault(false)),
-  webhookTimeoutMs: positiveInt("WEBHOOK_TIMEOUT_MS", 5000),
+  webhookTimeoutMs: milliseconds("WEBHOOK_TIMEOUT_MS", 5000),
   webhookRetrySchedule: retrySchedule,
   requestLogRetentionDays: days("REQUEST_LOG_RETENTION_DAYS", 7),
   workerConcurrency: positiveInt("WORKER_CONCURRENCY", 10),
-  workerPollIntervalMs: positiveInt("WORKER_POLL_INTERVAL_MS", 500),
+  workerPollIntervalMs: milliseconds("WORKER_POLL_INTERVAL_MS", 500),
   workerLocalQueueSize: Config.option(
     Config.integer("WORKER_LOCAL_QUEUE_SIZE").pipe(
       Config.validate({ message: "WORKER_LOCAL_QUEUE_SIZE must be a positive integer", validation: (n) => n > 0 })
     )
   ),
-  workerRefetchDelayMs: Config.integer("WORKER_REFETCH_DELAY_MS").pipe(
-    Config.withDefault(50),
-    Config.validate({ message: "WORKER_REFETCH_DELAY_MS must be ≥ 0", validation: (n) => n >= 0 })
-  ),
+  workerRefetchDelayMs: milliseconds("WORKER_REFETCH_DELAY_MS", 50, 0),
   logLevel: Config.literal(...logLevels)("LOG_LEVEL").pipe(Config.withDefault("info" as const)),
   installments,
   money,
   antifraud,
-  http: Config.all({
-    headersTimeoutMs: positiveInt("HTTP_HEADERS_TIMEOUT_MS", 10_000),
-    requestTimeoutMs: positiveInt("HTTP_REQUEST_TIMEOUT_MS", 30_000),
-    maxConnections: positiveInt("HTTP_MAX_CONNECTIONS", 1_024)
-  })
+  http
 })
 
 /**
- * Reads the configuration. Production refuses to start without the two secrets; development
- * generates them once into DATA_DIR so restarts keep the same tokens and vault.
+ * Reads the configuration, a variable set empty being unset (docs/configuration.md "Empty values"). Production
+ * refuses to start without the two secrets; development generates them once into DATA_DIR so restarts keep the
+ * same tokens and vault.
  */
-export const loadAppConfig = Effect.gen(function* () {
+export const loadAppConfig = Effect.configProviderWith((provider) =>
+  read.pipe(Effect.withConfigProvider(emptyAsUnset(provider)))
+)
+
+const read = Effect.gen(function* () {
   const raw = yield* fields
   const secrets = raw.production
     ? yield* Effect.all({
-        jwtSecret: requiredInProduction(raw.jwtSecret, "JWT_SECRET"),
+        jwtSecret: requiredInProduction(raw.jwtSecret, "JWT_SECRET").pipe(Effect.flatMap(longEnoughJwtSecret)),
         cardVaultKey: requiredInProduction(raw.cardVaultKey, "CARD_VAULT_KEY")
       })
     : yield* loadDevelopmentSecrets(raw.dataDir, raw.jwtSecret, raw.cardVaultKey)
@@ -381,9 +453,27 @@ export const loadAppConfig = Effect.gen(function* () {
 
 const requiredInProduction = (value: Option.Option<Redacted.Redacted>, name: string) =>
   Option.match(value, {
-    onNone: () => Effect.fail(ConfigError.MissingData([name], `${name} is required when NODE_ENV=production`)),
+    onNone: () =>
+      Effect.fail(ConfigError.MissingData([name], `${name} is required (and not empty) when NODE_ENV=production`)),
     onSome: Effect.succeed
   })
+
+/**
+ * RFC 7518 §3.2: "A key of the same size as the hash output (for instance, 256 bits for "HS256") or larger MUST
+ * be used with this algorithm." The generated development secret has 32 random bytes.
+ */
+const JWT_SECRET_MIN_BYTES = 32
+
+const longEnoughJwtSecret = (secret: Redacted.Redacted) =>
+  Buffer.byteLength(Redacted.value(secret), "utf8") >= JWT_SECRET_MIN_BYTES
+    ? Effect.succeed(secret)
+    : Effect.fail(
+        ConfigError.InvalidData(
+          ["JWT_SECRET"],
+          `JWT_SECRET must be at least ${JWT_SECRET_MIN_BYTES} bytes when NODE_ENV=production (RFC 7518 §3.2); ` +
+            "e.g. openssl rand -base64 32"
+        )
+      )
 
 export const AppConfigLive = Layer.effect(AppConfig, loadAppConfig)
 
