@@ -3,7 +3,7 @@ import { join, resolve } from "node:path"
 import { parseArgs } from "node:util"
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import { ConfigProvider, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
 import { plannedDataDir } from "./adapters/postgres/placement.ts"
 import { noticeUrlForLog } from "./adapters/providers/bcb-pix/receiver.ts"
 import { Accounts } from "./app/Accounts.ts"
@@ -13,6 +13,7 @@ import { Refunds } from "./app/Refunds.ts"
 import { BoletoFiles } from "./app/BoletoFiles.ts"
 import { AppLive } from "./Live.ts"
 import { AppConfig, AppConfigLive } from "./config/AppConfig.ts"
+import { emptyAsUnset } from "./config/emptyAsUnset.ts"
 import { isUuid } from "./domain/uuid.ts"
 import { RefundId } from "./domain/ids.ts"
 import { inMode } from "./ports/Modes.ts"
@@ -331,6 +332,8 @@ isNewEmbeddedDatabase
     Effect.flatMap((created) => Effect.provide(program(created), CliLive)),
     Effect.provide(AppConfigLive),
     Effect.flatMap((result) => Effect.sync(() => console.log(JSON.stringify(result, null, 2)))),
+    // As the service reads them: set empty is unset (docs/configuration.md "Empty values").
+    Effect.withConfigProvider(emptyAsUnset(ConfigProvider.fromEnv())),
     Effect.provide(Logger.minimumLogLevel(LogLevel.Warning)),
     // Logs on stderr: stdout is the command's JSON only (a retorno's warnings are in its report too).
     Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),

@@ -1,6 +1,7 @@
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Cause, Effect, Layer, Logger, LogLevel } from "effect"
+import { Cause, ConfigProvider, Effect, Layer, Logger, LogLevel } from "effect"
 import { AppConfig, AppConfigLive } from "./config/AppConfig.ts"
+import { emptyAsUnset } from "./config/emptyAsUnset.ts"
 import { embeddedPostgresLost } from "./adapters/postgres/EmbeddedPostgres.ts"
 import { DatabaseLive, type Role, roleLayer } from "./Roles.ts"
 import { exitWithin, installShutdownBackstop } from "./shutdown.ts"
@@ -44,6 +45,10 @@ const reportFailure = (cause: Cause.Cause<unknown>) =>
   })
 program.pipe(
   Effect.provide(LoggingLive),
+  // Every variable of every role read as AppConfig reads its own: set empty is unset (docs/configuration.md
+  // "Empty values"). The providers' settings too: PIX_WEBHOOK_SECRET="" was an empty secret segment, leaving
+  // only PIX_WEBHOOK_ALLOWED_IPS between the receiver and anyone posting notices.
+  Effect.withConfigProvider(emptyAsUnset(ConfigProvider.fromEnv())),
   Effect.tapErrorCause(reportFailure),
   NodeRuntime.runMain({ disablePrettyLogger: true, disableErrorReporting: true })
 )
