@@ -36,3 +36,23 @@ describe('a listener\'s host that names no address (docs/operations.md "Start-up
     expect(line).toContain('host "db.invalid" not found')
   })
 })
+
+// docs/configuration.md "Empty values": the default metrics port, so its line names METRICS_PORT, not PORT.
+const inUse = (port: number) =>
+  Cause.fail(
+    Object.assign(new Error(`listen EADDRINUSE: address already in use 127.0.0.1:${port}`), {
+      code: "EADDRINUSE",
+      syscall: "listen",
+      address: "127.0.0.1",
+      port
+    })
+  )
+
+describe("METRICS_PORT='' (set empty is unset) and the metrics port in use", () => {
+  it("names METRICS_PORT, as for METRICS_PORT unset", () => {
+    const unset = describeStartupFailure(inUse(9464), {})
+    expect(unset).toContain("set METRICS_PORT to a free port")
+    const empty = describeStartupFailure(inUse(9464), { METRICS_PORT: "" })
+    expect(empty).toContain("set METRICS_PORT to a free port")
+  })
+})

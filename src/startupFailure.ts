@@ -26,7 +26,8 @@ export const describeStartupFailure = (
     if (error instanceof Error && error.name === "PlacementError") return `cannot start: ${error.message}`
   }
   for (const error of errors) {
-    const line = listenFailure(error, env.METRICS_PORT ?? "9464") ?? listenHostNotFound(error, env)
+    // Set empty is unset (docs/configuration.md "Empty values"): the default port, as AppConfig read it.
+    const line = listenFailure(error, env.METRICS_PORT?.trim() || "9464") ?? listenHostNotFound(error, env)
     if (line !== undefined) return line
   }
   for (const error of errors) {

@@ -109,17 +109,39 @@ const exitOf = (child: ChildProcess) =>
     return Effect.sync(() => child.removeListener("exit", onExit))
   })
 
-/** Replaces the legacy superuser password of a cluster by its own (hex digits: nothing to quote). */
-const changePassword = async (port: number, password: string) => {
+/**
+ * Makes sure the cluster on `port` takes its own password: asked with it first; refused (28P01), asked with
+ * the legacy one, which is then replaced (hex digits: nothing to quote). Decided by what the cluster answers,
+ * not by whether the password file was just made: a cluster still on the legacy password beside an existing
+ * file (an older process kept it running, or a start died between the file and the change) would otherwise
+ * refuse every start for good. Neither answering is a failure that says where the password is kept.
+ */
+const ensureOwnPassword = async (port: number, password: string, passwordPath: string) => {
   const { default: pg } = await import("pg")
-  const admin = new pg.Client({
-    connectionString: `postgres://postgres:${LEGACY_PASSWORD}@127.0.0.1:${port}/postgres`
-  })
-  await admin.connect()
+  const login = async (pw: string) => {
+    const client = new pg.Client({ connectionString: `postgres://postgres:${pw}@127.0.0.1:${port}/postgres` })
+    try {
+      await client.connect()
+      return client
+    } catch (error) {
+      await client.end().catch(() => undefined)
+      if ((error as { code?: string }).code === "28P01") return undefined
+      throw error
+    }
+  }
+  const own = await login(password)
+  if (own !== undefined) return await own.end()
+  const legacy = await login(LEGACY_PASSWORD)
+  if (legacy === undefined) {
+    throw new Error(
+      `the embedded PostgreSQL refuses the password kept in ${passwordPath} (and the legacy one): ` +
+        "was the file replaced? Restore it, or recreate the cluster"
+    )
+  }
   try {
-    await admin.query(`alter role postgres password '${password.replace(/[^0-9a-f]/g, "")}'`)
+    await legacy.query(`alter role postgres password '${password.replace(/[^0-9a-f]/g, "")}'`)
   } finally {
-    await admin.end()
+    await legacy.end()
   }
 }
 
@@ -134,23 +156,22 @@ export const passwordFile = (dataDir: string) => join(dataDir, "pg-password")
  * listens on loopback TCP, and a password every installation shared let any local user log in as its
  * superuser (every account, key digest and charge; `COPY … TO PROGRAM`). Written whole under a private
  * name, then linked into place, so that two processes starting at once agree on one (as secrets.ts does).
- * `made` says it did not exist before: a cluster initialised earlier still has the legacy password.
+ * A cluster initialised earlier still has the legacy password until `ensureOwnPassword` replaces it.
  */
-const embeddedPassword = (dataDir: string): { readonly password: string; readonly made: boolean } => {
+const embeddedPassword = (dataDir: string): string => {
   const file = passwordFile(dataDir)
-  if (existsSync(file)) return { password: readFileSync(file, "utf8").trim(), made: false }
+  if (existsSync(file)) return readFileSync(file, "utf8").trim()
   mkdirSync(dataDir, { recursive: true })
   const draft = `${file}.${process.pid}.${randomBytes(6).toString("hex")}`
   writeFileSync(draft, randomBytes(24).toString("hex"), { mode: 0o600, flag: "wx" })
   try {
     linkSync(draft, file)
-    return { password: readFileSync(file, "utf8").trim(), made: true }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
-    return { password: readFileSync(file, "utf8").trim(), made: false }
   } finally {
     unlinkSync(draft)
   }
+  return readFileSync(file, "utf8").trim()
 }
 
 /**
@@ -171,16 +192,17 @@ export const startEmbeddedPostgres = (dataDir: string, database = "gateway") =>
       catch: (cause) => cause
     }).pipe(Effect.orDie)
     const databaseDir = placement.databaseDir
-    const { made, password } = yield* Effect.try({
+    const password = yield* Effect.try({
       try: () => embeddedPassword(resolve(dataDir)),
       catch: (cause) => cause
     }).pipe(Effect.orDie)
-    // A cluster initialised before its password was its own: started with the legacy one, then changed.
-    const legacy = made && existsSync(join(databaseDir, "PG_VERSION"))
+    const passwordPath = passwordFile(resolve(dataDir))
     const running = runningPort(databaseDir)
     if (running !== undefined) {
       // Another process of ours (npm start, or start:api beside start:worker) already runs it: share it.
       yield* Effect.logInfo(`using the embedded PostgreSQL already running on 127.0.0.1:${running}`)
+      // Started by an older process, it may still take the legacy password only.
+      yield* Effect.tryPromise(() => ensureOwnPassword(running, password, passwordPath)).pipe(Effect.orDie)
       return `postgres://postgres:${password}@127.0.0.1:${running}/${database}`
     }
     if (placement.note !== undefined) yield* Effect.logInfo(placement.note)
@@ -192,7 +214,7 @@ export const startEmbeddedPostgres = (dataDir: string, database = "gateway") =>
       databaseDir,
       port,
       user: "postgres",
-      password: legacy ? LEGACY_PASSWORD : password,
+      password,
       persistent: true,
       // PostgreSQL refuses to run as root; the library then runs it as a `postgres` system user.
       createPostgresUser: true,
@@ -215,8 +237,9 @@ export const startEmbeddedPostgres = (dataDir: string, database = "gateway") =>
           if (!existsSync(join(databaseDir, "PG_VERSION"))) await server.initialise()
           await server.start()
           startedHere.add(databaseDir)
+          // A cluster of before answers the legacy password until this replaces it; then the database.
+          await ensureOwnPassword(port, password, passwordPath)
           await server.createDatabase(database).catch(() => undefined) // already there after a restart
-          if (legacy) await changePassword(port, password)
           postmasterOf(server)
         },
         catch: (cause) => new Error(`embedded PostgreSQL failed to start in ${databaseDir}: ${String(cause)}`)
