@@ -61,7 +61,8 @@ afterAll(async () => {
 describe("live PSP notices and test-mode charges", () => {
   it("a real PIX with a test charge's txid does not settle the test charge; it waits for the operator", async () => {
     const charge = await chargePix(testMerchant, 5_000)
-    const testTxid: string = (await transaction(testMerchant, charge.transactionId)).pix?.txid ??
+    const testTxid: string =
+      (await transaction(testMerchant, charge.transactionId)).pix?.txid ??
       charge.transactionId.replace(/-/g, "").slice(0, 25)
     // A payer pays the gateway's LIVE key through a static code with that txid; the live PSP notifies it.
     const e2e = await psp.pay(testTxid, { amount: 5_000 })

@@ -373,12 +373,10 @@ describe("taking money back", () => {
       fc.property(splitSale, (sale) => {
         const { before, fee, givenBy } = refundInPieces(sale, sale.cuts, false)
         if (before >= sale.total) return
-        const held = disputeShares(
-          { amountTotal: sale.total, shares: sale.shares },
-          before,
-          sale.total - before,
-          { recipients: givenBy, fee }
-        )
+        const held = disputeShares({ amountTotal: sale.total, shares: sale.shares }, before, sale.total - before, {
+          recipients: givenBy,
+          fee
+        })
         for (const h of held) expect(h.amount).toBeGreaterThanOrEqual(0)
         expect(held.reduce((s, h) => s + h.amount, 0)).toBe(sale.total - before)
       })
@@ -387,7 +385,13 @@ describe("taking money back", () => {
 
   it("a dispute of the last centavo after a refund the books took by the rounded-down rule holds one centavo", () => {
     // Books of before the merchant's cap: 999 from each recipient, 8 001 from the merchant.
-    const taken: RefundsTaken = { recipients: new Map([["sub1", 999], ["sub2", 999]]), fee: 99 }
+    const taken: RefundsTaken = {
+      recipients: new Map([
+        ["sub1", 999],
+        ["sub2", 999]
+      ]),
+      fee: 99
+    }
     const shares = [
       { party: "sub1", amount: 1_000 },
       { party: "sub2", amount: 1_000 }
