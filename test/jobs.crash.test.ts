@@ -15,6 +15,7 @@ import {
 } from "./support/payments-fixtures.ts"
 import { type RoleProcess, spawnRole, stopAll } from "./support/processes.ts"
 import { type Receiver, startReceiver } from "./support/receiver.ts"
+import { heartbeats as heartbeatsOf, startWorker as startWorkerOf } from "./support/workers.ts"
 
 /**
  * Worker processes dying. One database, an API process and separate worker processes
@@ -56,28 +57,8 @@ afterAll(async () => {
   await db?.end()
 })
 
-const heartbeats = async () =>
-  new Set(
-    (await db.query<{ worker_id: string }>("select worker_id from worker_heartbeats")).rows.map((r) => r.worker_id)
-  )
-
-/** Starts a worker process and resolves once it beats (its graphile-worker pool is running). */
-const startWorker = async () => {
-  const known = await heartbeats()
-  const worker = await spawnRole("worker", env)
-  workers.push(worker)
-  const ids = await until(
-    "the new worker's heartbeat",
-    async () => {
-      if (worker.child.exitCode !== null) throw new Error(`worker exited ${worker.child.exitCode}\n${worker.output()}`)
-      const fresh = [...(await heartbeats())].filter((id) => !known.has(id))
-      return fresh.length > 0 ? fresh : undefined
-    },
-    30_000,
-    200
-  )
-  return { worker, ids }
-}
+const heartbeats = () => heartbeatsOf(db)
+const startWorker = () => startWorkerOf(db, env, workers)
 
 const lockedJobs = () => jobs(db, "locked_at is not null")
 

@@ -14,6 +14,7 @@ import {
 } from "./support/payments-fixtures.ts"
 import { type RoleProcess, spawnRole, stopAll } from "./support/processes.ts"
 import { type Receiver, startReceiver } from "./support/receiver.ts"
+import { heartbeats as heartbeatsOf, startWorker as startWorkerOf } from "./support/workers.ts"
 
 /**
  * A worker stopping gracefully keeps its running jobs (docs/scaling.md: only a SIGKILLed worker's jobs are
@@ -58,28 +59,8 @@ afterAll(async () => {
   await db?.end()
 })
 
-const heartbeats = async () =>
-  new Set(
-    (await db.query<{ worker_id: string }>("select worker_id from worker_heartbeats")).rows.map((r) => r.worker_id)
-  )
-
-/** Starts a worker process and resolves once it beats (its graphile-worker pool is running). */
-const startWorker = async () => {
-  const known = await heartbeats()
-  const worker = await spawnRole("worker", env)
-  workers.push(worker)
-  const ids = await until(
-    "the new worker's heartbeat",
-    async () => {
-      if (worker.child.exitCode !== null) throw new Error(`worker exited ${worker.child.exitCode}\n${worker.output()}`)
-      const fresh = [...(await heartbeats())].filter((id) => !known.has(id))
-      return fresh.length > 0 ? fresh : undefined
-    },
-    30_000,
-    200
-  )
-  return { worker, ids }
-}
+const heartbeats = () => heartbeatsOf(db)
+const startWorker = () => startWorkerOf(db, env, workers)
 
 describe("a worker draining after SIGTERM", () => {
   it("keeps beating: its running job is not handed to another worker, and runs once", async () => {
