@@ -1,13 +1,10 @@
-import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makePool, PgPool, SqlLive } from "../src/adapters/postgres/Database.ts"
-import { LedgerLive } from "../src/adapters/postgres/LedgerLive.ts"
-import { Ids } from "../src/ports/Ids.ts"
-import { type Discrepancy, Ledger } from "../src/ports/Ledger.ts"
+import type { Discrepancy } from "../src/ports/Ledger.ts"
 import { runCli } from "./support/foundation.ts"
 import { client, type Client, signup } from "./support/http.ts"
 import { freshCpf, v1Card } from "./support/payments.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
+import { checkLedger } from "./support/ledger-check.ts"
 
 /**
  * Issue 19 item 2: the books check (`npm run cli -- ledger check`, the end-of-suite check, the hourly
@@ -76,20 +73,7 @@ const refunded = async (amount: number, sale: () => Promise<string> = paidCard) 
   return { id, refundId: rows[0].id as string }
 }
 
-/** Ledger.check, the function the CLI, the job and the end-of-suite check run, on this test's database. */
-const check = (): Promise<ReadonlyArray<Discrepancy>> =>
-  Effect.runPromise(
-    Effect.flatMap(Ledger, (ledger) => ledger.check).pipe(
-      Effect.provide(
-        LedgerLive.pipe(
-          Layer.provide(Ids.Live),
-          Layer.provide(SqlLive),
-          Layer.provide(Layer.scoped(PgPool, makePool(server.databaseUrl, 2)))
-        )
-      ),
-      Effect.scoped
-    )
-  )
+const check = () => checkLedger(server.databaseUrl)
 
 const about = (found: ReadonlyArray<Discrepancy>, id: string) =>
   found.filter((d) => d.what.includes(id)).map(({ actual, expected, what }) => ({ what, expected, actual }))

@@ -1,14 +1,10 @@
-import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makePool, PgPool, SqlLive } from "../src/adapters/postgres/Database.ts"
-import { LedgerLive } from "../src/adapters/postgres/LedgerLive.ts"
 import { DEFAULT_SETTINGS } from "../src/domain/antifraud.ts"
-import { Ids } from "../src/ports/Ids.ts"
-import { type Discrepancy, Ledger } from "../src/ports/Ledger.ts"
 import { client, type Client, type Reply, signup } from "./support/http.ts"
 import { freshCpf, REFUND, v1Card } from "./support/payments.ts"
 import { moneyConfig } from "./support/money.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
+import { checkLedger } from "./support/ledger-check.ts"
 
 /**
  * A seeded concurrency stress of the money paths of one merchant with two subaccounts (split
@@ -90,19 +86,7 @@ afterAll(async () => {
   await server?.close()
 })
 
-const check = (): Promise<ReadonlyArray<Discrepancy>> =>
-  Effect.runPromise(
-    Effect.flatMap(Ledger, (ledger) => ledger.check).pipe(
-      Effect.provide(
-        LedgerLive.pipe(
-          Layer.provide(Ids.Live),
-          Layer.provide(SqlLive),
-          Layer.provide(Layer.scoped(PgPool, makePool(server.databaseUrl, 2)))
-        )
-      ),
-      Effect.scoped
-    )
-  )
+const check = () => checkLedger(server.databaseUrl)
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 let state = SEED

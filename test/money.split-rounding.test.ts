@@ -1,13 +1,9 @@
-import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makePool, PgPool, SqlLive } from "../src/adapters/postgres/Database.ts"
-import { LedgerLive } from "../src/adapters/postgres/LedgerLive.ts"
-import { Ids } from "../src/ports/Ids.ts"
-import { type Discrepancy, Ledger } from "../src/ports/Ledger.ts"
 import { client, type Client, signup } from "./support/http.ts"
 import { freshCpf } from "./support/payments.ts"
 import { moneyConfig } from "./support/money.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
+import { checkLedger } from "./support/ledger-check.ts"
 
 /**
  * Split recipients rounded down, in refunds and disputes of a sale refunded in part (CONTRACT-v1 §7, §8;
@@ -61,19 +57,7 @@ const balance = async (key: string, sub?: string) => {
 }
 const total = (b: { available: number; pending: number; reserved: number }) => b.available + b.pending + b.reserved
 
-const check = (): Promise<ReadonlyArray<Discrepancy>> =>
-  Effect.runPromise(
-    Effect.flatMap(Ledger, (ledger) => ledger.check).pipe(
-      Effect.provide(
-        LedgerLive.pipe(
-          Layer.provide(Ids.Live),
-          Layer.provide(SqlLive),
-          Layer.provide(Layer.scoped(PgPool, makePool(server.databaseUrl, 2)))
-        )
-      ),
-      Effect.scoped
-    )
-  )
+const check = () => checkLedger(server.databaseUrl)
 
 describe("a dispute after a partial refund of a split sale", () => {
   it("holds and takes back exactly amount_total − refunded_amount, not a centavo per recipient more", async () => {

@@ -5,6 +5,21 @@ import { makePool, PgPool, SqlLive } from "../../src/adapters/postgres/Database.
 import { Ids } from "../../src/ports/Ids.ts"
 import { type Discrepancy, Ledger } from "../../src/ports/Ledger.ts"
 
+/** Ledger.check (what the CLI, the hourly job and the end-of-suite check run) on one database. */
+export const checkLedger = (databaseUrl: string): Promise<ReadonlyArray<Discrepancy>> =>
+  Effect.runPromise(
+    Effect.flatMap(Ledger, (ledger) => ledger.check).pipe(
+      Effect.provide(
+        LedgerLive.pipe(
+          Layer.provide(Ids.Live),
+          Layer.provide(SqlLive),
+          Layer.provide(Layer.scoped(PgPool, makePool(databaseUrl, 2)))
+        )
+      ),
+      Effect.scoped
+    )
+  )
+
 /**
  * The reconciliation of `npm run cli -- ledger check` (src/app/Audit.ts runs the same Ledger.check),
  * over every database the test run created: the run fails if any of their books do not reconcile.
@@ -25,15 +40,7 @@ export const checkLedgers = async (adminUrl: string): Promise<ReadonlyArray<Disc
       .query("select to_regclass('public.ledger_postings') is not null as ok")
       .finally(() => probe.end())
     if (!migrated.rows[0].ok) continue
-    const layer = LedgerLive.pipe(
-      Layer.provide(Ids.Live),
-      Layer.provide(SqlLive),
-      Layer.provide(Layer.scoped(PgPool, makePool(url.toString(), 2)))
-    )
-    const discrepancies = await Effect.runPromise(
-      Effect.flatMap(Ledger, (ledger) => ledger.check).pipe(Effect.provide(layer), Effect.scoped)
-    )
-    for (const d of discrepancies) found.push({ ...d, database: datname })
+    for (const d of await checkLedger(url.toString())) found.push({ ...d, database: datname })
   }
   return found
 }
