@@ -209,9 +209,12 @@ export const makeRedeAcquirer = (config: RedeConfig) => {
         const answer = sent.right
         // A 5xx may come after e.Rede refunded (see the charge): read back, as for a lost answer.
         if (answer.status >= 500) return yield* readBack(`refund: HTTP ${answer.status}`)
+        // A 4xx refused it. A 2xx is e.Rede's "done" only with 359; any other code (VTEX's known issue 740084:
+        // other codes on refunds e.Rede made) or an unreadable body is read back, as Cielo's unclear void is.
+        if (answer.status >= 300) return yield* notCharged(`refund refused: ${message(answer)}`)
         const a = Schema.decodeUnknownEither(RedeAnswer)(answer.body)
-        if (Either.isRight(a) && a.right.returnCode === REDE_REFUNDED && answer.status < 300) return
-        return yield* notCharged(`refund refused: ${message(answer)}`)
+        if (Either.isRight(a) && a.right.returnCode === REDE_REFUNDED) return
+        return yield* readBack(`refund not confirmed: ${message(answer)}`)
       }).pipe(withSpan("RedeAcquirer.refund"))
   })
 }
