@@ -192,7 +192,18 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
       // request's own wait) is answered as recorded, never concluded twice (docs/providers.md "Refunds").
       const recorded = yield* refunds.find(accountId, refundId)
       if (recorded !== undefined && recorded.status !== "PENDING") {
-        if (recorded.status === "FAILED") return null
+        if (recorded.status === "FAILED") {
+          // Concluded "not refunded" (by an operator) though the provider now says it refunded: the buyer has
+          // the money and the books give it to the merchant. Never expected (an operator concludes only a
+          // refund past its request's life); said loudly, as only a person can settle it with the merchant.
+          if (succeeded)
+            yield* Effect.logError("refund recorded FAILED but the provider says it refunded", {
+              accountId,
+              refundId,
+              amount
+            })
+          return null
+        }
         return {
           transaction: t,
           reason: recorded.reason,

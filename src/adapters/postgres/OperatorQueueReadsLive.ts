@@ -3,6 +3,7 @@ import { Effect, Layer, Schema } from "effect"
 import { OperatorQueueReads, type Waiting } from "../../ports/OperatorQueue.ts"
 import { WAITING } from "./ReceivedPixRepoLive.ts"
 import { traced } from "./traced.ts"
+import { UNDECIDED_REFUND_AGE } from "./undecidedRefund.ts"
 
 const PixState = Schema.Literal("amount_mismatch", "unknown_charge", "not_payable")
 type PixState = typeof PixState.Type
@@ -42,7 +43,7 @@ export const OperatorQueueReadsLive = Layer.effect(
           union all
           select 'refund', 'unknown', count(*)::int, coalesce(extract(epoch from now() - min(r.created_at)), 0)::float8
           from refunds r join transactions t on t.id = r.transaction_id and t.account_id = r.account_id
-          where r.status = 'PENDING' and r.created_at < now() - interval '5 minutes' and t.method = 'CARD'`.pipe(
+          where r.status = 'PENDING' and r.created_at < now() - ${sql.literal(UNDECIDED_REFUND_AGE)} and t.method = 'CARD'`.pipe(
           Effect.flatMap(Schema.decodeUnknown(Schema.Array(Row))),
           Effect.orDie,
           Effect.map((rows) => {

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { traced } from "./traced.ts"
+import { UNDECIDED_REFUND_AGE } from "./undecidedRefund.ts"
 import { Effect, Layer } from "effect"
 import { type PendingCardRefund, type Refund, RefundRepo } from "../../ports/RefundRepo.ts"
 import type { AccountId, RefundId, TransactionId } from "../../domain/ids.ts"
@@ -15,7 +16,8 @@ export const RefundRepoLive = Layer.effect(
       select r.account_id as "accountId", r.id, r.transaction_id as "transactionId", r.amount, t.acquirer,
         t.acquirer_reference as "acquirerReference", r.created_at as "createdAt"
       from refunds r join transactions t on t.id = r.transaction_id and t.account_id = r.account_id
-      where r.status = 'PENDING' and t.method = 'CARD'`
+      where r.status = 'PENDING' and t.method = 'CARD'
+        and r.created_at < now() - ${sql.literal(UNDECIDED_REFUND_AGE)}`
     return RefundRepo.of(
       traced("RefundRepo", {
         insertPending: (accountId, r) =>
