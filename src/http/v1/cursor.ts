@@ -2,6 +2,7 @@ import { Either } from "effect"
 import type { FieldError } from "../../domain/errors.ts"
 import { isUuid } from "../../domain/uuid.ts"
 import type { ListKey } from "../../ports/Page.ts"
+import { isKeyTimestamp } from "../shared/keyTimestamp.ts"
 
 /**
  * `pagination.next_cursor` of the v1 lists (issue 10; docs/performance.md). CONTRACT-v1 §1 pages by
@@ -25,28 +26,6 @@ const idOf: Record<CursorList, (id: string) => boolean> = {
   subaccounts: isUuid,
   withdrawals: isUuid,
   payment_links: isUuid
-}
-
-const AT = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?[+-](0\d|1[0-5])(:[0-5]\d)?$/
-
-/**
- * `created_at::text` as PostgreSQL writes it, of a real instant: the key goes back to the database as
- * `::timestamptz`, which fails (a 500) on 2026-02-30 or 25:00 where this says no.
- */
-const isTimestamp = (text: string) => {
-  const m = AT.exec(text)
-  if (m === null) return false
-  const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number]
-  const t = new Date(Date.UTC(y, mo - 1, d, h, mi, s))
-  return (
-    y >= 1000 &&
-    t.getUTCFullYear() === y &&
-    t.getUTCMonth() === mo - 1 &&
-    t.getUTCDate() === d &&
-    t.getUTCHours() === h &&
-    t.getUTCMinutes() === mi &&
-    t.getUTCSeconds() === s
-  )
 }
 
 export const encodeCursor = (list: CursorList, cursor: Cursor) =>
@@ -73,7 +52,7 @@ export const decodeCursor = (list: CursorList, raw: string): Either.Either<Curso
     (perPage as number) >= 1 &&
     (perPage as number) <= 100 &&
     typeof at === "string" &&
-    isTimestamp(at) &&
+    isKeyTimestamp(at) &&
     typeof id === "string" &&
     idOf[list](id)
     ? Either.right({ page: page as number, perPage: perPage as number, key: { at, id } })
