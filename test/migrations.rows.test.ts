@@ -22,7 +22,8 @@ beforeAll(async () => {
   db = new pg.Client({ connectionString: databaseUrl })
   await db.connect()
   // The database as 0044 left it: no table of marks, windows emptied by its prune at 0, no migration after 0044
-  // applied (the migrator runs only those above the last one applied: what 0047–0051 made goes too).
+  // applied (the migrator runs only those above the last one applied: what 0047–0051 made goes too; 0052
+  // only sets defaults and replaces a function, so it runs again as it is).
   await db.query("drop table pix_received_marks")
   await db.query("alter table rate_limit_counts drop column expired_to")
   await db.query("drop index ledger_entries_by_transaction")

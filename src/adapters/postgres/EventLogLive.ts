@@ -5,6 +5,7 @@ import { EventLog, type LoggedEvent } from "../../ports/EventLog.ts"
 import { KEYSET_AT, seekAfter } from "./keyset.ts"
 import { storedEvent, StoredEventFields } from "./storedEvent.ts"
 import { traced } from "./traced.ts"
+import { settledHorizon } from "./settledHorizon.ts"
 
 const EventRow = Schema.Struct({
   id: Schema.String,
@@ -40,14 +41,17 @@ export const EventLogLive = Layer.effect(
     return EventLog.of(
       traced("EventLog", {
         list: (accountId, filter, limit, after) =>
-          sql`${select}
-              where account_id = ${accountId} and ${recent}
+          Effect.flatMap(
+            settledHorizon(sql),
+            (horizon) => sql`${select}
+              where account_id = ${accountId} and ${recent} and created_at < ${horizon}::timestamptz
                 ${filter.type === undefined ? sql`` : sql`and type = ${filter.type}`}
                 ${filter.transactionId === undefined ? sql`` : sql`and transaction_id = ${filter.transactionId}`}
                 ${filter.createdFrom === undefined ? sql`` : sql`and created_at >= ${filter.createdFrom}`}
                 ${filter.createdBefore === undefined ? sql`` : sql`and created_at < ${filter.createdBefore}`}
                 ${seekAfter(sql, after, "desc", "uuid")}
-              order by created_at desc, id desc limit ${limit}`.pipe(
+              order by created_at desc, id desc limit ${limit}`
+          ).pipe(
             Effect.flatMap(decodeRows),
             Effect.orDie,
             Effect.map((rows) => {

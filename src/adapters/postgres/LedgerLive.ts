@@ -5,6 +5,7 @@ import { Ids } from "../../ports/Ids.ts"
 import { type Balances, Ledger } from "../../ports/Ledger.ts"
 import { KEYSET_AT, keysetPage, pageBounds } from "./keyset.ts"
 import { traced } from "./traced.ts"
+import { settledHorizon } from "./settledHorizon.ts"
 
 const PostingRow = Schema.Struct({
   id: Schema.Union(Schema.String, Schema.Number).pipe(
@@ -151,30 +152,33 @@ export const LedgerLive = Layer.effect(
             }),
             Effect.orDie
           ),
-        statement: (accountId, f, range) => {
-          const where = sql.and([
-            sql`account_id = ${accountId}`,
-            sql`party = ${f.party}`,
-            sql`created_at >= ${f.from}`,
-            sql`created_at < ${f.before}`,
-            ...(f.type ? [sql`type = ${f.type}`] : [])
-          ])
-          // On the index (account_id, party, created_at, id): a cursor's page is a seek, whatever its depth.
-          // Ordered by the table's columns: a bare `id` would name the select list's text `id` ("11" < "7").
-          const { seek, limit } = pageBounds(sql, range, "asc", "bigint", "p.")
-          return keysetPage(
-            sql`
+        statement: (accountId, f, range) =>
+          Effect.flatMap(settledHorizon(sql), (horizon) => {
+            // Only postings below the horizon: one a late commit adds is never behind a cursor already given.
+            const where = sql.and([
+              sql`account_id = ${accountId}`,
+              sql`party = ${f.party}`,
+              sql`created_at >= ${f.from}`,
+              sql`created_at < ${f.before}`,
+              sql`created_at < ${horizon}::timestamptz`,
+              ...(f.type ? [sql`type = ${f.type}`] : [])
+            ])
+            // On the index (account_id, party, created_at, id): a cursor's page is a seek, whatever its depth.
+            // Ordered by the table's columns: a bare `id` would name the select list's text `id` ("11" < "7").
+            const { seek, limit } = pageBounds(sql, range, "asc", "bigint", "p.")
+            return keysetPage(
+              sql`
               select id::text, party, book, type, amount, transaction_id, withdrawal_id, description, created_at,
                      ${sql.literal(KEYSET_AT)}
               from ledger_postings p where ${where} ${seek}
               order by p.created_at, p.id ${limit}`,
-            range.limit,
-            decodePostings,
-            sql<{ n: number }>`select count(*)::int as n from ledger_postings where ${where}`.pipe(
-              Effect.map((r) => r[0]?.n ?? 0)
+              range.limit,
+              decodePostings,
+              sql<{ n: number }>`select count(*)::int as n from ledger_postings where ${where}`.pipe(
+                Effect.map((r) => r[0]?.n ?? 0)
+              )
             )
-          )
-        },
+          }),
         check: Effect.gen(function* () {
           const balances = yield* sql<{ accountId: string; what: string; expected: number; actual: number }>`
             with sums as (

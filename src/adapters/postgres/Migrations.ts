@@ -43,6 +43,7 @@ import ledgerEntriesByTransaction from "./migrations/0048_ledger_entries_by_tran
 import deliveryScheduleFrom from "./migrations/0049_delivery_schedule_from.ts"
 import loginAttempts from "./migrations/0050_login_attempts.ts"
 import refundsPending from "./migrations/0051_refunds_pending.ts"
+import feedsInCommitOrder from "./migrations/0052_feeds_in_commit_order.ts"
 import admitMany from "./migrations/0042_admit_many.ts"
 import pixExceptionHandled from "./migrations/0043_pix_exception_handled.ts"
 import { withSpan } from "../../spans.ts"
@@ -89,7 +90,8 @@ export const MIGRATIONS = {
   "0048_ledger_entries_by_transaction": ledgerEntriesByTransaction,
   "0049_delivery_schedule_from": deliveryScheduleFrom,
   "0050_login_attempts": loginAttempts,
-  "0051_refunds_pending": refundsPending
+  "0051_refunds_pending": refundsPending,
+  "0052_feeds_in_commit_order": feedsInCommitOrder
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)
