@@ -604,7 +604,8 @@ describe("bolepix in live mode: the API Pix adapter and the bank by CNAB 240", (
       "bolepix_to_return",
       "bolepix_returning",
       "cnab_retorno_held",
-      "card_refund_unknown"
+      "card_refund_unknown",
+      "pix_refund_undecided"
     ]
     // Every kind is reported, 0 included, with its oldest's age: every kind closes (PIX exceptions by a mark).
     for (const kind of kinds) {

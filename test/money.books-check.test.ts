@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Discrepancy } from "../src/ports/Ledger.ts"
 import { runCli } from "./support/foundation.ts"
 import { client, type Client, signup } from "./support/http.ts"
-import { freshCpf, v1Card } from "./support/payments.ts"
+import { boletoBody, eventually, freshCpf, newOrder, PROCESS, REFUND, v1Card } from "./support/payments.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
 import { checkLedger } from "./support/ledger-check.ts"
 
@@ -48,21 +48,23 @@ const paidCard = async () => {
   return created.body.data.hash as string
 }
 
-const paidPix = async () => {
-  const created = await api.post(
-    `${V1}/transactions`,
-    {
-      method: "pix",
-      amount: AMOUNT,
-      customer: { name: "Maria Silva", email: "maria@example.com", document: freshCpf(), ip: "203.0.113.7" }
-    },
-    { token: key }
-  )
+/** A paid boleto refunded whole (a boleto's refund has no provider to wait for: RETURNED at once). */
+const refundedBoleto = async () => {
+  const { orderId } = await newOrder(api, key, AMOUNT)
+  const created = await api.post(PROCESS, boletoBody(orderId, AMOUNT), { key })
   expect(created.status, created.text).toBe(201)
-  const id = created.body.data.hash as string
+  const id = created.body.transactionId as string
+  // A boleto's payment is confirmed by a job (202): the refund waits for it.
   const paid = await api.post(`/api/sandbox/transactions/${id}/pay`, undefined, { key })
-  expect(paid.status, paid.text).toBe(200)
-  return id
+  expect(paid.status, paid.text).toBe(202)
+  await eventually(async () => {
+    const { rows } = await server.db.query("select status from transactions where id = $1", [id])
+    return rows[0]?.status === "PAID" ? true : undefined
+  })
+  const reply = await api.post(REFUND, { transactionId: id }, { key })
+  expect(reply.status, reply.text).toBe(200)
+  const { rows } = await server.db.query("select id from refunds where transaction_id = $1", [id])
+  return { id, refundId: rows[0].id as string }
 }
 
 const refunded = async (amount: number, sale: () => Promise<string> = paidCard) => {
@@ -178,17 +180,18 @@ const KINDS: ReadonlyArray<Kind> = [
     ]
   },
   {
-    // A PIX refund: a card refund whose outcome is unknown stays PENDING on purpose, the operator's (below).
+    // A boleto's refund: card and PIX refunds whose outcome the provider has not said stay PENDING on purpose,
+    // the operator queue's (card_refund_unknown, pix_refund_undecided), not an imbalance.
     name: "a refund left PENDING with its amount reserved, its answer never recorded (issue 19's state)",
     setup: async () => {
-      const { id, refundId } = await refunded(3_000, paidPix)
+      const { id, refundId } = await refundedBoleto()
       return { id, params: [id, refundId] }
     },
     corrupt: `with r as (update refunds set status = 'PENDING', created_at = now() - interval '1 hour' where id = $2)
-              update transactions set refunded_amount = 0, refund_reserved = 3000 where id = $1`,
+              update transactions set refunded_amount = 0, refund_reserved = ${AMOUNT} where id = $1`,
     repair: `with r as (update refunds set status = 'SUCCEEDED', created_at = now() where id = $2)
-             update transactions set refunded_amount = 3000, refund_reserved = 0 where id = $1`,
-    expected: (_id, [, refundId]) => [{ what: `refund ${String(refundId)} PENDING since`, expected: 0, actual: 3_000 }]
+             update transactions set refunded_amount = ${AMOUNT}, refund_reserved = 0 where id = $1`,
+    expected: (_id, [, refundId]) => [{ what: `refund ${String(refundId)} PENDING since`, expected: 0, actual: AMOUNT }]
   },
   {
     name: "a disputed transaction's status (the holds say the dispute is open)",

@@ -10,7 +10,8 @@ export const OPERATOR_QUEUE_KINDS = [
   "bolepix_to_return",
   "bolepix_returning",
   "cnab_retorno_held",
-  "card_refund_unknown"
+  "card_refund_unknown",
+  "pix_refund_undecided"
 ] as const
 export type OperatorQueueKind = (typeof OPERATOR_QUEUE_KINDS)[number]
 
@@ -20,7 +21,8 @@ export type OperatorQueueKind = (typeof OPERATOR_QUEUE_KINDS)[number]
  * outcomes `unknown_charge`, `amount_mismatch`, `not_payable`; `returned` is a bolepix second PIX, counted as
  * that), bolepix second payments owed back by hand (`to_return`) or still asked of the PSP (`returning`), and
  * CNAB retornos held out of sequence, card refunds an acquirer may have made and could not say (PENDING over
- * five minutes: `npm run cli -- refunds conclude`). Every kind leaves the queue once handled (a PIX exception when an
+ * five minutes: `npm run cli -- refunds conclude`), and PIX refunds the PSP has not decided in five minutes
+ * (`reconcile_pix` keeps asking; an operator looks at the PSP). Every kind leaves the queue once handled (a PIX exception when an
  * operator marks it, `npm run cli -- pix handled`), so how long the oldest has waited is reported for each.
  */
 export class OperatorQueue extends Effect.Service<OperatorQueue>()("OperatorQueue", {
@@ -37,6 +39,7 @@ export class OperatorQueue extends Effect.Service<OperatorQueue>()("OperatorQueu
         for (const s of waiting.secondPayments) byKind.set(`bolepix_${s.status}`, s)
         byKind.set("cnab_retorno_held", waiting.heldRetornos)
         byKind.set("card_refund_unknown", waiting.cardRefunds)
+        byKind.set("pix_refund_undecided", waiting.pixRefunds)
         return [...byKind].map(([kind, { count, oldestAgeSeconds }]) => ({ kind, count, oldestAgeSeconds }))
       })
     }

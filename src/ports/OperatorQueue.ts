@@ -26,6 +26,8 @@ export class OperatorQueueReads extends Context.Tag("OperatorQueueReads")<
       readonly heldRetornos: Waiting
       /** Card refunds PENDING for over five minutes: undecided at the acquirer (docs/providers.md "Known limits"). */
       readonly cardRefunds: Waiting
+      /** PIX refunds PENDING for over five minutes: the PSP has not decided, `reconcile_pix` keeps asking. */
+      readonly pixRefunds: Waiting
     }>
   }
 >() {}

@@ -278,6 +278,8 @@ export const LedgerLive = Layer.effect(
           // is taken and never recorded (the state issue 19's race left). Not a card refund: one whose outcome
           // the acquirer could not say stays PENDING, its money reserved, for an operator to conclude (the
           // queue's card_refund_unknown, docs/providers.md "Known limits"), which is no imbalance to page on.
+          // Nor a PIX refund: one the PSP has not decided stays PENDING on purpose, reserved, asked again by
+          // reconcile_pix (docs/providers.md "Refunds"; the queue's pix_refund_undecided).
           const refundRows = yield* sql<{ accountId: string; what: string; expected: number; actual: number }>`
             select r.account_id, 'refund ' || r.id || ' ' || r.status || ' vs its refund postings' as what,
                    case when r.status = 'FAILED' then 0 else r.amount end as expected,
@@ -294,7 +296,8 @@ export const LedgerLive = Layer.effect(
                    'refund ' || r.id || ' PENDING since ' || r.created_at || ': its answer was never recorded',
                    0, r.amount
             from refunds r join transactions t on t.id = r.transaction_id and t.account_id = r.account_id
-            where r.status = 'PENDING' and r.created_at < now() - interval '5 minutes' and t.method <> 'CARD'`
+            where r.status = 'PENDING' and r.created_at < now() - interval '5 minutes'
+              and t.method not in ('CARD', 'PIX')`
           return [...balances, ...entries, ...open, ...records, ...refundRows].map((d) => ({
             ...d,
             expected: Number(d.expected),

@@ -14,14 +14,15 @@ const Row = Schema.Union(
   Schema.Struct({ source: Schema.Literal("pix"), state: PixState, ...counted }),
   Schema.Struct({ source: Schema.Literal("second"), state: SecondState, ...counted }),
   Schema.Struct({ source: Schema.Literal("retorno"), state: Schema.Literal("held"), ...counted }),
-  Schema.Struct({ source: Schema.Literal("refund"), state: Schema.Literal("unknown"), ...counted })
+  Schema.Struct({ source: Schema.Literal("refund"), state: Schema.Literal("CARD", "PIX"), ...counted })
 )
 
 /**
  * One statement, four small reads, each on its partial index (pix_received_exceptions,
- * bolepix_second_payments_open, refunds_pending) or a table of a few rows a day (cnab_retornos). A card refund
- * counts once it has been PENDING for five minutes: before that it may be a request still waiting for its
- * acquirer, after it the request has long given up and only an operator can conclude it.
+ * bolepix_second_payments_open, refunds_pending) or a table of a few rows a day (cnab_retornos). A card or PIX
+ * refund counts once it has been PENDING for five minutes: before that it may be a request still waiting for its
+ * provider; after it, a card refund's request has long given up and only an operator can conclude it, and a PIX
+ * refund's PSP is slow or away (`reconcile_pix` keeps asking).
  */
 export const OperatorQueueReadsLive = Layer.effect(
   OperatorQueueReads,
@@ -41,9 +42,11 @@ export const OperatorQueueReadsLive = Layer.effect(
           select 'retorno', 'held', count(*)::int, coalesce(extract(epoch from now() - min(received_at)), 0)::float8
           from cnab_retornos where status = 'held'
           union all
-          select 'refund', 'unknown', count(*)::int, coalesce(extract(epoch from now() - min(r.created_at)), 0)::float8
+          select 'refund', t.method, count(*)::int, extract(epoch from now() - min(r.created_at))::float8
           from refunds r join transactions t on t.id = r.transaction_id and t.account_id = r.account_id
-          where r.status = 'PENDING' and r.created_at < now() - ${sql.literal(UNDECIDED_REFUND_AGE)} and t.method = 'CARD'`.pipe(
+          where r.status = 'PENDING' and r.created_at < now() - ${sql.literal(UNDECIDED_REFUND_AGE)}
+            and t.method in ('CARD', 'PIX')
+          group by t.method`.pipe(
           Effect.flatMap(Schema.decodeUnknown(Schema.Array(Row))),
           Effect.orDie,
           Effect.map((rows) => {
@@ -55,13 +58,15 @@ export const OperatorQueueReadsLive = Layer.effect(
             const secondPayments: Array<Waiting & { readonly status: SecondState }> = []
             let heldRetornos: Waiting = { count: 0, oldestAgeSeconds: 0 }
             let cardRefunds: Waiting = { count: 0, oldestAgeSeconds: 0 }
+            let pixRefunds: Waiting = { count: 0, oldestAgeSeconds: 0 }
             for (const r of rows) {
               if (r.source === "pix") pixReceived.push({ ...waiting(r), outcome: r.state })
               else if (r.source === "second") secondPayments.push({ ...waiting(r), status: r.state })
               else if (r.source === "retorno") heldRetornos = waiting(r)
-              else cardRefunds = waiting(r)
+              else if (r.state === "CARD") cardRefunds = waiting(r)
+              else pixRefunds = waiting(r)
             }
-            return { pixReceived, secondPayments, heldRetornos, cardRefunds }
+            return { pixReceived, secondPayments, heldRetornos, cardRefunds, pixRefunds }
           })
         )
       })
