@@ -271,10 +271,11 @@ export const idempotent = <A, E extends HttpError, E2 extends HttpError, R>(opti
       return yield* Effect.fail(error)
     }
     // A defect (the database went away mid-request) frees the key for the retry, which resumes the same
-    // reserved resource id. The release itself may meet the outage: it is retried in the background
-    // until the database answers (at most the claim's 60 s lease), so the client's retry right after the
-    // recovery is not refused as still in flight.
-    yield* inBackground(store.release(accountId, key))
+    // reserved resource id. Freed before the 500 is answered, so a retry sent on receiving it is not refused
+    // as still in flight (it was, forked: test/payments.idempotency-defect-retry.test.ts). The release itself
+    // may meet the outage: then it is retried in the background until the database answers (at most the
+    // claim's 60 s lease), so the client's retry right after the recovery is not refused either.
+    yield* durably(store.release(accountId, key))
     return yield* Effect.failCause(exit.cause)
   })
 
