@@ -5,6 +5,7 @@ import { Conflict, NotFound, Unprocessable, ValidationFailed } from "../domain/e
 import { isDisputeOpen, isRefundable, refundBase, type TransactionRecord } from "../domain/transaction.ts"
 import { Acquirer } from "../ports/Acquirer.ts"
 import { PixProvider, type PixRefundState, type PixRefundStatus } from "../ports/PixProvider.ts"
+import { ReceivedPixRepo } from "../ports/ReceivedPixRepo.ts"
 import { type Refund, RefundRepo } from "../ports/RefundRepo.ts"
 import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Transactional } from "../ports/Transactional.ts"
@@ -56,6 +57,7 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
     const tx = yield* Transactional
     const acquirer = yield* Acquirer
     const pix = yield* PixProvider
+    const received = yield* ReceivedPixRepo
     const metrics = yield* Metrics
     const books = yield* Books
 
@@ -105,11 +107,25 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
     })
 
     /**
+     * The payment a PIX refund returns: the one that settled the charge, as recorded when it did. A charge
+     * may have had other payments (a second payer of the same QR code, an amount that differed), and the
+     * PSP lists them all under it in its own order: those wait for an operator, who returns them, and a
+     * refund of the sale sent to one of them gave its payer the money twice and its buyer none, or was
+     * refused as more than that payment. Null when none was recorded (a charge paid in the sandbox): the
+     * PSP's payment of the charge then (docs/providers.md "Refunds").
+     */
+    const settlingPayment = (accountId: AccountId, transactionId: TransactionId) =>
+      Effect.map(
+        received.settlingPayment(accountId, transactionId),
+        Option.match({ onNone: () => null, onSome: (payment) => payment.endToEndId })
+      )
+
+    /**
      * Asks the PSP again with the same refund id (idempotent: it answers the refund's state) until it is
      * final or PIX_REFUND_WAIT is over (docs/providers.md "Refunds").
      */
-    const pixFinal = (t: TransactionRecord, refundId: RefundId, amount: number) => {
-      const ask = pix.refund({ txid: t.details.pix?.txid ?? t.id, refundId, amount })
+    const pixFinal = (t: TransactionRecord, endToEndId: string | null, refundId: RefundId, amount: number) => {
+      const ask = pix.refund({ txid: t.details.pix?.txid ?? t.id, endToEndId, refundId, amount })
       return ask.pipe(
         Effect.flatMap((first) =>
           first.status !== "PROCESSING"
@@ -129,6 +145,7 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
      * hand (spec rule 3).
      */
     const giveBack = (
+      accountId: AccountId,
       t: TransactionRecord,
       refundId: RefundId,
       amount: number
@@ -160,7 +177,8 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
               Effect.either
             )
         case "PIX":
-          return pixFinal(t, refundId, amount).pipe(
+          return settlingPayment(accountId, t.id).pipe(
+            Effect.flatMap((endToEndId) => pixFinal(t, endToEndId, refundId, amount)),
             // A PSP we could not reach or read may hold the devolução all the same (a PUT it committed before
             // the connection dropped): not "nothing was refunded", but undecided, like EM_PROCESSAMENTO — the
             // refund stays PENDING with its money reserved, and the PSP's notice or reconcile_pix (asking
@@ -316,7 +334,7 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
                   }),
                   Either.right("PROCESSING" as const)
                 )
-              : yield* giveBack(t, earlier.id, earlier.amount)
+              : yield* giveBack(accountId, t, earlier.id, earlier.amount)
           return yield* outcome(accountId, t, earlier.id, earlier.amount, earlier.reason, given)
         }
       }
@@ -327,7 +345,7 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
         const earlier = yield* refunds.find(accountId, refundId)
         if (earlier !== undefined) return yield* resume(accountId, earlier)
         const { amount, transaction } = yield* tx.run(reserve(accountId, request, refundId))
-        const given = yield* giveBack(transaction, refundId, amount)
+        const given = yield* giveBack(accountId, transaction, refundId, amount)
         return yield* outcome(accountId, transaction, refundId, amount, request.reason ?? null, given)
       }),
       /**
@@ -384,8 +402,11 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
         const olderThan = new Date((yield* Clock.currentTimeMillis) - PIX_REFUND_SWEEP_AFTER_MS)
         let concluded = 0
         for (const r of yield* refunds.pendingPix(olderThan, 100)) {
-          // Asked of the PSP of the refund's tenant's mode (docs/providers.md "Test and live modes").
-          const status = yield* pix.refund({ txid: r.txid ?? r.transactionId, refundId: r.id, amount: r.amount }).pipe(
+          // Asked of the PSP of the refund's tenant's mode (docs/providers.md "Test and live modes"), for the
+          // payment that settled the charge, as the request asked.
+          const endToEndId = yield* settlingPayment(r.accountId, r.transactionId)
+          const asked = { txid: r.txid ?? r.transactionId, endToEndId, refundId: r.id, amount: r.amount }
+          const status = yield* pix.refund(asked).pipe(
             Effect.map((s) => s.status),
             Tenancy.within(r.accountId),
             Effect.provideService(Tenancy, tenancy),

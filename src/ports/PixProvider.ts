@@ -135,7 +135,11 @@ export class PixProvider extends Context.Tag("PixProvider")<
     /**
      * Asks for `amount` back to the payer, keyed by `refundId` (retrying with the same id is safe). The
      * answer is often PROCESSING: the final status comes later, by notification or `refundStatus`.
-     * `endToEndId` names the payment when the caller knows it; otherwise the charge's payment is used.
+     * `endToEndId` names the payment to return, and an adapter returns that one: a charge may have more than
+     * one payment (two payers of one QR code, an amount that differed; the API Pix lists them all under it),
+     * and only the caller knows which settled it. The core names it whenever it has it recorded (the payment
+     * that settled the charge, a bolepix's second payment). Absent (a charge paid in the sandbox, of which
+     * nothing was recorded), the adapter takes the charge's payment as the PSP lists it.
      */
     readonly refund: (request: {
       readonly txid: string

@@ -89,6 +89,16 @@ export class ReceivedPixRepo extends Context.Tag("ReceivedPixRepo")<
     /** Every mark made on the payment and every mark undone, oldest first. */
     readonly marks: (endToEndId: string) => Effect.Effect<ReadonlyArray<ReceivedPixMark>>
     readonly find: (endToEndId: string) => Effect.Effect<Option.Option<ReceivedPixRecord>>
+    /**
+     * The payment that settled the transaction (recorded `settled`): the one a refund of the sale returns. A
+     * charge may have more payments than that one (a second payer of the same QR code, an amount that
+     * differed), which wait for an operator and are never the sale's (docs/providers.md "Refunds"). None when
+     * no payment the PSP reported settled it (a charge paid in the sandbox, a boleto paid by its barcode).
+     */
+    readonly settlingPayment: (
+      accountId: AccountId,
+      transactionId: TransactionId
+    ) => Effect.Effect<Option.Option<ReceivedPixRecord>>
   }
 >() {}
 

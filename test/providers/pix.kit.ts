@@ -12,7 +12,8 @@ import { outcome } from "./outcome.ts"
 import { PixProvider, type PixChargeRequest, type PixDueChargeRequest } from "../../src/ports/PixProvider.ts"
 
 export interface PspLevers {
-  readonly pay: (txid: string, opts?: { amount?: number; notify?: boolean }) => Promise<string>
+  /** `again`: a second payer pays the charge already paid (the spec's `CobCompleta.pix` is an array). */
+  readonly pay: (txid: string, opts?: { amount?: number; notify?: boolean; again?: boolean }) => Promise<string>
   readonly inject: (match: string, fault: "timeout" | "5xx" | "commit-then-drop" | "401") => void
   readonly settleRefund: (e2e: string, id: string, status: "DEVOLVIDO" | "NAO_REALIZADO") => Promise<void>
   /** The PSP's own BR Code for a txid, to compare with what the adapter hands over. */
@@ -259,6 +260,33 @@ export const pixKit = (subject: () => Promise<PixKitSubject> | PixKitSubject, te
         p.refund({ txid: charge.txid, endToEndId: e2e, refundId: randomUUID(), amount: 9_000 })
       )
       expect(outcome(over)).toBe("Unprocessable")
+    })
+
+    pspIt("two payments on one charge: a refund naming one is that payment's, never the other's", async () => {
+      const charge = await run((p) => p.createCharge(request(5_000)))
+      // Payer A pays 40,00 of the 50,00; payer B, who read the same QR code, pays the 50,00.
+      const first = await psp().pay(charge.txid, { amount: 4_000, notify: false })
+      const second = await psp().pay(charge.txid, { notify: false, again: true })
+      const state = await run((p) => p.chargeStatus(charge.txid))
+      expect(state.status).toBe("PAID")
+      expect(state.payments.map((x) => [x.endToEndId, x.amount])).toEqual([
+        [first, 4_000],
+        [second, 5_000]
+      ])
+      // The whole 50,00 back to B: more than A paid, so sent to A's payment it would be refused.
+      const refundId = randomUUID()
+      const full = await run((p) => p.refund({ txid: charge.txid, endToEndId: second, refundId, amount: 5_000 }))
+      expect(full).toMatchObject({ refundId, amount: 5_000 })
+      expect(["PROCESSING", "RETURNED"]).toContain(full.status)
+      expect(await run((p) => p.refundStatus({ endToEndId: second, refundId }))).toMatchObject({
+        refundId,
+        amount: 5_000
+      })
+      const after = await run((p) => p.chargeStatus(charge.txid))
+      const refundsOf = (e2e: string) =>
+        after.payments.find((x) => x.endToEndId === e2e)!.refunds.map((r) => r.refundId)
+      expect(refundsOf(second)).toEqual([refundId])
+      expect(refundsOf(first)).toEqual([])
     })
 
     pspIt("lists received payments in a window, every page, each once", async () => {

@@ -44,6 +44,7 @@ import deliveryScheduleFrom from "./migrations/0049_delivery_schedule_from.ts"
 import loginAttempts from "./migrations/0050_login_attempts.ts"
 import refundsPending from "./migrations/0051_refunds_pending.ts"
 import feedsInCommitOrder from "./migrations/0052_feeds_in_commit_order.ts"
+import pixReceivedSettling from "./migrations/0053_pix_received_settling.ts"
 import admitMany from "./migrations/0042_admit_many.ts"
 import pixExceptionHandled from "./migrations/0043_pix_exception_handled.ts"
 import { withSpan } from "../../spans.ts"
@@ -91,7 +92,8 @@ export const MIGRATIONS = {
   "0049_delivery_schedule_from": deliveryScheduleFrom,
   "0050_login_attempts": loginAttempts,
   "0051_refunds_pending": refundsPending,
-  "0052_feeds_in_commit_order": feedsInCommitOrder
+  "0052_feeds_in_commit_order": feedsInCommitOrder,
+  "0053_pix_received_settling": pixReceivedSettling
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)

@@ -154,6 +154,15 @@ export const ReceivedPixRepoLive = Layer.effect(
           sql<Row>`select ${sql.literal(columns)} from pix_received where end_to_end_id = ${endToEndId}`.pipe(
             Effect.orDie,
             Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), recordOf))
+          ),
+        // One at most: a payment settles a charge only while it is PENDING, under its row lock (PixReceipts).
+        settlingPayment: (accountId, transactionId) =>
+          sql<Row>`
+          select ${sql.literal(columns)} from pix_received
+          where transaction_id = ${transactionId} and account_id = ${accountId} and outcome = 'settled'
+          order by received_at limit 1`.pipe(
+            Effect.orDie,
+            Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), recordOf))
           )
       })
     )

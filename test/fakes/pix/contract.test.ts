@@ -104,6 +104,8 @@ describe.skipIf(!specPresent)("the fake PSP against the API Pix 2.9.0 OpenAPI", 
         const b = yield* make(3_000, false)
         yield* pix.chargeStatus(a.txid)
         const e2e = yield* Effect.promise(() => psp.pay(a.txid, { notify: false }))
+        // A second payer of the same charge: `CobCompleta.pix` lists both.
+        yield* Effect.promise(() => psp.pay(a.txid, { notify: false, again: true }))
         yield* pix.chargeStatus(a.txid)
         yield* pix.cancelCharge(b.txid)
         yield* pix.cancelCharge(a.txid) // refused (paid), then read back

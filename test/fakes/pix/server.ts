@@ -708,14 +708,27 @@ export const startFakePsp = async (options: FakePspOptions) => {
      * local address (`127.0.0.2`: another caller on loopback, for an IP allow-list).
      */
     setNotifier: (how: { clientCert: boolean; from?: string }) => void (notifier = how),
-    /** The payer pays the charge (at `amount` centavos, the charge's own by default); notifies unless told. */
+    /**
+     * The payer pays the charge (at `amount` centavos, the charge's own by default); notifies unless told.
+     * `again`: another payer pays a charge already paid (CONCLUIDA), as two payers who both read its QR code
+     * while it was ATIVA do; the PSP lists every payment under the charge in the order paid (the spec's
+     * `CobCompleta.pix` is an array). A withdrawn charge refuses it all the same.
+     */
     pay: async (
       txid: string,
-      opts: { amount?: number; notify?: boolean; endToEndId?: string; listed?: boolean; bareInCob?: boolean } = {}
+      opts: {
+        amount?: number
+        notify?: boolean
+        endToEndId?: string
+        listed?: boolean
+        bareInCob?: boolean
+        again?: boolean
+      } = {}
     ) => {
       // A due-date charge (cobv) is paid the same way; the fake does not compute its terms: pass `amount`.
       const cob = cobs.get(txid) ?? cobvs.get(txid)
-      if (cob !== undefined && cob.status !== "ATIVA") throw new Error(`charge ${txid} is ${cob.status}`)
+      const payable = cob?.status === "ATIVA" || (opts.again === true && cob?.status === "CONCLUIDA")
+      if (cob !== undefined && !payable) throw new Error(`charge ${txid} is ${cob.status}`)
       if (cob !== undefined) cob.status = "CONCLUIDA"
       const original = cob === undefined ? undefined : typeof cob.valor === "string" ? cob.valor : cob.valor.original
       const paid: Received = {
@@ -780,7 +793,8 @@ export const startFakePsp = async (options: FakePspOptions) => {
 export type FakePsp = Awaited<ReturnType<typeof startFakePsp>>
 
 /**
- * The levers over plain HTTP on loopback, for a fake started alone (`npm run fake -- pix`): `POST /pay/{txid}`,
+ * The levers over plain HTTP on loopback, for a fake started alone (`npm run fake -- pix`): `POST /pay/{txid}`
+ * (`?amount=` centavos, `?again=true` for a second payer of a paid charge),
  * `POST /fault/{fault}?match=`, `POST /notifications/{mode}`, `POST /flush`,
  * `POST /refund/{e2eid}/{id}/{DEVOLVIDO|NAO_REALIZADO}`, `GET /exchanges`.
  */
@@ -796,7 +810,10 @@ export const startControl = async (psp: FakePsp, port = 0) => {
       if (req.method === "POST" && parts[0] === "pay" && parts[1] !== undefined) {
         const amount = url.searchParams.get("amount")
         return reply(200, {
-          endToEndId: await psp.pay(parts[1], amount === null ? {} : { amount: Number(amount) })
+          endToEndId: await psp.pay(parts[1], {
+            ...(amount === null ? {} : { amount: Number(amount) }),
+            ...(url.searchParams.get("again") === "true" ? { again: true } : {})
+          })
         })
       }
       if (req.method === "POST" && parts[0] === "fault" && parts[1] !== undefined) {
