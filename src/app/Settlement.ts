@@ -30,7 +30,10 @@ export class Settlement extends Effect.Service<Settlement>()("Settlement", {
     /**
      * A PIX charge is withdrawn at the PSP before it expires here, so it can no longer be paid; one paid
      * meanwhile is settled by its payment instead, and the expiry then finds it PAID (IllegalTransition).
-     * The PSP unreachable: a defect, so the expiry job fails and is retried later.
+     * The PSP unreachable: a defect, so the expiry job fails and is retried later. Paid by the PSP's word but
+     * with no payment listed under it (`CobCompleta.pix` is optional), there is nothing to settle it with
+     * yet: expired here, the buyer's money would stay with the gateway and the sale FAILED. So it is a
+     * defect too, the job retried while the notice or `reconcile_pix`'s listing brings the payment.
      */
     const withdrawPix = (accountId: AccountId, transactionId: TransactionId) =>
       Effect.gen(function* () {
@@ -39,6 +42,8 @@ export class Settlement extends Effect.Service<Settlement>()("Settlement", {
         const txid = found.value.details.pix?.txid
         if (txid === undefined) return
         const state = yield* pix.cancelCharge(txid).pipe(Effect.orDie)
+        if (state.status === "PAID" && state.payments.length === 0)
+          return yield* Effect.dieMessage(`PIX charge ${txid} is paid at the PSP, which lists no payment for it yet`)
         if (state.status === "PAID") yield* inbox.receive(state.payments, "reconciliation")
       })
 

@@ -121,6 +121,8 @@ interface Received {
   unlisted?: boolean
   /** Listed under its charge (`GET /cob/{txid}`'s `pix`) without its `txid`, which the spec leaves optional. */
   bareInCob?: boolean
+  /** Not listed under its charge (`CobCompleta.pix` is optional: a PSP may leave it out). */
+  notInCob?: boolean
 }
 
 export interface FakePspOptions {
@@ -230,6 +232,12 @@ export const startFakePsp = async (options: FakePspOptions) => {
     return r.bareInCob === true ? bare : pixJson(r)
   }
 
+  /** A concluded charge's payments as listed under it; left out when none of them is (`notInCob`). */
+  const inCobList = (c: { readonly status: string; readonly txid: string }) => {
+    const listed = [...received.values()].filter((r) => r.txid === c.txid && r.notInCob !== true)
+    return c.status === "CONCLUIDA" && listed.length > 0 ? { pix: listed.map(inCobJson) } : {}
+  }
+
   const cobJson = (c: Cob) => ({
     calendario: { criacao: c.criacao, expiracao: c.expiracao },
     txid: c.txid,
@@ -241,7 +249,7 @@ export const startFakePsp = async (options: FakePspOptions) => {
     valor: { original: c.valor },
     chave: c.chave,
     pixCopiaECola: c.pixCopiaECola,
-    ...(c.status === "CONCLUIDA" ? { pix: [...received.values()].filter((r) => r.txid === c.txid).map(inCobJson) } : {})
+    ...inCobList(c)
   })
 
   const cobvJson = (c: Cobv) => ({
@@ -267,7 +275,7 @@ export const startFakePsp = async (options: FakePspOptions) => {
     valor: c.valor,
     chave: c.chave,
     pixCopiaECola: c.pixCopiaECola,
-    ...(c.status === "CONCLUIDA" ? { pix: [...received.values()].filter((r) => r.txid === c.txid).map(inCobJson) } : {})
+    ...inCobList(c)
   })
 
   // --- notifications ------------------------------------------------------------------------------------
@@ -722,6 +730,8 @@ export const startFakePsp = async (options: FakePspOptions) => {
         endToEndId?: string
         listed?: boolean
         bareInCob?: boolean
+        /** The PSP leaves the payment out of the charge's `pix` list (an optional field of `CobCompleta`). */
+        inCob?: boolean
         again?: boolean
       } = {}
     ) => {
@@ -739,7 +749,8 @@ export const startFakePsp = async (options: FakePspOptions) => {
         chave: pixKey,
         devolucoes: [],
         ...(opts.listed === false ? { unlisted: true } : {}),
-        ...(opts.bareInCob === true ? { bareInCob: true } : {})
+        ...(opts.bareInCob === true ? { bareInCob: true } : {}),
+        ...(opts.inCob === false ? { notInCob: true } : {})
       }
       received.set(paid.endToEndId, paid)
       if (opts.notify !== false) await notify([paid])
