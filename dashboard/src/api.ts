@@ -32,6 +32,16 @@ export const onSignedOut = (listener: () => void) => {
   return () => listeners.delete(listener)
 }
 
+const liveListeners = new Set<() => void>()
+/**
+ * Called when the API refuses live mode (400 `mode_unavailable`: the operator has configured no live
+ * rail, docs/dashboard.md "Mode"): the app says so instead of each page showing the refusal.
+ */
+export const onModeUnavailable = (listener: () => void) => {
+  liveListeners.add(listener)
+  return () => liveListeners.delete(listener)
+}
+
 const headers = (json: boolean): Record<string, string> => {
   const h: Record<string, string> = { accept: "application/json", "x-gateway-mode": session.mode() }
   const token = session.token()
@@ -40,27 +50,30 @@ const headers = (json: boolean): Record<string, string> => {
   return h
 }
 
-const fail = async (response: Response): Promise<never> => {
+/** `sent` is the token the request carried: a late 401 of an earlier session must not sign out the next. */
+const fail = async (response: Response, sent: string | null): Promise<never> => {
   const body = (await response.json().catch(() => ({}))) as {
     message?: string
     code?: string
     errors?: Array<{ field: string; message: string }>
   }
-  if (response.status === 401 && session.token()) {
+  if (response.status === 401 && sent !== null && session.token() === sent) {
     session.signOut()
     listeners.forEach((l) => l())
   }
+  if (response.status === 400 && body.code === "mode_unavailable") liveListeners.forEach((l) => l())
   throw new ApiError(response.status, body.message ?? response.statusText, body.code ?? "error", body.errors ?? [])
 }
 
 export const request = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+  const sent = session.token()
   const response = await fetch(path, {
     method,
     headers: headers(body !== undefined),
     cache: "no-store",
     ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
-  if (!response.ok) return fail(response)
+  if (!response.ok) return fail(response, sent)
   return (response.status === 204 ? undefined : await response.json()) as T
 }
 
@@ -73,8 +86,9 @@ export const patch = <T>(path: string, body: unknown) => request<T>("PATCH", pat
  * Authorization header, never in a URL (a URL lands in logs and history).
  */
 export const download = async (path: string, filename: string) => {
+  const sent = session.token()
   const response = await fetch(path, { headers: headers(false), cache: "no-store" })
-  if (!response.ok) return fail(response)
+  if (!response.ok) return fail(response, sent)
   const url = URL.createObjectURL(await response.blob())
   const a = document.createElement("a")
   a.href = url

@@ -21,7 +21,8 @@ const pt = {
   mode: "Modo",
   test: "Teste",
   live: "Produção",
-  liveUnavailable: "O modo produção ainda não está disponível: este gateway só tem dados de teste.",
+  liveUnavailable:
+    "O modo produção ainda não está disponível: o operador deste gateway não configurou pagamentos reais.",
   language: "Idioma",
   login: "Entrar",
   signup: "Criar conta",
@@ -183,7 +184,7 @@ const en: Texts = {
   mode: "Mode",
   test: "Test",
   live: "Live",
-  liveUnavailable: "Live mode is not available yet: this gateway has test data only.",
+  liveUnavailable: "Live mode is not available yet: this gateway's operator has not set up live payments.",
   language: "Language",
   login: "Sign in",
   signup: "Create account",

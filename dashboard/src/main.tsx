@@ -3,9 +3,9 @@ import "./style.css"
 import { render } from "preact"
 import { useEffect, useState } from "preact/hooks"
 import { Link, Route, Router, Switch, useLocation } from "wouter-preact"
-import { type Mode, onSignedOut, session } from "./api.ts"
+import { type Mode, onModeUnavailable, onSignedOut, session } from "./api.ts"
 import { type Lang, lang, setLang, useTexts } from "./i18n.ts"
-import { invalidate } from "./query.ts"
+import { resetQueries } from "./query.ts"
 import { ApiKeys, Customers, Subaccounts } from "./pages/Account.tsx"
 import { TransactionDetail } from "./pages/Detail.tsx"
 import { Home } from "./pages/Home.tsx"
@@ -31,14 +31,14 @@ const NAV = [
   ["/payment-links", "paymentLinks"]
 ] as const
 
-/** Test or live (docs/dashboard.md "Mode"): every request carries it; live is refused until it exists. */
+/** Test or live (docs/dashboard.md "Mode"): every request carries it; a switch forgets the other mode's answers. */
 const ModeSwitch = (props: { mode: Mode; onChange: (m: Mode) => void }) => {
   const t = useTexts()
   const { mode } = props
   const choose = (m: Mode) => {
     session.setMode(m)
+    resetQueries()
     props.onChange(m)
-    invalidate("")
   }
   return (
     <div class="mode" role="radiogroup" aria-label={t.mode}>
@@ -78,6 +78,9 @@ const Shell = (props: { onSignOut: () => void }) => {
   useEffect(() => setMenu(false), [location])
   const [mode, setMode] = useState<Mode>(session.mode())
   const live = mode === "live"
+  // The API refused live mode (no live rail configured): say so once rather than on every page.
+  const [refused, setRefused] = useState(false)
+  useEffect(() => onModeUnavailable(() => setRefused(true)), [])
   return (
     <>
       <a class="skip" href="#main">
@@ -85,7 +88,13 @@ const Shell = (props: { onSignOut: () => void }) => {
       </a>
       <header class={live ? "top live" : "top"}>
         <span class="brand">{t.appName}</span>
-        <ModeSwitch mode={mode} onChange={setMode} />
+        <ModeSwitch
+          mode={mode}
+          onChange={(m) => {
+            setMode(m)
+            setRefused(false)
+          }}
+        />
         <LangSwitch />
         <button
           type="button"
@@ -116,14 +125,13 @@ const Shell = (props: { onSignOut: () => void }) => {
           </ul>
         </nav>
         <main id="main">
-          {live ? (
-            // Live data does not exist yet (docs/dashboard.md "Mode"): the switch says so instead of
-            // asking the API for pages it would refuse one by one.
+          {live && refused ? (
             <p class="problem" role="alert">
               {t.liveUnavailable}
             </p>
           ) : (
-            <Switch>
+            // Keyed by mode: the pages start again in the new mode, nothing of the other one stays shown.
+            <Switch key={mode}>
               <Route path="/">{() => <Home />}</Route>
               <Route path="/transactions">{() => <Transactions />}</Route>
               <Route path="/transactions/:id">{(p: { id: string }) => <TransactionDetail id={p.id} />}</Route>
@@ -149,19 +157,33 @@ const Shell = (props: { onSignOut: () => void }) => {
 const App = () => {
   const [signedIn, setSignedIn] = useState(session.token() !== null)
   useTexts()
-  useEffect(() => onSignedOut(() => setSignedIn(false)), [])
+  // Each sign-in, sign-out and expired token (a 401) starts the cache again: the next merchant in this
+  // tab sees neither the previous one's answers nor those still on their way.
+  useEffect(
+    () =>
+      onSignedOut(() => {
+        resetQueries()
+        setSignedIn(false)
+      }),
+    []
+  )
   return (
     <Router base="/dashboard">
       {signedIn ? (
         <Shell
           onSignOut={() => {
             session.signOut()
-            invalidate("")
+            resetQueries()
             setSignedIn(false)
           }}
         />
       ) : (
-        <Login onSignedIn={() => setSignedIn(true)} />
+        <Login
+          onSignedIn={() => {
+            resetQueries()
+            setSignedIn(true)
+          }}
+        />
       )}
     </Router>
   )

@@ -7,11 +7,23 @@ import { useCallback, useEffect, useRef, useState } from "preact/hooks"
  */
 const cache = new Map<string, unknown>()
 const subscribers = new Map<string, Set<() => void>>()
+/**
+ * Which session and mode the answers belong to. The keys name pages, not accounts, so an answer asked
+ * for before a sign-out, an expired token or a mode switch (polls run every second) is another
+ * account's or mode's and must not land in the cache of the next one.
+ */
+let generation = 0
 
 /** Forgets every answer whose key starts with `prefix` and refetches the ones on screen. */
 export const invalidate = (prefix = "") => {
   for (const key of [...cache.keys()]) if (key.startsWith(prefix)) cache.delete(key)
   for (const [key, set] of subscribers) if (key.startsWith(prefix)) set.forEach((f) => f())
+}
+
+/** Forgets every answer and drops those still on their way: the session or the mode has changed. */
+export const resetQueries = () => {
+  generation += 1
+  cache.clear()
 }
 
 export interface Query<T> {
@@ -29,14 +41,17 @@ export const useQuery = <T>(key: string | null, load: () => Promise<T>, every?: 
   loadRef.current = load
   const run = useCallback(() => {
     if (key === null) return
+    const asked = generation
     loadRef.current().then(
       (value) => {
+        if (asked !== generation) return
         cache.set(key, value)
         setData(value)
         setError(undefined)
         setLoading(false)
       },
       (e: Error) => {
+        if (asked !== generation) return
         setError(e)
         setLoading(false)
       }
