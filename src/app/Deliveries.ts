@@ -1,4 +1,4 @@
-import { Clock, Effect, Option, Random } from "effect"
+import { Cause, Clock, Effect, Option, Random } from "effect"
 import { Metrics } from "../ports/Metrics.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import { nextRetryDelayMs } from "../domain/webhook.ts"
@@ -65,40 +65,58 @@ export class Deliveries extends Effect.Service<Deliveries>()("Deliveries", {
           responseBody: outcome.responseBody ?? null,
           latencyMs: outcome.durationMs
         }
+        // The receiver's answer is untrusted text (the sender keeps it storable): should the database still
+        // refuse the record, the attempt is recorded without it. Each delivery keeps its last attempt and is
+        // retried on WEBHOOK_RETRY_SCHEDULE (docs/webhooks.md "Deliveries"); a failed job is instead retried by
+        // graphile-worker, up to 25 POSTs on its own back-off and none recorded. Only a database out of reach
+        // fails both, and leaves the attempt to that retry.
+        const recorded = <A>(record: (answer: string | null) => Effect.Effect<A>) =>
+          Effect.catchAllDefect(record(exchange.responseBody), (defect) =>
+            Effect.logWarning("webhook attempt recorded without the response body", Cause.die(defect)).pipe(
+              Effect.zipRight(record(null))
+            )
+          )
         metrics.webhookDeliveries.inc({ event: target.event, outcome: outcome._tag.toLowerCase() })
         metrics.webhookDuration.observe({ outcome: outcome._tag.toLowerCase() }, outcome.durationMs / 1000)
         if (outcome._tag === "Delivered") {
           metrics.webhookAttemptsUntilSuccess.observe(attempts)
-          yield* repo.recordAttempt(deliveryId, {
-            status: "SUCCESS",
-            attempts,
-            httpStatus: 200,
-            attemptedAt,
-            nextRetryAt: null,
-            lastError: null,
-            ...exchange
-          })
+          yield* recorded((responseBody) =>
+            repo.recordAttempt(deliveryId, {
+              status: "SUCCESS",
+              attempts,
+              httpStatus: 200,
+              attemptedAt,
+              nextRetryAt: null,
+              lastError: null,
+              ...exchange,
+              responseBody
+            })
+          )
           return
         }
         // The schedule counts from its start, which a manual resend moves to the attempts made by then, so a
         // resend retries on the whole schedule while `attempts` keeps counting them all (docs/webhooks.md).
         const delay = nextRetryDelayMs(config.webhookRetrySchedule, attempts - target.scheduleFrom, yield* Random.next)
         const nextRetryAt = delay === undefined ? null : new Date(attemptedAt.getTime() + delay)
-        yield* tx.run(
-          Effect.gen(function* () {
-            // The webhook may have been deleted while this attempt was in flight: the delivery is
-            // then dropped (no longer PENDING) and must not come back.
-            const recorded = yield* repo.recordAttempt(deliveryId, {
-              status: nextRetryAt === null ? "FAILED" : "PENDING",
-              attempts,
-              httpStatus: outcome._tag === "Rejected" ? outcome.httpStatus : null,
-              attemptedAt,
-              nextRetryAt,
-              lastError: outcome._tag === "Rejected" ? `HTTP ${outcome.httpStatus}` : outcome.reason,
-              ...exchange
+        // A refused record rolls its transaction back, the next job included: recorded again, whole.
+        yield* recorded((responseBody) =>
+          tx.run(
+            Effect.gen(function* () {
+              // The webhook may have been deleted while this attempt was in flight: the delivery is
+              // then dropped (no longer PENDING) and must not come back.
+              const pending = yield* repo.recordAttempt(deliveryId, {
+                status: nextRetryAt === null ? "FAILED" : "PENDING",
+                attempts,
+                httpStatus: outcome._tag === "Rejected" ? outcome.httpStatus : null,
+                attemptedAt,
+                nextRetryAt,
+                lastError: outcome._tag === "Rejected" ? `HTTP ${outcome.httpStatus}` : outcome.reason,
+                ...exchange,
+                responseBody
+              })
+              if (pending && nextRetryAt !== null) yield* scheduler.deliverAt(deliveryId, nextRetryAt)
             })
-            if (recorded && nextRetryAt !== null) yield* scheduler.deliverAt(deliveryId, nextRetryAt)
-          })
+          )
         )
       })
     }

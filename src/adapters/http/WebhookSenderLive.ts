@@ -30,11 +30,16 @@ const unreachable = (reason: string): Unreachable => ({ _tag: "Unreachable", rea
 
 /** The part of a response body a delivery record keeps (docs/webhooks.md "Deliveries"). */
 export const KEPT_RESPONSE_BYTES = 4096
-/** The first KEPT_RESPONSE_BYTES of the chunks, as UTF-8 text (a character cut in two is dropped). */
+/**
+ * The first KEPT_RESPONSE_BYTES of the chunks, as UTF-8 text (a character cut in two is dropped). The
+ * receiver's bytes are untrusted: a NUL, the one code point PostgreSQL's text cannot hold (decoded text is
+ * otherwise valid UTF-8), becomes U+FFFD, or the record of the attempt would be refused (docs/webhooks.md).
+ */
 const keptText = (chunks: ReadonlyArray<Buffer>) =>
   new TextDecoder("utf-8", { fatal: false })
     .decode(Buffer.concat(chunks as Array<Buffer>).subarray(0, KEPT_RESPONSE_BYTES))
     .replace(/\uFFFD$/, "")
+    .replaceAll("\u0000", "\uFFFD")
 
 const left = (deadline: number) => Math.max(0, deadline - performance.now())
 const hostOf = (url: string) => {

@@ -28,6 +28,13 @@ const Row = Schema.Struct({
 const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
 
 /**
+ * A body that is not JSON is kept as its text, and a merchant's text is untrusted: a NUL, the one code point
+ * PostgreSQL's text cannot hold, becomes U+FFFD, or the statement, and every account's lines in it, would be
+ * refused. (Node refuses a NUL in the request line and headers.)
+ */
+const storable = (body: string | null) => (body === null ? null : body.replaceAll("\u0000", "\uFFFD"))
+
+/**
  * The request log written off the request path (issue 20 §2): `record` only queues, and one fiber writes
  * what is queued every FLUSH_EVERY_MS in one `insert … select from unnest(…)`, so a charge pays no round
  * trip for its log line (docs/performance.md). Entries queued when the process stops are written on the
@@ -46,7 +53,8 @@ export const RequestLogLive = Layer.scoped(
                              ${entries.map((e) => e.method)}::text[], ${entries.map((e) => e.path)}::text[],
                              ${entries.map((e) => e.status)}::int[], ${entries.map((e) => e.latencyMs)}::int[],
                              ${entries.map((e) => e.requestId)}::text[],
-                             ${entries.map((e) => e.idempotencyKey)}::text[], ${entries.map((e) => e.body)}::text[],
+                             ${entries.map((e) => e.idempotencyKey)}::text[],
+                             ${entries.map((e) => storable(e.body))}::text[],
                              ${entries.map((e) => e.at.toISOString())}::timestamptz[])`.pipe(
         Effect.asVoid,
         // An account deleted meanwhile, or the database away: the lines are lost, the service is not.

@@ -1,4 +1,4 @@
-import { Deferred, Effect, Exit, FiberSet, Queue, type Scope } from "effect"
+import { Cause, Deferred, Effect, Exit, FiberSet, Queue, type Scope } from "effect"
 
 /** Most keys in one statement: keeps a statement's parameters and its rows small. */
 const MAX_BATCH = 500
@@ -21,18 +21,25 @@ const answer = <K, A>(calls: ReadonlyArray<readonly [K, Deferred.Deferred<A>]>, 
  * Turns a statement over many keys into a function of one key, shared by concurrent callers (the
  * delivery jobs run side by side, each in its own fiber). A call waits for no timer: an idle
  * system runs each call at once, alone; under load, the calls that arrive while a statement is on
- * the wire go together in the next one. `run` answers in the order of its keys. If it fails, every
- * caller of that batch fails with the same cause (a job then fails and graphile-worker retries it,
- * as it would for its own statement). The lanes stop with the scope.
+ * the wire go together in the next one. `run` answers in the order of its keys. If it fails, each of its
+ * keys is run again alone, one after the other: a row the database refuses (a value it cannot store) then
+ * fails only its own caller, not the deliveries of other merchants that shared its statement. That costs
+ * what those calls cost unbatched; a database away fails them all, each with its own cause. The lanes
+ * stop with the scope.
  */
 export const batched = <K, A>(
   run: (keys: ReadonlyArray<K>) => Effect.Effect<ReadonlyArray<A>>
 ): Effect.Effect<(key: K) => Effect.Effect<A>, never, Scope.Scope> =>
   Effect.gen(function* () {
     const queue = yield* Queue.unbounded<readonly [K, Deferred.Deferred<A>]>()
+    const alone = (call: readonly [K, Deferred.Deferred<A>]) =>
+      Effect.flatMap(Effect.exit(run([call[0]])), (exit) => answer([call], exit))
     const lane = Effect.gen(function* () {
       const calls = Array.from(yield* Queue.takeBetween(queue, 1, MAX_BATCH))
-      yield* answer(calls, yield* Effect.exit(run(calls.map(([key]) => key))))
+      const exit = yield* Effect.exit(run(calls.map(([key]) => key)))
+      if (Exit.isFailure(exit) && calls.length > 1 && !Cause.isInterruptedOnly(exit.cause))
+        yield* Effect.forEach(calls, alone, { discard: true })
+      else yield* answer(calls, exit)
     }).pipe(Effect.forever)
     for (let i = 0; i < LANES; i++) yield* Effect.forkScoped(lane)
     yield* Effect.addFinalizer(() => Queue.shutdown(queue))
