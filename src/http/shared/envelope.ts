@@ -63,6 +63,16 @@ const phrase = (field: string, message: string) =>
         ? `${field} ${message}`
         : `${field}: ${message}`
 
+const ACTUAL = /, actual [\s\S]*$/
+
+/** Whether a decode message's quoted value may hold a card number, a CVV or a secret (see fromDecodeError). */
+const quotesSecret = (path: ReadonlyArray<PropertyKey>, message: string) => {
+  if (path.some((key) => typeof key === "string" && isSecretKey(key))) return true
+  const actual = /, actual ([\s\S]*)$/.exec(message)?.[1]
+  if (actual === undefined) return false
+  return /^[[{]/.test(actual) || redactBody(actual) !== actual
+}
+
 const fromDecodeError = (error: HttpApiError.HttpApiDecodeError) => {
   // One error per field: an optional field's union also reports "Expected undefined".
   const seen = new Set<string>()
@@ -74,10 +84,10 @@ const fromDecodeError = (error: HttpApiError.HttpApiDecodeError) => {
     // lists every other field; the merchant needs the one it sent by mistake.
     if (issue._tag === "Unexpected") return [{ field, message: unknownFieldMessage(field) }]
     // Schema's message quotes the value it refused ("Expected string, actual 4111111111111111"): not a
-    // card number's, a CVV's or a secret's, which the answer would carry back (docs/input.md).
-    const last = issue.path.at(-1)
-    const message =
-      typeof last === "string" && isSecretKey(last) ? issue.message.replace(/, actual [\s\S]*$/, "") : issue.message
+    // card number's, a CVV's or a secret's, which the answer would carry back (docs/input.md). Nor an
+    // object, a list or a text holding one: a `card` sent as a string or a list, a body sent as a list,
+    // quote the card itself.
+    const message = quotesSecret(issue.path, issue.message) ? issue.message.replace(ACTUAL, "") : issue.message
     return [{ field, message: phrase(field, message) }]
   })
   return BadRequest.of({ message: errors[0]?.message ?? "invalid request", code: "validation_failed", errors })
