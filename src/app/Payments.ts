@@ -1,8 +1,9 @@
 import type { AccountId, CustomerId, TransactionId } from "../domain/ids.ts"
 import { Clock, Duration, Effect, Either, Option } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
-import { Conflict, NotFound, ValidationFailed } from "../domain/errors.ts"
+import { Conflict, NotFound, Unprocessable, ValidationFailed } from "../domain/errors.ts"
 import { IllegalTransition } from "../domain/lifecycle.ts"
+import { cardExpired } from "../domain/card.ts"
 import { isPayable, type Order } from "../domain/order.ts"
 import type { PaymentCommand } from "../domain/payment.ts"
 import { installmentOption, offered } from "../domain/installments.ts"
@@ -451,8 +452,33 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
           return yield* ValidationFailed.one("cardToken", "cardToken was saved for another document than the buyer's")
         }
       }
+      if (stored.value._tag === "Unreadable") {
+        // The vault's key is no longer the one it was stored under (logged by the vault): the merchant can
+        // act on it by tokenizing the card again (docs/decisions.md "Saved cards the gateway cannot charge").
+        return yield* new Unprocessable({
+          code: "card_token_unusable",
+          message: "the saved card can no longer be read by the vault; tokenize the card again",
+          field: "cardToken"
+        })
+      }
       const { brand, expMonth, expYear, holderName, pan, token } = stored.value
       return { card: { pan, brand, expMonth, expYear, holderName } satisfies CardData, token }
+    })
+
+    /**
+     * A saved card whose expiry has passed since it was tokenized is judged by the gateway, as a raw card's
+     * date is at decoding (docs/decisions.md "Card data the gateway can judge itself"): 400 naming the
+     * token, before the antifraud and the acquirer, and nothing recorded.
+     */
+    const refuseExpiredToken = fn("Payments.refuseExpiredToken")(function* (card: CardData) {
+      const now = new Date(yield* Clock.currentTimeMillis)
+      // cardExpired takes the two-digit year; a stored year outside 2000–2099 reads as expired (fail closed).
+      if (!cardExpired(card.expMonth, card.expYear - 2000, now)) return
+      const month = String(card.expMonth).padStart(2, "0")
+      return yield* ValidationFailed.one(
+        "cardToken",
+        `the saved card expired (${month}/${card.expYear}); tokenize a card that is still valid`
+      )
     })
 
     /** Asks the acquirer and moves the PROCESSING transaction by its answer. */
@@ -560,6 +586,8 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         }
         return yield* authorize(accountId, existing.value, card, true)
       }
+      // Not on a resume above: that charge was judged when it began and may already be at the acquirer.
+      if (token !== null) yield* refuseExpiredToken(card)
       const analysis = yield* antifraud.assess({
         accountId,
         transactionId,
@@ -694,8 +722,9 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       )
       if (decision === "reject") return moved
       const held = moved.cardToken === null ? Option.none() : yield* vault.reveal(accountId, moved.cardToken)
-      if (Option.isNone(held)) {
-        // Nothing to charge (the card left the vault): the charge cannot be made.
+      if (Option.isNone(held) || held.value._tag === "Unreadable") {
+        // Nothing to charge (the card left the vault, or the vault can no longer read it, which it logs):
+        // the charge cannot be made.
         return yield* lifecycle.move(accountId, moved.id, "fail", { declineCode: "processing_error" })
       }
       const { brand, expMonth, expYear, holderName, pan } = held.value

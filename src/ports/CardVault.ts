@@ -20,6 +20,21 @@ export interface StoredCard {
   readonly holderName: string
 }
 
+/** A vaulted card whose PAN the vault opened, for a charge. */
+export interface RevealedCard extends StoredCard {
+  readonly _tag: "Revealed"
+  readonly pan: string
+}
+
+/**
+ * A vaulted card whose PAN no longer decrypts: CARD_VAULT_KEY is not the key it was stored under, or its
+ * row was altered. It cannot be charged; the merchant must tokenize the card again (ops/README.md
+ * "Secrets"). What is kept in clear (customer, brand, last four, expiry) is still given.
+ */
+export interface UnreadableCard extends StoredCard {
+  readonly _tag: "Unreadable"
+}
+
 /**
  * Vaulted cards: the PAN encrypted (AES-256-GCM under CARD_VAULT_KEY), last four and brand in clear
  * for display, the CVV never. Tokens are random and opaque.
@@ -33,10 +48,13 @@ export class CardVault extends Context.Tag("CardVault")<
       brand: CardBrand,
       card: VaultCard
     ) => Effect.Effect<StoredCard>
-    /** The card and its PAN, for a charge. None for an unknown token or one of another account. */
+    /**
+     * The card and its PAN, for a charge, or the card as Unreadable when its PAN no longer decrypts (the
+     * caller decides what that means for its charge). None for an unknown token or one of another account.
+     */
     readonly reveal: (
       accountId: AccountId,
       token: string
-    ) => Effect.Effect<Option.Option<StoredCard & { readonly pan: string }>>
+    ) => Effect.Effect<Option.Option<RevealedCard | UnreadableCard>>
   }
 >() {}

@@ -93,13 +93,17 @@ export const CardVaultLive = Layer.effect(
           select ${columns} from cards where token = ${token} and account_id = ${accountId}`.pipe(Effect.orDie)
           const row = rows[0]
           if (row === undefined) return Option.none()
-          const pan = yield* Effect.try(() => open(key, associatedData(accountId, token), row)).pipe(
-            // The message names no card data; the cause (Node's "unable to authenticate data") is dropped.
-            Effect.catchAll(() =>
-              Effect.dieMessage("CardVault: a stored card failed to decrypt (wrong CARD_VAULT_KEY or altered row)")
-            )
-          )
-          return Option.some({ ...toStoredCard(row), pan })
+          const pan = yield* Effect.option(Effect.try(() => open(key, associatedData(accountId, token), row)))
+          if (Option.isNone(pan)) {
+            // For the operator, once per attempt: a key that changed makes every saved card unusable. The line
+            // names the account only, no card data nor token; the cause (Node's "unable to authenticate data")
+            // is dropped.
+            yield* Effect.logError(
+              "CardVault: a stored card failed to decrypt (wrong CARD_VAULT_KEY or altered row)"
+            ).pipe(Effect.annotateLogs({ accountId }))
+            return Option.some({ _tag: "Unreadable" as const, ...toStoredCard(row) })
+          }
+          return Option.some({ _tag: "Revealed" as const, ...toStoredCard(row), pan: pan.value })
         })
       })
     )
