@@ -48,3 +48,29 @@ export const parseMoney = (text: string): number | null => {
 export const today = () => new Intl.DateTimeFormat("en-CA", { timeZone: ZONE }).format(new Date())
 export const daysAgo = (n: number) =>
   new Intl.DateTimeFormat("en-CA", { timeZone: ZONE }).format(new Date(Date.now() - n * 86_400_000))
+
+const day = new Intl.DateTimeFormat("en-CA", { timeZone: ZONE })
+
+/**
+ * The first instant of a São Paulo day (`YYYY-MM-DD`), as the server's `startOfDayInSaoPaulo`: its 00:00,
+ * or the first instant after a midnight the clocks skipped (2018-11-04 began at 01:00 −02:00). Found by
+ * halving 30 hours around the day's 00:00 UTC (a date only moves forward in time); a day is 23, 24 or 25
+ * hours, so the next day's start, not this one plus 24 hours, ends it.
+ */
+const startOf = (date: string): number => {
+  let before = Date.parse(`${date}T00:00:00Z`) - 15 * 3_600_000
+  let from = before + 30 * 3_600_000
+  while (from - before > 1) {
+    const mid = Math.floor((before + from) / 2)
+    if (day.format(new Date(mid)) >= date) from = mid
+    else before = mid
+  }
+  return from
+}
+
+/** A São Paulo day's first and last millisecond, as ISO 8601 instants (a list's inclusive bounds). */
+export const dayStart = (date: string) => new Date(startOf(date)).toISOString()
+export const dayEnd = (date: string) => {
+  const next = new Date(Date.parse(`${date}T12:00:00Z`) + 86_400_000).toISOString().slice(0, 10)
+  return new Date(startOf(next) - 1).toISOString()
+}

@@ -94,6 +94,12 @@ describe("birthdate", () => {
     ])
       expect(isValidBirthdate(s, now)).toBe(false)
   })
+  it("today is São Paulo's: from 21:00 there, UTC's tomorrow is still a future birthdate", () => {
+    const late = new Date("2026-11-30T22:00:00-03:00") // 01:00Z on 1 December
+    expect(isValidBirthdate("2026-11-30", late)).toBe(true)
+    expect(isValidBirthdate("2026-12-01", late)).toBe(false)
+    expect(isValidBirthdate("2026-12-01", new Date("2026-12-01T00:00:00-03:00"))).toBe(true)
+  })
   it("accepts exactly the real dates in [1900-01-01, today]", () => {
     fc.assert(
       fc.property(fc.date({ min: new Date("1850-01-01"), max: new Date("2100-01-01"), noInvalidDate: true }), (d) => {

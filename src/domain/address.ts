@@ -1,5 +1,7 @@
 // Brazilian address, phone and birthdate checks.
 
+import { saoPauloDate } from "./time.ts"
+
 /** CEP (Correios postal code): exactly 8 digits, no hyphen. */
 export const isValidCep = (s: string): boolean => /^\d{8}$/.test(s)
 
@@ -66,12 +68,12 @@ export const isValidBrazilianPhone = (s: string): boolean => normalisePhoneDigit
 
 export const isValidBrazilianMobile = (s: string): boolean => normalisePhoneDigits(s)?.length === 11
 
-/** YYYY-MM-DD, a real calendar date, from 1900-01-01 up to today (UTC date of `now`). */
+/** YYYY-MM-DD, a real calendar date, from 1900-01-01 up to today (São Paulo's date of `now`, docs/calendar.md). */
 export const isValidBirthdate = (s: string, now: Date): boolean => {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s)
   if (m === null || Number.isNaN(now.getTime())) return false
   const t = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))
   // Round-tripping rejects 2023-02-29, 2024-13-01, etc. (Date.UTC would roll them over).
   if (new Date(t).toISOString().slice(0, 10) !== s) return false
-  return s >= "1900-01-01" && s <= now.toISOString().slice(0, 10)
+  return s >= "1900-01-01" && s <= saoPauloDate(now)
 }

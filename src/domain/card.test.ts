@@ -84,11 +84,17 @@ describe("Luhn properties", () => {
 })
 
 describe("expiry", () => {
-  it("a card is valid through the last instant of its month, UTC", () => {
-    expect(cardExpired(2, 24, new Date("2024-02-29T23:59:59.999Z"))).toBe(false)
-    expect(cardExpired(2, 24, new Date("2024-03-01T00:00:00.000Z"))).toBe(true)
-    expect(cardExpired(12, 30, new Date("2030-12-31T23:59:59.999Z"))).toBe(false)
-    expect(cardExpired(12, 30, new Date("2031-01-01T00:00:00.000Z"))).toBe(true)
+  it("a card is valid through the last instant of its month in São Paulo (docs/calendar.md)", () => {
+    expect(cardExpired(2, 24, new Date("2024-02-29T23:59:59.999-03:00"))).toBe(false)
+    expect(cardExpired(2, 24, new Date("2024-03-01T00:00:00.000-03:00"))).toBe(true)
+    // 00:00 UTC of 1 March is 21:00 of 29 February in São Paulo: still the card's month.
+    expect(cardExpired(2, 24, new Date("2024-03-01T00:00:00.000Z"))).toBe(false)
+    expect(cardExpired(11, 26, new Date("2026-11-30T22:00:00-03:00"))).toBe(false)
+    expect(cardExpired(12, 30, new Date("2030-12-31T23:59:59.999-03:00"))).toBe(false)
+    expect(cardExpired(12, 30, new Date("2031-01-01T00:00:00.000-03:00"))).toBe(true)
+    // In summer time (until 2019) the month ended at 24:00 −02:00.
+    expect(cardExpired(11, 18, new Date("2018-11-30T23:59:59.999-02:00"))).toBe(false)
+    expect(cardExpired(11, 18, new Date("2018-12-01T00:00:00.000-02:00"))).toBe(true)
     expect(cardExpired(13, 30, new Date("2020-01-01T00:00:00Z"))).toBe(true)
     expect(cardExpired(0, 30, new Date("2020-01-01T00:00:00Z"))).toBe(true)
   })

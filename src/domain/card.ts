@@ -3,6 +3,8 @@
 // that look like Visa (4…) or Mastercard/Discover (5…, 6…), so Elo ranges are
 // matched FIRST; everything else falls through to the Visa/Mastercard rules.
 
+import { saoPauloDate } from "./time.ts"
+
 const isDigits = (s: string): boolean => /^\d+$/.test(s)
 
 const luhnSum = (digits: string, doubleFirst: boolean): number => {
@@ -79,16 +81,16 @@ export const detectBrand = (pan: string): CardBrand | null => {
 export const isValidPanFormat = (pan: string): boolean => /^\d{16}$/.test(pan)
 
 /**
- * A card is good through the last day of its expiry month (UTC), so it is
- * expired from 00:00 UTC on the first day of the following month. `year2` is
- * the two-digit year on the card (20YY). An impossible month/year or an invalid
- * `now` is treated as expired (fail closed).
+ * A card is good through the last day of its expiry month in São Paulo (docs/calendar.md: days are São
+ * Paulo calendar dates), so it is expired from 00:00 São Paulo on the first day of the following month.
+ * `year2` is the two-digit year on the card (20YY). An impossible month/year or an invalid `now` is
+ * treated as expired (fail closed).
  */
 export const cardExpired = (month: number, year2: number, now: Date): boolean => {
   if (!Number.isInteger(month) || month < 1 || month > 12) return true
   if (!Number.isInteger(year2) || year2 < 0 || year2 > 99 || Number.isNaN(now.getTime())) return true
-  // Date.UTC normalises month 12 → January of the next year.
-  return now.getTime() >= Date.UTC(2000 + year2, month, 1)
+  // São Paulo's YYYY-MM past the card's: the month compares as text (four-digit years).
+  return saoPauloDate(now).slice(0, 7) > `${2000 + year2}-${String(month).padStart(2, "0")}`
 }
 
 /** "MM" and "YY" as printed on the card → numbers; null unless 2 digits each and month 01–12. */

@@ -1,12 +1,15 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { addCalendarDays } from "./calendar.ts"
 import {
   addBusinessDaysInSaoPaulo,
   addDaysInSaoPaulo,
   bankTransferAt,
   withdrawalLeavesAt,
   endOfDayInSaoPaulo,
+  isoInSaoPaulo,
   startOfDayInSaoPaulo,
+  startOfNextDayInSaoPaulo,
   saoPauloDate
 } from "./time.ts"
 
@@ -41,6 +44,75 @@ describe("São Paulo calendar", () => {
           expect(saoPauloDate(new Date(due.endOfDay.getTime() + 1))).not.toBe(due.date)
         }
       )
+    )
+  })
+})
+
+describe("São Paulo days in the years of daylight saving (until 2019)", () => {
+  const HOUR = 3_600_000
+  const hoursOf = (date: string) =>
+    (startOfNextDayInSaoPaulo(date).getTime() - startOfDayInSaoPaulo(date).getTime()) / HOUR
+
+  it("2018-11-04, whose midnight the clocks skipped, starts at 01:00 −02:00 and has 23 hours", () => {
+    const start = startOfDayInSaoPaulo("2018-11-04")
+    expect(start.toISOString()).toBe("2018-11-04T03:00:00.000Z")
+    expect(isoInSaoPaulo(start)).toBe("2018-11-04T01:00:00-02:00")
+    expect(saoPauloDate(start)).toBe("2018-11-04")
+    expect(isoInSaoPaulo(new Date(start.getTime() - 1000))).toBe("2018-11-03T23:59:59-03:00")
+    expect(endOfDayInSaoPaulo("2018-11-04").toISOString()).toBe("2018-11-05T01:59:59.999Z")
+    expect(hoursOf("2018-11-04")).toBe(23)
+    // The day before ends where it starts, whole.
+    expect(endOfDayInSaoPaulo("2018-11-03").getTime()).toBe(start.getTime() - 1)
+    expect(hoursOf("2018-11-03")).toBe(24)
+  })
+
+  it("2019-02-16, whose 23:00–24:00 came twice, ends after the second one and has 25 hours", () => {
+    expect(startOfDayInSaoPaulo("2019-02-16").toISOString()).toBe("2019-02-16T02:00:00.000Z")
+    const end = endOfDayInSaoPaulo("2019-02-16")
+    expect(end.toISOString()).toBe("2019-02-17T02:59:59.999Z")
+    expect(isoInSaoPaulo(end)).toBe("2019-02-16T23:59:59-03:00")
+    expect(isoInSaoPaulo(new Date(end.getTime() + 1))).toBe("2019-02-17T00:00:00-03:00")
+    expect(hoursOf("2019-02-16")).toBe(25)
+    expect(startOfDayInSaoPaulo("2019-02-17").toISOString()).toBe("2019-02-17T03:00:00.000Z")
+  })
+
+  it("a day of summer time starts at 00:00 −02:00; 1914-01-01, after the local mean time, at 00:06:28", () => {
+    expect(startOfDayInSaoPaulo("2018-12-01").toISOString()).toBe("2018-12-01T02:00:00.000Z")
+    expect(startOfNextDayInSaoPaulo("2018-12-01").toISOString()).toBe("2018-12-02T02:00:00.000Z")
+    // The clocks went from 23:59:59 −03:06:28 of 1913-12-31 to 00:06:28 −03:00: a skipped midnight too.
+    expect(startOfDayInSaoPaulo("1914-01-01").toISOString()).toBe("1914-01-01T03:06:28.000Z")
+    expect(saoPauloDate(new Date("1914-01-01T03:06:27.999Z"))).toBe("1913-12-31")
+  })
+
+  it(
+    "every day from 1900 to 2040 starts on its date, right after the day before, and lasts 23 to 25 hours",
+    { timeout: 60_000 },
+    () => {
+      const wrong: Array<string> = []
+      for (let date = "1900-01-01"; date <= "2040-12-31"; date = addCalendarDays(date, 1)) {
+        const start = startOfDayInSaoPaulo(date)
+        const next = startOfNextDayInSaoPaulo(date)
+        const hours = (next.getTime() - start.getTime()) / HOUR
+        if (
+          saoPauloDate(start) !== date ||
+          saoPauloDate(new Date(start.getTime() - 1)) !== addCalendarDays(date, -1) ||
+          saoPauloDate(new Date(next.getTime() - 1)) !== date ||
+          endOfDayInSaoPaulo(date).getTime() !== next.getTime() - 1 ||
+          !(hours >= 23 && hours <= 25)
+        )
+          wrong.push(date)
+      }
+      expect(wrong).toEqual([])
+    }
+  )
+
+  it("an instant lies between the start of its São Paulo date and the start of the next", () => {
+    fc.assert(
+      fc.property(fc.date({ min: new Date("1900-01-01"), max: new Date("2100-01-01"), noInvalidDate: true }), (at) => {
+        const date = saoPauloDate(at)
+        expect(startOfDayInSaoPaulo(date).getTime()).toBeLessThanOrEqual(at.getTime())
+        expect(startOfNextDayInSaoPaulo(date).getTime()).toBeGreaterThan(at.getTime())
+      })
     )
   })
 })

@@ -25,14 +25,17 @@ const formatParts = (instant: Date) => {
 }
 
 /**
- * The zone's date and offset are the same for every instant of a quarter hour (its offsets since 1914
- * are whole hours, so its midnights and changes fall on quarter hours of UTC), and formatToParts was a
- * visible share of presenting a v1 transaction (three instants each): the last quarter hours asked are
- * kept.
+ * The zone's date and offset are the same for every instant of a quarter hour since it left its local
+ * mean time (1914-01-01T03:06:28Z; its offsets since are whole hours, so its midnights and changes fall on
+ * quarter hours of UTC), and formatToParts was a visible share of presenting a v1 transaction (three
+ * instants each): the last quarter hours asked are kept. An instant before the first whole quarter hour
+ * after 1914 is formatted as it is: its midnights fell at :06:28 past an hour.
  */
 const QUARTER_HOUR = 15 * 60_000
+const WHOLE_QUARTERS_FROM = Date.UTC(1914, 0, 1, 3, 15)
 const known = new Map<number, ReturnType<typeof formatParts>>()
 const parts = (instant: Date) => {
+  if (instant.getTime() < WHOLE_QUARTERS_FROM) return formatParts(instant)
   const quarter = Math.floor(instant.getTime() / QUARTER_HOUR)
   const cached = known.get(quarter)
   if (cached !== undefined) return cached
@@ -56,13 +59,52 @@ const offsetMs = (offset: string) => {
   return sign * ((hours * 60 + minutes) * 60 + seconds) * 1000
 }
 
-/** The last millisecond of a São Paulo calendar day, as an instant. */
-export const endOfDayInSaoPaulo = (date: string): Date => {
-  // Take the offset in force at midday of that date (Brazil has had no DST since 2019, but be exact).
-  const { offset } = parts(new Date(`${date}T12:00:00Z`))
-  const midnight = new Date(`${date}T00:00:00Z`).getTime() - offsetMs(offset)
-  return new Date(midnight + 24 * 3600 * 1000 - 1)
+const HOUR = 3_600_000
+/** A calendar day of wall-clock time: `YYYY-MM-DDT00:00:00Z` plus this is the next date's 00:00, as numbers. */
+const WALL_CLOCK_DAY = 24 * HOUR
+const offsetAt = (t: number) => offsetMs(parts(new Date(t)).offset)
+/** The wall-clock time an instant reads in São Paulo, as the instant it would be in UTC. */
+const localAt = (t: number) => t + offsetAt(t)
+
+/**
+ * The first instant whose São Paulo wall clock reads `midnight` (a date's 00:00 written as if in UTC) or
+ * later. The midnight at offset `o` is the instant midnight − o, and a real one when `o` is in force then.
+ * The zone changes offset at most once a day: the midnight's offset is that of the evening before or of
+ * the morning after. Both hold when 00:00 came twice (clocks back from 01:00): the first one counts. When
+ * neither holds, the clocks skipped 00:00 (forward at midnight): the first instant after the jump, found
+ * by halving a bracket from the evening before to the day's afternoon (the wall clock only moves forward
+ * across a date: São Paulo's changes back ran 00:00 → 23:00, within the day before).
+ */
+const startOfLocalDay = (midnight: number): number => {
+  const candidates = [offsetAt(midnight - 12 * HOUR), offsetAt(midnight + 12 * HOUR)]
+    .map((offset) => midnight - offset)
+    .filter((at) => offsetAt(at) === midnight - at)
+  if (candidates.length > 0) return Math.min(...candidates)
+  let before = midnight - 15 * HOUR
+  let from = midnight + 15 * HOUR
+  while (from - before > 1) {
+    const mid = Math.floor((before + from) / 2)
+    if (localAt(mid) >= midnight) from = mid
+    else before = mid
+  }
+  return from
 }
+
+/**
+ * The instant a São Paulo calendar day starts: the first instant whose São Paulo date is `date`. That is
+ * its 00:00, or, on a day whose midnight the clocks skipped, the first instant after: 2018-11-04 began at
+ * 01:00 −02:00 (03:00Z), when the clocks jumped from 23:59:59 −03:00 of the 3rd (Brazil kept daylight
+ * saving until 2019). A day is not 24 hours long on a change day (2018-11-04 had 23, 2019-02-16 had 25,
+ * its 23:00–24:00 twice): its end is the next day's start, never its start plus 24 hours.
+ */
+export const startOfDayInSaoPaulo = (date: string): Date => new Date(startOfLocalDay(Date.parse(`${date}T00:00:00Z`)))
+
+/** The instant a São Paulo calendar day ends, exclusive: the start of the next day (a range's `before`). */
+export const startOfNextDayInSaoPaulo = (date: string): Date =>
+  new Date(startOfLocalDay(Date.parse(`${date}T00:00:00Z`) + WALL_CLOCK_DAY))
+
+/** The last millisecond of a São Paulo calendar day, as an instant. */
+export const endOfDayInSaoPaulo = (date: string): Date => new Date(startOfNextDayInSaoPaulo(date).getTime() - 1)
 
 /** `days` calendar days after today in São Paulo, with the instant that day ends. */
 export const addDaysInSaoPaulo = (now: Date, days: number) => {
@@ -79,10 +121,6 @@ export const isoInSaoPaulo = (instant: Date): string => {
   const shifted = new Date(instant.getTime() + offsetMs(offset))
   return `${shifted.toISOString().slice(0, 19)}${offset === "+00:00" ? "+00:00" : offset}`
 }
-
-/** The instant a São Paulo calendar day starts. */
-export const startOfDayInSaoPaulo = (date: string): Date =>
-  new Date(endOfDayInSaoPaulo(date).getTime() + 1 - 86_400_000)
 
 /** `days` business days after today in São Paulo (docs/calendar.md), with the instant that day ends. */
 export const addBusinessDaysInSaoPaulo = (now: Date, days: number) => {

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks"
 import { Link } from "wouter-preact"
 import { type EventRecord, get, query } from "../api.ts"
-import { dateTime, daysAgo, today } from "../format.ts"
+import { dateTime, dayEnd, dayStart, daysAgo, today } from "../format.ts"
 import { useOpsTexts } from "../opsTexts.ts"
 import { useQuery } from "../query.ts"
 import { Field, Page, Problem, Table, useAction } from "../ui.tsx"
@@ -31,11 +31,11 @@ interface Filters {
   to: string
 }
 
-/** São Paulo days as instants with their offset (UTC−03:00 all year since 2019; docs/dashboard.md). */
+/** São Paulo days as the instants they start and end (a day of daylight saving before 2019 too). */
 const params = (f: Filters) => ({
   type: f.type,
-  createdFrom: f.from ? `${f.from}T00:00:00-03:00` : undefined,
-  createdTo: f.to ? `${f.to}T23:59:59.999-03:00` : undefined
+  createdFrom: f.from ? dayStart(f.from) : undefined,
+  createdTo: f.to ? dayEnd(f.to) : undefined
 })
 
 /** The account's events of the last 30 days, newest first, by type and period, "more" by cursor. */

@@ -14,6 +14,20 @@ describe("the dashboard's query words (docs/dashboard.md)", () => {
     })
   })
 
+  it("a day of the daylight-saving years is São Paulo's too: 2018-12-01 from 02:00Z, 2019-02-16 for 25 hours", () => {
+    expect(Either.getOrThrow(run(filterOf({ from: "2018-12-01", to: "2018-12-01" }, NOW)))).toMatchObject({
+      createdFrom: new Date("2018-12-01T02:00:00Z"),
+      createdBefore: new Date("2018-12-02T02:00:00Z")
+    })
+    expect(Either.getOrThrow(run(filterOf({ from: "2019-02-16", to: "2019-02-16" }, NOW)))).toMatchObject({
+      createdFrom: new Date("2019-02-16T02:00:00Z"),
+      createdBefore: new Date("2019-02-17T03:00:00Z")
+    })
+    // 366 days, from a day of summer time to one after it ended: 366 × 24 hours and one.
+    expect(Either.isRight(run(summaryPeriod({ from: "2018-02-17", to: "2019-02-17" }, NOW)))).toBe(true)
+    expect(Either.isLeft(run(summaryPeriod({ from: "2018-02-17", to: "2019-02-18" }, NOW)))).toBe(true)
+  })
+
   it("names every broken parameter at once, the page's with the filter's", () => {
     const errors: Array<{ field: string; message: string }> = []
     void pageOf("transactions", { limit: "500", cursor: "bm9wZQ" }, errors)

@@ -1,6 +1,7 @@
 import { Effect, Schema } from "effect"
 import { type FieldError, ValidationFailed } from "../../domain/errors.ts"
 import { MAX_AMOUNT } from "../../domain/order.ts"
+import { startOfDayInSaoPaulo, startOfNextDayInSaoPaulo } from "../../domain/time.ts"
 import { PaymentMethod, TransactionStatus } from "../../domain/transaction.ts"
 import type { DashboardFilter } from "../../ports/DashboardReads.ts"
 import type { ListKey } from "../../ports/Page.ts"
@@ -9,22 +10,25 @@ import { decodeKeysetCursor, encodeKeysetCursor, type KeysetList } from "../shar
 
 /**
  * The dashboard's query words (docs/dashboard.md "API"). Days are the merchant's: `YYYY-MM-DD` in
- * America/Sao_Paulo, which has kept UTC−03:00 all year since 2019 (no daylight saving), so a day starts
- * at 03:00Z. An ISO 8601 instant with its offset is taken as given.
+ * America/Sao_Paulo, from the instant the day starts to the instant the next one starts
+ * (src/domain/time.ts), as the summary groups sales by day (DashboardReadsLive). São Paulo has kept
+ * UTC−03:00 all year since 2019, so a day then starts at 03:00Z; before, a day of daylight saving started
+ * at 02:00Z, and a change day had 23 or 25 hours. An ISO 8601 instant with its offset is taken as given.
  */
 const DAY = /^\d{4}-\d{2}-\d{2}$/
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i
-const SAO_PAULO_OFFSET = "-03:00"
 const DAY_MS = 86_400_000
+const HOUR_MS = 3_600_000
 
 const bound = (field: string, raw: string, end: boolean, errors: Array<FieldError>): Date | undefined => {
   if (DAY.test(raw)) {
-    const at = new Date(`${raw}T00:00:00${SAO_PAULO_OFFSET}`)
-    if (Number.isNaN(at.getTime()) || !new Date(`${raw}T00:00:00Z`).toISOString().startsWith(raw)) {
+    const midnight = new Date(`${raw}T00:00:00Z`)
+    if (Number.isNaN(midnight.getTime()) || !midnight.toISOString().startsWith(raw)) {
       errors.push({ field, message: `${field} must be a real day YYYY-MM-DD` })
       return undefined
     }
-    return end ? new Date(at.getTime() + DAY_MS) : at
+    // `to` is inclusive: the period runs until the next day starts.
+    return end ? startOfNextDayInSaoPaulo(raw) : startOfDayInSaoPaulo(raw)
   }
   // A day or an hour that does not exist (2026-02-30T10:00:00Z) is refused, not read as another one.
   const at = INSTANT.test(raw) ? instantOf(raw) : undefined
@@ -189,7 +193,8 @@ export const summaryPeriod = (
   if (errors.length > 0) return Effect.fail(new ValidationFailed({ errors }))
   const end = before ?? now
   const start = from ?? new Date(end.getTime() - 30 * DAY_MS)
-  if (end.getTime() - start.getTime() > 366 * DAY_MS) {
+  // 366 days, one of which may have had 25 hours (the end of a daylight saving, before 2019).
+  if (end.getTime() - start.getTime() > 366 * DAY_MS + HOUR_MS) {
     return Effect.fail(ValidationFailed.one("from", "a summary covers at most 366 days"))
   }
   return Effect.succeed({ from: start, before: end })

@@ -1,6 +1,6 @@
 import { Either } from "effect"
 import type { FieldError } from "../../domain/errors.ts"
-import { startOfDayInSaoPaulo } from "../../domain/time.ts"
+import { startOfDayInSaoPaulo, startOfNextDayInSaoPaulo } from "../../domain/time.ts"
 import type { Page, PageRange } from "../../ports/Page.ts"
 import { type CursorList, decodeCursor, encodeCursor } from "./cursor.ts"
 
@@ -83,8 +83,8 @@ export const listWindow = (list: CursorList, q: ListQuery): Either.Either<ListWi
     perPage: window.perPage,
     range: { offset: (window.page - 1) * window.perPage, limit: window.perPage, after: window.after },
     createdFrom: q.created_from === undefined ? undefined : startOfDayInSaoPaulo(q.created_from),
-    createdBefore:
-      q.created_to === undefined ? undefined : new Date(startOfDayInSaoPaulo(q.created_to).getTime() + 86_400_000)
+    // Inclusive São Paulo days (CONTRACT-v1 §1): through the instant the next one starts.
+    createdBefore: q.created_to === undefined ? undefined : startOfNextDayInSaoPaulo(q.created_to)
   })
 }
 

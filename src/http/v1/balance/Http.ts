@@ -4,15 +4,14 @@ import { Balances } from "../../../app/Balances.ts"
 import { NotFound, ValidationFailed, type FieldError } from "../../../domain/errors.ts"
 import { subaccountIdOf } from "../../../domain/ids.ts"
 import { MERCHANT, POSTING_TYPES, type StatementPostingType } from "../../../domain/ledger.ts"
-import { isoInSaoPaulo, startOfDayInSaoPaulo } from "../../../domain/time.ts"
+import { daysBetween } from "../../../domain/calendar.ts"
+import { isoInSaoPaulo, startOfDayInSaoPaulo, startOfNextDayInSaoPaulo } from "../../../domain/time.ts"
 import { isUuid } from "../../../domain/uuid.ts"
 import { GatewayApi } from "../../Api.ts"
 import { livemode, livemodeOf } from "../../shared/livemode.ts"
 import { CurrentPrincipal } from "../../shared/security.ts"
 import { isDate, listWindow, paginationOf } from "../listParams.ts"
 import { renderedV1 } from "../render.ts"
-
-const DAY = 86_400_000
 
 /** A subaccount_id that is not a UUID names no subaccount: 404 (CONTRACT-v1 §1). */
 const partyOf = (raw: string | undefined) =>
@@ -62,8 +61,9 @@ export const V1BalanceHttp = HttpApiBuilder.group(GatewayApi, "v1Balance", (hand
             errors.push({ field: "start_at", message: "start_at must not be after end_at" })
           }
           const from = errors.length === 0 ? startOfDayInSaoPaulo(q.start_at!) : new Date(0)
-          const before = errors.length === 0 ? new Date(startOfDayInSaoPaulo(q.end_at!).getTime() + DAY) : new Date(0)
-          if (errors.length === 0 && Math.round((before.getTime() - from.getTime()) / DAY) > 366) {
+          // Through the end of end_at: the next São Paulo day's start (a day is 23 or 25 hours on a DST change).
+          const before = errors.length === 0 ? startOfNextDayInSaoPaulo(q.end_at!) : new Date(0)
+          if (errors.length === 0 && daysBetween(q.start_at!, q.end_at!) + 1 > 366) {
             errors.push({ field: "end_at", message: "the range from start_at to end_at must be at most 366 days" })
           }
           if (errors.length > 0 || Either.isLeft(window)) return yield* new ValidationFailed({ errors })
