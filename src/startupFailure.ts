@@ -176,11 +176,16 @@ const databaseFailure = (error: unknown): string | undefined => {
   }
 }
 
-/** The URL with its password hidden (never log a credential: docs/operations.md). */
+/**
+ * The URL with its password hidden (never log a credential: docs/operations.md), also one given in the query
+ * (`?password=`, `?sslpassword=`), which pg reads as libpq does.
+ */
 export const redactedUrl = (raw: string) => {
   try {
     const url = new URL(raw)
     if (url.password) url.password = "***"
+    for (const name of [...url.searchParams.keys()])
+      if (/^(ssl)?password$/i.test(name)) url.searchParams.set(name, "***")
     return url.toString()
   } catch {
     return "an unparsable URL"

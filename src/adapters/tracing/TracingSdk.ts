@@ -4,12 +4,15 @@ import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http"
 import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from "@opentelemetry/sdk-trace-base"
 import { redactUrl } from "../../http/shared/redact.ts"
 
-/** Credentials in URLs (`api_token`) never leave in a span either: url.full and url.query are redacted. */
+/**
+ * Credentials in URLs (`api_token`, a checkout's or a document's token) never leave in a span either: url.full,
+ * url.path and url.query are redacted.
+ */
 const redacting = (inner: SpanExporter): SpanExporter => ({
   export: (spans: Array<ReadableSpan>, done: (result: ExportResult) => void) => {
     for (const span of spans) {
       const attributes = span.attributes as Record<string, unknown>
-      for (const key of ["url.full", "url.query"]) {
+      for (const key of ["url.full", "url.path", "url.query"]) {
         const value = attributes[key]
         if (typeof value === "string") attributes[key] = redactUrl(key === "url.query" ? `?${value}` : value)
       }

@@ -45,6 +45,12 @@ const routes = routeTable(GatewayApi, [
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/
 
+/**
+ * The methods the metrics name; any other (Node's parser takes some 35: PROPFIND, MKCALENDAR…) is "other", as
+ * an unknown path is "unmatched": an anonymous client must not multiply the series (docs/operations.md).
+ */
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+
 /** "buyerAddress.state" for a decode issue at ["buyerAddress", "state"]; "body" at the root. */
 const fieldOf = (path: ReadonlyArray<PropertyKey>) =>
   path.length === 0
@@ -280,6 +286,7 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
           yield* Effect.logDebug("request").pipe(
             Effect.annotateLogs({
               requestId,
+              ...(traceId === undefined ? {} : { traceId }),
               method: request.method,
               url: redactUrl(request.url),
               status: response.status,
@@ -304,8 +311,9 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
             at: new Date()
           })
         }
-        metrics.httpRequests.inc({ route, method: request.method, status })
-        metrics.httpDuration.observe({ route, method: request.method }, (performance.now() - started) / 1000)
+        const method = METHODS.has(request.method) ? request.method : "other"
+        metrics.httpRequests.inc({ route, method, status })
+        metrics.httpDuration.observe({ route, method }, (performance.now() - started) / 1000)
         const challenged =
           response.status === 401 && response.headers["www-authenticate"] === undefined
             ? HttpServerResponse.setHeader(response, "www-authenticate", challengeFor(path))

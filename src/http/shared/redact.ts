@@ -19,8 +19,20 @@ const isSecretParam = (raw: string) => {
   return SECRET_PARAMS.has(name.toLowerCase())
 }
 
-/** The URL with every credential in its query replaced by `[REDACTED]`, the names matched as decoded. */
-export const redactUrl = (url: string) => {
+/**
+ * Paths whose segment is the credential of the page it names (docs/checkout.md: the checkout's token is "the
+ * only credential"; a boleto's PDF and a PIX QR code by their document token): the hosted checkout and the
+ * documents. A payment link's id is not one: it is meant to be shared.
+ */
+const CREDENTIAL_PATHS =
+  /^((?:[a-z][a-z0-9+.-]*:\/\/[^/?#]*)?(?:\/checkout\/(?!assets\/)|\/documents\/(?:pix|boleto)\/))[^/?#]+/i
+
+/**
+ * The URL with every credential in its query replaced by `[REDACTED]`, the names matched as decoded, and the
+ * token of a checkout or document path.
+ */
+export const redactUrl = (raw: string) => {
+  const url = raw.replace(CREDENTIAL_PATHS, `$1${REDACTED}`)
   const start = url.indexOf("?")
   if (start < 0) return url
   const hash = url.indexOf("#", start)
