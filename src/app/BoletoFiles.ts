@@ -36,7 +36,10 @@ export interface RetornoReport {
     readonly transactionId: string
     readonly message: string
   }>
-  /** Held files this one made next in sequence, processed after it. */
+  /**
+   * Held files this ingestion processed, in sequence: any whose turn had already come (the ingestion that
+   * made them next stopped before taking them), then those this file made next.
+   */
   readonly then: ReadonlyArray<RetornoReport>
 }
 
@@ -153,12 +156,20 @@ export class BoletoFiles extends Effect.Service<BoletoFiles>()("BoletoFiles", {
             exception = `occurrence ${o.code} recorded; the gateway does not act on it`
             break
         }
-        // The bank's fee is the gateway's cost: its books, not the merchant's (docs/providers.md).
+        // The bank's fee is the gateway's cost: its books, not the merchant's (docs/providers.md). Posted once
+        // per occurrence — the title's nosso número, the code, the day —, so the bank reporting the same
+        // occurrence again in a later file posts nothing, and two occurrences (another code, another day) post
+        // twice. A fee-only occurrence (28) is a charge in itself, each one the bank reports a debit: once per
+        // line of a file. `feePostedByLine`: posted already under the key fees had before, the file's and line's.
         let fee = 0
-        if (o.fee > 0) {
+        if (o.fee > 0 && !o.feePostedByLine) {
+          const key =
+            o.kind === "fee"
+              ? `bank_fee:${o.ourNumber}:${o.code}:${file.fileNumber}:${o.line}`
+              : `bank_fee:${o.ourNumber}:${o.code}:${o.occurredOn ?? "none"}`
           const posted = yield* ledger.post(
             accountId,
-            entry(`bank_fee:${file.fileNumber}:${o.line}`, { transactionId }, [
+            entry(key, { transactionId }, [
               { party: SYSTEM, book: "fees", type: "bank_fee", amount: -o.fee, description: `bank fee ${o.code}` },
               { party: SYSTEM, book: "payers", type: "bank_fee", amount: o.fee, description: `bank fee ${o.code}` }
             ])
@@ -217,10 +228,32 @@ export class BoletoFiles extends Effect.Service<BoletoFiles>()("BoletoFiles", {
       })
     )
 
+    /**
+     * Every held file whose turn has come, each in its own transaction, in sequence. Asked at every ingestion
+     * and every cycle, so a held file is never stranded by an ingestion that committed its predecessor and
+     * stopped before taking it (a crash, a deploy, a failure). One that fails is logged and stays held for the
+     * next time; what was processed before it stands.
+     */
+    const drainHeld = Effect.gen(function* () {
+      const done: Array<RetornoReport> = []
+      for (;;) {
+        const next = yield* nextHeld.pipe(
+          Effect.catchAllDefect((defect) =>
+            Effect.as(Effect.logError("a held retorno could not be processed: it stays held", defect), Option.none())
+          )
+        )
+        if (Option.isNone(next)) return done
+        yield* Effect.logInfo(`retorno ${next.value.fileNumber}, held, processed`)
+        done.push(next.value)
+      }
+    })
+
     const ingest = fn("BoletoFiles.ingest")(function* (content: string, source: string) {
       if (!files.configured) return report(null, "refused", "no bank by files is configured (LIVE_BOLETO_PROVIDER)")
+      // Held files whose turn had come first, whatever this file turns out to be: the sequence it is taken in.
+      const earlier = yield* drainHeld
       const read = yield* Effect.either(files.read(content))
-      if (read._tag === "Left") return report(null, "unreadable", read.left.message)
+      if (read._tag === "Left") return { ...report(null, "unreadable", read.left.message), then: earlier }
       const file = read.right
       const first = yield* tx.run(
         Effect.gen(function* () {
@@ -256,14 +289,8 @@ export class BoletoFiles extends Effect.Service<BoletoFiles>()("BoletoFiles", {
           return yield* process(file, content, source)
         })
       )
-      if (first.outcome !== "processed") return first
-      const then: Array<RetornoReport> = []
-      for (;;) {
-        const next = yield* nextHeld
-        if (Option.isNone(next)) break
-        then.push(next.value)
-      }
-      return { ...first, then }
+      const later = first.outcome === "processed" ? yield* drainHeld : []
+      return { ...first, then: [...earlier, ...later] }
     })
 
     return {
@@ -274,8 +301,9 @@ export class BoletoFiles extends Effect.Service<BoletoFiles>()("BoletoFiles", {
       }),
       /**
        * One run of the cycle job: the watched directory's files ingested and moved aside (`processed/`,
-       * `held/` — kept in the database and processed from there —, `refused/`), then a remessa when the
-       * last is a cycle old. The next run is scheduled first, so a failed run does not stop the cycle.
+       * `held/` — kept in the database and processed from there —, `refused/`), the held files whose turn has
+       * come processed (also with no file in the directory), then a remessa when the last is a cycle old. The
+       * next run is scheduled first, so a failed run does not stop the cycle.
        */
       cycle: fn("BoletoFiles.cycle")(function* () {
         if (!files.configured) return
@@ -292,6 +320,7 @@ export class BoletoFiles extends Effect.Service<BoletoFiles>()("BoletoFiles", {
           if (to === "refused") yield* Effect.logError(`retorno ${watched.name} refused: ${result.message}`)
           yield* files.moveAside(watched.name, to)
         }
+        yield* drainHeld
         if (yield* files.remessaDue) yield* files.cutRemessa
       }),
       /** At a worker's start: the cycle job exists (one for all workers). */

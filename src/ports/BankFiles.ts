@@ -30,6 +30,11 @@ export interface BankOccurrence {
   readonly creditOn: string | null
   /** The bank's reasons (rejection reasons, the liquidation channel), each with its words. */
   readonly reasons: ReadonlyArray<string>
+  /**
+   * Its fee was posted already, when an earlier file reported this same occurrence (nosso número, code, day),
+   * under the key fees had before they were keyed by their occurrence: that file's number and line.
+   */
+  readonly feePostedByLine: boolean
 }
 
 /** A settlement file read: its number in the bank's sequence, its digest, what it says, and what it could not. */

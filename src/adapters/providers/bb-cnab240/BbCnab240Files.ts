@@ -17,7 +17,7 @@ import { cnabConfig } from "./config.ts"
 import { BANCO_DO_BRASIL, type BankProfile } from "./profile.ts"
 import { rejectionReason } from "./reasons.ts"
 import { buildRemessa, dictKeyType, type RefusedTitle, type RemessaTitle } from "./remessa.ts"
-import { parseRetorno } from "./retorno.ts"
+import { parseRetorno, type RetornoTitle } from "./retorno.ts"
 
 // Any fixed 64-bit number: retorno ingestions of every process take turns on it (docs/providers.md).
 const RETORNO_LOCK = 7_340_112_240
@@ -30,6 +30,9 @@ const KINDS: Readonly<Record<string, OccurrenceKind>> = {
   "09": "written_off",
   "28": "fee"
 }
+
+/** One occurrence of a title, whichever file reports it: its nosso número, movement code and day. */
+const occurrenceOf = (t: RetornoTitle) => `${t.ourNumber}|${t.movement}|${t.occurredOn ?? ""}`
 
 /** A file appears whole or not at all: written beside, flushed, then renamed (one directory entry). */
 const writeAtomically = (dir: string, name: string, content: string) => {
@@ -158,6 +161,40 @@ export const bbCnab240FilesLayer = (profile: BankProfile) =>
         })
       }, Effect.orDie)
 
+      /**
+       * The occurrences whose fee was posted before fees were keyed by their occurrence: under the number and
+       * line of the file that reported it (`bank_fee:<file>:<line>`), each read back from the file kept. Only
+       * the titles given, and only entries of that form, which no fee has been posted under since.
+       */
+      const feesPostedByLine = (
+        titles: ReadonlyArray<{ readonly accountId: string; readonly transactionId: string }>
+      ) =>
+        Effect.gen(function* () {
+          if (titles.length === 0) return new Set<string>()
+          const entries = yield* sql<{ fileNumber: number; line: number }>`
+            select distinct split_part(e.key, ':', 2)::int as file_number, split_part(e.key, ':', 3)::int as line
+            from unnest(${titles.map((t) => t.accountId)}::uuid[], ${titles.map((t) => t.transactionId)}::uuid[])
+                   as t (account_id, transaction_id)
+            join ledger_entries e on e.account_id = t.account_id and e.transaction_id = t.transaction_id
+            where e.key ~ '^bank_fee:[0-9]+:[0-9]+$'`
+          if (entries.length === 0) return new Set<string>()
+          const kept = yield* sql<{ fileNumber: number; content: string }>`
+            select file_number, content from cnab_retornos
+            where file_number = any(${[...new Set(entries.map((e) => e.fileNumber))]}::int[]) and status = 'processed'`
+          const titlesOf = new Map(
+            kept.map((file) => {
+              const read = parseRetorno(file.content)
+              return [file.fileNumber, new Map("error" in read ? [] : read.titles.map((t) => [t.line, t]))] as const
+            })
+          )
+          const posted = new Set<string>()
+          for (const e of entries) {
+            const title = titlesOf.get(e.fileNumber)?.get(e.line)
+            if (title !== undefined) posted.add(occurrenceOf(title))
+          }
+          return posted
+        }).pipe(Effect.orDie)
+
       const read = fn("BbCnab240.read")(function* (content: string) {
         const parsed = parseRetorno(content)
         if ("error" in parsed) return yield* new BankFileUnreadable({ message: parsed.error })
@@ -171,6 +208,12 @@ export const bbCnab240FilesLayer = (profile: BankProfile) =>
           select account_id, transaction_id, our_number from cnab_titles
           where transaction_id = any(${ids}::uuid[])`.pipe(Effect.orDie)
         const byId = new Map(known.map((k) => [k.transactionId, k]))
+        const ours = parsed.titles.filter((t) => byId.get(t.transactionId)?.ourNumber === t.ourNumber)
+        const postedByLine = yield* feesPostedByLine(
+          ours
+            .filter((t) => t.fee > 0 && KINDS[t.movement] !== "fee")
+            .map((t) => ({ accountId: byId.get(t.transactionId)!.accountId, transactionId: t.transactionId }))
+        )
         const occurrences: Array<BankOccurrence> = []
         const rejected = [...parsed.rejected]
         for (const t of parsed.titles) {
@@ -194,7 +237,8 @@ export const bbCnab240FilesLayer = (profile: BankProfile) =>
             fee: t.fee,
             occurredOn: t.occurredOn,
             creditOn: t.creditOn,
-            reasons: kind === "rejected" ? t.reasons.map(rejectionReason) : t.reasons
+            reasons: kind === "rejected" ? t.reasons.map(rejectionReason) : t.reasons,
+            feePostedByLine: kind !== "fee" && postedByLine.has(occurrenceOf(t))
           })
         }
         rejected.sort((a, b) => a.line - b.line)

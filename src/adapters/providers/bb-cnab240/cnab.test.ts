@@ -123,6 +123,27 @@ describe("CNAB 240: remessa → fake bank → retorno", () => {
     expect(read.titles.map((t) => t.line)).toEqual([3, 5, 9, 11, 13, 15, 17, 19, 21])
   })
 
+  it("a U with a day of occurrence or credit the calendar lacks is reported; the rest is read", () => {
+    const sent = titles(4)
+    const remessa = buildRemessa(BANCO_DO_BRASIL, AGREEMENT, 10, new Date("2027-01-20T12:00:00Z"), sent)
+    const retorno = answerRemessa(remessa, 10, () => ({ movement: "06", paidOn: DUE }))
+    const lines = retorno.split("\r\n")
+    // Line 4 is the first title's U: its day of occurrence (138–145) 31 April; line 8, the third's: its credit
+    // date (146–153) day 00. Digits both, as the picture asks.
+    lines[3] = `${lines[3]!.slice(0, 137)}31042027${lines[3]!.slice(145)}`
+    lines[7] = `${lines[7]!.slice(0, 145)}00022027${lines[7]!.slice(153)}`
+    const read = parseRetorno(lines.join("\r\n"))
+    if ("error" in read) throw new Error(read.error)
+    expect(read.rejected).toEqual([
+      { line: 4, error: 'segment U of line 3: occurredOn (138-145) is not a date: "31042027"' },
+      { line: 8, error: 'segment U of line 7: creditOn (146-153) is not a date: "00022027"' }
+    ])
+    expect(read.titles.map((t) => [t.line, t.occurredOn, t.creditOn])).toEqual([
+      [5, DUE, DUE],
+      [9, DUE, DUE]
+    ])
+  })
+
   it("a segment T without its U is reported; the next title, read on its own, is not lost", () => {
     const sent = titles(4)
     const remessa = buildRemessa(BANCO_DO_BRASIL, AGREEMENT, 9, new Date("2027-01-20T12:00:00Z"), sent)

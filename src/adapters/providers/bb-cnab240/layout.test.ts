@@ -6,6 +6,7 @@ import {
   type Field,
   FILE_HEADER,
   FILE_TRAILER,
+  isCnabDate,
   isoDate,
   readRecord,
   SEGMENT_P,
@@ -179,6 +180,20 @@ describe("CNAB 240 layout tables", () => {
       ok: false,
       error: expect.stringContaining(`${name} (${from}-${to})`)
     })
+  })
+
+  it("takes a DDMMAAAA date only when the calendar has that day, 00000000 as no date", () => {
+    for (const day of ["00000000", "29022028", "28022027", "31122027", "01010001", "30042027"]) {
+      expect(isCnabDate(day), day).toBe(true)
+    }
+    for (const day of ["00002027", "29022027", "31042027", "32012027", "01132027", "00012027", "01000000", "0101202"]) {
+      expect(isCnabDate(day), day).toBe(false)
+    }
+    expect(isoDate("29022028")).toBe("2028-02-29")
+    expect(isoDate("00000000")).toBe(null)
+    // Years 1–99 are themselves, not 1901–1999.
+    expect(isoDate("01010050")).toBe("0050-01-01")
+    expect(() => isoDate("31042027")).toThrow(RangeError)
   })
 
   it("names the field a malformed line breaks", () => {

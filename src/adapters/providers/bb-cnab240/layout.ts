@@ -340,8 +340,28 @@ export const readRecord = (
   return { ok: true, fields }
 }
 
-/** DDMMAAAA ⇄ YYYY-MM-DD; 00000000 is no date. */
+/**
+ * Whether eight digits DDMMAAAA are a date the reader can take: 00000000 (no date), or a day the Gregorian
+ * calendar has — read back from the calendar as written (a round trip), so 31/04, 29/02 out of a leap year,
+ * day or month 00, month 13 and year 0000 (there is none) are not. A `9` field only checks its digits.
+ */
+export const isCnabDate = (ddmmaaaa: string): boolean => {
+  if (!/^\d{8}$/.test(ddmmaaaa)) return false
+  if (ddmmaaaa === "00000000") return true
+  const day = Number(ddmmaaaa.slice(0, 2))
+  const month = Number(ddmmaaaa.slice(2, 4))
+  const year = Number(ddmmaaaa.slice(4, 8))
+  if (year === 0) return false
+  // setUTCFullYear, not Date.UTC: Date.UTC takes years 0–99 as 1900–1999.
+  const date = new Date(0)
+  date.setUTCFullYear(year, month - 1, day)
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
+}
+
+/** DDMMAAAA ⇄ YYYY-MM-DD; 00000000 is no date. A date `isCnabDate` refuses is a RangeError, never passed on. */
 export const cnabDate = (date: string | null | undefined) =>
   date ? `${date.slice(8, 10)}${date.slice(5, 7)}${date.slice(0, 4)}` : "00000000"
-export const isoDate = (ddmmaaaa: string): string | null =>
-  ddmmaaaa === "00000000" ? null : `${ddmmaaaa.slice(4, 8)}-${ddmmaaaa.slice(2, 4)}-${ddmmaaaa.slice(0, 2)}`
+export const isoDate = (ddmmaaaa: string): string | null => {
+  if (!isCnabDate(ddmmaaaa)) throw new RangeError(`"${ddmmaaaa}" is not a date (DDMMAAAA)`)
+  return ddmmaaaa === "00000000" ? null : `${ddmmaaaa.slice(4, 8)}-${ddmmaaaa.slice(2, 4)}-${ddmmaaaa.slice(0, 2)}`
+}

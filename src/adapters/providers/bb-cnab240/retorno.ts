@@ -1,4 +1,7 @@
-import { FILE_HEADER, isoDate, readRecord, SEGMENT_T, SEGMENT_U } from "./layout.ts"
+import { FILE_HEADER, isCnabDate, isoDate, readRecord, SEGMENT_T, SEGMENT_U } from "./layout.ts"
+
+/** The dates a title is read with (U 138–145, 146–153): the day of the occurrence and of the credit. */
+const DATES = SEGMENT_U.filter((f) => f.name === "occurredOn" || f.name === "creditOn")
 
 /** One title's occurrence in a retorno: segment T and its segment U. */
 export interface RetornoTitle {
@@ -43,7 +46,8 @@ export const transactionIdOf = (companyUse: string): string | null => {
 /**
  * Reads a retorno: the file header (its NSA), then each T with the U that follows it. Headers,
  * trailers and segments this gateway does not use are read by their record type and passed over; a
- * line that breaks its layout is rejected with its number, and the rest of the file is read.
+ * line that breaks its layout, or whose U carries a date the calendar does not have, is rejected with its
+ * number, and the rest of the file is read.
  */
 export const parseRetorno = (text: string): Retorno | { readonly error: string } => {
   const lines = text.split(/\r?\n/)
@@ -91,6 +95,17 @@ export const parseRetorno = (text: string): Retorno | { readonly error: string }
     i++
     const T = t.fields
     const U = u.fields
+    // Digits in a date's place that name no day (31/04, day 00…) are the U's error like any other: its title
+    // is not read, the rest of the file is.
+    const notADate = DATES.find((f) => !isCnabDate(U[f.name]!))
+    if (notADate !== undefined) {
+      const { name, from, to } = notADate
+      rejected.push({
+        line: n + 1,
+        error: `segment U of line ${n}: ${name} (${from}-${to}) is not a date: "${U[name]}"`
+      })
+      continue
+    }
     const reasons = (T["reasons"] ?? "").match(/.{2}/g)?.filter((r) => r.trim() !== "" && r !== "00") ?? []
     titles.push({
       line: n,
