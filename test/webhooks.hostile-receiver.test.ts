@@ -173,7 +173,9 @@ describe("an attempt whose record the database refuses", () => {
     await server.db.query(`
       create or replace function test_refuse_answer() returns trigger language plpgsql as $$
       begin
-        if new.response_body like '%${MARKER}%' then raise exception 'injected: response body refused'; end if;
+        if new.response_body like '%${MARKER}%' then
+          raise exception 'injected: response body refused' using errcode = 'character_not_in_repertoire';
+        end if;
         return new;
       end $$;
       create trigger test_refuse_answer before update on webhook_deliveries
@@ -207,7 +209,7 @@ describe("an attempt whose record the database refuses", () => {
 })
 
 describe("a batched statement that fails", () => {
-  it("runs each of its calls again alone: only the call the database refuses fails", async () => {
+  it("refused for its data, runs each of its calls again alone: only the call at fault fails", async () => {
     const statements: Array<ReadonlyArray<number>> = []
     const exits = await Effect.runPromise(
       Effect.scoped(
@@ -218,7 +220,9 @@ describe("a batched statement that fails", () => {
               Effect.sync(() => statements.push(keys)),
               Effect.zipRight(
                 Deferred.await(open),
-                keys.includes(13) ? Effect.die(new Error("refused")) : Effect.succeed(keys)
+                keys.includes(13)
+                  ? Effect.die(Object.assign(new Error("refused"), { code: "22021" }))
+                  : Effect.succeed(keys)
               )
             )
           )

@@ -17,15 +17,28 @@ const answer = <K, A>(calls: ReadonlyArray<readonly [K, Deferred.Deferred<A>]>, 
     { discard: true }
   )
 
+/** The SQLSTATE of a database error anywhere in `value`'s chain of causes (an SqlError wraps pg's). */
+const sqlState = (value: unknown, depth = 0): string | undefined => {
+  if (typeof value !== "object" || value === null || depth > 4) return undefined
+  const code = (value as { code?: unknown }).code
+  if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code
+  return sqlState((value as { cause?: unknown }).cause, depth + 1)
+}
+
+/** Whether the database refused a statement for the data it carried: data exceptions and constraints. */
+const refusedForItsData = (cause: Cause.Cause<unknown>) =>
+  [...Cause.defects(cause), ...Cause.failures(cause)].some((e) => /^2[23]/.test(sqlState(e) ?? ""))
+
 /**
  * Turns a statement over many keys into a function of one key, shared by concurrent callers (the
  * delivery jobs run side by side, each in its own fiber). A call waits for no timer: an idle
  * system runs each call at once, alone; under load, the calls that arrive while a statement is on
- * the wire go together in the next one. `run` answers in the order of its keys. If it fails, each of its
- * keys is run again alone, one after the other: a row the database refuses (a value it cannot store) then
- * fails only its own caller, not the deliveries of other merchants that shared its statement. That costs
- * what those calls cost unbatched; a database away fails them all, each with its own cause. The lanes
- * stop with the scope.
+ * the wire go together in the next one. `run` answers in the order of its keys. If the database refuses
+ * the statement for its data (SQLSTATE classes 22 and 23: a value it cannot store, a constraint), each of its
+ * keys is run again alone, one after the other, so the row at fault fails only its own caller, not the
+ * deliveries of other merchants that shared its statement. Any other failure (the database away, a timeout)
+ * reaches every caller of the batch at once: run again one by one, a batch of N would wait N more failures.
+ * The lanes stop with the scope.
  */
 export const batched = <K, A>(
   run: (keys: ReadonlyArray<K>) => Effect.Effect<ReadonlyArray<A>>
@@ -37,7 +50,7 @@ export const batched = <K, A>(
     const lane = Effect.gen(function* () {
       const calls = Array.from(yield* Queue.takeBetween(queue, 1, MAX_BATCH))
       const exit = yield* Effect.exit(run(calls.map(([key]) => key)))
-      if (Exit.isFailure(exit) && calls.length > 1 && !Cause.isInterruptedOnly(exit.cause))
+      if (Exit.isFailure(exit) && calls.length > 1 && refusedForItsData(exit.cause))
         yield* Effect.forEach(calls, alone, { discard: true })
       else yield* answer(calls, exit)
     }).pipe(Effect.forever)
