@@ -53,8 +53,9 @@ export class Ledger extends Context.Tag("Ledger")<
     /** The postings of the entry written under `key` (none when there is no such entry). */
     readonly entryPostings: (accountId: AccountId, key: string) => Effect.Effect<ReadonlyArray<Posting>>
     /**
-     * What the refunds of a transaction have taken so far: each party's `refund` postings and the fee
-     * returned, over its `refund:` entries net of their reversals (ledger.ts `refundShares`).
+     * What the refunds of a transaction have taken so far: each recipient's `refund` postings (not the
+     * merchant's) and the fee returned, over its `refund:` entries net of their reversals (ledger.ts
+     * `refundShares`).
      */
     readonly refundsTaken: (accountId: AccountId, transactionId: string) => Effect.Effect<RefundsTaken>
     /** Whether an entry with this key exists. */

@@ -1,5 +1,5 @@
 import { Effect, Layer, Option } from "effect"
-import { BALANCES, type Balance, type Entry, isBalanced, SYSTEM } from "../../src/domain/ledger.ts"
+import { BALANCES, type Balance, type Entry, isBalanced, MERCHANT, SYSTEM } from "../../src/domain/ledger.ts"
 import type { TransactionId } from "../../src/domain/ids.ts"
 import { JobScheduler } from "../../src/ports/JobScheduler.ts"
 import { type Balances, Ledger } from "../../src/ports/Ledger.ts"
@@ -45,7 +45,7 @@ export const makeFakeBooks = () => {
           if (e.transactionId !== transactionId || !e.key.startsWith("refund")) continue
           for (const p of e.postings) {
             if (p.type === "fee" && p.book === "fees") fee -= p.amount
-            else if (p.type === "refund" && p.party !== SYSTEM)
+            else if (p.type === "refund" && p.party !== SYSTEM && p.party !== MERCHANT)
               recipients.set(p.party, (recipients.get(p.party) ?? 0) - p.amount)
           }
         }

@@ -65,7 +65,9 @@ export const LedgerLive = Layer.effect(
             const id = yield* ids.next
             const postings = [...entry.postings].sort(byLockOrder)
             // One round trip: the entry (once per key) and its postings; the balance rows move in the
-            // trigger, the entry's sum is checked at commit.
+            // trigger, the entry's sum is checked at commit. The postings share one instant, read once (the
+            // column's clock_timestamp() would stamp each row apart: a sale on one São Paulo day and its fee
+            // on the next, a statement page showing one without the other).
             const rows = yield* sql<{ posted: number }>`
               with e as (
                 insert into ledger_entries (id, account_id, key, transaction_id, withdrawal_id)
@@ -74,10 +76,11 @@ export const LedgerLive = Layer.effect(
                 returning id
               ), p as (
                 insert into ledger_postings (entry_id, account_id, party, book, type, amount, transaction_id,
-                                             withdrawal_id, description)
+                                             withdrawal_id, description, created_at)
                 select e.id, ${accountId}, x.party, x.book, x.type, x.amount, ${entry.transactionId}::uuid,
-                       ${entry.withdrawalId}::uuid, x.description
-                from e, rows from (jsonb_to_recordset(${JSON.stringify(postings)}::jsonb)
+                       ${entry.withdrawalId}::uuid, x.description, w.at
+                from e, (select clock_timestamp() as at) w,
+                  rows from (jsonb_to_recordset(${JSON.stringify(postings)}::jsonb)
                   as (party text, book text, type text, amount bigint, description text))
                   with ordinality as x(party, book, type, amount, description, n)
                 order by x.n
@@ -87,14 +90,17 @@ export const LedgerLive = Layer.effect(
             return rows[0]!.posted > 0
           }).pipe(Effect.orDie),
         // By the entries of the transaction (migration 0048's index): a refund's and its reversals' keys
-        // start with `refund`; a reversal's postings negate the refund's, so the sums are what stands.
+        // start with `refund`; a reversal's postings negate the refund's, so the sums are what stands. The
+        // recipients only: the merchant's own refund postings counted as a recipient's made every refund after
+        // the first take the merchant's rounding centavos (refundShares) and refuse a sale's own money.
         refundsTaken: (accountId, transactionId) =>
           sql`
             select p.party, p.book, sum(p.amount)::bigint as amount
             from ledger_entries e join ledger_postings p on p.entry_id = e.id
             where e.account_id = ${accountId} and e.transaction_id = ${transactionId}
               and e.key like 'refund%'
-              and ((p.type = 'refund' and p.party <> 'system') or (p.type = 'fee' and p.book = 'fees'))
+              and ((p.type = 'refund' and p.party not in ('system', 'merchant'))
+                   or (p.type = 'fee' and p.book = 'fees'))
             group by p.party, p.book`.pipe(
             Effect.flatMap(decodeTaken),
             Effect.orDie,
