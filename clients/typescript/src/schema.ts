@@ -2246,6 +2246,19 @@ export interface components {
       /** @enum {string} */
       status: "PENDING" | "PAID" | "CANCELLED" | "EXPIRED"
     }
+    /** @description The body is larger than 1 MiB (`payload_too_large`) */
+    PayloadTooLarge: {
+      code: string
+      /** @enum {string} */
+      error: "Payload Too Large"
+      errors?: {
+        field: string
+        message: string
+      }[]
+      message: string
+      /** @enum {number} */
+      statusCode: 413
+    }
     RotatedWebhook: {
       createdAt: components["schemas"]["Date"]
       previousSecretExpiresAt: components["schemas"]["Date"]
@@ -2341,7 +2354,7 @@ export interface components {
       statusCode: 422
       transactionId?: components["schemas"]["UUID"]
     }
-    /** @description The body is not `Content-Type: application/json` */
+    /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
     UnsupportedMediaType: {
       code: string
       /** @enum {string} */
@@ -2388,6 +2401,21 @@ export interface components {
       status: "completed" | "in_review"
       transaction_hash: string
     }
+    /** @description Invalid payload or parameter; `message` names the field */
+    V1BadRequest: {
+      code: string
+      /** @enum {string} */
+      error: "Bad Request"
+      errors?: {
+        field: string
+        message: string
+      }[]
+      message: string
+      /** @enum {number} */
+      statusCode: 400
+      /** @constant */
+      success: false
+    }
     /**
      * @example {
      *       "available": 98010,
@@ -2409,6 +2437,52 @@ export interface components {
       pending: components["schemas"]["Int"]
       reserved: components["schemas"]["Int"]
       updated_at: string
+    }
+    /** @description The resource's state forbids the operation */
+    V1Conflict: {
+      code: string
+      /** @enum {string} */
+      error: "Conflict"
+      errors?: {
+        field: string
+        message: string
+      }[]
+      message: string
+      /** @enum {number} */
+      statusCode: 409
+      /** @constant */
+      success: false
+    }
+    /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
+    V1Forbidden: {
+      code: string
+      /** @enum {string} */
+      error: "Forbidden"
+      errors?: {
+        field: string
+        message: string
+      }[]
+      message: string
+      /** @enum {number} */
+      statusCode: 403
+      /** @constant */
+      success: false
+    }
+    /** @description Unexpected failure; retry with exponential back-off */
+    V1InternalServerError: {
+      code: string
+      /** @enum {string} */
+      error: "Internal Server Error"
+      errors?: {
+        field: string
+        message: string
+      }[]
+      message: string
+      /** @enum {number} */
+      statusCode: 500
+      /** @constant */
+      success: false
+      traceId?: string
     }
     V1Movement: {
       /**
@@ -2442,6 +2516,51 @@ export interface components {
         | "second_payment"
         | "second_payment_return"
       withdrawal_id: string | null
+    }
+    /** @description `Accept` excludes application/json */
+    V1NotAcceptable: {
+      code: string
+      /** @enum {string} */
+      error: "Not Acceptable"
+      errors?: {
+        field: string
+        message: string
+      }[]
+      message: string
+      /** @enum {number} */
+      statusCode: 406
+      /** @constant */
+      success: false
+    }
+    /** @description Not found, or it belongs to another account */
+    V1NotFound: {
+      code: string
+      /** @enum {string} */
+      error: "Not Found"
+      errors?: {
+        field: string
+        message: string
+      }[]
+      message: string
+      /** @enum {number} */
+      statusCode: 404
+      /** @constant */
+      success: false
+    }
+    /** @description The body is larger than 1 MiB (`payload_too_large`) */
+    V1PayloadTooLarge: {
+      code: string
+      /** @enum {string} */
+      error: "Payload Too Large"
+      errors?: {
+        field: string
+        message: string
+      }[]
+      message: string
+      /** @enum {number} */
+      statusCode: 413
+      /** @constant */
+      success: false
     }
     V1PaymentLink: {
       active: boolean
@@ -2484,6 +2603,22 @@ export interface components {
        * @description transactions created through the link so far
        */
       uses: number
+    }
+    /** @description A payment provider or the database is unavailable; nothing was charged. See `Retry-After` */
+    V1ServiceUnavailable: {
+      code: string
+      /** @enum {string} */
+      error: "Service Unavailable"
+      errors?: {
+        field: string
+        message: string
+      }[]
+      message: string
+      retryAfter: components["schemas"]["Int"]
+      /** @enum {number} */
+      statusCode: 503
+      /** @constant */
+      success: false
     }
     /**
      * @example {
@@ -2535,6 +2670,22 @@ export interface components {
       /** @enum {string} */
       status: "active"
       updated_at: string
+    }
+    /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
+    V1TooManyRequests: {
+      code: string
+      /** @enum {string} */
+      error: "Too Many Requests"
+      errors?: {
+        field: string
+        message: string
+      }[]
+      message: string
+      retryAfter: components["schemas"]["Int"]
+      /** @enum {number} */
+      statusCode: 429
+      /** @constant */
+      success: false
     }
     /**
      * @example {
@@ -2670,6 +2821,52 @@ export interface components {
       status: string
       updated_at: string | null
     }
+    /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
+    V1Unauthorized: {
+      code: string
+      /** @enum {string} */
+      error: "Unauthorized"
+      errors?: {
+        field: string
+        message: string
+      }[]
+      message: string
+      /** @enum {number} */
+      statusCode: 401
+      /** @constant */
+      success: false
+    }
+    /** @description Refused on its merits: card declined, card data rejected, idempotency key reused */
+    V1UnprocessableEntity: {
+      code: string
+      /** @enum {string} */
+      error: "Unprocessable Entity"
+      errors?: {
+        field: string
+        message: string
+      }[]
+      message: string
+      /** @enum {number} */
+      statusCode: 422
+      /** @constant */
+      success: false
+      transactionId?: components["schemas"]["UUID"]
+    }
+    /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+    V1UnsupportedMediaType: {
+      code: string
+      /** @enum {string} */
+      error: "Unsupported Media Type"
+      errors?: {
+        field: string
+        message: string
+      }[]
+      message: string
+      /** @enum {number} */
+      statusCode: 415
+      /** @constant */
+      success: false
+    }
     V1Withdrawal: {
       amount: components["schemas"]["Int"]
       bank_account: {
@@ -2733,6 +2930,15 @@ export interface operations {
           }
         }
       }
+      /** @description Text in the URL that is not Unicode (NUL, invalid UTF-8); `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
       /** @description Unexpected failure; retry with exponential back-off */
       500: {
         headers: {
@@ -2760,6 +2966,15 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["ApiKey"][]
+        }
+      }
+      /** @description A query parameter the operation does not take, or text in the URL that is not Unicode (NUL, invalid UTF-8); `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
         }
       }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
@@ -2829,6 +3044,24 @@ export interface operations {
           "application/json": components["schemas"]["NotFound"]
         }
       }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
       /** @description Unexpected failure; retry with exponential back-off */
       500: {
         headers: {
@@ -2856,6 +3089,15 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["ApiKey"]
+        }
+      }
+      /** @description A query parameter the operation does not take, or text in the URL that is not Unicode (NUL, invalid UTF-8); `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
         }
       }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
@@ -2915,6 +3157,15 @@ export interface operations {
           }
         }
       }
+      /** @description A query parameter the operation does not take, or text in the URL or body that is not Unicode (NUL, invalid UTF-8); `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
       401: {
         headers: {
@@ -2940,6 +3191,24 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["Conflict"]
+        }
+      }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -2977,6 +3246,15 @@ export interface operations {
           }
         }
       }
+      /** @description A query parameter the operation does not take, or text in the URL or body that is not Unicode (NUL, invalid UTF-8); `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
       401: {
         headers: {
@@ -2993,6 +3271,24 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -3057,6 +3353,24 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -3153,6 +3467,24 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["Conflict"]
+        }
+      }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -3321,6 +3653,24 @@ export interface operations {
           "application/json": components["schemas"]["Forbidden"]
         }
       }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
       429: {
         headers: {
@@ -3471,6 +3821,24 @@ export interface operations {
           "application/json": components["schemas"]["NotFound"]
         }
       }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
       429: {
         headers: {
@@ -3560,6 +3928,24 @@ export interface operations {
           "application/json": components["schemas"]["NotFound"]
         }
       }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
       429: {
         headers: {
@@ -3599,6 +3985,15 @@ export interface operations {
             primary: components["schemas"]["ApiKey"]
             restricted: components["schemas"]["ApiKey"][]
           }
+        }
+      }
+      /** @description A query parameter the operation does not take, or text in the URL that is not Unicode (NUL, invalid UTF-8); `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
         }
       }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
@@ -3692,6 +4087,24 @@ export interface operations {
           "application/json": components["schemas"]["Unauthorized"]
         }
       }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
       /** @description Unexpected failure; retry with exponential back-off */
       500: {
         headers: {
@@ -3750,6 +4163,24 @@ export interface operations {
           "application/json": components["schemas"]["NotFound"]
         }
       }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
       /** @description Unexpected failure; retry with exponential back-off */
       500: {
         headers: {
@@ -3790,6 +4221,15 @@ export interface operations {
           }
         }
       }
+      /** @description A query parameter the operation does not take, or text in the URL or body that is not Unicode (NUL, invalid UTF-8); `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
       401: {
         headers: {
@@ -3806,6 +4246,24 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -3852,6 +4310,15 @@ export interface operations {
             reserved: number
             updatedAt: components["schemas"]["Date"]
           }
+        }
+      }
+      /** @description A query parameter the operation does not take, or text in the URL that is not Unicode (NUL, invalid UTF-8); `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
         }
       }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
@@ -3976,6 +4443,24 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -4328,6 +4813,15 @@ export interface operations {
           "application/json": components["schemas"]["Account"]
         }
       }
+      /** @description A query parameter the operation does not take, or text in the URL that is not Unicode (NUL, invalid UTF-8); `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
       401: {
         headers: {
@@ -4516,6 +5010,24 @@ export interface operations {
           "application/json": components["schemas"]["Unauthorized"]
         }
       }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
       /** @description Unexpected failure; retry with exponential back-off */
       500: {
         headers: {
@@ -4619,6 +5131,24 @@ export interface operations {
           "application/json": components["schemas"]["NotFound"]
         }
       }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
       /** @description Unexpected failure; retry with exponential back-off */
       500: {
         headers: {
@@ -4677,6 +5207,24 @@ export interface operations {
           "application/json": components["schemas"]["NotFound"]
         }
       }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
       /** @description Unexpected failure; retry with exponential back-off */
       500: {
         headers: {
@@ -4733,6 +5281,24 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -5565,6 +6131,24 @@ export interface operations {
           "application/json": components["schemas"]["Conflict"]
         }
       }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
       /** @description Refused on its merits: card declined, card data rejected, idempotency key reused */
       422: {
         headers: {
@@ -5743,6 +6327,24 @@ export interface operations {
           "application/json": components["schemas"]["Conflict"]
         }
       }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
       /** @description Refused on its merits: card declined, card data rejected, idempotency key reused */
       422: {
         headers: {
@@ -5788,6 +6390,15 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["Webhook"]
+        }
+      }
+      /** @description A query parameter the operation does not take, or text in the URL that is not Unicode (NUL, invalid UTF-8); `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
         }
       }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
@@ -5865,6 +6476,24 @@ export interface operations {
           "application/json": components["schemas"]["Unauthorized"]
         }
       }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
       /** @description Unexpected failure; retry with exponential back-off */
       500: {
         headers: {
@@ -5892,6 +6521,15 @@ export interface operations {
         }
         content?: never
       }
+      /** @description A query parameter the operation does not take, or text in the URL or body that is not Unicode (NUL, invalid UTF-8); `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
       401: {
         headers: {
@@ -5908,6 +6546,24 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -6092,6 +6748,24 @@ export interface operations {
           "application/json": components["schemas"]["NotFound"]
         }
       }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
       /** @description Unexpected failure; retry with exponential back-off */
       500: {
         headers: {
@@ -6145,6 +6819,24 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["Unauthorized"]
+        }
+      }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -6213,6 +6905,24 @@ export interface operations {
           "application/json": components["schemas"]["NotFound"]
         }
       }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
       /** @description Unexpected failure; retry with exponential back-off */
       500: {
         headers: {
@@ -6242,6 +6952,15 @@ export interface operations {
           "application/json": components["schemas"]["Delivery"]
         }
       }
+      /** @description A query parameter the operation does not take, or text in the URL or body that is not Unicode (NUL, invalid UTF-8); `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
       401: {
         headers: {
@@ -6258,6 +6977,24 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -6443,6 +7180,24 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["Conflict"]
+        }
+      }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
         }
       }
       /** @description Refused on its merits: card declined, card data rejected, idempotency key reused */
@@ -6759,6 +7514,24 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -7093,6 +7866,24 @@ export interface operations {
           "application/json": components["schemas"]["Conflict"]
         }
       }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
       /** @description Refused on its merits: card declined, card data rejected, idempotency key reused */
       422: {
         headers: {
@@ -7239,6 +8030,24 @@ export interface operations {
           "application/json": components["schemas"]["Conflict"]
         }
       }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
       /** @description Refused on its merits: card declined, card data rejected, idempotency key reused */
       422: {
         headers: {
@@ -7355,6 +8164,24 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
         }
       }
       /** @description Refused on its merits: card declined, card data rejected, idempotency key reused */
@@ -7709,6 +8536,24 @@ export interface operations {
           "application/json": components["schemas"]["Conflict"]
         }
       }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
       429: {
         headers: {
@@ -7801,6 +8646,24 @@ export interface operations {
           "application/json": components["schemas"]["Conflict"]
         }
       }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
       429: {
         headers: {
@@ -7884,6 +8747,24 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["Conflict"]
+        }
+      }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -7976,6 +8857,24 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["Conflict"]
+        }
+      }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -8079,6 +8978,24 @@ export interface operations {
           "application/json": components["schemas"]["Conflict"]
         }
       }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
       429: {
         headers: {
@@ -8153,6 +9070,24 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -8242,6 +9177,24 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -8544,6 +9497,15 @@ export interface operations {
           "application/json": components["schemas"]["Webhook"]
         }
       }
+      /** @description A query parameter the operation does not take, or text in the URL that is not Unicode (NUL, invalid UTF-8); `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
       401: {
         headers: {
@@ -8607,6 +9569,15 @@ export interface operations {
         }
         content?: never
       }
+      /** @description A query parameter the operation does not take, or text in the URL or body that is not Unicode (NUL, invalid UTF-8); `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
       401: {
         headers: {
@@ -8632,6 +9603,24 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -8870,6 +9859,24 @@ export interface operations {
           "application/json": components["schemas"]["NotFound"]
         }
       }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
       429: {
         headers: {
@@ -8946,6 +9953,24 @@ export interface operations {
           "application/json": components["schemas"]["NotFound"]
         }
       }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
       429: {
         headers: {
@@ -9017,6 +10042,24 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -9103,6 +10146,24 @@ export interface operations {
           "application/json": components["schemas"]["NotFound"]
         }
       }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
       429: {
         headers: {
@@ -9141,6 +10202,15 @@ export interface operations {
           "application/json": components["schemas"]["Delivery"]
         }
       }
+      /** @description A query parameter the operation does not take, or text in the URL or body that is not Unicode (NUL, invalid UTF-8); `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
       401: {
         headers: {
@@ -9166,6 +10236,24 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["NotFound"]
+        }
+      }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -9270,6 +10358,24 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["Forbidden"]
+        }
+      }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -9423,6 +10529,24 @@ export interface operations {
           "application/json": components["schemas"]["Conflict"]
         }
       }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
       /** @description Unexpected failure; retry with exponential back-off */
       500: {
         headers: {
@@ -9503,6 +10627,15 @@ export interface operations {
           "text/css": string
         }
       }
+      /** @description Text in the URL that is not Unicode (NUL, invalid UTF-8); `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
       /** @description Unexpected failure; retry with exponential back-off */
       500: {
         headers: {
@@ -9530,6 +10663,15 @@ export interface operations {
         }
         content: {
           "text/javascript": string
+        }
+      }
+      /** @description Text in the URL that is not Unicode (NUL, invalid UTF-8); `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -9660,6 +10802,15 @@ export interface operations {
             /** @enum {string} */
             status: "ok"
           }
+        }
+      }
+      /** @description Text in the URL that is not Unicode (NUL, invalid UTF-8); `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -9809,6 +10960,24 @@ export interface operations {
           "application/json": components["schemas"]["Conflict"]
         }
       }
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnsupportedMediaType"]
+        }
+      }
       /** @description Refused on its merits: card declined, card data rejected, idempotency key reused */
       422: {
         headers: {
@@ -9865,6 +11034,15 @@ export interface operations {
           "text/css": string
         }
       }
+      /** @description Text in the URL that is not Unicode (NUL, invalid UTF-8); `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
+        }
+      }
       /** @description Unexpected failure; retry with exponential back-off */
       500: {
         headers: {
@@ -9892,6 +11070,15 @@ export interface operations {
         }
         content: {
           "text/javascript": string
+        }
+      }
+      /** @description Text in the URL that is not Unicode (NUL, invalid UTF-8); `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -9935,7 +11122,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["BadRequest"]
+          "application/json": components["schemas"]["V1BadRequest"]
         }
       }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
@@ -9944,7 +11131,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Unauthorized"]
+          "application/json": components["schemas"]["V1Unauthorized"]
         }
       }
       /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
@@ -9953,7 +11140,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Forbidden"]
+          "application/json": components["schemas"]["V1Forbidden"]
         }
       }
       /** @description Not found, or it belongs to another account */
@@ -9962,7 +11149,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotFound"]
+          "application/json": components["schemas"]["V1NotFound"]
         }
       }
       /** @description `Accept` excludes application/json */
@@ -9971,16 +11158,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotAcceptable"]
-        }
-      }
-      /** @description The body is not `Content-Type: application/json` */
-      415: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          "application/json": components["schemas"]["UnsupportedMediaType"]
+          "application/json": components["schemas"]["V1NotAcceptable"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -9989,7 +11167,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["TooManyRequests"]
+          "application/json": components["schemas"]["V1TooManyRequests"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -9998,7 +11176,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["InternalServerError"]
+          "application/json": components["schemas"]["V1InternalServerError"]
         }
       }
     }
@@ -10034,7 +11212,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["BadRequest"]
+          "application/json": components["schemas"]["V1BadRequest"]
         }
       }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
@@ -10043,7 +11221,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Unauthorized"]
+          "application/json": components["schemas"]["V1Unauthorized"]
         }
       }
       /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
@@ -10052,7 +11230,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Forbidden"]
+          "application/json": components["schemas"]["V1Forbidden"]
         }
       }
       /** @description Not found, or it belongs to another account */
@@ -10061,7 +11239,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotFound"]
+          "application/json": components["schemas"]["V1NotFound"]
         }
       }
       /** @description `Accept` excludes application/json */
@@ -10070,16 +11248,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotAcceptable"]
-        }
-      }
-      /** @description The body is not `Content-Type: application/json` */
-      415: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          "application/json": components["schemas"]["UnsupportedMediaType"]
+          "application/json": components["schemas"]["V1NotAcceptable"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -10088,7 +11257,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["TooManyRequests"]
+          "application/json": components["schemas"]["V1TooManyRequests"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -10097,7 +11266,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["InternalServerError"]
+          "application/json": components["schemas"]["V1InternalServerError"]
         }
       }
     }
@@ -10150,7 +11319,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["BadRequest"]
+          "application/json": components["schemas"]["V1BadRequest"]
         }
       }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
@@ -10159,7 +11328,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Unauthorized"]
+          "application/json": components["schemas"]["V1Unauthorized"]
         }
       }
       /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
@@ -10168,7 +11337,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Forbidden"]
+          "application/json": components["schemas"]["V1Forbidden"]
         }
       }
       /** @description Not found, or it belongs to another account */
@@ -10177,7 +11346,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotFound"]
+          "application/json": components["schemas"]["V1NotFound"]
         }
       }
       /** @description `Accept` excludes application/json */
@@ -10186,16 +11355,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotAcceptable"]
-        }
-      }
-      /** @description The body is not `Content-Type: application/json` */
-      415: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          "application/json": components["schemas"]["UnsupportedMediaType"]
+          "application/json": components["schemas"]["V1NotAcceptable"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -10204,7 +11364,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["TooManyRequests"]
+          "application/json": components["schemas"]["V1TooManyRequests"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -10213,7 +11373,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["InternalServerError"]
+          "application/json": components["schemas"]["V1InternalServerError"]
         }
       }
     }
@@ -10258,7 +11418,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["BadRequest"]
+          "application/json": components["schemas"]["V1BadRequest"]
         }
       }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
@@ -10267,7 +11427,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Unauthorized"]
+          "application/json": components["schemas"]["V1Unauthorized"]
         }
       }
       /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
@@ -10276,7 +11436,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Forbidden"]
+          "application/json": components["schemas"]["V1Forbidden"]
         }
       }
       /** @description `Accept` excludes application/json */
@@ -10285,16 +11445,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotAcceptable"]
-        }
-      }
-      /** @description The body is not `Content-Type: application/json` */
-      415: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          "application/json": components["schemas"]["UnsupportedMediaType"]
+          "application/json": components["schemas"]["V1NotAcceptable"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -10303,7 +11454,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["TooManyRequests"]
+          "application/json": components["schemas"]["V1TooManyRequests"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -10312,7 +11463,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["InternalServerError"]
+          "application/json": components["schemas"]["V1InternalServerError"]
         }
       }
     }
@@ -10364,7 +11515,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["BadRequest"]
+          "application/json": components["schemas"]["V1BadRequest"]
         }
       }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
@@ -10373,7 +11524,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Unauthorized"]
+          "application/json": components["schemas"]["V1Unauthorized"]
         }
       }
       /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
@@ -10382,7 +11533,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Forbidden"]
+          "application/json": components["schemas"]["V1Forbidden"]
         }
       }
       /** @description `Accept` excludes application/json */
@@ -10391,16 +11542,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotAcceptable"]
-        }
-      }
-      /** @description The body is not `Content-Type: application/json` */
-      415: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          "application/json": components["schemas"]["UnsupportedMediaType"]
+          "application/json": components["schemas"]["V1NotAcceptable"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -10409,7 +11551,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["TooManyRequests"]
+          "application/json": components["schemas"]["V1TooManyRequests"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -10418,7 +11560,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["InternalServerError"]
+          "application/json": components["schemas"]["V1InternalServerError"]
         }
       }
     }
@@ -10490,7 +11632,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["BadRequest"]
+          "application/json": components["schemas"]["V1BadRequest"]
         }
       }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
@@ -10499,7 +11641,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Unauthorized"]
+          "application/json": components["schemas"]["V1Unauthorized"]
         }
       }
       /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
@@ -10508,7 +11650,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Forbidden"]
+          "application/json": components["schemas"]["V1Forbidden"]
         }
       }
       /** @description `Accept` excludes application/json */
@@ -10517,7 +11659,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotAcceptable"]
+          "application/json": components["schemas"]["V1NotAcceptable"]
         }
       }
       /** @description The resource's state forbids the operation */
@@ -10526,16 +11668,25 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Conflict"]
+          "application/json": components["schemas"]["V1Conflict"]
         }
       }
-      /** @description The body is not `Content-Type: application/json` */
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["V1PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
       415: {
         headers: {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["UnsupportedMediaType"]
+          "application/json": components["schemas"]["V1UnsupportedMediaType"]
         }
       }
       /** @description Refused on its merits: card declined, card data rejected, idempotency key reused */
@@ -10544,7 +11695,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["UnprocessableEntity"]
+          "application/json": components["schemas"]["V1UnprocessableEntity"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -10553,7 +11704,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["TooManyRequests"]
+          "application/json": components["schemas"]["V1TooManyRequests"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -10562,7 +11713,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["InternalServerError"]
+          "application/json": components["schemas"]["V1InternalServerError"]
         }
       }
     }
@@ -10597,7 +11748,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["BadRequest"]
+          "application/json": components["schemas"]["V1BadRequest"]
         }
       }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
@@ -10606,7 +11757,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Unauthorized"]
+          "application/json": components["schemas"]["V1Unauthorized"]
         }
       }
       /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
@@ -10615,7 +11766,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Forbidden"]
+          "application/json": components["schemas"]["V1Forbidden"]
         }
       }
       /** @description Not found, or it belongs to another account */
@@ -10624,7 +11775,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotFound"]
+          "application/json": components["schemas"]["V1NotFound"]
         }
       }
       /** @description `Accept` excludes application/json */
@@ -10633,16 +11784,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotAcceptable"]
-        }
-      }
-      /** @description The body is not `Content-Type: application/json` */
-      415: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          "application/json": components["schemas"]["UnsupportedMediaType"]
+          "application/json": components["schemas"]["V1NotAcceptable"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -10651,7 +11793,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["TooManyRequests"]
+          "application/json": components["schemas"]["V1TooManyRequests"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -10660,7 +11802,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["InternalServerError"]
+          "application/json": components["schemas"]["V1InternalServerError"]
         }
       }
     }
@@ -10740,7 +11882,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["BadRequest"]
+          "application/json": components["schemas"]["V1BadRequest"]
         }
       }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
@@ -10749,7 +11891,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Unauthorized"]
+          "application/json": components["schemas"]["V1Unauthorized"]
         }
       }
       /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
@@ -10758,7 +11900,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Forbidden"]
+          "application/json": components["schemas"]["V1Forbidden"]
         }
       }
       /** @description Not found, or it belongs to another account */
@@ -10767,7 +11909,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotFound"]
+          "application/json": components["schemas"]["V1NotFound"]
         }
       }
       /** @description `Accept` excludes application/json */
@@ -10776,16 +11918,25 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotAcceptable"]
+          "application/json": components["schemas"]["V1NotAcceptable"]
         }
       }
-      /** @description The body is not `Content-Type: application/json` */
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["V1PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
       415: {
         headers: {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["UnsupportedMediaType"]
+          "application/json": components["schemas"]["V1UnsupportedMediaType"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -10794,7 +11945,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["TooManyRequests"]
+          "application/json": components["schemas"]["V1TooManyRequests"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -10803,7 +11954,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["InternalServerError"]
+          "application/json": components["schemas"]["V1InternalServerError"]
         }
       }
     }
@@ -10838,7 +11989,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["BadRequest"]
+          "application/json": components["schemas"]["V1BadRequest"]
         }
       }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
@@ -10847,7 +11998,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Unauthorized"]
+          "application/json": components["schemas"]["V1Unauthorized"]
         }
       }
       /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
@@ -10856,7 +12007,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Forbidden"]
+          "application/json": components["schemas"]["V1Forbidden"]
         }
       }
       /** @description Not found, or it belongs to another account */
@@ -10865,7 +12016,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotFound"]
+          "application/json": components["schemas"]["V1NotFound"]
         }
       }
       /** @description `Accept` excludes application/json */
@@ -10874,16 +12025,25 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotAcceptable"]
+          "application/json": components["schemas"]["V1NotAcceptable"]
         }
       }
-      /** @description The body is not `Content-Type: application/json` */
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["V1PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
       415: {
         headers: {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["UnsupportedMediaType"]
+          "application/json": components["schemas"]["V1UnsupportedMediaType"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -10892,7 +12052,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["TooManyRequests"]
+          "application/json": components["schemas"]["V1TooManyRequests"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -10901,7 +12061,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["InternalServerError"]
+          "application/json": components["schemas"]["V1InternalServerError"]
         }
       }
     }
@@ -10936,7 +12096,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["BadRequest"]
+          "application/json": components["schemas"]["V1BadRequest"]
         }
       }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
@@ -10945,7 +12105,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Unauthorized"]
+          "application/json": components["schemas"]["V1Unauthorized"]
         }
       }
       /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
@@ -10954,7 +12114,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Forbidden"]
+          "application/json": components["schemas"]["V1Forbidden"]
         }
       }
       /** @description Not found, or it belongs to another account */
@@ -10963,7 +12123,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotFound"]
+          "application/json": components["schemas"]["V1NotFound"]
         }
       }
       /** @description `Accept` excludes application/json */
@@ -10972,16 +12132,25 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotAcceptable"]
+          "application/json": components["schemas"]["V1NotAcceptable"]
         }
       }
-      /** @description The body is not `Content-Type: application/json` */
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["V1PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
       415: {
         headers: {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["UnsupportedMediaType"]
+          "application/json": components["schemas"]["V1UnsupportedMediaType"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -10990,7 +12159,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["TooManyRequests"]
+          "application/json": components["schemas"]["V1TooManyRequests"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -10999,7 +12168,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["InternalServerError"]
+          "application/json": components["schemas"]["V1InternalServerError"]
         }
       }
     }
@@ -11047,7 +12216,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["BadRequest"]
+          "application/json": components["schemas"]["V1BadRequest"]
         }
       }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
@@ -11056,7 +12225,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Unauthorized"]
+          "application/json": components["schemas"]["V1Unauthorized"]
         }
       }
       /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
@@ -11065,7 +12234,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Forbidden"]
+          "application/json": components["schemas"]["V1Forbidden"]
         }
       }
       /** @description Not found, or it belongs to another account */
@@ -11074,7 +12243,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotFound"]
+          "application/json": components["schemas"]["V1NotFound"]
         }
       }
       /** @description `Accept` excludes application/json */
@@ -11083,16 +12252,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotAcceptable"]
-        }
-      }
-      /** @description The body is not `Content-Type: application/json` */
-      415: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          "application/json": components["schemas"]["UnsupportedMediaType"]
+          "application/json": components["schemas"]["V1NotAcceptable"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -11101,7 +12261,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["TooManyRequests"]
+          "application/json": components["schemas"]["V1TooManyRequests"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -11110,7 +12270,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["InternalServerError"]
+          "application/json": components["schemas"]["V1InternalServerError"]
         }
       }
     }
@@ -11164,7 +12324,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["BadRequest"]
+          "application/json": components["schemas"]["V1BadRequest"]
         }
       }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
@@ -11173,7 +12333,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Unauthorized"]
+          "application/json": components["schemas"]["V1Unauthorized"]
         }
       }
       /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
@@ -11182,7 +12342,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Forbidden"]
+          "application/json": components["schemas"]["V1Forbidden"]
         }
       }
       /** @description `Accept` excludes application/json */
@@ -11191,16 +12351,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotAcceptable"]
-        }
-      }
-      /** @description The body is not `Content-Type: application/json` */
-      415: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          "application/json": components["schemas"]["UnsupportedMediaType"]
+          "application/json": components["schemas"]["V1NotAcceptable"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -11209,7 +12360,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["TooManyRequests"]
+          "application/json": components["schemas"]["V1TooManyRequests"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -11218,7 +12369,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["InternalServerError"]
+          "application/json": components["schemas"]["V1InternalServerError"]
         }
       }
     }
@@ -11280,7 +12431,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["BadRequest"]
+          "application/json": components["schemas"]["V1BadRequest"]
         }
       }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
@@ -11289,7 +12440,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Unauthorized"]
+          "application/json": components["schemas"]["V1Unauthorized"]
         }
       }
       /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
@@ -11298,7 +12449,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Forbidden"]
+          "application/json": components["schemas"]["V1Forbidden"]
         }
       }
       /** @description `Accept` excludes application/json */
@@ -11307,7 +12458,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotAcceptable"]
+          "application/json": components["schemas"]["V1NotAcceptable"]
         }
       }
       /** @description The resource's state forbids the operation */
@@ -11316,16 +12467,25 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Conflict"]
+          "application/json": components["schemas"]["V1Conflict"]
         }
       }
-      /** @description The body is not `Content-Type: application/json` */
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["V1PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
       415: {
         headers: {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["UnsupportedMediaType"]
+          "application/json": components["schemas"]["V1UnsupportedMediaType"]
         }
       }
       /** @description Refused on its merits: card declined, card data rejected, idempotency key reused */
@@ -11334,7 +12494,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["UnprocessableEntity"]
+          "application/json": components["schemas"]["V1UnprocessableEntity"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -11343,7 +12503,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["TooManyRequests"]
+          "application/json": components["schemas"]["V1TooManyRequests"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -11352,7 +12512,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["InternalServerError"]
+          "application/json": components["schemas"]["V1InternalServerError"]
         }
       }
     }
@@ -11387,7 +12547,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["BadRequest"]
+          "application/json": components["schemas"]["V1BadRequest"]
         }
       }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
@@ -11396,7 +12556,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Unauthorized"]
+          "application/json": components["schemas"]["V1Unauthorized"]
         }
       }
       /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
@@ -11405,7 +12565,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Forbidden"]
+          "application/json": components["schemas"]["V1Forbidden"]
         }
       }
       /** @description Not found, or it belongs to another account */
@@ -11414,7 +12574,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotFound"]
+          "application/json": components["schemas"]["V1NotFound"]
         }
       }
       /** @description `Accept` excludes application/json */
@@ -11423,16 +12583,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotAcceptable"]
-        }
-      }
-      /** @description The body is not `Content-Type: application/json` */
-      415: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          "application/json": components["schemas"]["UnsupportedMediaType"]
+          "application/json": components["schemas"]["V1NotAcceptable"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -11441,7 +12592,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["TooManyRequests"]
+          "application/json": components["schemas"]["V1TooManyRequests"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -11450,7 +12601,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["InternalServerError"]
+          "application/json": components["schemas"]["V1InternalServerError"]
         }
       }
     }
@@ -11503,7 +12654,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["BadRequest"]
+          "application/json": components["schemas"]["V1BadRequest"]
         }
       }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
@@ -11512,7 +12663,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Unauthorized"]
+          "application/json": components["schemas"]["V1Unauthorized"]
         }
       }
       /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
@@ -11521,7 +12672,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Forbidden"]
+          "application/json": components["schemas"]["V1Forbidden"]
         }
       }
       /** @description `Accept` excludes application/json */
@@ -11530,16 +12681,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotAcceptable"]
-        }
-      }
-      /** @description The body is not `Content-Type: application/json` */
-      415: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          "application/json": components["schemas"]["UnsupportedMediaType"]
+          "application/json": components["schemas"]["V1NotAcceptable"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -11548,7 +12690,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["TooManyRequests"]
+          "application/json": components["schemas"]["V1TooManyRequests"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -11557,7 +12699,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["InternalServerError"]
+          "application/json": components["schemas"]["V1InternalServerError"]
         }
       }
     }
@@ -11699,7 +12841,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["BadRequest"]
+          "application/json": components["schemas"]["V1BadRequest"]
         }
       }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
@@ -11708,7 +12850,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Unauthorized"]
+          "application/json": components["schemas"]["V1Unauthorized"]
         }
       }
       /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
@@ -11717,7 +12859,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Forbidden"]
+          "application/json": components["schemas"]["V1Forbidden"]
         }
       }
       /** @description Not found, or it belongs to another account */
@@ -11726,7 +12868,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotFound"]
+          "application/json": components["schemas"]["V1NotFound"]
         }
       }
       /** @description `Accept` excludes application/json */
@@ -11735,7 +12877,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotAcceptable"]
+          "application/json": components["schemas"]["V1NotAcceptable"]
         }
       }
       /** @description The resource's state forbids the operation */
@@ -11744,16 +12886,25 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Conflict"]
+          "application/json": components["schemas"]["V1Conflict"]
         }
       }
-      /** @description The body is not `Content-Type: application/json` */
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["V1PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
       415: {
         headers: {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["UnsupportedMediaType"]
+          "application/json": components["schemas"]["V1UnsupportedMediaType"]
         }
       }
       /** @description Refused on its merits: card declined, card data rejected, idempotency key reused */
@@ -11762,7 +12913,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["UnprocessableEntity"]
+          "application/json": components["schemas"]["V1UnprocessableEntity"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -11771,7 +12922,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["TooManyRequests"]
+          "application/json": components["schemas"]["V1TooManyRequests"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -11780,7 +12931,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["InternalServerError"]
+          "application/json": components["schemas"]["V1InternalServerError"]
         }
       }
       /** @description A payment provider or the database is unavailable; nothing was charged. See `Retry-After` */
@@ -11789,7 +12940,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["ServiceUnavailable"]
+          "application/json": components["schemas"]["V1ServiceUnavailable"]
         }
       }
     }
@@ -11824,7 +12975,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["BadRequest"]
+          "application/json": components["schemas"]["V1BadRequest"]
         }
       }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
@@ -11833,7 +12984,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Unauthorized"]
+          "application/json": components["schemas"]["V1Unauthorized"]
         }
       }
       /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
@@ -11842,7 +12993,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Forbidden"]
+          "application/json": components["schemas"]["V1Forbidden"]
         }
       }
       /** @description Not found, or it belongs to another account */
@@ -11851,7 +13002,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotFound"]
+          "application/json": components["schemas"]["V1NotFound"]
         }
       }
       /** @description `Accept` excludes application/json */
@@ -11860,16 +13011,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotAcceptable"]
-        }
-      }
-      /** @description The body is not `Content-Type: application/json` */
-      415: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          "application/json": components["schemas"]["UnsupportedMediaType"]
+          "application/json": components["schemas"]["V1NotAcceptable"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -11878,7 +13020,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["TooManyRequests"]
+          "application/json": components["schemas"]["V1TooManyRequests"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -11887,7 +13029,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["InternalServerError"]
+          "application/json": components["schemas"]["V1InternalServerError"]
         }
       }
     }
@@ -11936,7 +13078,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["BadRequest"]
+          "application/json": components["schemas"]["V1BadRequest"]
         }
       }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
@@ -11945,7 +13087,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Unauthorized"]
+          "application/json": components["schemas"]["V1Unauthorized"]
         }
       }
       /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
@@ -11954,7 +13096,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Forbidden"]
+          "application/json": components["schemas"]["V1Forbidden"]
         }
       }
       /** @description Not found, or it belongs to another account */
@@ -11963,7 +13105,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotFound"]
+          "application/json": components["schemas"]["V1NotFound"]
         }
       }
       /** @description `Accept` excludes application/json */
@@ -11972,7 +13114,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotAcceptable"]
+          "application/json": components["schemas"]["V1NotAcceptable"]
         }
       }
       /** @description The resource's state forbids the operation */
@@ -11981,16 +13123,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Conflict"]
-        }
-      }
-      /** @description The body is not `Content-Type: application/json` */
-      415: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          "application/json": components["schemas"]["UnsupportedMediaType"]
+          "application/json": components["schemas"]["V1Conflict"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -11999,7 +13132,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["TooManyRequests"]
+          "application/json": components["schemas"]["V1TooManyRequests"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -12008,7 +13141,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["InternalServerError"]
+          "application/json": components["schemas"]["V1InternalServerError"]
         }
       }
     }
@@ -12055,7 +13188,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["BadRequest"]
+          "application/json": components["schemas"]["V1BadRequest"]
         }
       }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
@@ -12064,7 +13197,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Unauthorized"]
+          "application/json": components["schemas"]["V1Unauthorized"]
         }
       }
       /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
@@ -12073,7 +13206,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Forbidden"]
+          "application/json": components["schemas"]["V1Forbidden"]
         }
       }
       /** @description Not found, or it belongs to another account */
@@ -12082,7 +13215,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotFound"]
+          "application/json": components["schemas"]["V1NotFound"]
         }
       }
       /** @description `Accept` excludes application/json */
@@ -12091,7 +13224,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotAcceptable"]
+          "application/json": components["schemas"]["V1NotAcceptable"]
         }
       }
       /** @description The resource's state forbids the operation */
@@ -12100,16 +13233,25 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Conflict"]
+          "application/json": components["schemas"]["V1Conflict"]
         }
       }
-      /** @description The body is not `Content-Type: application/json` */
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["V1PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
       415: {
         headers: {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["UnsupportedMediaType"]
+          "application/json": components["schemas"]["V1UnsupportedMediaType"]
         }
       }
       /** @description Refused on its merits: card declined, card data rejected, idempotency key reused */
@@ -12118,7 +13260,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["UnprocessableEntity"]
+          "application/json": components["schemas"]["V1UnprocessableEntity"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -12127,7 +13269,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["TooManyRequests"]
+          "application/json": components["schemas"]["V1TooManyRequests"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -12136,7 +13278,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["InternalServerError"]
+          "application/json": components["schemas"]["V1InternalServerError"]
         }
       }
       /** @description A payment provider or the database is unavailable; nothing was charged. See `Retry-After` */
@@ -12145,7 +13287,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["ServiceUnavailable"]
+          "application/json": components["schemas"]["V1ServiceUnavailable"]
         }
       }
     }
@@ -12192,7 +13334,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["BadRequest"]
+          "application/json": components["schemas"]["V1BadRequest"]
         }
       }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
@@ -12201,7 +13343,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Unauthorized"]
+          "application/json": components["schemas"]["V1Unauthorized"]
         }
       }
       /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
@@ -12210,7 +13352,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Forbidden"]
+          "application/json": components["schemas"]["V1Forbidden"]
         }
       }
       /** @description Not found, or it belongs to another account */
@@ -12219,7 +13361,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotFound"]
+          "application/json": components["schemas"]["V1NotFound"]
         }
       }
       /** @description `Accept` excludes application/json */
@@ -12228,16 +13370,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotAcceptable"]
-        }
-      }
-      /** @description The body is not `Content-Type: application/json` */
-      415: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          "application/json": components["schemas"]["UnsupportedMediaType"]
+          "application/json": components["schemas"]["V1NotAcceptable"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -12246,7 +13379,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["TooManyRequests"]
+          "application/json": components["schemas"]["V1TooManyRequests"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -12255,7 +13388,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["InternalServerError"]
+          "application/json": components["schemas"]["V1InternalServerError"]
         }
       }
     }
@@ -12301,7 +13434,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["BadRequest"]
+          "application/json": components["schemas"]["V1BadRequest"]
         }
       }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
@@ -12310,7 +13443,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Unauthorized"]
+          "application/json": components["schemas"]["V1Unauthorized"]
         }
       }
       /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
@@ -12319,7 +13452,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Forbidden"]
+          "application/json": components["schemas"]["V1Forbidden"]
         }
       }
       /** @description `Accept` excludes application/json */
@@ -12328,7 +13461,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotAcceptable"]
+          "application/json": components["schemas"]["V1NotAcceptable"]
         }
       }
       /** @description The resource's state forbids the operation */
@@ -12337,16 +13470,25 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Conflict"]
+          "application/json": components["schemas"]["V1Conflict"]
         }
       }
-      /** @description The body is not `Content-Type: application/json` */
+      /** @description The body is larger than 1 MiB (`payload_too_large`) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["V1PayloadTooLarge"]
+        }
+      }
+      /** @description A body that is not `Content-Type: application/json` (`unsupported_media_type`) */
       415: {
         headers: {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["UnsupportedMediaType"]
+          "application/json": components["schemas"]["V1UnsupportedMediaType"]
         }
       }
       /** @description Refused on its merits: card declined, card data rejected, idempotency key reused */
@@ -12355,7 +13497,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["UnprocessableEntity"]
+          "application/json": components["schemas"]["V1UnprocessableEntity"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -12364,7 +13506,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["TooManyRequests"]
+          "application/json": components["schemas"]["V1TooManyRequests"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -12373,7 +13515,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["InternalServerError"]
+          "application/json": components["schemas"]["V1InternalServerError"]
         }
       }
     }
@@ -12408,7 +13550,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["BadRequest"]
+          "application/json": components["schemas"]["V1BadRequest"]
         }
       }
       /** @description Missing or invalid credentials (`invalid_api_key`, `expired_token`, `invalid_token`) */
@@ -12417,7 +13559,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Unauthorized"]
+          "application/json": components["schemas"]["V1Unauthorized"]
         }
       }
       /** @description A restricted key used outside its scopes (`insufficient_permissions`) */
@@ -12426,7 +13568,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["Forbidden"]
+          "application/json": components["schemas"]["V1Forbidden"]
         }
       }
       /** @description Not found, or it belongs to another account */
@@ -12435,7 +13577,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotFound"]
+          "application/json": components["schemas"]["V1NotFound"]
         }
       }
       /** @description `Accept` excludes application/json */
@@ -12444,16 +13586,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["NotAcceptable"]
-        }
-      }
-      /** @description The body is not `Content-Type: application/json` */
-      415: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          "application/json": components["schemas"]["UnsupportedMediaType"]
+          "application/json": components["schemas"]["V1NotAcceptable"]
         }
       }
       /** @description Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After` */
@@ -12462,7 +13595,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["TooManyRequests"]
+          "application/json": components["schemas"]["V1TooManyRequests"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */
@@ -12471,7 +13604,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          "application/json": components["schemas"]["InternalServerError"]
+          "application/json": components["schemas"]["V1InternalServerError"]
         }
       }
     }
@@ -12497,6 +13630,15 @@ export interface operations {
             /** @enum {string} */
             status: "ready"
           }
+        }
+      }
+      /** @description Text in the URL that is not Unicode (NUL, invalid UTF-8); `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequest"]
         }
       }
       /** @description Unexpected failure; retry with exponential back-off */

@@ -85,7 +85,7 @@ export class Conflict extends Schema.Class<Conflict>("Conflict")(
 
 export class PayloadTooLarge extends Schema.Class<PayloadTooLarge>("PayloadTooLarge")(
   envelope(413, "Payload Too Large"),
-  HttpApiSchema.annotations({ status: 413 })
+  HttpApiSchema.annotations({ status: 413, description: "The body is larger than 1 MiB (`payload_too_large`)" })
 ) {
   static of(details: Details) {
     return new PayloadTooLarge({ statusCode: 413, error: "Payload Too Large", ...details })
@@ -127,7 +127,10 @@ export class NotAcceptable extends Schema.Class<NotAcceptable>("NotAcceptable")(
 
 export class UnsupportedMediaType extends Schema.Class<UnsupportedMediaType>("UnsupportedMediaType")(
   envelope(415, "Unsupported Media Type"),
-  HttpApiSchema.annotations({ status: 415, description: "The body is not `Content-Type: application/json`" })
+  HttpApiSchema.annotations({
+    status: 415,
+    description: "A body that is not `Content-Type: application/json` (`unsupported_media_type`)"
+  })
 ) {
   static of(details: Details) {
     return new UnsupportedMediaType({ statusCode: 415, error: "Unsupported Media Type", ...details })

@@ -19,10 +19,10 @@ export const createExample: CreatePaymentLinkWire = {
   metadata: { campaign: "natal" }
 }
 
+// No `expires_at`: a fixed date is refused once it has passed (the field's description says its form).
 export const updateExample: UpdatePaymentLinkWire = {
   name: "Camiseta Azul — últimas unidades",
-  max_uses: 80,
-  expires_at: "2026-12-24T18:00:00-03:00"
+  max_uses: 80
 }
 
 /** A payment link in v1's words (docs/payment-links.md, an extension of CONTRACT-v1). */
