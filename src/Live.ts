@@ -40,6 +40,7 @@ import { SecondPaymentRepoLive } from "./adapters/postgres/SecondPaymentRepoLive
 import { JobStats } from "./jobs/JobStats.ts"
 import { OperatorQueue } from "./app/OperatorQueue.ts"
 import { OperatorQueueReadsLive } from "./adapters/postgres/OperatorQueueReadsLive.ts"
+import { LedgerChecksLive } from "./adapters/postgres/LedgerChecksLive.ts"
 import { byMode } from "./adapters/providers/modes.ts"
 import { LiveRailsLive } from "./adapters/providers/live.ts"
 import { TenancyLive } from "./adapters/postgres/TenancyLive.ts"
@@ -169,7 +170,8 @@ export const AdaptersLive = Layer.mergeAll(
   DashboardReadsLive,
   ReceivedPixRepoLive,
   SecondPaymentRepoLive,
-  OperatorQueueReadsLive
+  OperatorQueueReadsLive,
+  LedgerChecksLive
 ).pipe(Layer.provideMerge(PrometheusMetrics), Layer.provideMerge(Ids.Live))
 
 /** The application services over the adapters. */

@@ -4,13 +4,14 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parseAllDocuments } from "yaml"
+import { READY_WITHIN_SECONDS } from "../src/http/ops/Http.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
 
 /**
  * Issue 11: the deployment files in ops/ agree with the service. No container engine runs here, so
  * every file is parsed and checked: the variables they set are ones the service reads, the required
- * secrets are set, ports and probe paths are the service's, the KEDA query runs on the real schema, and
- * the alerting rules pass `promtool check rules`.
+ * secrets are set, ports and probe paths are the service's, the probes wait longer than `/ready` takes to
+ * decide, the KEDA query runs on the real schema, and the alerting rules pass `promtool check rules`.
  */
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 const read = (path: string) => readFileSync(join(ROOT, path), "utf8")
@@ -54,7 +55,7 @@ describe("ops/ deployment files", () => {
     }
   })
 
-  it("Dockerfile: multi-stage, non-root, production deps only, HEALTHCHECK on /ready, STOPSIGNAL, known ENV", () => {
+  it("Dockerfile: multi-stage, non-root, production deps, HEALTHCHECK outwaiting /ready, STOPSIGNAL, known ENV", () => {
     const text = read("ops/Dockerfile")
     expect(text.match(/^FROM /gm)!.length).toBeGreaterThanOrEqual(2)
     // Built and run on one Node line, a supported one (docs/development.md "Supported Node lines").
@@ -65,6 +66,10 @@ describe("ops/ deployment files", () => {
     expect(text).toMatch(/^USER node$/m)
     expect(text).toContain("npm prune --omit=dev")
     expect(text).toMatch(/HEALTHCHECK[\s\S]*\/ready/)
+    // /ready answers 503 after giving the database READY_WITHIN_SECONDS: a check that gives up first fails a
+    // process whose database is only slow.
+    const healthTimeout = /HEALTHCHECK[^\n]*--timeout=(\d+)s/.exec(text)
+    expect(Number(healthTimeout?.[1])).toBeGreaterThan(READY_WITHIN_SECONDS)
     expect(text).toMatch(/^STOPSIGNAL SIGTERM$/m)
     expect(text).toMatch(/^EXPOSE 3000$/m)
     const env = [...text.matchAll(/^ENV ([\s\S]*?)(?:\n(?!\s))/gm)].flatMap((m) =>
@@ -115,7 +120,7 @@ describe("ops/ deployment files", () => {
     expect(scraped.sort()).toEqual(["api", "worker"])
   })
 
-  it("Kubernetes: deployments, probes on the service's paths and port, requests, Service, Job, PDB, HPA, KEDA", () => {
+  it("Kubernetes: deployments, probes (paths, port, outwaiting /ready), requests, Service, Job, PDB, HPA, KEDA", () => {
     const docs = readdirSync(join(ROOT, "ops/k8s")).flatMap((f) => yamlDocs(`ops/k8s/${f}`))
     const kinds = (kind: string) => docs.filter((d) => d.kind === kind)
     expect(
@@ -134,6 +139,9 @@ describe("ops/ deployment files", () => {
     const container = api.spec.template.spec.containers[0]
     expect(container.ports[0].containerPort).toBe(Number(config.PORT))
     expect(container.readinessProbe.httpGet.path).toBe("/ready")
+    // /ready gives the database READY_WITHIN_SECONDS before its 503; Kubernetes' default timeoutSeconds is 1,
+    // which would fail every API pod at once (out of the Service) while the database merely answers in 1–2 s.
+    expect(container.readinessProbe.timeoutSeconds ?? 1).toBeGreaterThan(READY_WITHIN_SECONDS)
     expect(container.livenessProbe.httpGet.path).toBe("/health")
     expect(container.resources.requests).toHaveProperty("cpu")
     expect(api.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(Number(config.SHUTDOWN_GRACE_SECONDS))

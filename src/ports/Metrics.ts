@@ -49,14 +49,25 @@ export class Metrics extends Context.Tag("Metrics")<
     readonly ledgerPostings: CounterOf<"type">
     /** Seconds since the oldest receivable still unsettled fell due (0 when none is late). */
     readonly settlementLag: { readonly set: (value: number) => void }
-    /** Total absolute difference the last ledger check found (0 when the books are right). */
+    /**
+     * Total absolute difference the last ledger check found (0 when the books are right), whichever process
+     * ran it: read from the database on scrape (src/app/Audit.ts).
+     */
     readonly ledgerImbalance: { readonly set: (value: number) => void }
+    /** When the last ledger check was recorded, Unix seconds (0 before the first), read on scrape likewise. */
+    readonly ledgerCheckedAt: { readonly set: (value: number) => void }
     /** What waits for an operator, by kind (docs/operations.md "What waits for an operator"), sampled on scrape. */
     readonly operatorQueue: { readonly set: (labels: Labels<"kind">, value: number) => void }
     /** Seconds the oldest of a kind has waited (0 when none), for the kinds an operator closes. */
     readonly operatorQueueOldestAge: { readonly set: (labels: Labels<"kind">, value: number) => void }
     readonly withdrawals: CounterOf<"outcome">
     readonly disputes: CounterOf<"kind" | "outcome">
+    /**
+     * Runs `sample` before every exposition, for gauges of shared state that every process reports alike
+     * (read from the database when scraped). A sample that fails, or takes over 2 s (a database that does not
+     * answer), leaves its gauges as they were and is logged; the exposition goes on.
+     */
+    readonly sampleOnScrape: (sample: Effect.Effect<void, unknown>) => Effect.Effect<void>
     /** The exposition text and its content type, for GET /metrics. */
     readonly exposition: Effect.Effect<{ readonly contentType: string; readonly body: string }>
   }

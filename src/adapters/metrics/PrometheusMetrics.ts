@@ -10,8 +10,25 @@ export const PrometheusMetrics = Layer.sync(Metrics, () => {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   const registers = [registry]
+  const samples: Array<Effect.Effect<void>> = []
   return Metrics.of({
-    exposition: Effect.promise(async () => ({ contentType: registry.contentType, body: await registry.metrics() })),
+    sampleOnScrape: (sample) =>
+      Effect.sync(() => {
+        samples.push(
+          // Disconnected: past the deadline the scrape goes on while the statement's interruption finishes.
+          Effect.disconnect(sample).pipe(
+            Effect.timeoutFail({ duration: "2 seconds", onTimeout: () => "no answer within 2 s" }),
+            Effect.catchAllCause((cause) =>
+              Effect.logWarning("metrics: a gauge sampled on scrape kept its value", cause)
+            )
+          )
+        )
+      }),
+    exposition: Effect.suspend(() => Effect.all(samples, { discard: true })).pipe(
+      Effect.zipRight(
+        Effect.promise(async () => ({ contentType: registry.contentType, body: await registry.metrics() }))
+      )
+    ),
     httpRequests: new Counter({
       name: "http_requests_total",
       help: "HTTP requests by route template, method and status",
@@ -142,7 +159,14 @@ export const PrometheusMetrics = Layer.sync(Metrics, () => {
     }),
     ledgerImbalance: new Gauge({
       name: "ledger_imbalance_centavos",
-      help: "Sum of the absolute differences the last ledger check found (must be 0)",
+      help:
+        "Sum of the absolute differences the last ledger check found (must be 0), whichever process ran it, " +
+        "sampled on scrape",
+      registers
+    }),
+    ledgerCheckedAt: new Gauge({
+      name: "ledger_check_timestamp_seconds",
+      help: "Unix time the last ledger check was recorded (0 before the first), sampled on scrape",
       registers
     }),
     operatorQueue: new Gauge({

@@ -4,6 +4,12 @@ import pg from "pg"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { startEmbeddedPostgres } from "./EmbeddedPostgres.ts"
 import { prepareStatements } from "./prepared.ts"
+import { BOUNDS, type Bounds, NO_ANSWER, watchStatements } from "./statementWatchdog.ts"
+
+export type { Bounds } from "./statementWatchdog.ts"
+
+/** TCP keepalive on every connection: an idle one (LISTEN, the pool's idle ones) to a host gone is found dead. */
+const KEEPALIVE_IDLE_MS = 10_000
 
 /** The one `pg` pool that @effect/sql-pg and graphile-worker share. */
 export class PgPool extends Context.Tag("PgPool")<PgPool, pg.Pool>() {}
@@ -19,27 +25,55 @@ const types = {
 // 57P01: the server is shutting down (a Ctrl-C reaches the embedded PostgreSQL too): expected, not alarming.
 const ADMIN_SHUTDOWN = "57P01"
 
-export const makePool = (connectionString: string, max = 20, prepare = true) =>
+export const makePool = (connectionString: string, max = 20, prepare = true, bounds: Bounds = BOUNDS) =>
   Effect.acquireRelease(
     Effect.gen(function* () {
       const runtime = yield* Effect.runtime<never>()
+      const log = Runtime.runFork(runtime)
+      const dropped = new WeakSet<object>()
       const report = (error: Error & { code?: string }) =>
-        Runtime.runFork(runtime)(
+        log(
           error.code === ADMIN_SHUTDOWN
             ? Effect.logDebug("PostgreSQL connection closed by server shutdown")
             : Effect.logWarning("PostgreSQL client error", error.message)
         )
-      const pool = new pg.Pool({ connectionString, max, types, application_name: "payment-gateway" })
+      const pool = new pg.Pool({
+        connectionString,
+        max,
+        types,
+        application_name: "payment-gateway",
+        connectionTimeoutMillis: bounds.connectMs,
+        keepAlive: true,
+        keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS
+      })
       // A client losing its connection must not crash the process; the pool replaces it.
-      pool.on("error", report)
+      pool.on("error", (error, client) => {
+        if (!dropped.has(client)) report(error)
+      })
       pool.on("connect", (client) => {
-        client.on("error", report)
+        // Kept for the client's life: a dropped connection emits its error twice (the drop, then the close).
+        client.on("error", (error) => {
+          if (!dropped.has(client)) report(error)
+        })
         if (prepare) prepareStatements(client)
       })
-      return pool
+      const stop = watchStatements(pool, bounds, dropped, (n) =>
+        log(
+          Effect.logWarning(
+            `${NO_ANSWER}: ${n} connection(s) dropped, each with a statement outstanding over ` +
+              `${bounds.suspectAfterMs / 1000} s and no answer to a new connection within ${bounds.probeMs / 1000} s`
+          )
+        )
+      )
+      return { pool, stop }
     }),
-    (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeout("5 seconds"), Effect.ignore)
-  )
+    ({ pool, stop }) =>
+      Effect.promise(stop).pipe(
+        Effect.timeout(bounds.probeMs),
+        Effect.ignore,
+        Effect.zipRight(Effect.promise(() => pool.end()).pipe(Effect.timeout("5 seconds"), Effect.ignore))
+      )
+  ).pipe(Effect.map(({ pool }) => pool))
 
 /** `DATABASE_URL` when set, otherwise an embedded PostgreSQL under `DATA_DIR`. */
 export const PgPoolLive = Layer.scoped(

@@ -45,6 +45,7 @@ import loginAttempts from "./migrations/0050_login_attempts.ts"
 import refundsPending from "./migrations/0051_refunds_pending.ts"
 import feedsInCommitOrder from "./migrations/0052_feeds_in_commit_order.ts"
 import pixReceivedSettling from "./migrations/0053_pix_received_settling.ts"
+import ledgerLastCheck from "./migrations/0054_ledger_last_check.ts"
 import admitMany from "./migrations/0042_admit_many.ts"
 import pixExceptionHandled from "./migrations/0043_pix_exception_handled.ts"
 import { withSpan } from "../../spans.ts"
@@ -93,7 +94,8 @@ export const MIGRATIONS = {
   "0050_login_attempts": loginAttempts,
   "0051_refunds_pending": refundsPending,
   "0052_feeds_in_commit_order": feedsInCommitOrder,
-  "0053_pix_received_settling": pixReceivedSettling
+  "0053_pix_received_settling": pixReceivedSettling,
+  "0054_ledger_last_check": ledgerLastCheck
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)

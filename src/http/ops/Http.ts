@@ -1,9 +1,12 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Duration, Effect } from "effect"
 import { GatewayApi } from "../Api.ts"
 import { NotReady } from "./Api.ts"
 import { Draining } from "../shared/Draining.ts"
+
+/** How long /ready waits for the database before answering 503 (docs/deployment.md "Operations"). */
+export const READY_WITHIN_SECONDS = 2
 
 export const OpsHttp = HttpApiBuilder.group(GatewayApi, "ops", (handlers) =>
   Effect.gen(function* () {
@@ -25,11 +28,14 @@ export const OpsHttp = HttpApiBuilder.group(GatewayApi, "ops", (handlers) =>
         // Start-up applies the migrations before the server listens, so a reachable database is the last check.
         // Any failure of the probe, a defect of the pool included, means "not ready" (503), never a 500;
         // so does a process that is stopping (its load balancer should send no new requests).
+        // Disconnected: at the deadline the answer is 503 at once, while the statement's interruption (its
+        // cancel: @effect/sql-pg runs pg_cancel_backend through the same pool, which waits up to 5 s on a
+        // database that does not answer) finishes in the background and ends by itself.
         Effect.gen(function* () {
           if (draining.stopping()) return yield* Effect.fail("stopping")
-          yield* sql`select 1`
+          yield* Effect.disconnect(sql`select 1`)
         }).pipe(
-          Effect.timeout("2 seconds"),
+          Effect.timeout(Duration.seconds(READY_WITHIN_SECONDS)),
           Effect.as({ status: "ready" as const, database: "ok" as const }),
           Effect.catchAllCause(() =>
             Effect.succeed(

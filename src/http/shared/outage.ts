@@ -22,6 +22,8 @@ const MESSAGES = new RegExp(
     "ECONNREFUSED",
     "not queryable",
     "timeout exceeded when trying to connect",
+    // A connection the pool dropped when PostgreSQL stopped answering (src/adapters/postgres/Database.ts).
+    "PostgreSQL did not answer",
     "database system is (starting up|shutting down|in recovery)",
     "terminating connection"
   ].join("|"),
