@@ -111,6 +111,18 @@ const positiveInt = (name: string, fallback: number) =>
     Config.validate({ message: `${name} must be a positive integer`, validation: (n) => n > 0 })
   )
 
+/** Ten years: a velocity window longer than any card's life, and far below what a Date can hold. */
+const MAX_WINDOW_SECONDS = 10 * 366 * 86_400
+
+/** A velocity window in seconds: a positive integer up to ten years (a Date past that range is a 500). */
+const windowSeconds = (name: string, fallback: number) =>
+  positiveInt(name, fallback).pipe(
+    Config.validate({
+      message: `${name} must be a positive integer of seconds, at most ${MAX_WINDOW_SECONDS} (ten years)`,
+      validation: (n) => n <= MAX_WINDOW_SECONDS
+    })
+  )
+
 /**
  * The longest delay Node's timers keep: "When delay is larger than 2147483647 or less than 1, the delay will be
  * set to 1" (Node's docs, setTimeout), so WORKER_POLL_INTERVAL_MS=3000000000 polled every millisecond. Every
@@ -184,11 +196,11 @@ const antifraud = Config.all({
   rejectAt: score("ANTIFRAUD_REJECT_AT", DEFAULT_SETTINGS.rejectAt),
   cardVelocity: Config.all({
     max: positiveInt("ANTIFRAUD_CARD_VELOCITY_MAX", DEFAULT_SETTINGS.cardVelocity.max),
-    windowSeconds: positiveInt("ANTIFRAUD_CARD_VELOCITY_WINDOW_SECONDS", DEFAULT_SETTINGS.cardVelocity.windowSeconds)
+    windowSeconds: windowSeconds("ANTIFRAUD_CARD_VELOCITY_WINDOW_SECONDS", DEFAULT_SETTINGS.cardVelocity.windowSeconds)
   }),
   documentVelocity: Config.all({
     max: positiveInt("ANTIFRAUD_DOCUMENT_VELOCITY_MAX", DEFAULT_SETTINGS.documentVelocity.max),
-    windowSeconds: positiveInt(
+    windowSeconds: windowSeconds(
       "ANTIFRAUD_DOCUMENT_VELOCITY_WINDOW_SECONDS",
       DEFAULT_SETTINGS.documentVelocity.windowSeconds
     )

@@ -154,13 +154,17 @@ export const assess = (signals: Signals, settings: AntifraudSettings): Antifraud
 /** Particles that say nothing about who a person is ("Maria da Silva" and "Maria Silva" are one name). */
 const PARTICLES = new Set(["da", "de", "do", "das", "dos", "e", "di", "del", "van", "von"])
 
-/** Lower case, accents removed, punctuation as spaces, particles dropped. */
+/**
+ * Lower case, accents removed, punctuation as spaces, particles dropped. Compatibility forms folded (NFKD:
+ * full-width ＪＯＡＯ is JOAO) and any script's letters kept (ИВАН, Łukasz): a name in letters that are not
+ * a–z is still words, which a name check must compare, not drop.
+ */
 export const nameTokens = (name: string): ReadonlyArray<string> =>
   name
-    .normalize("NFD")
+    .normalize("NFKD")
     .replace(/\p{M}/gu, "")
     .toLowerCase()
-    .replace(/[^a-z0-9]+/g, " ")
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
     .split(" ")
     .filter((t) => t.length > 0 && !PARTICLES.has(t))
 
