@@ -3,7 +3,7 @@ import { join, resolve } from "node:path"
 import { parseArgs } from "node:util"
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
-import { ConfigProvider, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import { Cause, ConfigProvider, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
 import { plannedDataDir } from "./adapters/postgres/placement.ts"
 import { noticeUrlForLog } from "./adapters/providers/bcb-pix/receiver.ts"
 import { Accounts } from "./app/Accounts.ts"
@@ -21,7 +21,7 @@ import { PixProvider } from "./ports/PixProvider.ts"
 import { ReceivedPixRepo } from "./ports/ReceivedPixRepo.ts"
 import { isKnownScope } from "./http/shared/scopes.ts"
 import { DatabaseLive } from "./Roles.ts"
-import { redactedUrl } from "./startupFailure.ts"
+import { describeStartupFailure, redactedUrl } from "./startupFailure.ts"
 
 /**
  * Operator CLI (npm run cli -- …), against DATABASE_URL or the embedded database in DATA_DIR:
@@ -110,22 +110,27 @@ const warnWhenEmpty = (created: boolean) =>
 const program = (created: boolean) =>
   Effect.gen(function* () {
     const [noun, verb, ...rest] = process.argv.slice(2)
-    const { positionals, values } = parseArgs({
-      args: rest,
-      allowPositionals: true,
-      options: {
-        name: { type: "string" },
-        email: { type: "string" },
-        password: { type: "string" },
-        account: { type: "string" },
-        scopes: { type: "string" },
-        label: { type: "string" },
-        "rate-limit": { type: "string" },
-        id: { type: "string" },
-        note: { type: "string" },
-        url: { type: "string" },
-        outcome: { type: "string" }
-      }
+    const { positionals, values } = yield* Effect.try({
+      try: () =>
+        parseArgs({
+          args: rest,
+          allowPositionals: true,
+          options: {
+            name: { type: "string" },
+            email: { type: "string" },
+            password: { type: "string" },
+            account: { type: "string" },
+            scopes: { type: "string" },
+            label: { type: "string" },
+            "rate-limit": { type: "string" },
+            id: { type: "string" },
+            note: { type: "string" },
+            url: { type: "string" },
+            outcome: { type: "string" }
+          }
+        }),
+      // A mistyped option is named, with the usage: not a stack of the parser's.
+      catch: (e) => new Error(`${e instanceof Error ? e.message : String(e)}\n\n${usage}`)
     })
     const accounts = yield* Accounts
     yield* warnWhenEmpty(created)
@@ -195,8 +200,9 @@ const program = (created: boolean) =>
         )
       )
       const rateLimit = values["rate-limit"] === undefined ? undefined : Number(values["rate-limit"])
-      if (rateLimit !== undefined && !(Number.isInteger(rateLimit) && rateLimit > 0))
-        return yield* fail("--rate-limit must be a positive integer")
+      // The column is an int4, as the API's own bound (docs/api.md "API keys").
+      if (rateLimit !== undefined && !(Number.isInteger(rateLimit) && rateLimit > 0 && rateLimit <= 2_147_483_647))
+        return yield* fail("--rate-limit must be a positive integer up to 2147483647")
       const { apiKey, fullKey } = yield* accounts.createRestrictedKey(
         account.id,
         values.label ?? "Restricted key",
@@ -207,7 +213,7 @@ const program = (created: boolean) =>
     }
     if (noun === "pix" && verb === "exceptions") {
       // Payments that did not settle their charge and wait (docs/providers.md "The receiver"), newest first.
-      return yield* Effect.flatMap(ReceivedPixRepo, (r) => r.exceptions(100))
+      return yield* Effect.flatMap(ReceivedPixRepo, (r) => r.exceptions(1_000))
     }
     if (noun === "pix" && verb === "handled") {
       // The operator dealt with an exception (returned it at the PSP, matched it by hand): it leaves the queue.
@@ -324,6 +330,21 @@ const program = (created: boolean) =>
     return yield* fail(usage)
   })
 
+/**
+ * The one line a failed command prints: the database's or the configuration's problem as the service words it
+ * at start-up (the URL's password hidden: startupFailure.ts), else the error's own message and what it wraps.
+ * Never a Cause as JSON, which hides an Error's message.
+ */
+const failureLine = (cause: Cause.Cause<unknown>): string => {
+  const described = describeStartupFailure(cause)
+  if (described !== undefined) return described.replace(/^cannot start: /, "")
+  const error = Cause.squash(cause)
+  if (!(error instanceof Error)) return String(error)
+  const inner = (error as { cause?: unknown }).cause
+  const detail = inner instanceof Error && inner.message !== error.message ? `: ${inner.message}` : ""
+  return (error.message || error.name) + detail
+}
+
 const CliLive = AppLive.pipe(Layer.provideMerge(DatabaseLive), Layer.provide(NodeContext.layer))
 
 // Whether the embedded database exists is read before CliLive starts (and possibly creates) it.
@@ -342,8 +363,7 @@ isNewEmbeddedDatabase
   )
   .then((exit) => {
     if (exit._tag === "Failure") {
-      const error = exit.cause._tag === "Fail" ? exit.cause.error : exit.cause
-      console.error(error instanceof Error ? error.message : JSON.stringify(error))
+      console.error(failureLine(exit.cause))
       process.exit(1)
     }
     process.exit(0)

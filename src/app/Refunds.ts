@@ -388,13 +388,20 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
       concludeCard: fn("Refunds.concludeCard")(function* (refundId: RefundId, refunded: boolean) {
         const pending = yield* refunds.findPendingCard(refundId)
         if (pending === undefined) return { _tag: "NotPending" } as const
-        yield* conclude(
-          pending.accountId,
-          pending.transactionId,
-          pending.id,
-          pending.amount,
-          refunded ? "RETURNED" : "NOT_RETURNED"
+        // Decided under the transaction's row lock: of two operators concluding it at once, the second finds
+        // it concluded and is told so (NotPending), not shown the first one's outcome as its own.
+        const applied = yield* tx.run(
+          Effect.gen(function* () {
+            yield* Effect.flatten(transactions.findForUpdate(pending.accountId, pending.transactionId)).pipe(
+              Effect.orDie
+            )
+            const now = yield* refunds.find(pending.accountId, pending.id)
+            if (now?.status !== "PENDING") return false
+            yield* finish(pending.accountId, pending.transactionId, pending.id, pending.amount, refunded)
+            return true
+          })
         )
+        if (!applied) return { _tag: "NotPending" } as const
         const refund = yield* refunds.find(pending.accountId, pending.id)
         return { _tag: "Concluded", refund: refund! } as const
       }),

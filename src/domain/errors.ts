@@ -54,7 +54,12 @@ export class Unprocessable extends Data.TaggedError("Unprocessable")<{
   readonly transactionId?: string
 }> {}
 
-export class EmailAlreadyRegistered extends Data.TaggedError("EmailAlreadyRegistered")<{}> {}
+export class EmailAlreadyRegistered extends Data.TaggedError("EmailAlreadyRegistered")<{}> {
+  // What the CLI prints; the API answers its own 409 (CONTRACT §3).
+  override get message() {
+    return "email is already registered"
+  }
+}
 
 export class InvalidCredentials extends Data.TaggedError("InvalidCredentials")<{}> {}
 

@@ -75,7 +75,8 @@ export class ReceivedPixRepo extends Context.Tag("ReceivedPixRepo")<
       mode: Mode
     ) => Effect.Effect<Option.Option<{ readonly accountId: AccountId; readonly transactionId: TransactionId }>>
     /**
-     * The payments that did not settle their charge and wait for an operator (not handled yet), newest first;
+     * The payments that did not settle their charge and wait for an operator (not handled yet), oldest first
+     * (the one GatewayPixExceptionWaiting is about leads);
      * a bolepix's PIX given back (`returned`) is not one of them: the bolepix's own queue counts it.
      */
     readonly exceptions: (limit: number) => Effect.Effect<ReadonlyArray<ReceivedPixRecord>>

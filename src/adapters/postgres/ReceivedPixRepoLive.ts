@@ -113,7 +113,7 @@ export const ReceivedPixRepoLive = Layer.effect(
         exceptions: (limit) =>
           sql<Row>`
           select ${sql.literal(columns)} from pix_received where ${sql.literal(WAITING)}
-          order by received_at desc limit ${limit}`.pipe(
+          order by received_at limit ${limit}`.pipe(
             Effect.orDie,
             Effect.map((rows) => rows.map(recordOf))
           ),

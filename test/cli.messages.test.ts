@@ -1,0 +1,114 @@
+import { execFile } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import pg from "pg"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { serviceEntry } from "./support/compiled.ts"
+import { createMigratedTestDatabase } from "./support/database.ts"
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url))
+
+/** The CLI compiled, as a real process, with the given environment (no inherited DATABASE_URL). */
+const cli = async (args: ReadonlyArray<string>, env: Record<string, string>) => {
+  const entry = await serviceEntry()
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    const { DATABASE_URL: _, ...inherited } = process.env
+    execFile(
+      process.execPath,
+      [...entry.cli, ...args],
+      { cwd: ROOT, env: { ...inherited, LOG_LEVEL: "warning", ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr })
+    )
+  })
+}
+
+describe("the operator CLI's messages", () => {
+  let url: string
+  let env: Record<string, string>
+  let db: pg.Pool
+  beforeAll(async () => {
+    url = await createMigratedTestDatabase()
+    env = { DATABASE_URL: url }
+    db = new pg.Pool({ connectionString: url, max: 2 })
+    const made = await cli(
+      ["accounts", "create", "--name", "Ze", "--email", "ze@example.com", "--password", "correct horse battery"],
+      env
+    )
+    expect(made.code, made.stderr).toBe(0)
+  }, 90_000)
+  afterAll(async () => {
+    await db?.end()
+  })
+
+  it("accounts create with an email already registered says so, as signup's 409 does", async () => {
+    const again = await cli(
+      ["accounts", "create", "--name", "Ze 2", "--email", "ze@example.com", "--password", "correct horse battery"],
+      env
+    )
+    expect(again.code).toBe(1)
+    expect(again.stderr.trim()).toMatch(/already registered/i)
+  }, 60_000)
+
+  it("an unknown option is named in one readable line, not an Effect Cause as JSON", async () => {
+    const r = await cli(["pix", "handled", "--idd", "E2E", "--note", "returned at the PSP"], env)
+    expect(r.code).toBe(1)
+    expect(r.stderr).not.toContain('"_id":"Cause"')
+    expect(r.stderr).toContain("--idd")
+  }, 60_000)
+
+  it("an option given without its value is named, not an Effect Cause as JSON", async () => {
+    const r = await cli(["refunds", "conclude", "--outcome", "refunded", "--id"], env)
+    expect(r.code).toBe(1)
+    expect(r.stderr).not.toContain('"_id":"Cause"')
+    expect(r.stderr).toContain("--id")
+  }, 60_000)
+
+  it("a --rate-limit too large for the column is refused with a clear line, not a SqlError as JSON", async () => {
+    const r = await cli(
+      ["keys", "create", "--account", "ze@example.com", "--scopes", "orders:read", "--rate-limit", "99999999999"],
+      env
+    )
+    expect(r.code).toBe(1)
+    expect(r.stderr).not.toContain('"_id":"Cause"')
+    expect(r.stderr).toContain("--rate-limit")
+  }, 60_000)
+
+  it("a DATABASE_URL naming a missing database: PostgreSQL's reason, not a Cause with no message", async () => {
+    const missing = new URL(url)
+    missing.pathname = "/gw_no_such_db"
+    const r = await cli(["ledger", "check"], { DATABASE_URL: missing.toString() })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/gw_no_such_db.*does not exist|does not exist/)
+  }, 60_000)
+
+  it("a DATABASE_URL refusing connections: the reason and the URL (password hidden), not a bare errno", async () => {
+    const refused = new URL(url)
+    refused.port = "1"
+    refused.password = "hunter2-review"
+    const r = await cli(["ledger", "check"], { DATABASE_URL: refused.toString() })
+    expect(r.code).toBe(1)
+    expect(r.stderr).not.toContain("hunter2-review")
+    expect(r.stderr).not.toContain('"_id":"Cause"')
+    expect(r.stderr).toContain("127.0.0.1:1")
+  }, 60_000)
+
+  it("pix exceptions lists the oldest payment waiting, the one GatewayPixExceptionWaiting is about", async () => {
+    // 101 PIX naming no charge of ours wait for an operator; the oldest for two days.
+    await db.query(
+      `insert into pix_received (end_to_end_id, txid, amount, paid_at, source, outcome, received_at)
+       select 'E2EWAITING' || lpad(g::text, 4, '0'), null, 1000 + g, now() - interval '2 days', 'webhook',
+              'unknown_charge', now() - interval '2 days' + g * interval '1 minute'
+       from generate_series(0, 100) g`
+    )
+    const waiting = (
+      await db.query<{ n: number }>(
+        `select count(*)::int as n from pix_received
+         where outcome <> 'settled' and outcome <> 'returned' and handled_at is null`
+      )
+    ).rows[0]!.n
+    expect(waiting).toBe(101)
+    const r = await cli(["pix", "exceptions"], env)
+    expect(r.code, r.stderr).toBe(0)
+    const listed = JSON.parse(r.stdout) as Array<{ endToEndId: string }>
+    expect(listed.map((p) => p.endToEndId)).toContain("E2EWAITING0000")
+  }, 60_000)
+})
