@@ -93,7 +93,10 @@ describe("the dashboard API's boundaries", () => {
     ]
     const statuses: Record<string, number> = {}
     for (const p of paths) statuses[p] = (await api.get(`/api/dashboard${p}`, o)).status
-    expect(Object.values(statuses).filter((s) => s >= 500), JSON.stringify(statuses)).toEqual([])
+    expect(
+      Object.values(statuses).filter((s) => s >= 500),
+      JSON.stringify(statuses)
+    ).toEqual([])
   })
 
   it("a 401 of a dashboard route challenges for the login token it takes, not for an X-Api-Key", async () => {

@@ -80,14 +80,16 @@ describe("events polled while charges commit", () => {
 
     const all = (
       await server.db.query<{ id: string }>(
-        "select e.id from events e join accounts a on a.id = e.account_id where a.id = (select account_id from api_keys limit 1)"
+        `select e.id from events e join accounts a on a.id = e.account_id
+         where a.id = (select account_id from api_keys limit 1)`
       )
     ).rows.map((r) => r.id)
     const missed = all.filter((id) => !seen.has(id))
     const twice = [...seen.entries()].filter(([, n]) => n > 1)
     if (process.env.EVENTS_DEBUG) {
       const rows = await server.db.query(
-        "select id, type, created_at::text as at, xmin::text as x, (select count(*) from events) as n from events order by created_at desc, id desc"
+        `select id, type, created_at::text as at, xmin::text as x, (select count(*) from events) as n
+         from events order by created_at desc, id desc`
       )
       for (const r of rows.rows) console.log(seen.has(r.id) ? "seen  " : "MISSED", r.type, r.at, r.x)
     }

@@ -22,8 +22,9 @@ export type OperatorQueueKind = (typeof OPERATOR_QUEUE_KINDS)[number]
  * that), bolepix second payments owed back by hand (`to_return`) or still asked of the PSP (`returning`), and
  * CNAB retornos held out of sequence, card refunds an acquirer may have made and could not say (PENDING over
  * five minutes: `npm run cli -- refunds conclude`), and PIX refunds the PSP has not decided in five minutes
- * (`reconcile_pix` keeps asking; an operator looks at the PSP). Every kind leaves the queue once handled (a PIX exception when an
- * operator marks it, `npm run cli -- pix handled`), so how long the oldest has waited is reported for each.
+ * (`reconcile_pix` keeps asking; an operator looks at the PSP). Every kind leaves the queue once handled (a
+ * PIX exception when an operator marks it, `npm run cli -- pix handled`), so how long the oldest has waited is
+ * reported for each.
  */
 export class OperatorQueue extends Effect.Service<OperatorQueue>()("OperatorQueue", {
   effect: Effect.gen(function* () {
