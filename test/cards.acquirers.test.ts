@@ -6,6 +6,7 @@ import { startFakeCielo, type FakeCielo } from "./fakes/cielo/fake.ts"
 import { startFakeRede, type FakeRede } from "./fakes/rede/fake.ts"
 import { panEndingIn } from "./providers/acquirer.kit.ts"
 import { runCli } from "./support/processes.ts"
+import { withEnv } from "./support/env.ts"
 
 /**
  * Cards through real acquirers, end to end (issue 24 §3 "What proves it"): the service (HTTP,
@@ -21,20 +22,6 @@ const merchantKey = async (api: Client) => (await liveMerchant(api)).key
 const APPROVED = panEndingIn("402400719769", "1")
 const DECLINED = panEndingIn("402400719769", "2")
 const EXPIRED = panEndingIn("402400719769", "3")
-
-/** The deployment's acquirer variables, set for the in-process service this file starts. */
-const withEnv = async <T>(env: Record<string, string>, start: () => Promise<T>) => {
-  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]))
-  Object.assign(process.env, env)
-  try {
-    return await start()
-  } finally {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k]
-      else process.env[k] = v
-    }
-  }
-}
 
 const rowOf = async (server: TestServer, id: string) =>
   (

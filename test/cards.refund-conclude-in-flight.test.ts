@@ -5,6 +5,7 @@ import { startTestServer, type TestServer } from "./support/server.ts"
 import { startFakeCielo, type FakeCielo } from "./fakes/cielo/fake.ts"
 import { panEndingIn } from "./providers/acquirer.kit.ts"
 import { runCli } from "./support/processes.ts"
+import { withEnv } from "./support/env.ts"
 
 /**
  * `refunds pending` and `refunds conclude` take only a card refund PENDING for over five minutes, the operator
@@ -14,19 +15,6 @@ import { runCli } from "./support/processes.ts"
  * refund and the merchant the money.
  */
 const APPROVED = panEndingIn("402400719769", "1")
-
-const withEnv = async <T>(env: Record<string, string>, start: () => Promise<T>) => {
-  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]))
-  Object.assign(process.env, env)
-  try {
-    return await start()
-  } finally {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k]
-      else process.env[k] = v
-    }
-  }
-}
 
 describe("refunds conclude on a card refund still in flight", () => {
   let cielo: FakeCielo

@@ -8,6 +8,7 @@ import { startTestServer, type TestServer } from "./support/server.ts"
 import { startFakeCielo, type FakeCielo } from "./fakes/cielo/fake.ts"
 import { panEndingIn } from "./providers/acquirer.kit.ts"
 import { serviceEntry } from "./support/compiled.ts"
+import { withEnv } from "./support/env.ts"
 
 /**
  * docs/operations.md, `card_refund_unknown`: "`refunds conclude --id ID --outcome refunded` or `not_refunded`"
@@ -29,19 +30,6 @@ const cli = async (args: ReadonlyArray<string>, env: Record<string, string>) => 
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr })
     )
   })
-}
-
-const withEnv = async <T>(env: Record<string, string>, start: () => Promise<T>) => {
-  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]))
-  Object.assign(process.env, env)
-  try {
-    return await start()
-  } finally {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k]
-      else process.env[k] = v
-    }
-  }
 }
 
 describe("refunds conclude from two shells at once", () => {

@@ -6,21 +6,15 @@
  * and whoever asks the PSP — the refund request, or the `reconcile_pix` sweep asking again (docs/providers.md
  * "Refunds"). The gateway as a process in live mode against the fake PSP (test/fakes/pix).
  */
-import { randomBytes } from "node:crypto"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeCertificates, type PixTestCertificates } from "./fakes/pix/certs.ts"
-import { type FakePsp, gatewayEnv, startFakePsp } from "./fakes/pix/server.ts"
-import { freePort } from "./support/config.ts"
-import { createTestDatabase } from "./support/database.ts"
-import { client, liveMerchant } from "./support/http.ts"
+import type { FakePsp } from "./fakes/pix/server.ts"
 import { checkLedger } from "./support/ledger-check.ts"
 import { chargePix, type Merchant, transaction, until } from "./support/payments-fixtures.ts"
-import { type RoleProcess, spawnRole, stopAll } from "./support/processes.ts"
+import { type LivePix, startLivePix } from "./support/livePix.ts"
 
-let certs: PixTestCertificates
+let live: LivePix
 let psp: FakePsp
-let gateway: RoleProcess | undefined
 let merchant: Merchant
 let db: pg.Pool
 let databaseUrl: string
@@ -29,41 +23,11 @@ let databaseUrl: string
 const FEE_PIX_BP = 99
 
 beforeAll(async () => {
-  certs = makeCertificates()
-  psp = await startFakePsp({ profile: "efi", certificates: certs })
-  const webhookPort = await freePort()
-  databaseUrl = await createTestDatabase()
-  const noticeUrl = `https://127.0.0.1:${webhookPort}/providers/pix/efi/webhook`
-  const env = {
-    DATABASE_URL: databaseUrl,
-    JWT_SECRET: randomBytes(32).toString("base64url"),
-    CARD_VAULT_KEY: randomBytes(32).toString("base64"),
-    RATE_LIMIT_PER_MINUTE: "100000",
-    FEE_PIX: "0.99%",
-    ...gatewayEnv(psp, certs, { PIX_TIMEOUT_MS: "5000" }),
-    PIX_WEBHOOK_PORT: String(webhookPort),
-    PIX_WEBHOOK_HOST: "127.0.0.1",
-    PIX_WEBHOOK_TLS_CERT_FILE: certs.files.serverCert,
-    PIX_WEBHOOK_TLS_KEY_FILE: certs.files.serverKey,
-    PIX_WEBHOOK_CA_FILE: certs.files.caCert,
-    // Registered at the PSP at start (PUT /webhook/{chave}): the PSP's notices reach the gateway.
-    PIX_WEBHOOK_URL: noticeUrl
-  }
-  gateway = await spawnRole("all", env, { readyTimeoutMs: 90_000 })
-  db = new pg.Pool({ connectionString: databaseUrl, max: 2 })
-  const api = client(gateway.baseUrl)
-  const m = await liveMerchant(api, "Loja Dois Pagadores")
-  const tenant = await db.query<{ id: string }>("select id from accounts where owner_id = $1 and mode = 'live'", [
-    m.accountId
-  ])
-  merchant = { api, key: m.key, accountId: tenant.rows[0]!.id }
+  live = await startLivePix("Loja Dois Pagadores", { FEE_PIX: "0.99%" })
+  ;({ psp, merchant, db, databaseUrl } = live)
 }, 150_000)
 
-afterAll(async () => {
-  await stopAll([gateway])
-  await psp?.close()
-  await db?.end()
-})
+afterAll(() => live?.stop())
 
 const txidOf = (transactionId: string) => transactionId.replace(/-/g, "")
 
