@@ -42,12 +42,14 @@ const inBackground = <A>(write: Effect.Effect<A>) =>
 
 /**
  * Stores an outcome now, or, when the database just went away, as soon as it is back: the answer the
- * client gets (the charge happened) and the one a retry replays stay the same.
+ * client gets (the charge happened) and the one a retry replays stay the same. Not interrupted by the client
+ * going away meanwhile: the key would stay claimed, without its outcome, for the claim's lease.
  */
 const durably = <A>(write: Effect.Effect<A>) =>
   write.pipe(
     Effect.asVoid,
-    Effect.catchAllDefect(() => inBackground(write))
+    Effect.catchAllDefect(() => inBackground(write)),
+    Effect.uninterruptible
   )
 
 const KEY = /^[\x20-\x7E]{1,255}$/
