@@ -1,5 +1,3 @@
-import { execFile } from "node:child_process"
-import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client, type Client, liveMerchant } from "./support/http.ts"
@@ -7,8 +5,8 @@ import { cardBody, newOrder, PROCESS, REFUND } from "./support/payments.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
 import { startFakeCielo, type FakeCielo } from "./fakes/cielo/fake.ts"
 import { panEndingIn } from "./providers/acquirer.kit.ts"
-import { serviceEntry } from "./support/compiled.ts"
 import { withEnv } from "./support/env.ts"
+import { runCliOutput } from "./support/processes.ts"
 
 /**
  * docs/operations.md, `card_refund_unknown`: "`refunds conclude --id ID --outcome refunded` or `not_refunded`"
@@ -17,20 +15,8 @@ import { withEnv } from "./support/env.ts"
  * (exit 0) that its conclusion was made.
  */
 const APPROVED = panEndingIn("402400719769", "1")
-const ROOT = fileURLToPath(new URL("..", import.meta.url))
 
-const cli = async (args: ReadonlyArray<string>, env: Record<string, string>) => {
-  const entry = await serviceEntry()
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    const { DATABASE_URL: _, ...inherited } = process.env
-    execFile(
-      process.execPath,
-      [...entry.cli, ...args],
-      { cwd: ROOT, env: { ...inherited, LOG_LEVEL: "warning", ...env }, timeout: 90_000 },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr })
-    )
-  })
-}
+const cli = (args: ReadonlyArray<string>, env: Record<string, string>) => runCliOutput(args, env, 90_000)
 
 describe("refunds conclude from two shells at once", () => {
   let cielo: FakeCielo

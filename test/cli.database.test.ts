@@ -1,32 +1,17 @@
-import { execFile } from "node:child_process"
 import { chmod, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
-import { serviceEntry } from "./support/compiled.ts"
 import { createTestDatabase } from "./support/database.ts"
+import { runCliOutput } from "./support/processes.ts"
 
 /**
  * Issue 23 item 2: the CLI opens the service's database (same DATA_DIR default, same placement as
  * root: test/startup.private-dir.test.ts proves it finds the service's account); when what it opened
  * holds no account it says which database that was, instead of working in a second, empty one in silence.
  */
-const ROOT = fileURLToPath(new URL("..", import.meta.url))
 
-// The CLI compiled, as spawnRole's children (test/support/compiled.ts).
-const cli = async (args: ReadonlyArray<string>, env: Record<string, string>) => {
-  const entry = await serviceEntry()
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    const { DATABASE_URL: _, ...inherited } = process.env
-    execFile(
-      process.execPath,
-      [...entry.cli, ...args],
-      { cwd: ROOT, env: { ...inherited, ...env }, timeout: 60_000 },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr })
-    )
-  })
-}
+const cli = (args: ReadonlyArray<string>, env: Record<string, string>) => runCliOutput(args, env)
 
 describe("the CLI names the database it opened when it holds no account", () => {
   const dirs: Array<string> = []

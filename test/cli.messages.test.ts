@@ -1,25 +1,9 @@
-import { execFile } from "node:child_process"
-import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { serviceEntry } from "./support/compiled.ts"
 import { createMigratedTestDatabase } from "./support/database.ts"
+import { runCliOutput } from "./support/processes.ts"
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url))
-
-/** The CLI compiled, as a real process, with the given environment (no inherited DATABASE_URL). */
-const cli = async (args: ReadonlyArray<string>, env: Record<string, string>) => {
-  const entry = await serviceEntry()
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    const { DATABASE_URL: _, ...inherited } = process.env
-    execFile(
-      process.execPath,
-      [...entry.cli, ...args],
-      { cwd: ROOT, env: { ...inherited, LOG_LEVEL: "warning", ...env }, timeout: 60_000 },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr })
-    )
-  })
-}
+const cli = (args: ReadonlyArray<string>, env: Record<string, string>) => runCliOutput(args, env)
 
 describe("the operator CLI's messages", () => {
   let url: string

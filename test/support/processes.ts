@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { chmod, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
@@ -210,6 +210,28 @@ export const stopLeftovers = async () => {
 export const stopAll = async (processes: ReadonlyArray<RoleProcess | undefined>) => {
   await Promise.all(processes.map((p) => p?.stop()))
   for (const child of live) child.kill("SIGKILL")
+}
+
+/**
+ * Runs the operator CLI (`src/cli.ts …args`, compiled like `spawnRole`'s) as an operator would, with `env` and
+ * without the test run's own DATABASE_URL, and answers its exit code and output whatever they are: for what it
+ * says when it fails.
+ */
+export const runCliOutput = async (
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  timeoutMs = 60_000
+): Promise<{ readonly code: number; readonly stdout: string; readonly stderr: string }> => {
+  const entry = await serviceEntry()
+  const { DATABASE_URL: _, ...inherited } = process.env
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [...entry.cli, ...args],
+      { cwd: ROOT, env: { ...inherited, LOG_LEVEL: "warning", ...env }, timeout: timeoutMs },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr })
+    )
+  })
 }
 
 /**
