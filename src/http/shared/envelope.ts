@@ -69,12 +69,13 @@ const phrase = (field: string, message: string) =>
         ? `${field} ${message}`
         : `${field}: ${message}`
 
-const ACTUAL = /, actual [\s\S]*$/
+/** The value Schema quotes at the end of its message, after ", actual ". */
+const ACTUAL = /, actual ([\s\S]*)$/
 
 /** Whether a decode message's quoted value may hold a card number, a CVV or a secret (see fromDecodeError). */
 const quotesSecret = (path: ReadonlyArray<PropertyKey>, message: string) => {
   if (path.some((key) => typeof key === "string" && isSecretKey(key))) return true
-  const actual = /, actual ([\s\S]*)$/.exec(message)?.[1]
+  const actual = ACTUAL.exec(message)?.[1]
   if (actual === undefined) return false
   return /^[[{]/.test(actual) || redactBody(actual) !== actual
 }
