@@ -36,6 +36,37 @@ const card = () => ({
   cvv: "123"
 })
 
+/**
+ * A v1 refund of 1 000 whose database transaction starts, then waits on the sale's row lock, held by another
+ * connection (as a concurrent refund or dispute holds it), while `meanwhile` runs; `release` lets it commit.
+ */
+const refundHeldBack = async (key: string, hash: string, meanwhile: () => Promise<void>) => {
+  const holder = new pg.Client({ connectionString: server.databaseUrl })
+  await holder.connect()
+  try {
+    await holder.query("begin")
+    await holder.query("select 1 from transactions where id = $1 for update", [hash])
+    const refund = api.post(`${V1}/transactions/${hash}/refund`, { amount: 1_000 }, { token: key })
+    await eventually(async () => {
+      const { rows } = await server.db.query(
+        `select count(*)::int as n from pg_stat_activity
+         where wait_event_type = 'Lock' and query ilike '%from transactions%for update%'`
+      )
+      return rows[0].n > 0 ? true : undefined
+    })
+    await meanwhile()
+    const release = async () => {
+      await holder.query("commit")
+      await holder.end()
+    }
+    return { refund, release }
+  } catch (e) {
+    await holder.query("rollback").catch(() => undefined)
+    await holder.end()
+    throw e
+  }
+}
+
 describe("financials by cursor while a movement commits", () => {
   it("walking every page by next_cursor returns every line of the statement, none hidden", async () => {
     const { key } = await signup(api)
@@ -54,32 +85,13 @@ describe("financials by cursor while a movement commits", () => {
     expect(sale.status, sale.text).toBe(201)
     const hash = sale.body.data.hash as string
 
-    // A refund whose database transaction starts now and waits on the transaction's row lock (any
-    // concurrent holder of it: another refund, a dispute, a settlement of its status) before it posts.
-    const holder = new pg.Client({ connectionString: server.databaseUrl })
-    await holder.connect()
-    let refund: Promise<{ status: number; text: string }> | undefined
-    try {
-      await holder.query("begin")
-      await holder.query("select 1 from transactions where id = $1 for update", [hash])
-      refund = api.post(`${V1}/transactions/${hash}/refund`, { amount: 1_000 }, { token: key })
-      await eventually(async () => {
-        const { rows } = await server.db.query(
-          `select count(*)::int as n from pg_stat_activity
-           where wait_event_type = 'Lock' and query ilike '%from transactions%for update%'`
-        )
-        return rows[0].n > 0 ? true : undefined
-      })
-      // Meanwhile two withdrawals commit.
+    // Meanwhile two withdrawals commit.
+    const { refund, release } = await refundHeldBack(key, hash, async () => {
       for (const amount of [100, 200]) {
         const w = await api.post(`${V1}/withdrawals`, { amount, bank_account: BANK }, { token: key })
         expect(w.status, w.text).toBe(201)
       }
-    } catch (e) {
-      await holder.query("rollback").catch(() => undefined)
-      await holder.end()
-      throw e
-    }
+    })
     const today = saoPauloDate(new Date())
     const url = `${V1}/financials?start_at=${today}&end_at=${today}`
     const before = await api.get(`${url}&per_page=100`, { token: key })
@@ -91,9 +103,8 @@ describe("financials by cursor while a movement commits", () => {
     const cursor = page1.body.pagination.next_cursor as string
     expect(cursor).toEqual(expect.any(String))
     // The refund commits now.
-    await holder.query("commit")
-    await holder.end()
-    const refunded = await refund!
+    await release()
+    const refunded = await refund
     expect(refunded.status, refunded.text).toBe(200)
     const after = await api.get(`${url}&per_page=100`, { token: key })
     const all = after.body.data.map((l: any) => l.id) as string[]
@@ -122,33 +133,15 @@ describe("financials by cursor while a movement commits", () => {
     expect(pix.status, pix.text).toBe(201)
     const hash = pix.body.data.hash as string
     expect((await api.post(`/api/sandbox/transactions/${hash}/pay`, undefined, { key })).status).toBe(200)
-    const holder = new pg.Client({ connectionString: server.databaseUrl })
-    await holder.connect()
-    let refund: Promise<{ status: number; text: string }> | undefined
-    try {
-      await holder.query("begin")
-      await holder.query("select 1 from transactions where id = $1 for update", [hash])
-      refund = api.post(`${V1}/transactions/${hash}/refund`, { amount: 1_000 }, { token: key })
-      await eventually(async () => {
-        const { rows } = await server.db.query(
-          `select count(*)::int as n from pg_stat_activity
-           where wait_event_type = 'Lock' and query ilike '%from transactions%for update%'`
-        )
-        return rows[0].n > 0 ? true : undefined
-      })
+    const { refund, release } = await refundHeldBack(key, hash, async () => {
       // isoInSaoPaulo shows seconds: let a second pass between the refund's start and the withdrawal.
       await new Promise((r) => setTimeout(r, 1_100))
       const w = await api.post(`${V1}/withdrawals`, { amount: 100, bank_account: BANK }, { token: key })
       expect(w.status, w.text).toBe(201)
-    } catch (e) {
-      await holder.query("rollback").catch(() => undefined)
-      await holder.end()
-      throw e
-    }
+    })
     const seen = (await api.get(`${V1}/balance`, { token: key })).body.data.updated_at as string
-    await holder.query("commit")
-    await holder.end()
-    expect((await refund!).status).toBe(200)
+    await release()
+    expect((await refund).status).toBe(200)
     const today = saoPauloDate(new Date())
     const lines = (await api.get(`${V1}/financials?start_at=${today}&end_at=${today}&per_page=100`, { token: key }))
       .body.data as Array<{ created_at: string }>
