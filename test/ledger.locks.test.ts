@@ -113,4 +113,56 @@ describe("the ledger's lock order", () => {
     const read = await api.get(`${V1}/transactions/${hash}`, { token: key })
     expect(read.body.data.status).toBe("paid")
   })
+
+  it("a sandbox settle aborted as a deadlock's victim is run again: 200, each receivable settled once", async () => {
+    const { key } = await signup(api)
+    const card = { number: CARDS.visa, holder_name: "MARIA SILVA", exp_month: "12", exp_year: "2031", cvv: "123" }
+    const hash = await create(key, { method: "credit_card", installments: 3, card })
+    const accountId = await accountOf(hash)
+    const before = await api.get(`${V1}/balance`, { token: key })
+    const due = (
+      await server.db.query(
+        `select id, amount::int from receivables
+         where transaction_id = $1 and balance = 'pending' and settled_at is null`,
+        [hash]
+      )
+    ).rows as Array<{ id: string; amount: number }>
+    expect(due.length).toBe(3)
+    // The merchant's balance rows as a first settlement finds them (LedgerLive.lock makes them).
+    await server.db.query(
+      `insert into ledger_balances (account_id, party, book) values ($1, 'merchant', 'available')
+       on conflict do nothing`,
+      [accountId]
+    )
+    const holder = await server.db.connect()
+    try {
+      await holder.query("begin")
+      // The holder waits longer than the service before looking for a cycle: the service's transaction is
+      // the one PostgreSQL aborts (deadlock_timeout is 1 s there).
+      await holder.query("set local deadlock_timeout = '20s'")
+      expect((await holder.query(balanceRow("available"), [accountId])).rowCount).toBe(1)
+      // The settle locks the sale's receivables, then waits for the merchant's balances the holder has...
+      const settled = sandbox(key, hash, "settle")
+      await blockedBy(server.db, holder)
+      // ...which then asks for those receivables: a cycle, broken by aborting the settle.
+      await holder.query("select 1 from receivables where transaction_id = $1 and settled_at is null for update", [
+        hash
+      ])
+      await holder.query("commit")
+      const reply = await settled
+      expect(reply.status, reply.text).toBe(200)
+    } finally {
+      await holder.query("rollback").catch(() => undefined)
+      holder.release()
+    }
+    const entries = await server.db.query(
+      "select key from ledger_entries where account_id = $1 and key = any($2::text[])",
+      [accountId, due.map((r) => `settle:${r.id}`)]
+    )
+    expect(entries.rowCount).toBe(3)
+    const after = await api.get(`${V1}/balance`, { token: key })
+    const moved = due.reduce((s, r) => s + r.amount, 0)
+    expect(after.body.data.available).toBe(before.body.data.available + moved)
+    expect(after.body.data.pending).toBe(before.body.data.pending - moved)
+  })
 })

@@ -132,7 +132,8 @@ export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
      * Locks the transaction and moves it by the trigger `choose` picks from it (the same event may mean
      * another move per interface), in a database transaction of its own. `alongside` (a job the caller's
      * move announces) runs after the move in the same database transaction, so it commits or rolls back
-     * with it (JobScheduler).
+     * with it (JobScheduler). Nothing in it reaches outside the database, so a deadlock's victim is run again
+     * (Transactional.retrying).
      */
     const moveBy = (
       accountId: AccountId,
@@ -142,7 +143,7 @@ export class Lifecycle extends Effect.Service<Lifecycle>()("Lifecycle", {
       alongside: Effect.Effect<void> = Effect.void
     ) =>
       tx
-        .run(
+        .retrying(
           Effect.gen(function* () {
             const found = yield* transactions.findForUpdate(accountId, transactionId)
             if (Option.isNone(found)) return yield* new NotFound({ message: "transaction not found" })

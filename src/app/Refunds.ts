@@ -262,7 +262,7 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
       if (status === "PROCESSING") return false
       const pending = yield* refunds.find(accountId, refundId)
       if (pending?.status !== "PENDING") return false
-      yield* tx.run(finish(accountId, transactionId, refundId, amount, status === "RETURNED"))
+      yield* tx.retrying(finish(accountId, transactionId, refundId, amount, status === "RETURNED"))
       return true
     })
 
@@ -290,7 +290,7 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
         } satisfies RefundResult
       }
       const succeeded = Either.isRight(given) && given.right === "RETURNED"
-      const result = yield* tx.run(finish(accountId, transaction.id, refundId, amount, succeeded))
+      const result = yield* tx.retrying(finish(accountId, transaction.id, refundId, amount, succeeded))
       if (result === null) return yield* refundFailed(transaction.id)
       metrics.refunds.inc({
         method: transaction.method,
@@ -344,7 +344,7 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
       refund: fn("Refunds.refund")(function* (accountId: AccountId, request: RefundCommand, refundId: RefundId) {
         const earlier = yield* refunds.find(accountId, refundId)
         if (earlier !== undefined) return yield* resume(accountId, earlier)
-        const { amount, transaction } = yield* tx.run(reserve(accountId, request, refundId))
+        const { amount, transaction } = yield* tx.retrying(reserve(accountId, request, refundId))
         const given = yield* giveBack(accountId, transaction, refundId, amount)
         return yield* outcome(accountId, transaction, refundId, amount, request.reason ?? null, given)
       }),
@@ -390,7 +390,7 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
         if (pending === undefined) return { _tag: "NotPending" } as const
         // Decided under the transaction's row lock: of two operators concluding it at once, the second finds
         // it concluded and is told so (NotPending), not shown the first one's outcome as its own.
-        const applied = yield* tx.run(
+        const applied = yield* tx.retrying(
           Effect.gen(function* () {
             yield* Effect.flatten(transactions.findForUpdate(pending.accountId, pending.transactionId)).pipe(
               Effect.orDie

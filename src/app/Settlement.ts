@@ -131,11 +131,11 @@ export class Settlement extends Effect.Service<Settlement>()("Settlement", {
 
       /** The settlement job of one receivable: posts once however often it runs. */
       settleReceivable: (accountId: AccountId, receivableId: string) =>
-        tx.run(books.settle(accountId, receivableId)).pipe(withSpan("Settlement.settleReceivable")),
+        tx.retrying(books.settle(accountId, receivableId)).pipe(withSpan("Settlement.settleReceivable")),
 
       /** Makes a transaction's pending receivables available now (sandbox). */
       settleTransaction: (accountId: AccountId, transactionId: TransactionId) =>
-        tx.run(books.settleTransaction(accountId, transactionId)).pipe(withSpan("Settlement.settleTransaction"))
+        tx.retrying(books.settleTransaction(accountId, transactionId)).pipe(withSpan("Settlement.settleTransaction"))
     }
   })
 }) {}

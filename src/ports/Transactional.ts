@@ -9,6 +9,13 @@ export class Transactional extends Context.Tag("Transactional")<
   {
     readonly run: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
     /**
+     * `run` for an effect that does nothing outside the database (a movement of the books, a status change
+     * with its postings and jobs): when the database aborts it to break a deadlock or a serialization
+     * conflict, it rolled back whole and is run again, a few times, instead of failing its caller
+     * (docs/decisions.md "Deadlock victims are run again"). Never for an effect that asks a provider.
+     */
+    readonly retrying: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+    /**
      * Runs an effect whose every write is deferred (the outbox, documents, jobs, an idempotency reply,
      * a transaction's insert, a precondition) as ONE statement: atomic without BEGIN and COMMIT, one
      * round trip. Fails with StaleRead when a precondition (OrderRepo.expectUnchanged) no longer holds;

@@ -102,7 +102,10 @@ export const makeFakePorts = () => {
         settleTransaction: () => Effect.void
       })
     ),
-    Layer.succeed(Transactional, Transactional.of({ run: (effect) => effect, batch: (effect) => effect })),
+    Layer.succeed(
+      Transactional,
+      Transactional.of({ run: (effect) => effect, retrying: (effect) => effect, batch: (effect) => effect })
+    ),
     Layer.succeed(
       JobScheduler,
       JobScheduler.of({

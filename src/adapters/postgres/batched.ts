@@ -1,4 +1,5 @@
 import { Cause, Deferred, Effect, Exit, FiberSet, Queue, type Scope } from "effect"
+import { sqlState } from "./sqlState.ts"
 
 /** Most keys in one statement: keeps a statement's parameters and its rows small. */
 const MAX_BATCH = 500
@@ -16,14 +17,6 @@ const answer = <K, A>(calls: ReadonlyArray<readonly [K, Deferred.Deferred<A>]>, 
       ),
     { discard: true }
   )
-
-/** The SQLSTATE of a database error anywhere in `value`'s chain of causes (an SqlError wraps pg's). */
-const sqlState = (value: unknown, depth = 0): string | undefined => {
-  if (typeof value !== "object" || value === null || depth > 4) return undefined
-  const code = (value as { code?: unknown }).code
-  if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code
-  return sqlState((value as { cause?: unknown }).cause, depth + 1)
-}
 
 /** Whether the database refused a statement for the data it carried: data exceptions and constraints. */
 const refusedForItsData = (cause: Cause.Cause<unknown>) =>
