@@ -32,6 +32,14 @@ describe("redactBody (the request log's bodies)", () => {
     const line = "23793381286000000000300000000401184340000010000"
     expect(redactBody(JSON.stringify({ line }))).toContain(line)
   })
+  it("takes a 17 to 19-digit JSON number for a card number: parsed, it no longer holds the digits Luhn needs", () => {
+    // 6362970000457013 is a 16-digit Elo test card; 4000000000000000006 a 19-digit Visa (Luhn-valid as sent).
+    const body = '{"metadata":{"a":4000000000000000006,"b":99999999999999999,"c":6362970000457013,"d":123456789012}}'
+    const out = redactBody(body)
+    expect(out).not.toContain("4000000000000000")
+    expect(out).not.toContain("636297000045")
+    expect(JSON.parse(out).metadata).toEqual({ a: "[REDACTED]", b: "[REDACTED]", c: "[REDACTED]", d: 123456789012 })
+  })
   it("keeps no secret of a body that is not JSON: broken, cut short, single-quoted or a form", () => {
     const body = JSON.stringify({
       amount: 1000,

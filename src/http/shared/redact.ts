@@ -125,9 +125,12 @@ const redactValue = (value: unknown): unknown => {
   }
   return value
 }
+// Past 2^53 a JSON number no longer holds the digits it was sent with (4111111111111111111 parses as
+// 4111111111111111000): Luhn cannot be checked on what is left, which still shows the first 16 digits of a
+// 19-digit card number. A card-number-long integer that large is taken for one.
 const luhnNumber = (n: number) => {
   const digits = String(Math.abs(n))
-  return digits.length >= 13 && digits.length <= 19 && luhn(digits)
+  return digits.length >= 13 && digits.length <= 19 && (!Number.isSafeInteger(n) || luhn(digits))
 }
 
 /**
