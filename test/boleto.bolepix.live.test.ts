@@ -459,6 +459,10 @@ describe("bolepix in live mode: the API Pix adapter and the bank by CNAB 240", (
       return row !== undefined && row.attempts >= 1 && row.last_error !== null ? row : undefined
     })
     expect(failed.attempts).toBe(1)
+    // The job's last_error says why (src/jobs/failureReason.ts), not only that it failed.
+    expect(failed.last_error).toMatch(
+      /^withdraw_due_charge failed: ProviderUnavailable: the PIX provider is unavailable/
+    )
     expect(psp.pendingFaults()).toBe(0)
     await withdrawJobsDone()
     // One PATCH each that the PSP answered (F's 503 came before it): both withdrawn, neither QR payable.

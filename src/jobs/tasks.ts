@@ -15,6 +15,7 @@ import { Withdrawals } from "../app/Withdrawals.ts"
 import { Audit } from "../app/Audit.ts"
 import { withSpan } from "../spans.ts"
 import { Tenancy } from "../ports/Modes.ts"
+import { failureReason } from "./failureReason.ts"
 
 export type TaskServices =
   | Deliveries
@@ -57,7 +58,7 @@ const task =
         )
       )
     )
-    if (outcome._tag === "Failure") throw new Error(`${name} failed`, { cause: outcome.cause })
+    if (outcome._tag === "Failure") throw new Error(`${name} failed: ${failureReason(outcome.cause)}`)
   }
 
 /** A job enqueued under a trace carries its W3C `traceparent`: the job's span joins that trace. */
