@@ -3,7 +3,19 @@ import { join, resolve } from "node:path"
 import { parseArgs } from "node:util"
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
-import { Cause, ConfigProvider, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import {
+  Cause,
+  ConfigProvider,
+  Effect,
+  Either,
+  Layer,
+  Logger,
+  LogLevel,
+  Option,
+  ParseResult,
+  Redacted,
+  Schema
+} from "effect"
 import { plannedDataDir } from "./adapters/postgres/placement.ts"
 import { noticeUrlForLog } from "./adapters/providers/bcb-pix/receiver.ts"
 import { Accounts } from "./app/Accounts.ts"
@@ -15,6 +27,7 @@ import { AppLive } from "./Live.ts"
 import { AppConfig, AppConfigLive } from "./config/AppConfig.ts"
 import { emptyAsUnset } from "./config/emptyAsUnset.ts"
 import { isUuid } from "./domain/uuid.ts"
+import { Email, Name, Password } from "./domain/fields.ts"
 import { RefundId } from "./domain/ids.ts"
 import { inMode } from "./ports/Modes.ts"
 import { PixProvider } from "./ports/PixProvider.ts"
@@ -64,6 +77,8 @@ const usage = `usage:
   npm run cli -- refunds conclude --id REFUND_ID --outcome refunded|not_refunded`
 
 const fail = (message: string) => Effect.fail(new Error(message))
+
+const NewAccountFields = { name: Name, email: Email, password: Password } as const
 
 /**
  * The CLI opens the database the service uses: DATABASE_URL, or the embedded PostgreSQL of DATA_DIR
@@ -136,11 +151,14 @@ const program = (created: boolean) =>
     yield* warnWhenEmpty(created)
     if (noun === "accounts" && verb === "create") {
       if (!values.name || !values.email || !values.password) return yield* fail(usage)
-      const { account, apiKey, fullKey } = yield* accounts.create({
-        name: values.name,
-        email: values.email,
-        password: values.password
-      })
+      // Signup's rules (domain/fields.ts): an operator's typo is named, not stored as a login nobody can use.
+      const given = { name: values.name, email: values.email, password: values.password }
+      for (const field of ["name", "email", "password"] as const) {
+        const decoded = Schema.decodeUnknownEither(NewAccountFields[field])(given[field])
+        if (Either.isLeft(decoded))
+          return yield* fail(`--${field} ${ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]?.message}`)
+      }
+      const { account, apiKey, fullKey } = yield* accounts.create(given)
       // The shape signup answers (the tenant's mode and owner are internal: docs/decisions.md).
       const { createdAt, email, id, name } = account
       return { account: { id, name, email, createdAt }, apiKey: { ...apiKey, fullKey } }

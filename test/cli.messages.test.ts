@@ -32,6 +32,25 @@ describe("the operator CLI's messages", () => {
     expect(again.stderr.trim()).toMatch(/already registered/i)
   }, 60_000)
 
+  it("accounts create refuses what signup refuses, naming the option, and stores nothing", async () => {
+    for (const [option, value, rule] of [
+      ["--email", "ze at example.com", /^--email must be a valid email address$/],
+      ["--password", "short", /^--password must have at least 10 characters$/],
+      ["--name", "   ", /^--name must not be empty$/]
+    ] as const) {
+      const args = { "--name": "Ze 3", "--email": "ze3@example.com", "--password": "correct horse battery" }
+      const given = Object.entries({ ...args, [option]: value }).flat()
+      const refused = await cli(["accounts", "create", ...given], env)
+      expect(refused.code, refused.stderr).toBe(1)
+      expect(refused.stderr.trim()).toMatch(rule)
+    }
+    const stored = await db.query("select count(*)::int as n from accounts where email in ($1, $2)", [
+      "ze at example.com",
+      "ze3@example.com"
+    ])
+    expect(stored.rows[0].n).toBe(0)
+  }, 90_000)
+
   it("an unknown option is named in one readable line, not an Effect Cause as JSON", async () => {
     const r = await cli(["pix", "handled", "--idd", "E2E", "--note", "returned at the PSP"], env)
     expect(r.code).toBe(1)

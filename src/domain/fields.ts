@@ -23,6 +23,12 @@ export const Email = Schema.String.pipe(
   })
 )
 
+/** A merchant's password: signup's rule, and the operator CLI's `accounts create`. */
+export const Password = Schema.String.pipe(
+  Schema.minLength(10, { message: () => "must have at least 10 characters" }),
+  Schema.maxLength(1024)
+)
+
 export const Cpf = Schema.String.pipe(
   Schema.filter((s) => /^\d{11}$/.test(s), { message: () => "must be a CPF of exactly 11 digits" }),
   Schema.filter(isValidCpf, { message: () => "must be a valid CPF (check digits do not match)" })

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Account, ApiKey } from "../../../domain/account.ts"
-import { Email, MerchantDocument, Name } from "../../../domain/fields.ts"
+import { Email, MerchantDocument, Name, Password } from "../../../domain/fields.ts"
 import { BadRequest, Conflict, TooManyRequests, Unauthorized } from "../../shared/errors.ts"
 import { payload } from "../../shared/payload.ts"
 import { SignupGate } from "../../shared/security.ts"
@@ -10,10 +10,7 @@ export const SignupRequest = payload(
   Schema.Struct({
     name: Name,
     email: Email,
-    password: Schema.String.pipe(
-      Schema.minLength(10, { message: () => "must have at least 10 characters" }),
-      Schema.maxLength(1024)
-    ),
+    password: Password,
     /** The merchant's CPF or CNPJ (punctuation allowed), printed on its boletos beside its name (docs/boleto.md). */
     document: Schema.optional(MerchantDocument)
   })
