@@ -8,6 +8,7 @@ import type { Trigger } from "../domain/lifecycle.ts"
 import type { TransactionRecord, TransactionStatus } from "../domain/transaction.ts"
 import { Ledger } from "../ports/Ledger.ts"
 import { Metrics } from "../ports/Metrics.ts"
+import { Transactional } from "../ports/Transactional.ts"
 import { testConfig } from "../../test/support/config.ts"
 import { makeFakeBooks } from "../../test/support/fakeBooks.ts"
 import { Books, BooksLive } from "./Books.ts"
@@ -28,6 +29,11 @@ const PARTIES = [MERCHANT, ...SUBS]
 const FEES = { CARD: parseFee("3.99%")!, PIX: parseFee("0.99%")!, BOLETO: parseFee("349")! }
 
 const noop = { inc: () => {}, observe: () => {}, set: () => {}, reset: () => {} }
+// Books' own calls are plain effects here (no database): what waits for a commit runs at once.
+const NoTransactions = Layer.succeed(
+  Transactional,
+  Transactional.of({ run: (e) => e, retrying: (e) => e, afterCommit: (e) => e, batch: (e) => e })
+)
 const NoMetrics = Layer.succeed(Metrics, new Proxy({}, { get: () => noop }) as unknown as typeof Metrics.Service)
 
 const share = fc.record({
@@ -82,7 +88,7 @@ describe("the books under random sequences (CONTRACT-v1 §7–8)", () => {
             }
           }
           const layer = BooksLive.pipe(
-            Layer.provideMerge(Layer.mergeAll(fake.layer, NoMetrics, Layer.succeed(AppConfig, config)))
+            Layer.provideMerge(Layer.mergeAll(fake.layer, NoMetrics, NoTransactions, Layer.succeed(AppConfig, config)))
           )
           const run = <A, E>(effect: Effect.Effect<A, E, Books | Ledger>) =>
             Effect.runPromise(Effect.either(Effect.provide(effect, layer)))
@@ -243,7 +249,7 @@ const cardSale = async (amount: number, parts: ReadonlyArray<number>) => {
   const fake = makeFakeBooks()
   const config = { ...base, money: { ...base.money, fees: FEES } }
   const layer = BooksLive.pipe(
-    Layer.provideMerge(Layer.mergeAll(fake.layer, NoMetrics, Layer.succeed(AppConfig, config)))
+    Layer.provideMerge(Layer.mergeAll(fake.layer, NoMetrics, NoTransactions, Layer.succeed(AppConfig, config)))
   )
   const run = <A, E>(effect: Effect.Effect<A, E, Books | Ledger>) =>
     Effect.runPromise(Effect.either(Effect.provide(effect, layer)))

@@ -24,6 +24,7 @@ import { JobScheduler } from "../ports/JobScheduler.ts"
 import { Ledger } from "../ports/Ledger.ts"
 import { Metrics } from "../ports/Metrics.ts"
 import { type NewHold, type Receivable, Receivables } from "../ports/Receivables.ts"
+import { Transactional } from "../ports/Transactional.ts"
 import { fn, withSpan } from "../spans.ts"
 
 /** A status change that may move money, as the lifecycle hands it to the books. */
@@ -91,13 +92,19 @@ export const BooksLive = Layer.effect(
     const receivables = yield* Receivables
     const scheduler = yield* JobScheduler
     const metrics = yield* Metrics
+    const tx = yield* Transactional
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
+    // Counted once committed: a movement rolled back, or run again as a deadlock's victim, counts nothing.
     const post = (accountId: AccountId, e: ReturnType<typeof entry>) =>
       Effect.tap(e.postings.length === 0 ? Effect.succeed(true) : ledger.post(accountId, e), (posted) =>
-        Effect.sync(() => {
-          if (posted) for (const p of e.postings) if (p.party !== SYSTEM) metrics.ledgerPostings.inc({ type: p.type })
-        })
+        posted
+          ? tx.afterCommit(
+              Effect.sync(() => {
+                for (const p of e.postings) if (p.party !== SYSTEM) metrics.ledgerPostings.inc({ type: p.type })
+              })
+            )
+          : Effect.void
       )
 
     const settleOne = fn("Books.settleOne")(function* (accountId: AccountId, r: Receivable) {
@@ -357,7 +364,7 @@ export const BooksLive = Layer.effect(
         yield* ledger.refundsTaken(accountId, t.id)
       )
       yield* holdDisputed(accountId, t, type, shares, `dispute:${n}`, `dispute:${t.id}:${n}:open`, `${type} opened`)
-      metrics.disputes.inc({ kind: type, outcome: "opened" })
+      yield* tx.afterCommit(Effect.sync(() => metrics.disputes.inc({ kind: type, outcome: "opened" })))
     })
 
     /**
@@ -407,7 +414,7 @@ export const BooksLive = Layer.effect(
         holds.map((h) => h.party)
       )
       const key = `dispute:${t.id}:${n}:${won ? "won" : "lost"}`
-      metrics.disputes.inc({ kind: type, outcome: won ? "won" : "lost" })
+      yield* tx.afterCommit(Effect.sync(() => metrics.disputes.inc({ kind: type, outcome: won ? "won" : "lost" })))
       if (won) return yield* restore(accountId, t.id, key, holds, type, "reserved")
       const total = holds.reduce((s, h) => s + h.amount, 0)
       yield* post(

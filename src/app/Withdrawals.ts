@@ -76,7 +76,8 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
       }
       const party = command.subaccountId ?? MERCHANT
       const at = yield* now
-      const created = yield* tx.run(
+      // Only the database inside: a deadlock's victim is run again (docs/ledger.md).
+      const created = yield* tx.retrying(
         Effect.gen(function* () {
           const balances = yield* ledger.lock(accountId, [party])
           const available = balances.get(party)!.available
@@ -115,7 +116,7 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
       const result = yield* payouts
         .pay({ withdrawalId: id, amount: current.value.amount, bankAccount: current.value.bankAccount })
         .pipe(Effect.orDie)
-      yield* tx.run(
+      yield* tx.retrying(
         Effect.gen(function* () {
           const locked = yield* repo.findForUpdate(accountId, id)
           if (Option.isNone(locked) || locked.value.status !== "pending") return
@@ -144,7 +145,7 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
           }
           const name = done.status === "paid" ? "withdraw.paid" : "withdraw.failed"
           yield* outbox.emitFrozen(accountId, name, withdrawalEventBody(name, done, at))
-          metrics.withdrawals.inc({ outcome: done.status })
+          yield* tx.afterCommit(Effect.sync(() => metrics.withdrawals.inc({ outcome: done.status })))
         })
       )
     })

@@ -16,6 +16,11 @@ export class Transactional extends Context.Tag("Transactional")<
      */
     readonly retrying: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
     /**
+     * Runs `effect` (a count in process memory, a log line) once the database transaction it is called in
+     * commits, and never if it rolls back or is run again (`retrying`); outside a transaction, at once.
+     */
+    readonly afterCommit: (effect: Effect.Effect<void>) => Effect.Effect<void>
+    /**
      * Runs an effect whose every write is deferred (the outbox, documents, jobs, an idempotency reply,
      * a transaction's insert, a precondition) as ONE statement: atomic without BEGIN and COMMIT, one
      * round trip. Fails with StaleRead when a precondition (OrderRepo.expectUnchanged) no longer holds;

@@ -104,7 +104,12 @@ export const makeFakePorts = () => {
     ),
     Layer.succeed(
       Transactional,
-      Transactional.of({ run: (effect) => effect, retrying: (effect) => effect, batch: (effect) => effect })
+      Transactional.of({
+        run: (effect) => effect,
+        retrying: (effect) => effect,
+        afterCommit: (effect) => effect,
+        batch: (effect) => effect
+      })
     ),
     Layer.succeed(
       JobScheduler,
