@@ -1,6 +1,6 @@
 import { AccountId, TransactionId, WithdrawalId } from "../domain/ids.ts"
-import { Effect, Runtime, Schema, Tracer } from "effect"
-import type { Task, TaskList } from "graphile-worker"
+import { Data, Effect, Either, type ParseResult, Runtime, Schema, Tracer } from "effect"
+import { type JobHelpers, parseCrontab, type Task, type TaskList } from "graphile-worker"
 import { Metrics } from "../ports/Metrics.ts"
 import { Bolepix } from "../app/Bolepix.ts"
 import { Boletos } from "../app/Boletos.ts"
@@ -35,7 +35,9 @@ export type TaskServices =
 /**
  * graphile-worker tasks: each decodes its payload and makes one call into the core, in the mode of the
  * tenant the job is for (`Tenancy.within`; the sweeps over every tenant set it per record). A thrown
- * error makes graphile-worker retry the job with its back-off.
+ * error makes graphile-worker retry the job with its back-off. A payload that does not decode never will:
+ * its job fails for good at once (`failForGood`). A crontab task's run that succeeds deletes the failed runs
+ * of its task before it (`clearFailedRuns`).
  */
 const task =
   <A, I>(
@@ -44,12 +46,12 @@ const task =
     program: (input: A) => Effect.Effect<unknown, never, TaskServices>
   ) =>
   (runtime: Runtime.Runtime<TaskServices>): Task =>
-  async (raw) => {
+  async (raw, helpers) => {
+    const decoded = Schema.decodeUnknownEither(payload)(raw, { errors: "all" })
     // One fiber per job, its run counted on the way out (at 1,000 jobs/s a second fiber shows in profiles).
     const outcome = await Runtime.runPromiseExit(runtime)(
-      Schema.decodeUnknown(payload)(raw).pipe(
-        Effect.orDie,
-        Effect.flatMap(program),
+      Either.match(decoded, { onLeft: (error) => failForGood(name, helpers, error), onRight: program }).pipe(
+        Effect.zipLeft(SCHEDULED.has(name) ? clearFailedRuns(name, helpers) : Effect.void),
         withSpan(`job.${name}`, { kind: "consumer", ...parentOf(raw) }),
         Effect.onExit((exit) =>
           Effect.flatMap(Metrics, (m) =>
@@ -60,6 +62,74 @@ const task =
     )
     if (outcome._tag === "Failure") throw new Error(`${name} failed: ${failureReason(outcome.cause)}`)
   }
+
+class UndecodablePayload extends Data.TaggedError("UndecodablePayload")<{ readonly message: string }> {}
+
+/**
+ * What does not decode in a payload, by path and expected type, without the payload's values (a job's
+ * payload may carry a customer's data): `receivableId: expected UUID; accountId: expected AccountId`.
+ */
+const issuesOf = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey> = []): Array<string> => {
+  const at = path.length === 0 ? "payload" : path.map(String).join(".")
+  switch (issue._tag) {
+    case "Pointer":
+      return issuesOf(issue.issue, [...path, ...(Array.isArray(issue.path) ? issue.path : [issue.path])])
+    case "Composite":
+      return (Array.isArray(issue.issues) ? issue.issues : [issue.issues]).flatMap((i) => issuesOf(i, path))
+    case "Refinement":
+    case "Transformation":
+      return issuesOf(issue.issue, path)
+    case "Type":
+      return [`${at}: expected ${String(issue.ast)}`]
+    case "Missing":
+      return [`${at}: missing`]
+    case "Unexpected":
+      return [`${at}: unexpected`]
+    case "Forbidden":
+      return [`${at}: forbidden`]
+  }
+}
+
+/**
+ * A payload that does not decode (a job enqueued by an older release, or by hand) would fail the same way on
+ * each of its attempts, for days (25 over about four): its attempts are spent now, so that it counts as failed
+ * at once (`jobs{state="failed"}`, `GatewayJobsFailing`), its `last_error` and an error line naming the task
+ * and what does not decode. graphile-worker 0.17 has no way for a task to fail its job for good
+ * (`permanentlyFailJobs` skips locked jobs): the task sets the attempts of the job it holds, then throws.
+ */
+const failForGood = (name: string, helpers: JobHelpers, error: ParseResult.ParseError) => {
+  const issues = issuesOf(error.issue).join("; ")
+  return Effect.promise(() =>
+    helpers.query("update graphile_worker._private_jobs set attempts = max_attempts where id = $1", [helpers.job.id])
+  ).pipe(
+    // The worker's own line then says "attempt 25 of 25" and emits job:failed, as for any job failed for good.
+    Effect.tap(() => Effect.sync(() => void (helpers.job.attempts = helpers.job.max_attempts))),
+    Effect.zipRight(
+      Effect.logError(`${name}: the job's payload does not decode; failed for good, not retried`).pipe(
+        Effect.annotateLogs({ task: name, jobId: helpers.job.id, issues })
+      )
+    ),
+    Effect.zipRight(Effect.die(new UndecodablePayload({ message: `the payload does not decode (${issues})` })))
+  )
+}
+
+/**
+ * A crontab task's run that succeeded did the work of the runs before it that failed for good: those are
+ * deleted, so that a scheduled task's failed jobs are the runs that failed since its last success
+ * (`GatewayScheduledJobFailing`, docs/operations.md "Scheduled jobs"). Their reasons stay in the worker's log.
+ */
+const clearFailedRuns = (name: string, helpers: JobHelpers) =>
+  Effect.promise(() =>
+    helpers.query(
+      `delete from graphile_worker._private_jobs
+       where task_id = $1 and attempts >= max_attempts and locked_at is null`,
+      [helpers.job.task_id]
+    )
+  ).pipe(
+    Effect.catchAllCause((cause) =>
+      Effect.logWarning(`${name}: the failed runs before this successful one were not deleted`, cause)
+    )
+  )
 
 /** A job enqueued under a trace carries its W3C `traceparent`: the job's span joins that trace. */
 const parentOf = (raw: unknown) => {
@@ -166,7 +236,7 @@ export const makeTaskList = (runtime: Runtime.Runtime<TaskServices>): TaskList =
  * Each with few attempts (`?max=`, docs/operations.md "Scheduled jobs"): the next run does the same work,
  * so a run that keeps failing must neither pile up retrying copies (graphile-worker's default, 25 attempts
  * over about four days, would keep thousands of `reconcile_pix` runs asking the PSP) nor wait days to
- * count as failed, which is what `GatewayJobsFailing` sees.
+ * count as failed: a task's runs failed since its last success are what `GatewayScheduledJobFailing` counts.
  */
 export const CRONTAB = [
   "0 * * * * cleanup ?max=3",
@@ -175,3 +245,6 @@ export const CRONTAB = [
   "*/5 * * * * return_bolepix_pix ?max=2",
   "17 * * * * ledger_check ?max=3"
 ].join("\n")
+
+/** The tasks the crontab runs: their runs that succeed clear their failed ones (`clearFailedRuns`). */
+const SCHEDULED: ReadonlySet<string> = new Set(parseCrontab(CRONTAB).map((item) => item.task))

@@ -43,6 +43,14 @@ export class Metrics extends Context.Tag("Metrics")<
       readonly set: (labels: Labels<"task" | "state">, value: number) => void
     }
     readonly oldestPendingJobAge: { readonly set: (value: number) => void }
+    /**
+     * Per task, seconds since the oldest job that failed and waits to be tried again first failed (estimated
+     * from graphile-worker's back-off; docs/operations.md "Scheduled jobs"), sampled on scrape.
+     */
+    readonly oldestRetryingJobAge: {
+      readonly reset: () => void
+      readonly set: (labels: Labels<"task">, value: number) => void
+    }
     readonly jobRuns: CounterOf<"task" | "outcome">
     /** The worker's queries for jobs, by whether they found any (docs/performance.md "The worker's wake-ups"). */
     readonly jobFetches: CounterOf<"found">

@@ -125,13 +125,19 @@ export const PrometheusMetrics = Layer.sync(Metrics, () => {
     }),
     jobs: new Gauge({
       name: "jobs",
-      help: "graphile-worker jobs by task and state (queued, running, failed), sampled on scrape",
+      help: "graphile-worker jobs by task and state (queued, retrying, running, failed), sampled on scrape",
       labelNames: ["task", "state"] as const,
       registers
     }),
     oldestPendingJobAge: new Gauge({
       name: "jobs_oldest_pending_age_seconds",
       help: "Age of the oldest job that is due and not yet running, sampled on scrape",
+      registers
+    }),
+    oldestRetryingJobAge: new Gauge({
+      name: "jobs_oldest_retrying_age_seconds",
+      help: "Per task, seconds since the first failure of the oldest job that failed and waits to be tried again",
+      labelNames: ["task"] as const,
       registers
     }),
     jobRuns: new Counter({
