@@ -37,9 +37,11 @@ import { ReceivedPixRepoLive } from "./adapters/postgres/ReceivedPixRepoLive.ts"
 import { PixReceiptsLive } from "./app/PixReceipts.ts"
 import { Bolepix } from "./app/Bolepix.ts"
 import { SecondPaymentRepoLive } from "./adapters/postgres/SecondPaymentRepoLive.ts"
+import { BoletoPaymentToReturnRepoLive } from "./adapters/postgres/BoletoPaymentToReturnRepoLive.ts"
 import { JobStats } from "./jobs/JobStats.ts"
 import { OperatorQueue } from "./app/OperatorQueue.ts"
 import { OperatorQueueReadsLive } from "./adapters/postgres/OperatorQueueReadsLive.ts"
+import { UndecidedChargeReadsLive } from "./adapters/postgres/UndecidedChargesLive.ts"
 import { LedgerChecksLive } from "./adapters/postgres/LedgerChecksLive.ts"
 import { byMode } from "./adapters/providers/modes.ts"
 import { LiveRailsLive } from "./adapters/providers/live.ts"
@@ -78,6 +80,7 @@ import { KeyUsage } from "./app/KeyUsage.ts"
 import { Orders } from "./app/Orders.ts"
 import { Payments } from "./app/Payments.ts"
 import { Refunds } from "./app/Refunds.ts"
+import { UndecidedCharges } from "./app/UndecidedCharges.ts"
 import { Sandbox } from "./app/Sandbox.ts"
 import { Settlement } from "./app/Settlement.ts"
 import { Subaccounts } from "./app/Subaccounts.ts"
@@ -170,7 +173,9 @@ export const AdaptersLive = Layer.mergeAll(
   DashboardReadsLive,
   ReceivedPixRepoLive,
   SecondPaymentRepoLive,
+  BoletoPaymentToReturnRepoLive,
   OperatorQueueReadsLive,
+  UndecidedChargeReadsLive,
   LedgerChecksLive
 ).pipe(Layer.provideMerge(PrometheusMetrics), Layer.provideMerge(Ids.Live))
 
@@ -200,7 +205,9 @@ export const AppLive = Layer.mergeAll(
   Audit.Default,
   Draining.Default,
   JobStats.Default,
-  Dashboard.Default
+  Dashboard.Default,
+  // An operator's conclusion of a card charge whose outcome reconcile_charges could not learn (the CLI).
+  UndecidedCharges.Default
 ).pipe(
   Layer.provideMerge(Disputes.Default),
   // Beneath JobStats, which samples it on every scrape.

@@ -22,13 +22,14 @@ import { Accounts } from "./app/Accounts.ts"
 import { Audit } from "./app/Audit.ts"
 import { Bolepix } from "./app/Bolepix.ts"
 import { Refunds } from "./app/Refunds.ts"
+import { UndecidedCharges } from "./app/UndecidedCharges.ts"
 import { BoletoFiles } from "./app/BoletoFiles.ts"
 import { AppLive } from "./Live.ts"
 import { AppConfig, AppConfigLive } from "./config/AppConfig.ts"
 import { emptyAsUnset } from "./config/emptyAsUnset.ts"
 import { isUuid } from "./domain/uuid.ts"
 import { Email, Name, Password } from "./domain/fields.ts"
-import { RefundId } from "./domain/ids.ts"
+import { RefundId, TransactionId } from "./domain/ids.ts"
 import { inMode } from "./ports/Modes.ts"
 import { PixProvider } from "./ports/PixProvider.ts"
 import { ReceivedPixRepo } from "./ports/ReceivedPixRepo.ts"
@@ -51,10 +52,14 @@ import { describeStartupFailure, redactedUrl } from "./startupFailure.ts"
  *   pix show --id E2E              (one payment as received, with every mark made on it and undone)
  *   boleto remessa  (cuts the bank's next remessa now: docs/providers.md "Boleto: banks by CNAB 240")
  *   boleto retorno FILE  (ingests a bank's retorno; exit 1 when it is refused or unreadable)
+ *   boleto returns  (payments the bank reported that no charge took, owed back: docs/boleto.md)
+ *   boleto returned --id ID  (one given back by hand: closed with its return posting, once)
  *   bolepix returns  (second payments of bolepix owed back to their payers: docs/boleto.md "Bolepix")
  *   bolepix returned --id ID  (one given back by hand: closed with its return posting, once)
  *   refunds pending  (card refunds whose outcome the acquirer could not say: docs/providers.md "Known limits")
  *   refunds conclude --id ID --outcome refunded|not_refunded  (one, as the acquirer's records show it, once)
+ *   charges pending  (card charges whose outcome the acquirer could not say: docs/operations.md)
+ *   charges conclude --id ID --captured [--reference R] | --declined  (one, as the acquirer's records show it, once)
  * Prints JSON, like the HTTP API.
  */
 const usage = `usage:
@@ -71,10 +76,15 @@ const usage = `usage:
   npm run cli -- pix show --id END_TO_END_ID
   npm run cli -- boleto remessa
   npm run cli -- boleto retorno FILE
+  npm run cli -- boleto returns
+  npm run cli -- boleto returned --id ID
   npm run cli -- bolepix returns
   npm run cli -- bolepix returned --id ID
   npm run cli -- refunds pending
-  npm run cli -- refunds conclude --id REFUND_ID --outcome refunded|not_refunded`
+  npm run cli -- refunds conclude --id REFUND_ID --outcome refunded|not_refunded
+  npm run cli -- charges pending
+  npm run cli -- charges conclude --id TRANSACTION_ID --captured [--reference ACQUIRER_REFERENCE]
+  npm run cli -- charges conclude --id TRANSACTION_ID --declined`
 
 const fail = (message: string) => Effect.fail(new Error(message))
 
@@ -141,7 +151,10 @@ const program = (created: boolean) =>
             id: { type: "string" },
             note: { type: "string" },
             url: { type: "string" },
-            outcome: { type: "string" }
+            outcome: { type: "string" },
+            captured: { type: "boolean" },
+            declined: { type: "boolean" },
+            reference: { type: "string" }
           }
         }),
       // A mistyped option is named, with the usage: not a stack of the parser's.
@@ -311,6 +324,16 @@ const program = (created: boolean) =>
       }
       return result
     }
+    if (noun === "boleto" && verb === "returns") {
+      // Payments the bank reported (06/17) that the gateway did not apply, every tenant's, oldest first.
+      return yield* Effect.flatMap(BoletoFiles, (b) => b.openReturns(500))
+    }
+    if (noun === "boleto" && verb === "returned") {
+      if (!values.id) return yield* fail(usage)
+      const closed = yield* Effect.flatMap(BoletoFiles, (b) => b.returnedByHand(values.id!))
+      if (closed.outcome === "unknown") return yield* fail(`no boleto payment to return ${values.id}`)
+      return closed
+    }
     if (noun === "bolepix" && verb === "returns") {
       return yield* Effect.flatMap(Bolepix, (b) => b.openReturns(500))
     }
@@ -337,6 +360,36 @@ const program = (created: boolean) =>
       )
       if (done._tag === "NotPending") return yield* fail(`no pending card refund ${values.id}`)
       return done.refund
+    }
+    if (noun === "charges" && verb === "pending") {
+      // Card charges the acquirer may have captured and could not say, oldest first: each is looked up in the
+      // acquirer's records (by its transaction id, the acquirer's idempotency key), then concluded below.
+      return yield* Effect.flatMap(UndecidedCharges, (c) => c.pending(100))
+    }
+    if (noun === "charges" && verb === "conclude") {
+      const reference = values.reference?.trim()
+      if (!values.id || values.captured === values.declined) return yield* fail(usage)
+      if (values.declined && reference !== undefined) return yield* fail("--reference goes with --captured only")
+      if (reference === "") return yield* fail("--reference must not be empty")
+      if (!isUuid(values.id)) return yield* fail(`no pending card charge ${values.id}`)
+      const done = yield* Effect.flatMap(UndecidedCharges, (c) =>
+        c.conclude(
+          TransactionId.make(values.id!),
+          values.captured ? { _tag: "Captured", acquirerReference: reference } : { _tag: "Declined" }
+        )
+      )
+      if (done._tag === "NotPending") return yield* fail(`no pending card charge ${values.id}`)
+      const t = done.transaction
+      return {
+        id: t.id,
+        status: t.status,
+        orderId: t.orderId,
+        amount: t.amountTotal,
+        paidAt: t.paidAt,
+        declineCode: t.declineCode,
+        acquirer: t.acquirer,
+        acquirerReference: t.acquirerReference
+      }
     }
     if (noun === "ledger" && verb === "check") {
       const discrepancies = yield* Effect.flatMap(Audit, (audit) => audit.check)

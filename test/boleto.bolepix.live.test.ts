@@ -54,6 +54,8 @@ let env: Record<string, string>
 let remessaDir: string
 let retornoDir: string
 let remessa = ""
+/** Remessa 1, of the titles `pixFirst` and `barcodeFirst`: later tests cut others. */
+let firstRemessa = ""
 let pixFirst = ""
 let barcodeFirst = ""
 /** The two bolepix of the remessa cut for the asked-again test. */
@@ -275,6 +277,7 @@ describe("bolepix in live mode: the API Pix adapter and the bank by CNAB 240", (
     const cut = await runCli<{ cut: boolean; titles: number; path: string }>(["boleto", "remessa"], env, 60_000)
     expect(cut).toMatchObject({ cut: true, titles: 2 })
     remessa = readFileSync(cut.path, "latin1")
+    firstRemessa = remessa
     const lines = remessa.split("\r\n").filter((l) => l !== "")
     // Header, batch header, P Q R Y-03 per title, trailers.
     expect(lines).toHaveLength(2 + 4 * 2 + 2)
@@ -607,6 +610,7 @@ describe("bolepix in live mode: the API Pix adapter and the bank by CNAB 240", (
       "pix_not_payable",
       "bolepix_to_return",
       "bolepix_returning",
+      "boleto_payment_to_return",
       "cnab_retorno_held",
       "card_refund_unknown",
       "pix_refund_undecided"
@@ -666,6 +670,51 @@ describe("bolepix in live mode: the API Pix adapter and the bank by CNAB 240", (
     expect(psp.cobvs.get(txid)!.status).toBe("REMOVIDA_PELO_USUARIO_RECEBEDOR")
     await expect(psp.pay(txid, { amount: A })).rejects.toThrow(/REMOVIDA/)
     expect(await seconds(g)).toEqual([])
+    const check = await runCli<{ ok: boolean }>(["ledger", "check"], env, 60_000)
+    expect(check.ok).toBe(true)
+  }, 120_000)
+
+  it("PIX first, then the slip paid twice: each liquidation the bank reports is recorded to return once", async () => {
+    const before = await merchantBalance()
+    // Its first barcode payment, recorded by retorno 1 (and perhaps closed by hand since).
+    const first = await seconds(pixFirst)
+    expect(first).toEqual([{ rail: "barcode", amount: dueToday(A), status: expect.any(String) }])
+    // The bank answers for remessa 1's title.
+    remessa = firstRemessa
+    // Retorno 5 (retorno 6 held after it): the bank reports retorno 1's liquidation again, the same occurrence.
+    const repeated = await runCli<any>(
+      ["boleto", "retorno", retorno(5, { [pixFirst]: { movement: "06", paidOn: today, fee: BANK_FEE } })],
+      env,
+      60_000
+    )
+    expect(repeated.outcome).toBe("processed")
+    expect(repeated.counts).toMatchObject({ settled: 0, alreadySettled: 1 })
+    expect(repeated.exceptions).toEqual([])
+    expect(repeated.bankFees).toBe(0)
+    expect(repeated.then.map((r: { fileNumber: number }) => r.fileNumber)).toEqual([6])
+    expect(await seconds(pixFirst)).toEqual(first)
+    // Retorno 7: the slip paid again the next day, another liquidation: a second payment of its own to return.
+    const tomorrow = addCalendarDays(today, 1)
+    const again = await runCli<any>(
+      ["boleto", "retorno", retorno(7, { [pixFirst]: { movement: "06", paidOn: tomorrow, fee: BANK_FEE } })],
+      env,
+      60_000
+    )
+    expect(again.counts).toMatchObject({ settled: 0, alreadySettled: 1 })
+    expect(again.exceptions).toEqual([
+      expect.objectContaining({
+        transactionId: pixFirst,
+        message: "a bolepix its PIX already settled: recorded to return"
+      })
+    ])
+    expect(again.bankFees).toBe(BANK_FEE)
+    expect(await seconds(pixFirst)).toEqual([...first, { rail: "barcode", amount: dueToday(A), status: "to_return" }])
+    const rows = await postings(pixFirst)
+    expect(rows.filter((r) => r.type === "second_payment").map((r) => [r.book, r.amount])).toEqual([
+      ["payers", -2 * dueToday(A)],
+      ["payouts", 2 * dueToday(A)]
+    ])
+    expect((await merchantBalance()) - before).toBe(0)
     const check = await runCli<{ ok: boolean }>(["ledger", "check"], env, 60_000)
     expect(check.ok).toBe(true)
   }, 120_000)

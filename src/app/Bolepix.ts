@@ -187,12 +187,17 @@ export class Bolepix extends Effect.Service<Bolepix>()("Bolepix", {
       /**
        * The bank reports the slip paid after the boleto was settled by its PIX: the bank's payment is recorded
        * `to_return` (the gateway owes it to the payer; an operator returns it by bank transfer). Locks the
-       * transaction, so it is decided after any settlement in flight. Null when it is not that case.
+       * transaction, so it is decided after any settlement in flight. Null when it is not that case; else the
+       * record's id, null when this payment was recorded already. `reference` names the payment: a CNAB
+       * retorno's occurrence (`<nosso número>:<code>:<day>`, as its fee is keyed), so the bank repeating it
+       * records nothing and another liquidation is another payment; `barcode` for a bank that reports one
+       * payment of a slip (the confirmation job's).
        */
       barcodeAfterSettled: fn("Bolepix.barcodeAfterSettled")(function* (
         accountId: AccountId,
         transactionId: TransactionId,
-        slip: { readonly amount: number; readonly paidAt: Date }
+        slip: { readonly amount: number; readonly paidAt: Date },
+        reference = "barcode"
       ) {
         return yield* tx.run(
           Effect.gen(function* () {
@@ -200,12 +205,13 @@ export class Bolepix extends Effect.Service<Bolepix>()("Bolepix", {
             if (Option.isNone(found)) return null
             const t = found.value
             if (!isBolepix(t) || t.details.payment?.rail !== "pix") return null
-            return yield* record(
+            const id = yield* record(
               accountId,
               t,
-              { rail: "barcode", reference: "barcode", amount: slip.amount, paidAt: slip.paidAt },
+              { rail: "barcode", reference, amount: slip.amount, paidAt: slip.paidAt },
               "to_return"
             )
+            return { id }
           })
         )
       }),

@@ -1,10 +1,14 @@
 import { Clock, Effect, Option } from "effect"
-import { entry, SYSTEM } from "../domain/ledger.ts"
-import { startOfDayInSaoPaulo } from "../domain/time.ts"
+import type { AccountId, TransactionId } from "../domain/ids.ts"
+import { entry, type Posting, SYSTEM } from "../domain/ledger.ts"
+import { saoPauloDate, startOfDayInSaoPaulo } from "../domain/time.ts"
 import { BankFiles, type BankOccurrence, type BankReturnFile } from "../ports/BankFiles.ts"
+import { BoletoPaymentToReturnRepo } from "../ports/BoletoPaymentToReturnRepo.ts"
+import { Ids } from "../ports/Ids.ts"
 import { JobScheduler } from "../ports/JobScheduler.ts"
 import { Ledger } from "../ports/Ledger.ts"
 import { Tenancy } from "../ports/Modes.ts"
+import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Transactional } from "../ports/Transactional.ts"
 import { fn } from "../spans.ts"
 import { Bolepix } from "./Bolepix.ts"
@@ -79,6 +83,60 @@ export class BoletoFiles extends Effect.Service<BoletoFiles>()("BoletoFiles", {
     const tx = yield* Transactional
     const tenancy = yield* Tenancy
     const scheduler = yield* JobScheduler
+    const transactions = yield* TransactionRepo
+    const toReturn = yield* BoletoPaymentToReturnRepo
+    const ids = yield* Ids
+
+    const pair = (type: Posting["type"], amount: number, description: string): Array<Posting> => [
+      { party: SYSTEM, book: "payers", type, amount: -amount, description },
+      { party: SYSTEM, book: "payouts", type, amount, description }
+    ]
+
+    /** The last day a title's slip can be paid (São Paulo): the day of its transaction's `expiresAt`. */
+    const lastPayableDay = (accountId: AccountId, transactionId: TransactionId) =>
+      Effect.map(transactions.find(accountId, transactionId), (found) =>
+        Option.isSome(found) && found.value.expiresAt !== null ? saoPauloDate(found.value.expiresAt) : null
+      )
+
+    /**
+     * A paid occurrence the gateway does not apply (docs/boleto.md "Payments the gateway does not apply"): the
+     * payer's money, recorded `to_return` once per occurrence — keyed as its fee is, nosso número, code, day —
+     * and, for a title of ours, posted on the gateway's books only (payers −, payouts +: received, owed back).
+     * The exception's words say whether this report recorded it or the bank repeated one recorded already.
+     */
+    const unapplied = (
+      file: BankReturnFile,
+      o: Pick<BankOccurrence, "line" | "code" | "ourNumber" | "paid" | "occurredOn">,
+      title: { readonly accountId: AccountId; readonly transactionId: TransactionId } | null,
+      reason: string
+    ) =>
+      Effect.gen(function* () {
+        if (o.paid <= 0) return reason
+        const id = yield* ids.next
+        const recorded = yield* toReturn.record({
+          id,
+          accountId: title?.accountId ?? null,
+          transactionId: title?.transactionId ?? null,
+          ourNumber: o.ourNumber,
+          code: o.code,
+          occurredOn: o.occurredOn,
+          amount: o.paid,
+          fileNumber: file.fileNumber,
+          line: o.line,
+          reason
+        })
+        if (recorded && title !== null) {
+          yield* ledger.post(
+            title.accountId,
+            entry(
+              `boleto_payment_to_return:${id}`,
+              { transactionId: title.transactionId },
+              pair("boleto_payment_to_return", o.paid, `boleto payment ${o.code} not applied, owed to the payer`)
+            )
+          )
+        }
+        return `${reason}: ${recorded ? "recorded to return" : "recorded to return already"}`
+      })
 
     /** One occurrence, in its title's account and mode; what it counts as, or why it was not applied. */
     const apply = (file: BankReturnFile, o: BankOccurrence, now: Date) =>
@@ -110,10 +168,59 @@ export class BoletoFiles extends Effect.Service<BoletoFiles>()("BoletoFiles", {
             break
           }
           case "paid": {
+            const title = { accountId, transactionId }
+            // A title the bank wrote off after its last payable day waits for its expiry (below), open only to
+            // a payment made by that day: one made later is not the charge's (docs/boleto.md).
+            const last = yield* lastPayableDay(accountId, transactionId)
+            const state = yield* files.titleState(accountId, transactionId)
+            if (
+              Option.getOrNull(state) === "written_off" &&
+              last !== null &&
+              o.occurredOn !== null &&
+              o.occurredOn > last
+            ) {
+              exception = yield* unapplied(
+                file,
+                o,
+                title,
+                `paid at the bank on ${o.occurredOn}, after its last payable day (${last}), written off`
+              )
+              break
+            }
             // Settled from the credit date once it has come (a retorno read later), else from now.
             const credit = o.creditOn === null ? null : startOfDayInSaoPaulo(o.creditOn)
             const paidAt = credit !== null && credit.getTime() <= now.getTime() ? credit : now
-            yield* settlement
+            const occurrence = `${o.ourNumber}:${o.code}:${o.occurredOn ?? "none"}`
+            /**
+             * Already settled: a bolepix its PIX settled first has the slip's payment as a second one, recorded
+             * to return (docs/boleto.md "Bolepix"), once per occurrence; any other title settled by a payment of
+             * another day is paid twice (a second liquidation), its second payment to return; the same day is
+             * the bank repeating its report, which records nothing.
+             */
+            const afterSettled = Effect.gen(function* () {
+              const second = yield* bolepix.barcodeAfterSettled(
+                accountId,
+                transactionId,
+                { amount: o.paid, paidAt },
+                occurrence
+              )
+              if (second !== null) {
+                if (second.id !== null) exception = "a bolepix its PIX already settled: recorded to return"
+                return "alreadySettled" as const
+              }
+              const found = yield* transactions.find(accountId, transactionId)
+              const settledOn = Option.isSome(found) ? found.value.details.payment?.paidOn : undefined
+              if (settledOn !== undefined && o.occurredOn !== null && o.occurredOn !== settledOn) {
+                exception = yield* unapplied(
+                  file,
+                  o,
+                  title,
+                  `paid again at the bank on ${o.occurredOn}, the title settled by its payment of ${settledOn}`
+                )
+              }
+              return "alreadySettled" as const
+            })
+            counted = yield* settlement
               .markPaid(accountId, transactionId, paidAt, {
                 amount: o.paid,
                 paidOn: o.occurredOn,
@@ -123,32 +230,35 @@ export class BoletoFiles extends Effect.Service<BoletoFiles>()("BoletoFiles", {
                 Effect.as<keyof typeof ZERO>("settled"),
                 Effect.catchTag("IllegalTransition", (e) =>
                   SETTLED.has(e.from)
-                    ? // A bolepix its PIX settled first: the slip's payment is a second one, recorded to
-                      // return (docs/boleto.md "Bolepix"); the bank repeating its own report records nothing.
-                      bolepix.barcodeAfterSettled(accountId, transactionId, { amount: o.paid, paidAt }).pipe(
-                        Effect.map((second): keyof typeof ZERO => {
-                          if (second !== null) exception = "a bolepix its PIX already settled: recorded to return"
-                          return "alreadySettled"
-                        })
+                    ? afterSettled
+                    : Effect.map(
+                        unapplied(file, o, title, `paid at the bank after the transaction ended (${e.from})`),
+                        (message): keyof typeof ZERO => {
+                          exception = message
+                          return "other"
+                        }
                       )
-                    : Effect.sync((): keyof typeof ZERO => {
-                        exception = `paid at the bank after the transaction ended (${e.from}): to be returned`
-                        return "other"
-                      })
-                ),
-                Effect.tap((c) => Effect.sync(() => void (counted = c)))
+                )
               )
             yield* files.markTitle(accountId, transactionId, "paid", { paid: o.paid, creditOn: o.creditOn })
             break
           }
-          case "written_off":
-            // Written off: the bank no longer receives it, which is what our own deadline does (docs).
-            yield* settlement
-              .expire(accountId, transactionId)
-              .pipe(Effect.catchTag("IllegalTransition", () => Effect.void))
+          case "written_off": {
+            // Written off: the bank no longer receives it. On or before its last payable day (an early
+            // write-off) that ends the charge now, as expired; after it, the charge's own expiry comes
+            // BOLETO_REPORT_DAYS business days later (docs/boleto.md "When a boleto expires"), so a payment made
+            // by the last payable day and reported later (17) still settles it meanwhile.
+            const last = yield* lastPayableDay(accountId, transactionId)
+            const day = o.occurredOn ?? saoPauloDate(now)
+            if (last === null || day <= last) {
+              yield* settlement
+                .expire(accountId, transactionId)
+                .pipe(Effect.catchTag("IllegalTransition", () => Effect.void))
+            }
             yield* files.markTitle(accountId, transactionId, "written_off", { reasons: o.reasons })
             counted = "writtenOff"
             break
+          }
           case "fee":
             counted = "feeOnly"
             break
@@ -198,6 +308,10 @@ export class BoletoFiles extends Effect.Service<BoletoFiles>()("BoletoFiles", {
         if (done.exception !== null) {
           exceptions.push({ line: o.line, transactionId: o.transactionId!, message: done.exception })
         }
+      }
+      // Paid lines of no title of ours (among the rejected lines): no tenant, no books; kept to return.
+      for (const stray of file.strayPayments) {
+        yield* unapplied(file, stray, null, "no title of ours has this nosso número")
       }
       const result: RetornoReport = {
         fileNumber: file.fileNumber,
@@ -295,6 +409,40 @@ export class BoletoFiles extends Effect.Service<BoletoFiles>()("BoletoFiles", {
 
     return {
       ingest,
+      /** The operator's list (`npm run cli -- boleto returns`): every boleto payment not applied, not yet returned. */
+      openReturns: (limit: number) => toReturn.open(limit),
+      /**
+       * The operator gave one back by hand (a bank transfer to the payer: docs/boleto.md "Payments the gateway
+       * does not apply"): closed, with its return posting for a title of ours, once. Already returned: nothing
+       * again. Under its row lock, so two operators closing it at once post once.
+       */
+      returnedByHand: fn("BoletoFiles.returnedByHand")(function* (id: string) {
+        return yield* tx.run(
+          Effect.gen(function* () {
+            const found = yield* toReturn.findForUpdate(id)
+            if (Option.isNone(found)) return { outcome: "unknown" as const }
+            const payment = found.value
+            if (payment.status === "returned") return { outcome: "already_returned" as const, payment }
+            yield* toReturn.setReturned(payment.id)
+            if (payment.accountId !== null) {
+              yield* ledger.post(
+                payment.accountId,
+                entry(
+                  `boleto_payment_returned:${payment.id}`,
+                  { transactionId: payment.transactionId },
+                  pair(
+                    "boleto_payment_returned",
+                    -payment.amount,
+                    `boleto payment ${payment.code} returned to the payer`
+                  )
+                )
+              )
+            }
+            const closed = yield* toReturn.findForUpdate(id)
+            return { outcome: "returned" as const, payment: Option.getOrElse(closed, () => payment) }
+          })
+        )
+      }),
       /** Cuts one remessa now (the CLI), whatever the cycle: None when no title is queued. */
       remessa: fn("BoletoFiles.remessa")(function* () {
         return yield* files.cutRemessa

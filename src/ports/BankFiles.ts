@@ -44,6 +44,20 @@ export interface BankReturnFile {
   readonly occurrences: ReadonlyArray<BankOccurrence>
   /** Every line that could not be read or matched, with its number and why: none is dropped. */
   readonly rejected: ReadonlyArray<{ readonly line: number; readonly error: string }>
+  /**
+   * The paid lines (06/17) whose nosso número is no title of ours, each also among `rejected`: the bank holds
+   * a payer's money for them, kept to return (docs/boleto.md "Payments the gateway does not apply").
+   */
+  readonly strayPayments: ReadonlyArray<StrayPayment>
+}
+
+/** A payment the bank reports for a nosso número that is no title of ours. */
+export interface StrayPayment {
+  readonly line: number
+  readonly code: string
+  readonly ourNumber: string
+  readonly paid: number
+  readonly occurredOn: string | null
 }
 
 export class BankFileUnreadable extends Data.TaggedError("BankFileUnreadable")<{ readonly message: string }> {}
@@ -83,6 +97,8 @@ export class BankFiles extends Context.Tag("BankFiles")<
     readonly watched: Effect.Effect<ReadonlyArray<{ readonly name: string; readonly content: string }>>
     /** Moves a watched file aside once it is recorded (`processed/`, `held/` or `refused/`). */
     readonly moveAside: (name: string, to: "processed" | "held" | "refused") => Effect.Effect<void>
+    /** The title's state as the bank's files left it (`queued`, `sent`, then a TitleState); None: no title. */
+    readonly titleState: (accountId: AccountId, transactionId: TransactionId) => Effect.Effect<Option.Option<string>>
     readonly markTitle: (
       accountId: AccountId,
       transactionId: TransactionId,

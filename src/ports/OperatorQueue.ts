@@ -23,7 +23,11 @@ export class OperatorQueueReads extends Context.Tag("OperatorQueueReads")<
     readonly waiting: Effect.Effect<{
       readonly pixReceived: ReadonlyArray<Waiting & { readonly outcome: PixException }>
       readonly secondPayments: ReadonlyArray<Waiting & { readonly status: Exclude<SecondPaymentStatus, "returned"> }>
+      /** Boleto payments the bank reported and the gateway did not apply, `to_return` (docs/boleto.md). */
+      readonly boletoPaymentsToReturn: Waiting
       readonly heldRetornos: Waiting
+      /** Card charges PROCESSING, worked on by no request, over five minutes: outcome unknown (`charges pending`). */
+      readonly cardCharges: Waiting
       /** Card refunds PENDING for over five minutes: undecided at the acquirer (docs/providers.md "Known limits"). */
       readonly cardRefunds: Waiting
       /** PIX refunds PENDING for over five minutes: the PSP has not decided, `reconcile_pix` keeps asking. */

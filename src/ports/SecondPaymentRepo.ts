@@ -11,7 +11,10 @@ export interface SecondPayment {
   readonly id: string
   readonly transactionId: TransactionId
   readonly rail: Rail
-  /** The PIX's end-to-end id; `barcode` for the slip (a bank takes one payment of it). */
+  /**
+   * The PIX's end-to-end id; for the slip, the retorno's occurrence (`<nosso número>:<code>:<day>`), or
+   * `barcode` where the bank reports one payment of a slip (the confirmation job; CNAB before migration 0055).
+   */
   readonly reference: string
   readonly amount: number
   readonly paidAt: Date

@@ -46,6 +46,7 @@ import refundsPending from "./migrations/0051_refunds_pending.ts"
 import feedsInCommitOrder from "./migrations/0052_feeds_in_commit_order.ts"
 import pixReceivedSettling from "./migrations/0053_pix_received_settling.ts"
 import ledgerLastCheck from "./migrations/0054_ledger_last_check.ts"
+import boletoPaymentsToReturn from "./migrations/0055_boleto_payments_to_return.ts"
 import admitMany from "./migrations/0042_admit_many.ts"
 import pixExceptionHandled from "./migrations/0043_pix_exception_handled.ts"
 import { withSpan } from "../../spans.ts"
@@ -95,7 +96,8 @@ export const MIGRATIONS = {
   "0051_refunds_pending": refundsPending,
   "0052_feeds_in_commit_order": feedsInCommitOrder,
   "0053_pix_received_settling": pixReceivedSettling,
-  "0054_ledger_last_check": ledgerLastCheck
+  "0054_ledger_last_check": ledgerLastCheck,
+  "0055_boleto_payments_to_return": boletoPaymentsToReturn
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)

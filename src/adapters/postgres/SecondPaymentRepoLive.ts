@@ -36,11 +36,21 @@ export const SecondPaymentRepoLive = Layer.effect(
     return SecondPaymentRepo.of(
       traced("SecondPaymentRepo", {
         record: (accountId, p) =>
+          // A slip's payment named by its retorno occurrence finds one recorded before migration 0055 under the
+          // fixed reference `barcode` (then one per slip): it is that payment, renamed, not another to return.
           sql`
+          with adopted as (
+            update bolepix_second_payments set reference = ${p.reference}
+            where ${p.rail}::text = 'barcode' and ${p.reference}::text <> 'barcode'
+              and account_id = ${accountId} and transaction_id = ${p.transactionId}
+              and rail = 'barcode' and reference = 'barcode'
+            returning id
+          )
           insert into bolepix_second_payments
             (id, account_id, transaction_id, rail, reference, amount, paid_at, status)
-          values (${p.id}, ${accountId}, ${p.transactionId}, ${p.rail}, ${p.reference}, ${p.amount}, ${p.paidAt},
-            ${p.status})
+          select ${p.id}::uuid, ${accountId}::uuid, ${p.transactionId}::uuid, ${p.rail}::text, ${p.reference}::text,
+            ${p.amount}::bigint, ${p.paidAt}::timestamptz, ${p.status}::text
+          where not exists (select 1 from adopted)
           on conflict (transaction_id, rail, reference) do nothing
           returning id`.pipe(
             Effect.orDie,

@@ -106,6 +106,7 @@ const noBankFiles = BankFiles.of({
   watched: Effect.succeed([]),
   moveAside: () => Effect.void,
   markTitle: () => Effect.void,
+  titleState: () => Effect.succeed(Option.none()),
   lockReceived: Effect.void,
   received: () => Effect.succeed(Option.none()),
   expectedNext: Effect.succeed(1),

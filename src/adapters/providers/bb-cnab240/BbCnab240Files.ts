@@ -10,6 +10,7 @@ import {
   BankFiles,
   BankFileUnreadable,
   type OccurrenceKind,
+  type StrayPayment,
   type TitleState
 } from "../../../ports/BankFiles.ts"
 import { fn } from "../../../spans.ts"
@@ -216,10 +217,25 @@ export const bbCnab240FilesLayer = (profile: BankProfile) =>
         )
         const occurrences: Array<BankOccurrence> = []
         const rejected = [...parsed.rejected]
+        const strayPayments: Array<StrayPayment> = []
         for (const t of parsed.titles) {
           const title = byId.get(t.transactionId)
           if (title === undefined || title.ourNumber !== t.ourNumber) {
-            rejected.push({ line: t.line, error: `no title of ours has nosso número ${t.ourNumber}` })
+            // A payment of it is still a payer's money the bank holds for us: kept to return.
+            const paid = KINDS[t.movement] === "paid" && t.paid > 0
+            rejected.push({
+              line: t.line,
+              error: `no title of ours has nosso número ${t.ourNumber}${paid ? ": its payment is kept to return" : ""}`
+            })
+            if (paid) {
+              strayPayments.push({
+                line: t.line,
+                code: t.movement,
+                ourNumber: t.ourNumber,
+                paid: t.paid,
+                occurredOn: t.occurredOn
+              })
+            }
             continue
           }
           const kind = KINDS[t.movement] ?? "other"
@@ -246,7 +262,8 @@ export const bbCnab240FilesLayer = (profile: BankProfile) =>
           fileNumber: parsed.fileNumber,
           digest: createHash("sha256").update(content, "latin1").digest("hex"),
           occurrences,
-          rejected
+          rejected,
+          strayPayments
         }
       })
 
@@ -298,6 +315,12 @@ export const bbCnab240FilesLayer = (profile: BankProfile) =>
         watched,
         moveAside,
         markTitle,
+        titleState: (accountId, transactionId) =>
+          sql<{ status: string }>`
+            select status from cnab_titles where account_id = ${accountId} and transaction_id = ${transactionId}`.pipe(
+            Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (r) => r.status)),
+            Effect.orDie
+          ),
         lockReceived: sql`select pg_advisory_xact_lock(${RETORNO_LOCK})`.pipe(Effect.asVoid, Effect.orDie),
         received: (fileNumber) =>
           sql<{ fileNumber: number; digest: string; status: "held" | "processed" }>`
