@@ -245,6 +245,10 @@ describe("a card charge whose outcome the acquirer could not say", () => {
     const charge = await undecidedCharge(SALE, DECLINED)
     expect(cielo.captures(charge.id)).toHaveLength(0)
     await charge.age()
+    // While nobody knows whether the buyer was charged, the order takes no other card charge, however old.
+    const meanwhile = await api.post(PROCESS, cardBody(charge.orderId, SALE, APPROVED), { key: charge.key })
+    expect(meanwhile.status, meanwhile.text).toBe(409)
+    expect(meanwhile.body.code).toBe("payment_in_progress")
     const done = await runCli<{ status: string; declineCode: string }>(
       ["charges", "conclude", "--id", charge.id, "--declined"],
       env

@@ -194,12 +194,13 @@ export const TransactionRepoLive = Layer.effect(
         ).pipe(withSpan("TransactionRepo.page"))
       },
       hasProcessing: (accountId, orderId) =>
-        // A charge stuck in PROCESSING (its process died without an idempotent retry) stops
-        // blocking the order after two minutes; the reconciliation job settles it meanwhile.
+        // A charge in PROCESSING blocks its order until its outcome is known (reconcile_charges asks the
+        // acquirer; an operator concludes one it cannot learn: docs/providers.md "Known limits"). It used to
+        // stop blocking after two minutes, and a buyer paying again meanwhile was charged twice if the first
+        // charge turned out captured.
         sql`
           select 1 from transactions
           where account_id = ${accountId} and order_id = ${orderId} and status = 'PROCESSING'
-            and updated_at > now() - interval '2 minutes'
           limit 1`.pipe(
           Effect.orDie,
           Effect.map((found) => found.length > 0),
