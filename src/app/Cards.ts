@@ -2,7 +2,7 @@ import type { AccountId, CustomerId } from "../domain/ids.ts"
 import { Effect, Option } from "effect"
 import { NotFound, Unprocessable } from "../domain/errors.ts"
 import type { RawCard } from "../domain/payment.ts"
-import { Acquirer } from "../ports/Acquirer.ts"
+import { Acquirer, type DeclineCode } from "../ports/Acquirer.ts"
 import { CardVault } from "../ports/CardVault.ts"
 import { CustomerRepo } from "../ports/CustomerRepo.ts"
 import { fn } from "../spans.ts"
@@ -11,6 +11,20 @@ import { fn } from "../spans.ts"
 export interface TokenizeCommand {
   readonly customerId: CustomerId
   readonly card: RawCard
+}
+
+/**
+ * What the merchant reads when the acquirer refuses a card at its verification, one fixed text per decline
+ * code. The acquirer's own text is not passed on: a Cielo or an e.Rede (or a proxy in front of one) may
+ * repeat the card's number or its CVV in it, and the answer, its request log line and the spans are the
+ * gateway's own copies, which never hold card data (docs/decisions.md "Card data in the gateway's copies").
+ */
+const REJECTED: Record<DeclineCode, string> = {
+  card_declined: "card data rejected: the acquirer did not verify the card",
+  insufficient_funds: "card data rejected: the acquirer reported insufficient funds",
+  expired_card: "card data rejected: the card has expired",
+  incorrect_cvc: "card data rejected: the security code is incorrect",
+  fraud_suspected: "card data rejected: the acquirer suspects fraud"
 }
 
 /**
@@ -41,7 +55,7 @@ export class Cards extends Effect.Service<Cards>()("Cards", {
         if (verification._tag === "Rejected") {
           return yield* new Unprocessable({
             code: verification.code,
-            message: `card data rejected: ${verification.message}`
+            message: REJECTED[verification.code]
           })
         }
         const { cvv: _, ...storable } = card

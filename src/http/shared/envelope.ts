@@ -29,7 +29,16 @@ import { challengeFor } from "./challenge.ts"
 import { acceptQuery } from "./query.ts"
 import { Draining } from "./Draining.ts"
 import { isDatabaseOutage } from "./outage.ts"
-import { isSecretKey, redactBody, redactUrl } from "./redact.ts"
+import {
+  holdsCardOrSecret,
+  holdsSecret,
+  isSecretKey,
+  redactBody,
+  redactPans,
+  redactUrl,
+  redactUrlPans,
+  REDACTED
+} from "./redact.ts"
 import { RequestNote } from "./requestNote.ts"
 import { RequestLog } from "../../ports/RequestLog.ts"
 import { type RouteTemplate, routeTable } from "./routes.ts"
@@ -46,16 +55,30 @@ const routes = routeTable(GatewayApi, [
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/
 
 /**
+ * The client's X-Request-Id, when it is one the service can keep: a well-formed id that holds no card number
+ * nor secret (it goes into every log line, the request log and the answer); otherwise a fresh one.
+ */
+const requestIdOf = (incoming: string | undefined) =>
+  incoming !== undefined && REQUEST_ID.test(incoming) && !holdsSecret(incoming) ? incoming : randomUUID()
+
+/**
  * The methods the metrics name; any other (Node's parser takes some 35: PROPFIND, MKCALENDAR…) is "other", as
  * an unknown path is "unmatched": an anonymous client must not multiply the series (docs/operations.md).
  */
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
 
-/** "buyerAddress.state" for a decode issue at ["buyerAddress", "state"]; "body" at the root. */
+/**
+ * "buyerAddress.state" for a decode issue at ["buyerAddress", "state"]; "body" at the root. A key the
+ * merchant made up may be a card number (`{"4556…": 1}`): the name shows it redacted.
+ */
 const fieldOf = (path: ReadonlyArray<PropertyKey>) =>
   path.length === 0
     ? "body"
-    : path.map((key, i) => (typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`)).join("")
+    : redactPans(
+        path
+          .map((key, i) => (typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`))
+          .join("")
+      )
 
 // Our rule messages read on from the field name ("document must be a valid CPF"); Schema's own
 // ("Expected string, actual 1") follow a colon.
@@ -100,6 +123,13 @@ const fromDecodeError = (error: HttpApiError.HttpApiDecodeError) => {
   return BadRequest.of({ message: errors[0]?.message ?? "invalid request", code: "validation_failed", errors })
 }
 
+/**
+ * The Idempotency-Key as the request log keeps it: one holding a card number or a secret (refused:
+ * idempotency.ts) redacted whole, any other number in it that may be a card number as in any text.
+ */
+const idempotencyKeyOf = (key: string | undefined) =>
+  key === undefined ? null : holdsCardOrSecret(key) ? REDACTED : redactPans(key)
+
 /** The router's longest path parameter (find-my-way's `maxParamLength`): past it no route matches. */
 const MAX_PARAM_LENGTH = 100
 
@@ -139,13 +169,16 @@ const toHttpError = (
         return allowed.length > 0 && !allowed.includes(method)
           ? {
               error: MethodNotAllowed.of({
-                message: `${method} is not allowed on ${path}; use ${allowed.join(", ")}`,
+                message: `${method} is not allowed on ${redactUrlPans(path)}; use ${allowed.join(", ")}`,
                 code: "method_not_allowed"
               }),
               defect: false
             }
           : {
-              error: NotFound.of({ message: `Route ${method} ${path} not found`, code: "route_not_found" }),
+              error: NotFound.of({
+                message: `Route ${method} ${redactUrlPans(path)} not found`,
+                code: "route_not_found"
+              }),
               defect: false
             }
       }
@@ -190,11 +223,28 @@ const withTrace = (error: InternalServerError, traceId: string) =>
   InternalServerError.of({ message: error.message, code: error.code ?? "internal_error", traceId })
 
 /**
+ * An error without a card number in its message or its fields' names and messages: each place that builds
+ * one from what the client sent (a query parameter's name, a body's key, a path) redacts it already; this
+ * is the net under them, for the answer and the idempotency store's copy alike (docs/input.md).
+ */
+const withoutCardNumbers = (error: HttpError): object => {
+  const body: { message: string; errors?: ReadonlyArray<{ field: string; message: string }> | undefined } = {
+    ...error
+  }
+  body.message = redactPans(body.message)
+  if (body.errors !== undefined)
+    body.errors = body.errors.map((e) => ({ ...e, field: redactPans(e.field), message: redactPans(e.message) }))
+  return body
+}
+
+/**
  * An error's body as the interface of `path` writes it (annotations.ts): /public/v1 adds `success: false`
  * (CONTRACT §4). The idempotency store keeps this very body, so a replay is the first answer byte for byte.
  */
 export const errorBody = (error: HttpError, path: string): object =>
-  routes.errorBody(path) === "successFlag" ? { success: false, ...error } : { ...error }
+  routes.errorBody(path) === "successFlag"
+    ? { success: false, ...withoutCardNumbers(error) }
+    : withoutCardNumbers(error)
 
 const respond = (error: HttpError, path: string) => {
   const response = HttpServerResponse.unsafeJson(errorBody(error, path), { status: error.statusCode })
@@ -234,8 +284,7 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
     return (app) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
-        const incoming = request.headers["x-request-id"]
-        const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID()
+        const requestId = requestIdOf(request.headers["x-request-id"])
         const path = Option.getOrElse(
           Option.map(HttpServerRequest.toURL(request), (url) => url.pathname),
           () => request.url
@@ -281,7 +330,7 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         )
         const route = routes.template(request.method, path) ?? "unmatched"
         const status = String(response.status)
-        // The access log at debug level; credentials in the query never reach it (redact.ts). Built only
+        // The access log at debug level; credentials and card numbers in the URL never reach it (redact.ts). Built only
         // when debug lines are kept: at the default level its annotations were work for nothing.
         if (LogLevel.lessThanEqual(yield* FiberRef.get(FiberRef.currentMinimumLogLevel), LogLevel.Debug)) {
           yield* Effect.logDebug("request").pipe(
@@ -307,7 +356,8 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
             status: response.status,
             latencyMs: Math.round(performance.now() - started),
             requestId,
-            idempotencyKey: request.headers["idempotency-key"] ?? null,
+            // A key holding a card number or a secret is refused (idempotency.ts) and not kept either.
+            idempotencyKey: idempotencyKeyOf(request.headers["idempotency-key"]),
             body: text === null || text === "" ? null : redactBody(text),
             at: new Date()
           })

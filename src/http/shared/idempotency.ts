@@ -21,6 +21,7 @@ import {
   UnprocessableEntity
 } from "./errors.ts"
 import { errorBody } from "./envelope.ts"
+import { holdsCardOrSecret } from "./redact.ts"
 
 export interface Reply {
   readonly status: number
@@ -53,6 +54,19 @@ const durably = <A>(write: Effect.Effect<A>) =>
   )
 
 const KEY = /^[\x20-\x7E]{1,255}$/
+
+/**
+ * What is wrong with an Idempotency-Key, or undefined. A key is kept 24 hours (idempotency_keys) and in the
+ * request log: one that holds a card number the gateway takes or a secret (an API key `sk_…`, a webhook
+ * secret, a card token; `holdsCardOrSecret`) is refused before anything is stored, as a malformed one is
+ * (docs/input.md).
+ */
+const keyProblem = (key: string) =>
+  !KEY.test(key)
+    ? "must be 1 to 255 printable ASCII characters"
+    : holdsCardOrSecret(key)
+      ? "must not hold a card number or a secret"
+      : undefined
 
 const fingerprintKeys = new WeakMap<AppConfigShape, Buffer>()
 
@@ -97,7 +111,7 @@ export const claimToMake = (
 ) =>
   Effect.gen(function* () {
     const idempotencyKey = request.headers["idempotency-key"]
-    if (idempotencyKey === undefined || !KEY.test(idempotencyKey)) return undefined
+    if (idempotencyKey === undefined || keyProblem(idempotencyKey) !== undefined) return undefined
     const body = yield* Effect.option(request.json)
     if (Option.isNone(body)) return undefined
     const made: ClaimRequest = {
@@ -180,12 +194,13 @@ export const idempotent = <A, E extends HttpError, E2 extends HttpError, R>(opti
       )
       return respond(reply.status, JSON.stringify(reply.body), false)
     }
-    if (!KEY.test(key)) {
+    const problem = keyProblem(key)
+    if (problem !== undefined) {
       return yield* Effect.fail(
         BadRequest.of({
-          message: "Idempotency-Key must be 1 to 255 printable ASCII characters",
+          message: `Idempotency-Key ${problem}`,
           code: "validation_failed",
-          errors: [{ field: "Idempotency-Key", message: "must be 1 to 255 printable ASCII characters" }]
+          errors: [{ field: "Idempotency-Key", message: problem }]
         })
       )
     }

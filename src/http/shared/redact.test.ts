@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { redactBody, redactUrl } from "./redact.ts"
+import { holdsCardOrSecret, holdsSecret, redactBody, redactPans, redactUrl } from "./redact.ts"
 
 describe("redactBody (the request log's bodies)", () => {
   it("replaces card numbers, CVV, tokens and secrets under their keys, at any depth", () => {
@@ -107,5 +107,104 @@ describe("redactBody (the request log's bodies)", () => {
     expect(redactUrl("/x?amount=1&api%5Ftoken=sk_test_abc")).toBe("/x?amount=1&api%5Ftoken=[REDACTED]")
     expect(redactUrl("/x?%61pi_token=sk_test_abc#f")).toBe("/x?%61pi_token=[REDACTED]#f")
     expect(redactUrl("/x?api%ZZtoken=1")).toBe("/x?api%ZZtoken=1")
+  })
+
+  it("redactUrl hides a card number in the path, the query's names and values and the fragment, as decoded", () => {
+    const pan = "4556360000001014"
+    expect(redactUrl(`/public/v1/transactions/${pan}?cursor=${pan}&${pan}=1&a=2`)).toBe(
+      "/public/v1/transactions/[REDACTED]?cursor=[REDACTED]&[REDACTED]=1&a=2"
+    )
+    // Encoded spaces, `+` in a query, dots, a number split over segments.
+    expect(redactUrl("/x/4556%203600%200000%201014/y?q=4556+3600+0000+1014&r=4556.3600.0000.1014")).toBe(
+      "/x/[REDACTED]/y?q=[REDACTED]&r=[REDACTED]"
+    )
+    expect(redactUrl("/x/4556/3600/0000/1014/y")).toBe("/x/[REDACTED]/y")
+    // An absolute URL (a span's url.full) keeps its host and port; the fragment is read too.
+    expect(redactUrl(`http://127.0.0.1:3000/a/${pan}?api_token=sk_test_x#${pan}`)).toBe(
+      "http://127.0.0.1:3000/a/[REDACTED]?api_token=[REDACTED]#[REDACTED]"
+    )
+    // Ids, dates and short numbers stay readable.
+    expect(redactUrl("/api/transactions/tx_01J8Z?created_from=2026-11-27&page=2")).toBe(
+      "/api/transactions/tx_01J8Z?created_from=2026-11-27&page=2"
+    )
+  })
+})
+
+describe("redactPans (every text the gateway keeps or logs)", () => {
+  const pan = "4556360000001014"
+  it("finds a card number followed by its expiry or CVV, grouped by spaces, dots, NBSP, in any script", () => {
+    const writings = [
+      "4556 3600 0000 1014 12/30",
+      `${pan} 987`,
+      `${pan}/12/30`,
+      "4556.3600.0000.1014",
+      "4556\u00a03600\u00a00000\u00a01014",
+      "4556  3600  0000  1014",
+      "4556 - 3600 - 0000 - 1014",
+      "4556_3600_0000_1014",
+      "4556\u200b3600\u200b0000\u200b1014",
+      "\uff14\uff15\uff15\uff16\uff13\uff16\uff10\uff10\uff10\uff10\uff10\uff10\uff11\uff10\uff11\uff14",
+      "\u0664\u0665\u0665\u0666\u0663\u0666\u0660\u0660\u0660\u0660\u0660\u0660\u0661\u0660\u0661\u0664"
+    ]
+    for (const text of writings) expect(redactPans(`cartão ${text} ok`), text).toBe("cartão [REDACTED] ok")
+    // Whatever the next digits, when a window of 13 to 19 passes Luhn: the run goes whole.
+    expect(redactPans(`12 ${pan} 4`)).toBe("[REDACTED]")
+  })
+  it("keeps a UUID, a boleto line (bare or as printed), a CPF, a CNPJ as written, dates and short numbers", () => {
+    // 47 and 48 digits without a separator: one in ten of their 16-digit windows passes Luhn; none is a card.
+    const line = "23793381286000000000300000000401184340000010000"
+    const convenio = "846700000017435900240209024050002435842210108119"
+    const uuid = "12345678-1234-4234-8234-123456789012"
+    // A 16-digit reference that fails Luhn as a whole is kept, though its first 13 and 14 digits pass: a card
+    // number never starts or ends inside a group of digits.
+    expect(redactPans("ref 1732740110124999")).toBe("ref 1732740110124999")
+    const printed = [
+      "23793.38128 60000.000003 00000.000401 1 84340000010000",
+      "84670000001-7 43590024020-9 02405000243-5 84221010811-9"
+    ]
+    const kept = [line, convenio, uuid, ...printed, "529.982.247-25", "52998224725", "11.222.333/0001-81", "1234"]
+    for (const text of kept) expect(redactPans(`x ${text} y`), text).toBe(`x ${text} y`)
+    // A card number beside a boleto line is still found; the line is kept.
+    expect(redactPans(`${line} ${pan}`)).toBe(`${line} [REDACTED]`)
+  })
+  it("redactBody redacts a card number used as a JSON key", () => {
+    expect(JSON.parse(redactBody(JSON.stringify({ [pan]: 1, [`card ${pan} 12/30`]: "x", a: "ok" })))).toEqual({
+      "[REDACTED]": 1,
+      "card [REDACTED]": "x",
+      a: "ok"
+    })
+  })
+  it("holdsSecret tells a card number, an API key, a webhook secret or a card token from an id", () => {
+    const secrets = [
+      pan,
+      "sk_live_AbC",
+      "retry-sk_test_x",
+      "whsec_abc",
+      `card_${"a".repeat(43)}`,
+      "4556-3600-0000-1014"
+    ]
+    for (const value of secrets) expect(holdsSecret(value), value).toBe(true)
+    const ids = ["rid-1234", "0f8e2b8c-63c1-4a4e-9b2e-2f7a1f7e0e11", "order-2026-11-27", "task_sk_live"]
+    for (const value of ids) expect(holdsSecret(value), value).toBe(false)
+  })
+  it("holdsCardOrSecret (an Idempotency-Key's refusal) takes only a card number of a brand the gateway takes", () => {
+    const refused = [pan, "4556 3600 0000 1014", "pedido-4556360000001014-2", "sk_live_AbC", "whsec_x"]
+    for (const value of refused) expect(holdsCardOrSecret(value), value).toBe(true)
+    // 1732740110124 (a time in milliseconds) passes Luhn: holdsSecret, so redacted where logged, but no card.
+    const accepted = ["1732740110124", "order-1732740110124-1", "12345678-1234-4234-8234-123456789012", "rid-1234"]
+    for (const value of accepted) expect(holdsCardOrSecret(value), value).toBe(false)
+    expect(holdsSecret("1732740110124")).toBe(true)
+  })
+  it("runs in linear time on a 1 MiB body of digits and separators, whatever their shape", () => {
+    const MiB = 1024 * 1024
+    const shapes = ["1 ", "4556 ", "12.", "1   ", "1 -/_.", "4556360000001014 ", "9".repeat(20) + " ", "\u0661 "]
+    for (const shape of shapes) {
+      const body = shape.repeat(Math.ceil(MiB / shape.length)).slice(0, MiB)
+      const started = performance.now()
+      redactBody(body)
+      redactBody(JSON.stringify({ note: body }))
+      // Linear: some 100 ms here; a quadratic scan of a 1 MiB run would take minutes.
+      expect(performance.now() - started, JSON.stringify(shape)).toBeLessThan(3_000)
+    }
   })
 })
