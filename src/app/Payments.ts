@@ -75,12 +75,14 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
     const payableOrder = fn("Payments.payableOrder")(function* (
       accountId: AccountId,
       command: PaymentCommand,
-      lock: boolean
+      lock: boolean,
+      /** A client's retry resuming the order's own charge in flight (Payments.charge): that one goes on. */
+      resuming = false
     ) {
       if (command.orderId === null) return null
       const found = yield* orders.findToCharge(accountId, command.orderId, lock)
       if (Option.isNone(found)) return yield* new NotFound({ message: "orderId not found" })
-      const { customerLive, customerName, order } = found.value
+      const { chargeInFlight, customerLive, customerName, order } = found.value
       if (!isPayable(order.status)) {
         return yield* new Conflict({
           code: "order_not_payable",
@@ -95,6 +97,15 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
         return yield* new Conflict({
           code: "customer_deleted",
           message: "the order's customer was deleted; it cannot be paid"
+        })
+      }
+      // A card charge of this order whose outcome is unknown may have charged the buyer: no other charge, by
+      // any method, until it is known (reconcile_charges, or an operator: docs/providers.md "Known limits").
+      // Read under the order's row lock by `record`, which every charge's insert takes.
+      if (chargeInFlight && !resuming) {
+        return yield* new Conflict({
+          code: "payment_in_progress",
+          message: "a card charge of this order is in progress; retry later"
         })
       }
       return { order, customerName }
@@ -127,19 +138,10 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
     ) =>
       tx.run(
         Effect.gen(function* () {
+          // Under the order's row lock: one card charge in flight per order and no other charge beside it, so
+          // that concurrent charges cannot take the buyer's money twice (the others wait, then see PAID or
+          // this one's outcome; payableOrder refuses while it is unknown).
           yield* payableOrder(accountId, command, true)
-          // Under the order's row lock: one card charge in flight per order, so that concurrent
-          // charges cannot capture twice (the others wait, then see PAID or this one's outcome).
-          if (
-            insert.status === "PROCESSING" &&
-            command.orderId !== null &&
-            (yield* transactions.hasProcessing(accountId, command.orderId))
-          ) {
-            return yield* new Conflict({
-              code: "payment_in_progress",
-              message: "a card charge of this order is in progress; retry later"
-            })
-          }
           return yield* writes(accountId, insert, afterInsert, extraDocuments)
         })
       )
@@ -846,7 +848,7 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
           Option.isSome(resumed) && resumed.value.status !== "PROCESSING"
             ? resumed.value
             : yield* Effect.gen(function* () {
-                const seen = yield* payableOrder(accountId, command, false)
+                const seen = yield* payableOrder(accountId, command, false, Option.isSome(resumed))
                 const customerId = seen?.order.customerId ?? null
                 switch (command.method) {
                   case "PIX":

@@ -26,11 +26,18 @@ export class OrderRepo extends Context.Tag("OrderRepo")<
       id: OrderId,
       lock: boolean
     ) => Effect.Effect<
-      Option.Option<{ readonly order: Order; readonly customerLive: boolean; readonly customerName: string | null }>
+      Option.Option<{
+        readonly order: Order
+        readonly customerLive: boolean
+        readonly customerName: string | null
+        /** A card charge of the order is PROCESSING (its outcome unknown). */
+        readonly chargeInFlight: boolean
+      }>
     >
     /**
      * Inside Transactional.batch: the batch writes nothing and fails with StaleRead unless the order is
-     * still as `findToCharge` read it (status, amount, customer, its liveness); it row-locks the order
+     * still as `findToCharge` read it (status, amount, customer, its liveness, no charge in flight); it
+     * row-locks the order
      * until the batch commits, as `findToCharge` with `lock` does.
      */
     readonly expectAsRead: (

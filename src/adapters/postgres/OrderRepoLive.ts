@@ -79,6 +79,10 @@ export const OrderRepoLive = Layer.effect(
                         select 1 from customers c
                         where c.account_id = o.account_id and c.id = o.customer_id and c.deleted_at is null
                       ) = ${customerLive}
+                      and not exists (
+                        select 1 from transactions t
+                        where t.account_id = o.account_id and t.order_id = o.id and t.status = 'PROCESSING'
+                      )
                     for update of o))`
             ]
           })),
