@@ -37,13 +37,16 @@ export const SecondPaymentRepoLive = Layer.effect(
       traced("SecondPaymentRepo", {
         record: (accountId, p) =>
           // A slip's payment named by its retorno occurrence finds one recorded before migration 0055 under the
-          // fixed reference `barcode` (then one per slip): it is that payment, renamed, not another to return.
+          // fixed reference `barcode` (then one per slip): the same amount settled the same São Paulo day, it is
+          // that payment, renamed, not another to return; another day's is a second liquidation of its own.
           sql`
           with adopted as (
             update bolepix_second_payments set reference = ${p.reference}
             where ${p.rail}::text = 'barcode' and ${p.reference}::text <> 'barcode'
               and account_id = ${accountId} and transaction_id = ${p.transactionId}
-              and rail = 'barcode' and reference = 'barcode'
+              and rail = 'barcode' and reference = 'barcode' and amount = ${p.amount}::bigint
+              and (paid_at at time zone 'America/Sao_Paulo')::date
+                = (${p.paidAt}::timestamptz at time zone 'America/Sao_Paulo')::date
             returning id
           )
           insert into bolepix_second_payments
