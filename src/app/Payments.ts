@@ -138,10 +138,17 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
     ) =>
       tx.run(
         Effect.gen(function* () {
-          // Under the order's row lock: one card charge in flight per order and no other charge beside it, so
-          // that concurrent charges cannot take the buyer's money twice (the others wait, then see PAID or
-          // this one's outcome; payableOrder refuses while it is unknown).
           yield* payableOrder(accountId, command, true)
+          // Under the order's row lock, in a statement of its own (payableOrder's read took its snapshot before
+          // waiting for the lock, and so misses a card charge committed meanwhile): one card charge in flight
+          // per order and no other charge beside it, so that concurrent charges cannot take the buyer's money
+          // twice (the others wait, then see PAID or this one's outcome).
+          if (command.orderId !== null && (yield* transactions.hasProcessing(accountId, command.orderId))) {
+            return yield* new Conflict({
+              code: "payment_in_progress",
+              message: "a card charge of this order is in progress; retry later"
+            })
+          }
           return yield* writes(accountId, insert, afterInsert, extraDocuments)
         })
       )

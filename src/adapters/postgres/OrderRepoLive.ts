@@ -71,19 +71,23 @@ export const OrderRepoLive = Layer.effect(
         expectAsRead: (accountId, { customerLive, order }) =>
           deferWrite(sql, () => ({
             select: [
+              // No card charge of the order in flight, asked once its row is locked, in a fresh snapshot
+              // (migration 0056): one committed while this statement waited for the lock is seen.
               sql`expect_unchanged(exists (
-                    select 1 from orders o
-                    where o.account_id = ${accountId} and o.id = ${order.id} and o.status = ${order.status}
-                      and o.amount = ${order.amount} and o.customer_id = ${order.customerId}
-                      and exists (
-                        select 1 from customers c
-                        where c.account_id = o.account_id and c.id = o.customer_id and c.deleted_at is null
-                      ) = ${customerLive}
-                      and not exists (
-                        select 1 from transactions t
-                        where t.account_id = o.account_id and t.order_id = o.id and t.status = 'PROCESSING'
-                      )
-                    for update of o))`
+                    select 1 from (
+                      select o.account_id, o.id from orders o
+                      where o.account_id = ${accountId} and o.id = ${order.id} and o.status = ${order.status}
+                        and o.amount = ${order.amount} and o.customer_id = ${order.customerId}
+                        and exists (
+                          select 1 from customers c
+                          where c.account_id = o.account_id and c.id = o.customer_id and c.deleted_at is null
+                        ) = ${customerLive}
+                      for update of o
+                      -- OFFSET 0 keeps the filter below above the lock: without it the planner pushes it into
+                      -- the scan, before the wait, where it would miss what committed meanwhile.
+                      offset 0
+                    ) locked
+                    where not order_charge_in_flight(locked.account_id, locked.id)))`
             ]
           })),
         setStatus: (accountId, id, status) =>
