@@ -57,7 +57,10 @@ describe("idempotency on /public/v1 and across the interfaces", () => {
     const refund = () =>
       api.request("POST", `${V1}/transactions/${hash}/refund`, undefined, {
         token: key,
-        headers: { "idempotency-key": idem, "content-type": "application/json", "content-length": "0" }
+        // An empty body (Content-Length: 0), as undici writes it: set by hand, the header made undici refuse the
+        // request once in a full run ("invalid content-length header"), before it reached the service.
+        raw: "",
+        headers: { "idempotency-key": idem, "content-type": "application/json" }
       })
     const first = await refund()
     expect(first.status, first.text).toBeLessThan(500)
