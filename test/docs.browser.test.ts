@@ -67,17 +67,17 @@ describe.skipIf(!available)("/docs in Chromium", () => {
         )
       await page.screenshot({ path: `${process.env.TMPDIR ?? "/tmp"}/gateway-docs-${width}.png` })
       // On failure, the elements that reach past the viewport, to look at beside the screenshot.
-      const past = settled
-        ? []
-        : await page.evaluate(
-            // In the document's coordinates (the page may be scrolled sideways, which moves every rectangle).
-            `[...document.querySelectorAll("body, body *")]
+      const pastNow = () =>
+        page.evaluate(
+          // In the document's coordinates (the page may be scrolled sideways, which moves every rectangle).
+          `[...document.querySelectorAll("body, body *")]
               .filter((e) => e.getBoundingClientRect().right + window.scrollX > ${width})
               .slice(0, 10)
               .map((e) => e.tagName + "." + e.className + " " +
                 Math.round(e.getBoundingClientRect().right + window.scrollX))
               .concat(["scrollX " + window.scrollX])`
-          )
+        )
+      const past = settled ? [] : await pastNow()
       // Settled, it may still lay itself out once more (seen once: 24 px over just after it had settled, in a
       // whole-suite run, 2026-11-27): what must hold is that it comes back within the wait, not one sample.
       const after = await page
@@ -91,7 +91,10 @@ describe.skipIf(!available)("/docs in Chromium", () => {
       const overflow = await page.evaluate(
         "document.documentElement.scrollWidth - document.documentElement.clientWidth"
       )
-      expect(settled && after ? 0 : overflow, JSON.stringify(past)).toBeLessThanOrEqual(0)
+      // Seen twice in whole-suite runs (24 px over after settling): what reached past it then, for the next one.
+      const late = after ? [] : await pastNow()
+      if (!after) await page.screenshot({ path: `${process.env.TMPDIR ?? "/tmp"}/gateway-docs-${width}-late.png` })
+      expect(settled && after ? 0 : overflow, JSON.stringify({ past, late })).toBeLessThanOrEqual(0)
       await page.close()
     }, 60_000)
   }
