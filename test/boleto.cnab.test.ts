@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
@@ -7,11 +7,10 @@ import { transactionIdOf } from "../src/adapters/providers/bb-cnab240/retorno.ts
 import { addCalendarDays, onOrNextBusinessDay } from "../src/domain/calendar.ts"
 import { saoPauloDate } from "../src/domain/time.ts"
 import { answerRemessa, type Outcome, type RemessaTitleSeen } from "./fakes/bank/bank.ts"
-import { startLoopbackFake, type LoopbackFake } from "./fakes/loopback/server.ts"
-import { bankByFilesEnv } from "./support/bankByFiles.ts"
-import { createTestDatabase } from "./support/database.ts"
-import { client, type Client, liveMerchant } from "./support/http.ts"
-import { runCli, spawnRole, stopAll, type RoleProcess } from "./support/processes.ts"
+import { type LoopbackFake } from "./fakes/loopback/server.ts"
+import { startBankByFilesService } from "./support/bankByFiles.ts"
+import { type Client } from "./support/http.ts"
+import { runCli, stopAll, type RoleProcess } from "./support/processes.ts"
 
 /**
  * Real boleto through a bank by CNAB 240 (issue 21 §4, docs/providers.md "Boleto: banks by CNAB 240"), through
@@ -80,27 +79,21 @@ const termsAt = (place: number) => hasTerms(created.get(ids[place]!)!)
 let remessa = ""
 
 beforeAll(async () => {
-  fake = await startLoopbackFake()
-  databaseUrl = await createTestDatabase()
-  remessaDir = mkdtempSync(join(tmpdir(), "cnab-remessa-"))
-  retornoDir = mkdtempSync(join(tmpdir(), "cnab-retorno-"))
-  env = {
-    DATABASE_URL: databaseUrl,
-    RATE_LIMIT_PER_MINUTE: "1000000",
-    // Live keys need a live card or PIX rail (docs/providers.md): the test-only loopback PSP.
-    LIVE_LOOPBACK_ALLOWED: "true",
-    LOOPBACK_PROVIDER_URL: fake.url,
-    LIVE_PIX_PROVIDER: "loopback",
-    ...bankByFilesEnv(remessaDir, retornoDir),
-    // No remessa by the cycle during the test (the CLI cuts it); the directory read every second.
-    CNAB_REMESSA_CYCLE_MINUTES: "600",
-    CNAB_RETORNO_POLL_SECONDS: "1",
-    CNAB_UPLOAD_TOKEN: UPLOAD_TOKEN
-  }
-  service = await spawnRole("all", env, { readyTimeoutMs: 90_000 })
-  api = client(service.baseUrl)
-  const merchant = await liveMerchant(api, "Loja do Banco")
-  key = merchant.key
+  ;({
+    fake,
+    databaseUrl,
+    remessaDir,
+    retornoDir,
+    env,
+    service,
+    api,
+    merchant: { key }
+  } = await startBankByFilesService({
+    prefix: "cnab",
+    merchantName: "Loja do Banco",
+    uploadToken: UPLOAD_TOKEN,
+    retornoPollSeconds: 1
+  }))
   db = new pg.Client({ connectionString: databaseUrl })
   await db.connect()
 }, 120_000)

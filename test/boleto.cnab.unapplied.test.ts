@@ -1,17 +1,14 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { readFileSync, rmSync } from "node:fs"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { transactionIdOf } from "../src/adapters/providers/bb-cnab240/retorno.ts"
 import { addBusinessDays, addCalendarDays, onOrNextBusinessDay } from "../src/domain/calendar.ts"
 import { saoPauloDate } from "../src/domain/time.ts"
 import { answerRemessa, type Outcome } from "./fakes/bank/bank.ts"
-import { startLoopbackFake, type LoopbackFake } from "./fakes/loopback/server.ts"
-import { bankByFilesEnv } from "./support/bankByFiles.ts"
-import { createTestDatabase } from "./support/database.ts"
-import { client, type Client, liveMerchant } from "./support/http.ts"
-import { runCli, runCliOutput, spawnRole, stopAll, type RoleProcess } from "./support/processes.ts"
+import { type LoopbackFake } from "./fakes/loopback/server.ts"
+import { startBankByFilesService } from "./support/bankByFiles.ts"
+import { type Client } from "./support/http.ts"
+import { runCli, runCliOutput, stopAll, type RoleProcess } from "./support/processes.ts"
 
 /**
  * Money a bank reports received (CNAB 06/17) for a boleto, through a service process in live mode with
@@ -62,25 +59,21 @@ let ourNumbers: Array<string> = []
 let nsa = 1
 
 beforeAll(async () => {
-  fake = await startLoopbackFake()
-  databaseUrl = await createTestDatabase()
-  remessaDir = mkdtempSync(join(tmpdir(), "unapplied-remessa-"))
-  retornoDir = mkdtempSync(join(tmpdir(), "unapplied-retorno-"))
-  env = {
-    DATABASE_URL: databaseUrl,
-    RATE_LIMIT_PER_MINUTE: "1000000",
-    LIVE_LOOPBACK_ALLOWED: "true",
-    LOOPBACK_PROVIDER_URL: fake.url,
-    LIVE_PIX_PROVIDER: "loopback",
-    ...bankByFilesEnv(remessaDir, retornoDir),
-    CNAB_REMESSA_CYCLE_MINUTES: "600",
-    CNAB_RETORNO_POLL_SECONDS: "600",
-    CNAB_UPLOAD_TOKEN: UPLOAD_TOKEN
-  }
-  service = await spawnRole("all", env, { readyTimeoutMs: 90_000 })
-  api = client(service.baseUrl)
-  const merchant = await liveMerchant(api, "Loja Devolucao")
-  key = merchant.key
+  ;({
+    fake,
+    databaseUrl,
+    remessaDir,
+    retornoDir,
+    env,
+    service,
+    api,
+    merchant: { key }
+  } = await startBankByFilesService({
+    prefix: "unapplied",
+    merchantName: "Loja Devolucao",
+    uploadToken: UPLOAD_TOKEN,
+    retornoPollSeconds: 600
+  }))
   db = new pg.Client({ connectionString: databaseUrl })
   await db.connect()
   for (let i = 0; i < TITLES; i++) {

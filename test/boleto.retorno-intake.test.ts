@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto"
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -8,12 +7,11 @@ import { transactionIdOf } from "../src/adapters/providers/bb-cnab240/retorno.ts
 import { addCalendarDays, onOrNextBusinessDay } from "../src/domain/calendar.ts"
 import { saoPauloDate } from "../src/domain/time.ts"
 import { answerRemessa, type Outcome } from "./fakes/bank/bank.ts"
-import { startLoopbackFake, type LoopbackFake } from "./fakes/loopback/server.ts"
-import { bankByFilesEnv } from "./support/bankByFiles.ts"
-import { createTestDatabase } from "./support/database.ts"
-import { client, type Client, liveMerchant } from "./support/http.ts"
+import { type LoopbackFake } from "./fakes/loopback/server.ts"
+import { startBankByFilesService } from "./support/bankByFiles.ts"
+import { type Client } from "./support/http.ts"
 import { checkLedger } from "./support/ledger-check.ts"
-import { runCli, spawnRole, stopAll, type RoleProcess } from "./support/processes.ts"
+import { runCli, stopAll, type RoleProcess } from "./support/processes.ts"
 
 /**
  * How a bank's retornos are taken in (docs/providers.md "Boleto: banks by CNAB 240"), through one service process
@@ -50,24 +48,21 @@ let remessa = ""
 let ids: Array<string> = []
 
 beforeAll(async () => {
-  fake = await startLoopbackFake()
-  databaseUrl = await createTestDatabase()
-  remessaDir = mkdtempSync(join(tmpdir(), "intake-remessa-"))
-  retornoDir = mkdtempSync(join(tmpdir(), "intake-retorno-"))
-  env = {
-    DATABASE_URL: databaseUrl,
-    RATE_LIMIT_PER_MINUTE: "1000000",
-    LIVE_LOOPBACK_ALLOWED: "true",
-    LOOPBACK_PROVIDER_URL: fake.url,
-    LIVE_PIX_PROVIDER: "loopback",
-    ...bankByFilesEnv(remessaDir, retornoDir),
-    CNAB_REMESSA_CYCLE_MINUTES: "600",
-    CNAB_RETORNO_POLL_SECONDS: "600",
-    CNAB_UPLOAD_TOKEN: UPLOAD_TOKEN
-  }
-  service = await spawnRole("all", env, { readyTimeoutMs: 90_000 })
-  api = client(service.baseUrl)
-  key = (await liveMerchant(api, "Loja Retornos")).key
+  ;({
+    fake,
+    databaseUrl,
+    remessaDir,
+    retornoDir,
+    env,
+    service,
+    api,
+    merchant: { key }
+  } = await startBankByFilesService({
+    prefix: "intake",
+    merchantName: "Loja Retornos",
+    uploadToken: UPLOAD_TOKEN,
+    retornoPollSeconds: 600
+  }))
   db = new pg.Client({ connectionString: databaseUrl })
   await db.connect()
   for (let i = 0; i < TITLES; i++) {
