@@ -88,7 +88,8 @@ const usage = `usage:
 
 const fail = (message: string) => Effect.fail(new Error(message))
 
-const NewAccountFields = { name: Name, email: Email, password: Password } as const
+/** What `accounts create` takes, by signup's rules (checked in this order; the first broken is named). */
+const NewAccount = Schema.Struct({ name: Name, email: Email, password: Password })
 
 /**
  * The CLI opens the database the service uses: DATABASE_URL, or the embedded PostgreSQL of DATA_DIR
@@ -166,10 +167,10 @@ const program = (created: boolean) =>
       if (!values.name || !values.email || !values.password) return yield* fail(usage)
       // Signup's rules (domain/fields.ts): an operator's typo is named, not stored as a login nobody can use.
       const given = { name: values.name, email: values.email, password: values.password }
-      for (const field of ["name", "email", "password"] as const) {
-        const decoded = Schema.decodeUnknownEither(NewAccountFields[field])(given[field])
-        if (Either.isLeft(decoded))
-          return yield* fail(`--${field} ${ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]?.message}`)
+      const decoded = Schema.decodeUnknownEither(NewAccount)(given)
+      if (Either.isLeft(decoded)) {
+        const [issue] = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)
+        return yield* fail(`--${String(issue?.path[0])} ${issue?.message}`)
       }
       const { account, apiKey, fullKey } = yield* accounts.create(given)
       // The shape signup answers (the tenant's mode and owner are internal: docs/decisions.md).

@@ -14,7 +14,7 @@ export type ChargeOutcome =
 /**
  * Card charges whose outcome the gateway could not learn (docs/operations.md `card_charge_unknown`): the
  * acquirer may have charged the buyer and its answer was lost, and `reconcile_charges` keeps asking a status
- * query that keeps failing. The charge stays PROCESSING (the order refuses another card charge,
+ * query that keeps failing. The charge stays PROCESSING (its order refuses any other charge,
  * `payment_in_progress`) until the acquirer answers the job or an operator concludes it from the acquirer's
  * records (`npm run cli -- charges pending`, `charges conclude`), whichever comes first.
  */

@@ -69,16 +69,12 @@ const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIO
 
 /**
  * "buyerAddress.state" for a decode issue at ["buyerAddress", "state"]; "body" at the root. A key the
- * merchant made up may be a card number (`{"4556…": 1}`): the name shows it redacted.
+ * merchant made up may be a card number (`{"4556…": 1}`): errorBody redacts it in the answer.
  */
 const fieldOf = (path: ReadonlyArray<PropertyKey>) =>
   path.length === 0
     ? "body"
-    : redactPans(
-        path
-          .map((key, i) => (typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`))
-          .join("")
-      )
+    : path.map((key, i) => (typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`)).join("")
 
 // Our rule messages read on from the field name ("document must be a valid CPF"); Schema's own
 // ("Expected string, actual 1") follow a colon.
@@ -223,9 +219,10 @@ const withTrace = (error: InternalServerError, traceId: string) =>
   InternalServerError.of({ message: error.message, code: error.code ?? "internal_error", traceId })
 
 /**
- * An error without a card number in its message or its fields' names and messages: each place that builds
- * one from what the client sent (a query parameter's name, a body's key, a path) redacts it already; this
- * is the net under them, for the answer and the idempotency store's copy alike (docs/input.md).
+ * An error without a card number in its message or its fields' names and messages: the one place for what
+ * the client sent and an error repeats (a query parameter's name, a body's key), for the answer and the
+ * idempotency store's copy alike (docs/input.md). A path is redacted where it is quoted (`redactUrlPans`),
+ * which reads it as decoded.
  */
 const withoutCardNumbers = (error: HttpError): object => {
   const body: { message: string; errors?: ReadonlyArray<{ field: string; message: string }> | undefined } = {

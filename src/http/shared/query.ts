@@ -1,6 +1,5 @@
 import { Effect } from "effect"
 import { BadRequest, type HttpError } from "./errors.ts"
-import { redactPans } from "./redact.ts"
 import type { RouteTemplate } from "./routes.ts"
 
 /** The key of /public/v1 may come in the query on every route (CONTRACT-v1 §1). */
@@ -25,10 +24,7 @@ export const acceptQuery = (
   const known = route.errorBody === "successFlag" ? [...route.query, V1_KEY] : route.query
   const unknown = [...new Set(new URLSearchParams(search).keys())].filter((name) => !known.includes(name))
   if (unknown.length === 0) return Effect.void
-  // A name may be a card number (`?4556…=1`): the answer names it redacted (docs/input.md).
-  const errors = unknown.map((name) => {
-    const field = redactPans(name)
-    return { field, message: `${field} is not a known query parameter` }
-  })
+  // A name may be a card number (`?4556…=1`): the envelope's errorBody redacts it in the answer (docs/input.md).
+  const errors = unknown.map((name) => ({ field: name, message: `${name} is not a known query parameter` }))
   return Effect.fail(BadRequest.of({ message: errors[0]!.message, code: "validation_failed", errors }))
 }
