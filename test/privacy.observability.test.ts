@@ -5,6 +5,7 @@ import { createMigratedTestDatabase } from "./support/database.ts"
 import { client, signup } from "./support/http.ts"
 import { cardBody, newOrder, PROCESS } from "./support/payments.ts"
 import { type RoleProcess, spawnRole, stopAll } from "./support/processes.ts"
+import { luhnCheckDigit } from "../src/domain/card.ts"
 
 /**
  * The service as deployed (`main all`, LOG_LEVEL=debug, OTLP exporter on) writes no card number that came in
@@ -13,21 +14,9 @@ import { type RoleProcess, spawnRole, stopAll } from "./support/processes.ts"
  * list of headers that describe the exchange (src/adapters/tracing/TracingSdk.ts).
  */
 
-const luhnDigit = (body: string) => {
-  let sum = 0
-  for (let i = 0; i < body.length; i++) {
-    let d = Number(body[body.length - 1 - i])
-    if (i % 2 === 0) {
-      d *= 2
-      if (d > 9) d -= 9
-    }
-    sum += d
-  }
-  return String((10 - (sum % 10)) % 10)
-}
 const panOf = (n: number) => {
   const body = `455636${String(n).padStart(9, "0")}`
-  return body + luhnDigit(body)
+  return body + luhnCheckDigit(body)
 }
 const PAN = {
   query: panOf(901),

@@ -4,6 +4,7 @@ import { eventually } from "./support/foundation.ts"
 import { client, type Client, signup } from "./support/http.ts"
 import { cardBody, freshCpf, newOrder, PROCESS } from "./support/payments.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
+import { luhnCheckDigit } from "../src/domain/card.ts"
 
 /**
  * The gateway's own copies of a request (the request log, the idempotency store, the error envelope) never
@@ -13,23 +14,11 @@ import { startTestServer, type TestServer } from "./support/server.ts"
  * (never the charge's card) and then reads every row of every table of the test's database as text.
  */
 
-const luhnDigit = (body: string) => {
-  let sum = 0
-  for (let i = 0; i < body.length; i++) {
-    let d = Number(body[body.length - 1 - i])
-    if (i % 2 === 0) {
-      d *= 2
-      if (d > 9) d -= 9
-    }
-    sum += d
-  }
-  return String((10 - (sum % 10)) % 10)
-}
 let serial = 500
 /** A fresh Luhn-valid Visa number, 16 digits. */
 const freshPan = () => {
   const body = `455636${String(serial++).padStart(9, "0")}`
-  return body + luhnDigit(body)
+  return body + luhnCheckDigit(body)
 }
 const grouped = (pan: string, separator = " ") => pan.replace(/(\d{4})(?=\d)/g, `$1${separator}`)
 

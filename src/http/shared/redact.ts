@@ -1,4 +1,4 @@
-import { detectBrand } from "../../domain/card.ts"
+import { detectBrand, luhnValid } from "../../domain/card.ts"
 
 export const REDACTED = "[REDACTED]"
 
@@ -145,19 +145,6 @@ const SECRET_PARTS = new RegExp(
 export const isSecretKey = (key: string) => {
   const k = key.toLowerCase().replace(/[_-]/g, "")
   return SECRET_KEYS.has(k) || SECRET_PARTS.test(k)
-}
-
-const luhn = (digits: string) => {
-  let sum = 0
-  for (let i = 0; i < digits.length; i++) {
-    let d = digits.charCodeAt(digits.length - 1 - i) - 48
-    if (i % 2 === 1) {
-      d *= 2
-      if (d > 9) d -= 9
-    }
-    sum += d
-  }
-  return sum % 10 === 0
 }
 
 /**
@@ -344,7 +331,7 @@ export const holdsSecret = (value: string) => SECRET_VALUE.test(value) || redact
 const chargeable = (digits: Uint8Array, from: number, to: number) => {
   for (let i = from; i + 16 <= to; i++) {
     const pan = Array.from(digits.subarray(i, i + 16)).join("")
-    if (luhn(pan) && detectBrand(pan) !== null) return true
+    if (luhnValid(pan) && detectBrand(pan) !== null) return true
   }
   return false
 }
@@ -388,7 +375,7 @@ const redactValue = (value: unknown): unknown => {
 // 19-digit card number. A card-number-long integer that large is taken for one.
 const luhnNumber = (n: number) => {
   const digits = String(Math.abs(n))
-  return digits.length >= 13 && digits.length <= 19 && (!Number.isSafeInteger(n) || luhn(digits))
+  return digits.length >= 13 && digits.length <= 19 && (!Number.isSafeInteger(n) || luhnValid(digits))
 }
 
 /**
