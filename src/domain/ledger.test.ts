@@ -300,7 +300,9 @@ describe("taking money back", () => {
         total: fc.constant(total),
         // Integers: fast-check's doubles crowd near zero, which would make most shares nothing.
         weights: fc.array(fc.integer({ min: 0, max: 100 }), { minLength: 2, maxLength: 5 }),
-        of: fc.integer({ min: 0, max: 99 }),
+        // Up to every centavo past the fee: a merchant left with nothing, or a few centavos, is where the fee
+        // returned, rounded down with the recipients, would ask it for more than the sale left it.
+        of: fc.integer({ min: 0, max: 100 }),
         // A percentage of what is left, or (negative) all but that many centavos: the pieces that leave
         // fewer centavos than there are recipients are where rounding down each of them bites.
         cuts: fc.array(fc.oneof(fc.integer({ min: 0, max: 100 }), fc.integer({ min: -4, max: -1 })), {
@@ -341,11 +343,13 @@ describe("taking money back", () => {
       before += amount
       const merchantWhole = sale.total - sale.shares.reduce((s, x) => s + x.amount, 0)
       expect(merchant).toBeLessThanOrEqual(merchantWhole)
+      // What it pays net (its part less the fee returned) never passes what the sale left it.
+      expect(merchant - fee).toBeLessThanOrEqual(merchantWhole - sale.fee)
     }
     return { givenBy, before, merchant, fee }
   }
 
-  it("with several recipients, no piece asks the merchant more than its whole share; all end at their shares", () => {
+  it("with several recipients, no piece asks the merchant more than the sale left it; all end at their shares", () => {
     fc.assert(
       fc.property(splitSale, (sale) => {
         const { before, fee, givenBy, merchant } = refundInPieces(sale, sale.cuts, true)
@@ -354,6 +358,31 @@ describe("taking money back", () => {
         for (const s of sale.shares) expect(givenBy.get(s.party)).toBe(s.amount)
         expect(merchant).toBe(sale.total - sale.shares.reduce((a, s) => a + s.amount, 0))
       })
+    )
+  })
+
+  it("a merchant the sale left a few centavos is never asked more by a piece (the fee returned counted)", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 100, max: 1_000_000 }),
+        fc.integer({ min: 0, max: 30 }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.constantFrom("0.99%", "3.99%"),
+        (total, keeps, recipients, cut, rate) => {
+          const fee = feeOf(parseFee(rate)!, total)
+          const pot = total - fee - keeps
+          if (pot < recipients) return
+          const shares = Array.from({ length: recipients }, (_, i) => ({
+            party: `sub${i}`,
+            amount: i === 0 ? pot - (recipients - 1) * Math.floor(pot / recipients) : Math.floor(pot / recipients)
+          }))
+          const amount = Math.max(1, Math.min(total - 1, Math.floor(cut * total)))
+          const r = refundShares({ amountTotal: total, fee, shares }, 0, amount)
+          expect(r.merchant - r.feeDelta).toBeLessThanOrEqual(keeps)
+        }
+      ),
+      { numRuns: 2_000 }
     )
   })
 

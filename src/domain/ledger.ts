@@ -388,9 +388,9 @@ export const takenBefore = (
  * refund always ends every party at its whole share (docs/ledger.md "Refunds"). Never negative: a party
  * ahead by a centavo gives nothing until the cumulative figure reaches it.
  *
- * Nor does the merchant ever give back more than its whole share: with every recipient rounded down, a
- * piece that leaves fewer centavos unrefunded than there are recipients would put up to one centavo per
- * recipient above the merchant's whole share on it, and a merchant holding exactly what the sale gave it
+ * Nor does the merchant ever give back more than the sale left it (its whole share less the fee): with
+ * every recipient rounded down, and the fee returned so far rounded down too, a piece could put up to one
+ * centavo per recipient, and one of fee, above it, and a merchant holding exactly what the sale gave it
  * would be refused a refund the sale as a whole could pay (CONTRACT-v1 §7 "A sale can always be refunded
  * in full from its own money"). Those centavos are the recipients' own, so they give them now, the one
  * furthest from its whole share first (docs/ledger.md "Split").
@@ -411,7 +411,11 @@ export const refundShares = (
   )
   const room = (party: Party) => (whole.get(party) ?? 0) - (taken.recipients.get(party) ?? 0) - (parts.get(party) ?? 0)
   const merchantWhole = input.amountTotal - sum([...whole.values()])
-  let over = after - sum([...taken.recipients.values()]) - sum([...parts.values()]) - merchantWhole
+  // The merchant pays its part less the fee returned with it: the fee not yet returned (rounded half up on
+  // the running total, so it may round down while every recipient does too) counts against what it holds.
+  const feeAfter = feeReturned(input.fee, after, input.amountTotal)
+  let over =
+    after - sum([...taken.recipients.values()]) - sum([...parts.values()]) - merchantWhole + (input.fee - feeAfter)
   for (const party of [...parts.keys()].sort((a, b) => room(b) - room(a))) {
     if (over <= 0) break
     const more = Math.min(over, Math.max(0, room(party)))
@@ -420,7 +424,7 @@ export const refundShares = (
   }
   const recipients = [...parts].map(([party, part]) => ({ party, amount: part }))
   const merchant = amount - sum(recipients.map((r) => r.amount))
-  const feeDelta = Math.max(0, feeReturned(input.fee, after, input.amountTotal) - taken.fee)
+  const feeDelta = Math.max(0, feeAfter - taken.fee)
   return { recipients, merchant, feeDelta }
 }
 
