@@ -44,7 +44,11 @@ const subaccount = async (key: string) => {
 }
 
 const paidPix = async (key: string, amount: number, split: ReadonlyArray<unknown>) => {
-  const created = await api.post(`${V1}/transactions`, { method: "pix", amount, customer: customer(), split }, { token: key })
+  const created = await api.post(
+    `${V1}/transactions`,
+    { method: "pix", amount, customer: customer(), split },
+    { token: key }
+  )
   expect(created.status, created.text).toBe(201)
   const hash = created.body.data.hash as string
   const paid = await api.post(`/api/sandbox/transactions/${hash}/pay`, undefined, { key })

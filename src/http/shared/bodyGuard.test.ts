@@ -63,3 +63,33 @@ describe("text PostgreSQL cannot store", () => {
     expect(bodyProblem('{"a":{"\\u005f_proto__":1}}')?.field).toBe("a.__proto__")
   })
 })
+
+describe("numbers and keys JSON.parse would change (jsonLiterals.ts)", () => {
+  const problem = (text: string) => bodyProblem(text)
+  it("names a number that would be rounded, underflow or overflow, by its path", () => {
+    expect(problem(`{"metadata":{"n":9007199254740993}}`)?.field).toBe("metadata.n")
+    expect(problem(`{"metadata":{"n":12345678901234567890}}`)?.message).toContain("12345678901234567000")
+    expect(problem(`{"items":[1,{"q":1e-400}]}`)?.field).toBe("items[1].q")
+    expect(problem(`{"n":1e400}`)?.message).toContain("Infinity")
+    expect(problem(`{"n":0.1000000000000000000001}`)?.field).toBe("n")
+    expect(problem(JSON.stringify({ s: "9007199254740993", t: '{"a":1,"a":2,"n":1e-400}' }))).toBeUndefined()
+  })
+
+  it("accepts any number that reads back as written, however it is spelt", () => {
+    for (const n of ["-0", "1.50", "1e2", "1E+2", "0.1", "9007199254740992", "-9223372036854776000", "1e21", "5e-324"])
+      expect(problem(`{"n":${n}}`), n).toBeUndefined()
+    fc.assert(
+      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (n) => {
+        expect(problem(`{"n":${JSON.stringify(n)}}`)).toBeUndefined()
+      })
+    )
+  })
+
+  it("names a key written twice in one object, escapes included; the same key in two objects is fine", () => {
+    expect(problem(`{"amount":1000,"amount":2000}`)?.field).toBe("amount")
+    expect(problem(`{"metadata":{"a":1,"b":[{"c":1,"c":2}]}}`)?.field).toBe("metadata.b[0].c")
+    expect(problem(`{"a\u0062":1,"ab":2}`)?.field).toBe("ab")
+    expect(problem(`{"a":{"b":1},"c":{"b":2}}`)).toBeUndefined()
+    expect(problem(`[{"a":1},{"a":1}]`)).toBeUndefined()
+  })
+})

@@ -1,4 +1,5 @@
 import { type FieldError, unknownFieldMessage } from "../../domain/errors.ts"
+import { literalProblem } from "./jsonLiterals.ts"
 import { fieldName, findTextProblem, mayHoldBadText } from "./text.ts"
 
 /** Deeper than any request of this API; bounds the recursion of parsing and error formatting. */
@@ -43,11 +44,14 @@ const findProto = (value: unknown): string | undefined => {
 
 /**
  * Problems of a JSON body that no field schema can report: nesting deep enough to exhaust the stack,
- * a `__proto__` key anywhere (even in free-form `metadata`), and text PostgreSQL cannot store (NUL,
+ * a number or a key JSON.parse would read as something else than was written (jsonLiterals.ts), a
+ * `__proto__` key anywhere (even in free-form `metadata`), and text PostgreSQL cannot store (NUL,
  * lone surrogates: text.ts), named by the field that holds it. Malformed JSON is left to the decoder.
  */
 export const bodyProblem = (text: string): FieldError | undefined => {
   if (jsonDepth(text) > MAX_DEPTH) return { field: "body", message: `body is nested deeper than ${MAX_DEPTH} levels` }
+  const literal = literalProblem(text)
+  if (literal !== undefined) return literal
   // "__proto__" may be written with escapes ("\\u005f_proto__"): any escape sends the body to the parse.
   const proto = text.includes("__proto__") || text.includes("\\u")
   if (!proto && !mayHoldBadText(text)) return undefined
