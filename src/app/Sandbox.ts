@@ -132,7 +132,16 @@ export class Sandbox extends Effect.Service<Sandbox>()("Sandbox", {
       }),
       expire: fn("Sandbox.expire")(function* (accountId: AccountId, id: TransactionId) {
         yield* enabled
-        yield* find(accountId, id)
+        const t = yield* find(accountId, id)
+        // A real boleto stays PENDING past its last payable day to hear of a payment made by then (docs/boleto.md
+        // "When a boleto expires"): one the sandbox bank has taken settles at its next confirmation, so the slip
+        // is not ended now, or the buyer's money would be recorded nowhere (docs/decisions.md "Sandbox").
+        if (t.method === "BOLETO" && (yield* bank.holdsPaymentOf(t.id))) {
+          return yield* new Conflict({
+            code: "invalid_state",
+            message: "the sandbox bank has taken a payment of this boleto; it settles at the next confirmation"
+          })
+        }
         return yield* settlement.expire(accountId, id)
       }),
       /** CONTRACT-v1 §9: decide a charge in review as the antifraud's analyst would. */

@@ -63,5 +63,7 @@ export class SandboxBank extends Context.Tag("SandboxBank")<
   SandboxBank,
   {
     readonly pay: (transactionId: string, amount: number, paidOn?: string) => Effect.Effect<void>
+    /** Whether the bank has taken a payment of this slip (reported or not yet). */
+    readonly holdsPaymentOf: (transactionId: string) => Effect.Effect<boolean>
   }
 >() {}

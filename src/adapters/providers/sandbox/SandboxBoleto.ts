@@ -84,6 +84,11 @@ export const SandboxBoletoLive = Layer.effectContext(
           insert into sandbox_boleto_payments (transaction_id, amount, paid_on)
           values (${transactionId}, ${amount}, ${paidOn ?? null})
           on conflict (transaction_id) do nothing`.pipe(Effect.orDie)
+      }),
+      holdsPaymentOf: fn("SandboxBank.holdsPaymentOf")(function* (transactionId: string) {
+        const rows = yield* sql`
+          select 1 from sandbox_boleto_payments where transaction_id = ${transactionId}`.pipe(Effect.orDie)
+        return rows.length > 0
       })
     })
 
