@@ -12,8 +12,8 @@ import { fieldName } from "./text.ts"
  * One pass over the text, keeping the path of the value in hand; malformed JSON is left to the decoder.
  */
 export const literalProblem = (text: string): FieldError | undefined => {
-  // One frame per open object or array: its keys so far (objects) or the index of its next element.
-  const frames: Array<{ keys: Set<string> | undefined; array: boolean; at: string | number; expectKey: boolean }> = []
+  // One frame per open object or array: its keys so far (objects; few, so a list) or its element's index.
+  const frames: Array<{ keys: Array<string> | undefined; array: boolean; at: string | number; expectKey: boolean }> = []
   const path = () => frames.map((f) => f.at)
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
@@ -35,12 +35,12 @@ export const literalProblem = (text: string): FieldError | undefined => {
         } catch {
           return undefined
         }
-        top.keys ??= new Set()
-        if (top.keys.has(key)) {
+        top.keys ??= []
+        if (top.keys.includes(key)) {
           const field = fieldName([...path().slice(0, -1), key])
           return { field, message: `${field} is written more than once in its object; send each field once` }
         }
-        top.keys.add(key)
+        top.keys.push(key)
         top.at = key
         top.expectKey = false
       }
@@ -54,7 +54,14 @@ export const literalProblem = (text: string): FieldError | undefined => {
       else top.expectKey = true
     } else if (c === 45 /* - */ || (c >= 48 && c <= 57)) {
       const start = i
-      while (i + 1 < text.length && isNumberChar(text.charCodeAt(i + 1))) i++
+      let exponent = false
+      while (i + 1 < text.length && isNumberChar(text.charCodeAt(i + 1))) {
+        i++
+        exponent ||= (text.charCodeAt(i) | 32) === 101 /* e, E */
+      }
+      // Fifteen characters and no exponent (so at most 15 significant digits): a double writes the decimal
+      // back as it was. The common case costs this test.
+      if (i - start < 15 && !exponent) continue
       const literal = text.slice(start, i + 1)
       if (!readsAsWritten(literal)) {
         const field = fieldName(path())
@@ -75,12 +82,10 @@ export const literalProblem = (text: string): FieldError | undefined => {
 const isNumberChar = (c: number) => (c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46 || c === 69 || c === 101
 
 /**
- * Whether the literal's value is the number it parses to. Fifteen characters and no exponent (so at most 15
- * significant digits), a double writes the decimal back as it was: the common case costs one test. Otherwise
- * the literal and the shortest form of its double (what JSON.stringify writes) must be the same decimal.
+ * Whether the literal's value is the number it parses to: the literal and the shortest form of its double
+ * (what JSON.stringify writes) must be the same decimal.
  */
 const readsAsWritten = (literal: string) => {
-  if (literal.length <= 15 && !/[eE]/.test(literal)) return true
   const n = Number(literal)
   if (!Number.isFinite(n)) return Number.isNaN(n) // NaN: not a number at all, left to the decoder
   return decimal(literal) === decimal(String(n))
