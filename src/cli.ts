@@ -21,6 +21,7 @@ import { noticeUrlForLog } from "./adapters/providers/bcb-pix/receiver.ts"
 import { Accounts } from "./app/Accounts.ts"
 import { Audit } from "./app/Audit.ts"
 import { Bolepix } from "./app/Bolepix.ts"
+import { markPixHandled, reopenPix } from "./app/PixReceipts.ts"
 import { Refunds } from "./app/Refunds.ts"
 import { UndecidedCharges } from "./app/UndecidedCharges.ts"
 import { BoletoFiles } from "./app/BoletoFiles.ts"
@@ -248,10 +249,11 @@ const program = (created: boolean) =>
       return yield* Effect.flatMap(ReceivedPixRepo, (r) => r.exceptions(1_000))
     }
     if (noun === "pix" && verb === "handled") {
-      // The operator dealt with an exception (returned it at the PSP, matched it by hand): it leaves the queue.
+      // The operator dealt with an exception (returned it at the PSP, matched it by hand): it leaves the queue,
+      // and one owed on the gateway's books is posted returned (pix_payment_returned), once.
       const note = values.note?.trim()
       if (!values.id || !note) return yield* fail(usage)
-      const mark = yield* Effect.flatMap(ReceivedPixRepo, (r) => r.markHandled(values.id!, note))
+      const mark = yield* markPixHandled(values.id, note)
       switch (mark._tag) {
         case "Marked":
           return mark.record
@@ -272,11 +274,12 @@ const program = (created: boolean) =>
       }
     }
     if (noun === "pix" && verb === "reopen") {
-      // A mark made by mistake, and why: the exception waits again; the mark undone stays in its marks.
+      // A mark made by mistake, and why: the exception waits again (owed again on the books); the mark undone
+      // stays in its marks.
       const why = values.note?.trim()
       if (!values.id || !why) return yield* fail(usage)
       const repo = yield* ReceivedPixRepo
-      const reopen = yield* repo.reopen(values.id, why)
+      const reopen = yield* reopenPix(values.id, why)
       switch (reopen._tag) {
         case "Reopened":
           return { ...reopen.record, undone: reopen.mark, marks: yield* repo.marks(values.id) }

@@ -22,9 +22,9 @@ beforeAll(async () => {
   db = new pg.Client({ connectionString: databaseUrl })
   await db.connect()
   // The database as 0044 left it: no table of marks, windows emptied by its prune at 0, no migration after 0044
-  // applied (the migrator runs only those above the last one applied: what 0047–0051 and 0053–0056 made goes
+  // applied (the migrator runs only those above the last one applied: what 0047–0051 and 0053–0057 made goes
   // too; 0052 only sets defaults and replaces a function, and 0055's constraint on posting types is replaced
-  // as it is, so they run again as they are).
+  // as it is, so they run again as they are; 0057's constraint is put back as 0055 left it).
   await db.query("drop table pix_received_marks")
   await db.query("alter table rate_limit_counts drop column expired_to")
   await db.query("drop index ledger_entries_by_transaction")
@@ -36,6 +36,14 @@ beforeAll(async () => {
   await db.query("drop table ledger_last_check")
   await db.query("drop table boleto_payments_to_return")
   await db.query("drop function order_charge_in_flight")
+  await db.query(
+    `alter table ledger_postings drop constraint ledger_postings_type_check;
+     alter table ledger_postings add constraint ledger_postings_type_check
+       check (type in ('sale', 'fee', 'settlement', 'reserve', 'reserve_release', 'refund', 'chargeback', 'med',
+                       'split', 'withdraw', 'withdraw_reversal', 'fine', 'interest', 'discount', 'abatement',
+                       'bank_fee', 'second_payment', 'second_payment_return', 'boleto_payment_to_return',
+                       'boleto_payment_returned'))`
+  )
   await db.query("delete from effect_sql_migrations where migration_id > 44")
   await db.query(
     `insert into rate_limit_counts (key_id, count) values ('${EMPTIED}', 0), ('${IN_USE}', 1);

@@ -1,6 +1,7 @@
 import { Effect, FiberRef, Layer, Option } from "effect"
+import { Ledger } from "../ports/Ledger.ts"
 import { CurrentMode } from "../ports/Modes.ts"
-import { PixInbox, ReceivedPixRepo, type ReceivedPixSource } from "../ports/ReceivedPixRepo.ts"
+import { PixInbox, ReceivedPixRepo, type ReceivedPixRecord, type ReceivedPixSource } from "../ports/ReceivedPixRepo.ts"
 import type { ReceivedPix } from "../ports/PixProvider.ts"
 import { TransactionRepo } from "../ports/TransactionRepo.ts"
 import { Transactional } from "../ports/Transactional.ts"
@@ -9,9 +10,100 @@ import { Bolepix } from "./Bolepix.ts"
 import { paymentParts } from "../domain/chargeTerms.ts"
 import type { TransactionRecord } from "../domain/transaction.ts"
 import type { AccountId } from "../domain/ids.ts"
+import { entry, type Posting, SYSTEM } from "../domain/ledger.ts"
 import { saoPauloDate } from "../domain/time.ts"
 import { Refunds } from "./Refunds.ts"
 import { fn } from "../spans.ts"
+
+/**
+ * A PIX received for a charge of ours and not applied to it (`not_payable`, `amount_mismatch`) is the payer's
+ * money the PSP credited to the gateway, owed back (docs/providers.md "The receiver"): posted on the gateway's
+ * books only, under its transaction and tenant, as a boleto payment not applied is — payers −amount, payouts
+ * +amount when received (`pix_payment_to_return`), the reverse when an operator marks it handled
+ * (`pix_payment_returned`) —, so the merchant's balances and totals never see it. One naming no charge has no
+ * tenant to post under: it waits in the queue alone.
+ */
+const owedBack = (
+  type: "pix_payment_to_return" | "pix_payment_returned",
+  amount: number,
+  description: string
+): Array<Posting> => [
+  { party: SYSTEM, book: "payers", type, amount: -amount, description },
+  { party: SYSTEM, book: "payouts", type, amount, description }
+]
+
+/**
+ * The keys of its entries, once each: received (and owed again after the n-th mark undone), and returned by
+ * the n-th mark (counted from 0). A PSP repeating its notice, or an operator's second mark, posts nothing more.
+ */
+const toReturnKey = (endToEndId: string, n: number) =>
+  n === 0 ? `pix_payment_to_return:${endToEndId}` : `pix_payment_to_return:${endToEndId}:${n}`
+const returnedKey = (endToEndId: string, n: number) =>
+  n === 0 ? `pix_payment_returned:${endToEndId}` : `pix_payment_returned:${endToEndId}:${n}`
+
+/** Whether the payment is on the gateway's books to return: a charge of ours that it did not apply. */
+const owedOnTheBooks = (record: ReceivedPixRecord) =>
+  record.accountId !== null && (record.outcome === "not_payable" || record.outcome === "amount_mismatch")
+
+/**
+ * The operator's mark on a waiting PIX exception (`npm run cli -- pix handled`: docs/operations.md "What waits
+ * for an operator"), and, for one owed on the gateway's books, its return posting, in the mark's database
+ * transaction and under the row's lock: posted once, since a second mark is refused, and only when what it
+ * reverses was posted (a payment received before the books had it posts nothing).
+ */
+export const markPixHandled = fn("PixReceipts.markHandled")(function* (endToEndId: string, note: string) {
+  const received = yield* ReceivedPixRepo
+  const ledger = yield* Ledger
+  const tx = yield* Transactional
+  return yield* tx.retrying(
+    Effect.gen(function* () {
+      const mark = yield* received.markHandled(endToEndId, note)
+      if (mark._tag !== "Marked" || !owedOnTheBooks(mark.record)) return mark
+      const { accountId, transactionId, amount } = mark.record
+      const n = (yield* received.marks(endToEndId)).filter((m) => m.action === "handled").length - 1
+      if (yield* ledger.posted(accountId!, toReturnKey(endToEndId, n))) {
+        yield* ledger.post(
+          accountId!,
+          entry(
+            returnedKey(endToEndId, n),
+            { transactionId },
+            owedBack("pix_payment_returned", -amount, `PIX ${endToEndId} not applied, returned to the payer`)
+          )
+        )
+      }
+      return mark
+    })
+  )
+})
+
+/**
+ * A mark undone (`npm run cli -- pix reopen`): the payment waits again, so what its mark posted as returned is
+ * owed again on the books (the mark's return reversed, once), in the same database transaction.
+ */
+export const reopenPix = fn("PixReceipts.reopen")(function* (endToEndId: string, why: string) {
+  const received = yield* ReceivedPixRepo
+  const ledger = yield* Ledger
+  const tx = yield* Transactional
+  return yield* tx.retrying(
+    Effect.gen(function* () {
+      const reopen = yield* received.reopen(endToEndId, why)
+      if (reopen._tag !== "Reopened" || !owedOnTheBooks(reopen.record)) return reopen
+      const { accountId, transactionId, amount } = reopen.record
+      const n = (yield* received.marks(endToEndId)).filter((m) => m.action === "reopened").length
+      if (yield* ledger.posted(accountId!, returnedKey(endToEndId, n - 1))) {
+        yield* ledger.post(
+          accountId!,
+          entry(
+            toReturnKey(endToEndId, n),
+            { transactionId },
+            owedBack("pix_payment_to_return", amount, `PIX ${endToEndId} not applied, owed to the payer again`)
+          )
+        )
+      }
+      return reopen
+    })
+  )
+})
 
 /**
  * The PSP's payment notices, from the webhook receiver or the reconciliation listing, whatever the PSP.
@@ -25,6 +117,7 @@ export const PixReceiptsLive = Layer.effect(
   Effect.gen(function* () {
     const received = yield* ReceivedPixRepo
     const transactions = yield* TransactionRepo
+    const ledger = yield* Ledger
     const lifecycle = yield* Lifecycle
     const tx = yield* Transactional
     const refunds = yield* Refunds
@@ -84,6 +177,15 @@ export const PixReceiptsLive = Layer.effect(
         payment.amount !== t.amountTotal ? "amount_mismatch" : t.status !== "PENDING" ? "not_payable" : "settled"
       yield* received.setOutcome(payment.endToEndId, outcome, charge.value)
       if (outcome !== "settled") {
+        // The payer's money, received and owed back: on the gateway's books, with the outcome.
+        yield* ledger.post(
+          accountId,
+          entry(
+            toReturnKey(payment.endToEndId, 0),
+            { transactionId },
+            owedBack("pix_payment_to_return", payment.amount, `PIX not applied (${outcome}), owed to the payer`)
+          )
+        )
         yield* Effect.logWarning(`PIX payment recorded as ${outcome}`, { endToEndId: payment.endToEndId })
         return { result: "exception" as const }
       }

@@ -40,9 +40,16 @@ export const POSTING_TYPES = [
  * The types of the merchant's and subaccounts' postings (v1 financials) and, on the gateway's books only,
  * `bank_fee`: the bank's fee on a boleto's occurrence (docs/providers.md "Boleto: banks by CNAB 240"), and a
  * boleto payment the gateway did not apply, owed to its payer, and its return (docs/boleto.md "Payments the
- * gateway does not apply").
+ * gateway does not apply"), and so a PIX received for a charge and not applied to it (`not_payable`,
+ * `amount_mismatch`) and its return (docs/providers.md "The receiver").
  */
-export type PostingType = StatementPostingType | "bank_fee" | "boleto_payment_to_return" | "boleto_payment_returned"
+export type PostingType =
+  | StatementPostingType
+  | "bank_fee"
+  | "boleto_payment_to_return"
+  | "boleto_payment_returned"
+  | "pix_payment_to_return"
+  | "pix_payment_returned"
 /** A posting type a merchant's or subaccount's statement can show. */
 export type StatementPostingType = (typeof POSTING_TYPES)[number]
 
