@@ -92,10 +92,21 @@ const makeAgents = () => {
     if (agents.size > MAX_AGENTS) {
       const [oldestKey, oldest] = agents.entries().next().value!
       agents.delete(oldestKey)
-      oldest.destroy()
+      retire(oldest)
     }
     return agent
   }
+}
+
+/**
+ * An agent let go: its idle sockets closed now, each in use once its delivery ends. Node's `destroy()` would
+ * cut those in use too, and a slow receiver's delivery in flight, received, would be recorded a connection
+ * failure and sent again (`test/webhooks.sender-eviction.test.ts`).
+ */
+const retire = (agent: Agent) => {
+  // Read by Node's agent when a socket is freed: without keep-alive it destroys the socket instead of pooling it.
+  ;(agent as { keepAlive: boolean }).keepAlive = false
+  for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy()
 }
 
 /** A reused socket the receiver had closed meanwhile: the request never reached it, so send it again. */
