@@ -105,7 +105,7 @@ const makeAgents = () => {
  */
 const retire = (agent: Agent) => {
   // Read by Node's agent when a socket is freed: without keep-alive it destroys the socket instead of pooling it.
-  ;(agent as { keepAlive: boolean }).keepAlive = false
+  ;(agent as unknown as { keepAlive: boolean }).keepAlive = false
   for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy()
 }
 
