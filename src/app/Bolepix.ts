@@ -1,4 +1,5 @@
-import { Effect, Option } from "effect"
+import { Effect, FiberRef, Option } from "effect"
+import { CurrentMode } from "../ports/Modes.ts"
 import type { AccountId, TransactionId } from "../domain/ids.ts"
 import { type Posting, SYSTEM } from "../domain/ledger.ts"
 import { isBolepix, type TransactionRecord } from "../domain/transaction.ts"
@@ -245,10 +246,13 @@ export class Bolepix extends Effect.Service<Bolepix>()("Bolepix", {
        * (postings), `NOT_RETURNED` → `to_return` for an operator. Reported again, it changes nothing.
        */
       concludeReported: fn("Bolepix.concludeReported")(function* (reported: ReadonlyArray<PixRefundState>) {
+        // The notice's PSP serves one mode: only a devolução of that mode is its to conclude.
+        const mode = yield* FiberRef.get(CurrentMode)
+        if (mode === undefined) return yield* Effect.dieMessage("PIX devoluções concluded outside a mode")
         for (const r of reported) {
           if (r.status === "PROCESSING") continue
           // Most reported devoluções are refunds' (or already concluded): only a `returning` one is locked.
-          if (Option.isNone(yield* seconds.findReturning(r.refundId))) continue
+          if (Option.isNone(yield* seconds.findReturning(r.refundId, mode))) continue
           yield* conclude(r.refundId, r.status)
         }
       }),

@@ -1,5 +1,6 @@
 import { type AccountId, RefundId, type TransactionId } from "../domain/ids.ts"
-import { Clock, Effect, Either, Option, Schema } from "effect"
+import { Clock, Effect, Either, FiberRef, Option, Schema } from "effect"
+import { CurrentMode } from "../ports/Modes.ts"
 import { Metrics } from "../ports/Metrics.ts"
 import { Conflict, NotFound, Unprocessable, ValidationFailed } from "../domain/errors.ts"
 import { isDisputeOpen, isRefundable, refundBase, type TransactionRecord } from "../domain/transaction.ts"
@@ -359,9 +360,12 @@ export class Refunds extends Effect.Service<Refunds>()("Refunds", {
        */
       concludeReported: fn("Refunds.concludeReported")(function* (reported: ReadonlyArray<PixRefundState>) {
         let concluded = 0
+        // The notice's PSP serves one mode: only a refund of that mode is its to conclude.
+        const mode = yield* FiberRef.get(CurrentMode)
+        if (mode === undefined) return yield* Effect.dieMessage("PIX refunds concluded outside a mode")
         for (const r of reported) {
           if (r.status === "PROCESSING" || !isRefundId(r.refundId)) continue
-          const pending = yield* refunds.findPendingPix(r.refundId)
+          const pending = yield* refunds.findPendingPix(r.refundId, mode)
           if (pending === undefined) continue
           const done = yield* conclude(
             pending.accountId,

@@ -1,4 +1,5 @@
 import type { AccountId, RefundId, TransactionId } from "../domain/ids.ts"
+import type { Mode } from "../domain/mode.ts"
 import { Context, type Effect } from "effect"
 
 export interface Refund {
@@ -40,8 +41,14 @@ export class RefundRepo extends Context.Tag("RefundRepo")<
      * PIX refunds the PSP has not yet decided, asked for before `olderThan`, in every account (the
      * reconciliation sweep, like the other jobs that sweep every account).
      */
-    /** The PENDING PIX refund with this id, in whichever account (a PSP's notice names no account). */
-    readonly findPendingPix: (id: RefundId) => Effect.Effect<
+    /**
+     * The PENDING PIX refund with this id, in whichever account of this mode (a PSP's notice names no account;
+     * a live PSP's never concludes a test refund, nor the sandbox a live one).
+     */
+    readonly findPendingPix: (
+      id: RefundId,
+      mode: Mode
+    ) => Effect.Effect<
       | {
           readonly accountId: AccountId
           readonly id: RefundId

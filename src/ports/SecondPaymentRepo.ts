@@ -1,5 +1,6 @@
 import { Context, type Effect, type Option } from "effect"
 import type { AccountId, TransactionId } from "../domain/ids.ts"
+import type { Mode } from "../domain/mode.ts"
 
 /** The rail a bolepix was paid by: its barcode (the bank) or its QR code (the PIX due-date charge). */
 export type Rail = "pix" | "barcode"
@@ -62,11 +63,12 @@ export class SecondPaymentRepo extends Context.Tag("SecondPaymentRepo")<
       id: string
     ) => Effect.Effect<Option.Option<SecondPayment & { readonly accountId: AccountId }>>
     /**
-     * A second PIX asked back of the PSP (`returning`), by its id (the devolução's), in whichever account: the
-     * PSP's report of the devolução names only that id (as `RefundRepo.findPendingPix` does for refunds).
+     * A second PIX asked back of the PSP (`returning`), by its id (the devolução's), in whichever account of
+     * this mode: the PSP's report of the devolução names only that id (as `RefundRepo.findPendingPix` does).
      */
     readonly findReturning: (
-      id: string
+      id: string,
+      mode: Mode
     ) => Effect.Effect<
       Option.Option<{ readonly accountId: AccountId; readonly transactionId: TransactionId; readonly amount: number }>
     >

@@ -43,10 +43,11 @@ export const RefundRepoLive = Layer.effect(
             Effect.orDie,
             Effect.map((rows) => rows[0])
           ),
-        findPendingPix: (id) =>
+        findPendingPix: (id, mode) =>
           sql<{ accountId: AccountId; id: RefundId; transactionId: TransactionId; amount: string | number }>`
           select r.account_id as "accountId", r.id, r.transaction_id as "transactionId", r.amount
           from refunds r join transactions t on t.id = r.transaction_id and t.account_id = r.account_id
+          join accounts a on a.id = r.account_id and a.mode = ${mode}
           where r.id = ${id} and r.status = 'PENDING' and t.method = 'PIX'`.pipe(
             Effect.orDie,
             Effect.map((rows) => (rows[0] === undefined ? undefined : { ...rows[0], amount: Number(rows[0].amount) }))

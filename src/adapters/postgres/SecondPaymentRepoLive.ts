@@ -80,12 +80,13 @@ export const SecondPaymentRepoLive = Layer.effect(
                 Effect.map((rows) => Option.fromNullable(rows[0]))
               )
             : Effect.succeed(Option.none()),
-        findReturning: (id) =>
+        findReturning: (id, mode) =>
           // The id is ours (a UUID); anything else a PSP reports is not one of them.
           UUID.test(id)
             ? sql`
-          select account_id as "accountId", transaction_id as "transactionId", amount::text as amount
-          from bolepix_second_payments where id = ${id} and status = 'returning'`.pipe(
+          select s.account_id as "accountId", s.transaction_id as "transactionId", s.amount::text as amount
+          from bolepix_second_payments s join accounts a on a.id = s.account_id and a.mode = ${mode}
+          where s.id = ${id} and s.status = 'returning'`.pipe(
                 Effect.flatMap(Schema.decodeUnknown(Schema.Array(Returning))),
                 Effect.map((rows) => Option.fromNullable(rows[0])),
                 Effect.orDie
