@@ -76,7 +76,8 @@ describe("e.Rede refund answered 2xx without 359", () => {
   it("a 200 with another code when nothing was refunded is refused (nothing refunded)", async () => {
     refunds = []
     makes = false
-    answer = { status: 200, body: JSON.stringify({ returnCode: "360", returnMessage: "?" }) }
+    // 368 "Unsuccessful. Please try again" (360 says e.Rede accepted it: test/cards.rede-return-codes.test.ts).
+    answer = { status: 200, body: JSON.stringify({ returnCode: "368", returnMessage: "?" }) }
     expect(outcomeOf(await refund(1_000))).toBe("not_charged")
   })
 

@@ -98,7 +98,7 @@ export const saleOutcome = (sale: Sale): ChargeStatus | "pending" => {
 }
 
 /**
- * What a void's 200 answer says. Done only when Cielo says it made it: a void ReturnCode ("9" full,
+ * What a void's 2xx answer says. Done only when Cielo says it made it: a void ReturnCode ("9" full,
  * "0" partial), no ReasonCode but 0 (the full void's answer has none), and the sale now PaymentConfirmed
  * (a partial void leaves it so), Voided or Refunded. Anything else is not taken at its word, either way:
  * the adapter reads the voided amount back (the manual: "Apenas o campo STATUS deve ser considerado como
@@ -216,10 +216,14 @@ export const makeCieloAcquirer = (config: CieloConfig) => {
       // and no other acquirer, nor the circuit breaker, sees what the buyer typed.
       const refused = cardDataRefusal(answer)
       if (refused !== undefined) return refused
-      if (answer.status !== 201 && answer.status !== 200) return yield* notCharged(errorsOf(answer))
+      // Only an answer outside 2xx is a refusal before a sale exists (a 4xx: the manual's "Códigos de Erros da
+      // API"). Any 2xx is Cielo accepting the sale, whichever one it is (a 202 whose body says Status 2, ReturnCode
+      // 6 is a captured sale): its body is read as a 201's is, never taken as "nothing charged".
+      if (answer.status < 200 || answer.status >= 300) return yield* notCharged(errorsOf(answer))
       const sale = yield* decode(SaleSchema, "sale", unknown)(answer.body).pipe(Effect.either)
-      // Accepted but unreadable: it may have charged.
-      if (Either.isLeft(sale)) return yield* afterLostAnswer(idempotencyKey, sale.left.message)
+      // Accepted but unreadable (any 2xx, an empty 204 too): it may have charged, so Cielo is asked.
+      if (Either.isLeft(sale))
+        return yield* afterLostAnswer(idempotencyKey, `HTTP ${answer.status}: ${sale.left.message}`)
       const outcome = saleOutcome(sale.right)
       if (outcome === "pending") return yield* afterLostAnswer(idempotencyKey, "sale not confirmed")
       if (outcome._tag === "NotReceived") return yield* notCharged("no sale")
@@ -288,10 +292,13 @@ export const makeCieloAcquirer = (config: CieloConfig) => {
         const answer = sent.right
         // A 5xx may come after Cielo voided (see the charge): read back, as for a lost answer.
         if (answer.status >= 500) return yield* readBack(`refund: HTTP ${answer.status}`)
-        // A 4xx is one of the manual's "Erros da API": the request was refused before anything was done.
-        if (answer.status !== 200) return yield* notCharged(`refund refused: ${errorsOf(answer)}`)
+        // Only a 4xx is refused: one of the manual's "Erros da API", answered before anything was done.
+        if (answer.status >= 400) return yield* notCharged(`refund refused: ${errorsOf(answer)}`)
+        // Any 2xx is Cielo accepting the void, whichever one it is (a 202 whose body says Status 10, ReturnCode 9
+        // is a void made), so its body decides as a 200's does; anything else outside 2xx says nothing: read back.
+        if (answer.status < 200 || answer.status >= 300) return yield* readBack(`refund: HTTP ${answer.status}`)
         const voided = Schema.decodeUnknownEither(VoidResponse)(answer.body)
-        if (Either.isLeft(voided)) return yield* readBack("refund: unexpected void body")
+        if (Either.isLeft(voided)) return yield* readBack(`refund: unexpected void body (HTTP ${answer.status})`)
         const v = voided.right
         if (voidOutcome(v) === "done") return
         const reason = v.ReasonCode === undefined ? "" : ` ReasonCode ${v.ReasonCode}`

@@ -11,10 +11,12 @@ import { withSpan } from "../../../spans.ts"
 import { type Answer, jsonCall } from "../shared/jsonHttp.ts"
 import { type RedeConfig, RedeConfigFromEnv } from "./config.ts"
 import {
+  isDeclineCode,
   isValidationCode,
   REDE_APPROVED,
   REDE_CARD_FIELD_CODES,
   REDE_DUPLICATE_REFERENCE,
+  REDE_REFUND_REQUESTED,
   REDE_REFUNDED,
   REDE_ZERO_DOLLAR_OK,
   redeDecline
@@ -148,9 +150,16 @@ export const makeRedeAcquirer = (config: RedeConfig) => {
       if (REDE_CARD_FIELD_CODES.has(a.returnCode)) {
         return { _tag: "Declined", code: "card_declined", message: "The card's data was refused by the acquirer." }
       }
+      const declined = {
+        _tag: "Declined",
+        code: redeDecline(a.returnCode),
+        message: a.returnMessage ?? "The card was declined."
+      } as const
+      // An issuer's decline, below 100 too (80 insufficient funds, 86 expired card…): never failed over.
+      if (isDeclineCode(a.returnCode)) return declined
       if (isValidationCode(a.returnCode))
         return yield* notCharged(`refused: ${a.returnCode} ${a.returnMessage ?? ""}`.trim())
-      return { _tag: "Declined", code: redeDecline(a.returnCode), message: a.returnMessage ?? "The card was declined." }
+      return declined
     })
 
   return Acquirer.of({
@@ -192,13 +201,18 @@ export const makeRedeAcquirer = (config: RedeConfig) => {
           Effect.map((t) => t.refunds.filter((r) => r.status !== "Denied").reduce((sum, r) => sum + r.amount, 0))
         )
         const before = yield* Effect.option(refundedOf)
-        /** An answer that does not say whether the refund was made: what was refunded is read back. */
-        const readBack = (lost: string) =>
+        /**
+         * An answer that does not say whether the refund was made: what was refunded is read back. Nothing
+         * more refunded is a refund not made, unless e.Rede said it accepted it (`accepted`: 360, made later),
+         * when it is only not made *yet*: unknown, never "not refunded".
+         */
+        const readBack = (lost: string, accepted = false) =>
           Effect.gen(function* () {
             if (before._tag === "None") return yield* unknown(lost)
             const after = yield* refundedOf.pipe(Effect.mapError((e) => unknown(`${lost}; then ${e.message}`)))
             if (after === before.value + request.amount) return
-            if (after === before.value) return yield* notCharged(`${lost}; nothing was refunded`)
+            if (after === before.value && !accepted) return yield* notCharged(`${lost}; nothing was refunded`)
+            if (after === before.value) return yield* unknown(`${lost}; not among the refunds yet`)
             return yield* unknown(`${lost}; the refunded amount moved by ${after - before.value}`)
           })
         const sent = yield* call("POST", `${path}/refunds`, { amount: request.amount }).pipe(Effect.either)
@@ -209,10 +223,15 @@ export const makeRedeAcquirer = (config: RedeConfig) => {
         const answer = sent.right
         // A 5xx may come after e.Rede refunded (see the charge): read back, as for a lost answer.
         if (answer.status >= 500) return yield* readBack(`refund: HTTP ${answer.status}`)
+        const a = Schema.decodeUnknownEither(RedeAnswer)(answer.body)
+        // 360 "Refund request has been successful": e.Rede accepted the refund and makes it later, so it is
+        // never a refusal, whatever the HTTP status (e.Rede's are not confirmed: the code is read). Read back:
+        // among the refunds already, done; not yet, unknown (the refund stays PENDING for an operator).
+        if (Either.isRight(a) && a.right.returnCode === REDE_REFUND_REQUESTED)
+          return yield* readBack(`refund accepted, made later: ${message(answer)}`, true)
         // A 4xx refused it. A 2xx is e.Rede's "done" only with 359; any other code (VTEX's known issue 740084:
         // other codes on refunds e.Rede made) or an unreadable body is read back, as Cielo's unclear void is.
         if (answer.status >= 300) return yield* notCharged(`refund refused: ${message(answer)}`)
-        const a = Schema.decodeUnknownEither(RedeAnswer)(answer.body)
         if (Either.isRight(a) && a.right.returnCode === REDE_REFUNDED) return
         return yield* readBack(`refund not confirmed: ${message(answer)}`)
       }).pipe(withSpan("RedeAcquirer.refund"))
