@@ -8,7 +8,7 @@ import { makeRedeAcquirer } from "../src/adapters/providers/rede/RedeAcquirer.ts
 import type { Metrics } from "../src/ports/Metrics.ts"
 import { type FakeCielo, startFakeCielo } from "./fakes/cielo/fake.ts"
 import { type FakeRede, startFakeRede } from "./fakes/rede/fake.ts"
-import { type Listener, listen, readBody } from "./fakes/shared/server.ts"
+import { type Listener, listen, noMetrics, readBody, relay } from "./fakes/shared/server.ts"
 import { card, panEndingIn } from "./providers/acquirer.kit.ts"
 
 /**
@@ -31,33 +31,15 @@ let proxy: Listener
 let saleStatus: number | undefined
 let voidStatus: number | undefined
 
-const metrics = {
-  acquirerAttempts: { inc: () => {} },
-  acquirerAttemptDuration: { observe: () => {} },
-  acquirerCircuitOpen: { set: () => {} }
-} as unknown as Metrics["Type"]
+const metrics = noMetrics as unknown as Metrics["Type"]
 
 const forward = async (req: IncomingMessage, res: ServerResponse) => {
-  const body = await readBody(req)
-  const headers: Record<string, string> = {}
-  for (const [k, v] of Object.entries(req.headers)) {
-    if (typeof v === "string" && !["host", "content-length", "connection"].includes(k)) headers[k] = v
-  }
-  const upstream = await fetch(`${cielo.api.url()}${req.url}`, {
-    method: req.method ?? "GET",
-    headers,
-    ...(body.length > 0 ? { body } : {})
-  })
-  const text = await upstream.text()
   const path = new URL(req.url ?? "/", "http://proxy").pathname
-  let status = upstream.status
-  if (req.method === "POST" && path === "/1/sales" && saleStatus !== undefined && status === 201) status = saleStatus
-  if (req.method === "PUT" && /\/void$/.test(path) && voidStatus !== undefined && status === 200) status = voidStatus
-  res.writeHead(status, {
-    "content-type": "application/json; charset=utf-8",
-    "content-length": Buffer.byteLength(text)
+  await relay(req, await readBody(req), res, cielo.api.url(), (status) => {
+    if (req.method === "POST" && path === "/1/sales" && saleStatus !== undefined && status === 201) return saleStatus
+    if (req.method === "PUT" && /\/void$/.test(path) && voidStatus !== undefined && status === 200) return voidStatus
+    return status
   })
-  res.end(text)
 }
 
 let cieloAdapter: AcquirerService

@@ -8,7 +8,7 @@ import { makeRedeAcquirer } from "../src/adapters/providers/rede/RedeAcquirer.ts
 import type { Metrics } from "../src/ports/Metrics.ts"
 import { type FakeCielo, startFakeCielo } from "./fakes/cielo/fake.ts"
 import { type FakeRede, startFakeRede } from "./fakes/rede/fake.ts"
-import { type Listener, listen, readBody, sendJson } from "./fakes/shared/server.ts"
+import { type Listener, listen, noMetrics, readBody, relay, sendJson } from "./fakes/shared/server.ts"
 import { card, panEndingIn } from "./providers/acquirer.kit.ts"
 
 /**
@@ -30,11 +30,7 @@ let proxy: Listener
 let saleAnswer: { status: number; body: unknown } | undefined
 let refundAnswer: { status: number; body: unknown } | undefined
 
-const metrics = {
-  acquirerAttempts: { inc: () => {} },
-  acquirerAttemptDuration: { observe: () => {} },
-  acquirerCircuitOpen: { set: () => {} }
-} as unknown as Metrics["Type"]
+const metrics = noMetrics as unknown as Metrics["Type"]
 
 const forward = async (req: IncomingMessage, res: ServerResponse) => {
   const body = await readBody(req)
@@ -49,21 +45,7 @@ const forward = async (req: IncomingMessage, res: ServerResponse) => {
     refundAnswer = undefined
     return sendJson(res, a.status, a.body)
   }
-  const headers: Record<string, string> = {}
-  for (const [k, v] of Object.entries(req.headers)) {
-    if (typeof v === "string" && !["host", "content-length", "connection"].includes(k)) headers[k] = v
-  }
-  const upstream = await fetch(`${rede.server.url()}${req.url}`, {
-    method: req.method ?? "GET",
-    headers,
-    ...(body.length > 0 ? { body } : {})
-  })
-  const text = await upstream.text()
-  res.writeHead(upstream.status, {
-    "content-type": "application/json; charset=utf-8",
-    "content-length": Buffer.byteLength(text)
-  })
-  res.end(text)
+  await relay(req, body, res, rede.server.url())
 }
 
 let redeAdapter: AcquirerService

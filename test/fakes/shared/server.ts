@@ -59,6 +59,41 @@ export const sendJson = (res: ServerResponse, status: number, body?: unknown) =>
   res.end(text)
 }
 
+/**
+ * A proxy's hand-over: the request (its `body` already read) sent on to `upstream` as it came, and its answer
+ * given back, with the status `status` makes of it — for a test that changes one kind of a fake's answers.
+ */
+export const relay = async (
+  req: IncomingMessage,
+  body: string,
+  res: ServerResponse,
+  upstream: string,
+  status: (upstream: number) => number = (s) => s
+) => {
+  const headers: Record<string, string> = {}
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (typeof v === "string" && !["host", "content-length", "connection"].includes(k)) headers[k] = v
+  }
+  const answer = await fetch(`${upstream}${req.url}`, {
+    method: req.method ?? "GET",
+    headers,
+    ...(body.length > 0 ? { body } : {})
+  })
+  const text = await answer.text()
+  res.writeHead(status(answer.status), {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(text)
+  })
+  res.end(text)
+}
+
+/** The metrics an acquirer adapter records, recording nothing (tests that build adapters by hand). */
+export const noMetrics = {
+  acquirerAttempts: { inc: () => {} },
+  acquirerAttemptDuration: { observe: () => {} },
+  acquirerCircuitOpen: { set: () => {} }
+}
+
 export interface Listener {
   readonly url: () => string
   readonly port: () => number
