@@ -274,9 +274,10 @@ describe("bolepix: the first payment settles, the second is returned", () => {
   it("a PIX dated after the last payable day, the boleto still PENDING for the bank's report: returned", async () => {
     const due = addCalendarDays(today(), 7)
     const id = await bolepix(due)
-    // Payable 30 days late (fine and interest: BOLETO_LATE_DAYS), then PENDING two business days more for
-    // the bank's report (BOLETO_REPORT_DAYS): a PIX of the day after the last payable day does not settle it.
-    const last = addCalendarDays(onOrNextBusinessDay(due), 30)
+    // Payable 30 days late (fine and interest: BOLETO_LATE_DAYS; a closed last day moved to the next business
+    // day, as API Pix's validadeAposVencimento is), then PENDING two business days more for the bank's report
+    // (BOLETO_REPORT_DAYS): a PIX of the day after the last payable day does not settle it.
+    const last = onOrNextBusinessDay(addCalendarDays(onOrNextBusinessDay(due), 30))
     const byPix = await pay(id, `rail=pix&date=${addCalendarDays(last, 1)}&amount=100000`)
     expect(byPix.status, byPix.text).toBe(200)
     expect(byPix.body.status).toBe("PENDING")

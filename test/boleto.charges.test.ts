@@ -225,7 +225,8 @@ describe("v1: POST /public/v1/transactions with billet terms", () => {
       `Até ${br(t)}, conceder desconto de R$ 50,00.`,
       `Após ${br(due)}, cobrar multa de 2,00% (R$ 20,00).`,
       `Após ${br(due)}, cobrar juros de mora de 1,00% ao mês, pro rata die (R$ 0,33 por dia de atraso).`,
-      `Não receber após ${br(addCalendarDays(due, 30))}.`
+      // 30 days after the due date, moved to the next business day when closed (API Pix validadeAposVencimento).
+      `Não receber após ${br(onOrNextBusinessDay(addCalendarDays(onOrNextBusinessDay(due), 30)))}.`
     ]
     const pdf = await fetch(data.billet.pdf_url)
     const runs = pdfTextRuns(Buffer.from(await pdf.arrayBuffer()))

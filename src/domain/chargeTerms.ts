@@ -125,17 +125,23 @@ export interface AmountDue {
 
 /**
  * The last day a boleto may be paid ("Não receber após", docs/boleto.md): its due date, or the next business
- * day when that is closed (docs/calendar.md), plus `lateDays` when a fine or interest makes it payable late.
+ * day when that is closed (docs/calendar.md), plus `lateDays` when a fine or interest makes it payable late,
+ * and that day too moved to the next business day when closed: API Pix 2.9.0 `validadeAposVencimento`,
+ * Exemplo A (due Tuesday 2020-10-20, 4 days after: payable Saturday, Sunday and Monday 2020-10-26).
  */
 export const lastPayableDay = (dueDate: string, terms: ChargeTerms | undefined, lateDays: number): string => {
   const payable = onOrNextBusinessDay(dueDate)
-  return terms?.fine !== undefined || terms?.interest !== undefined ? addCalendarDays(payable, lateDays) : payable
+  return terms?.fine !== undefined || terms?.interest !== undefined
+    ? onOrNextBusinessDay(addCalendarDays(payable, lateDays))
+    : payable
 }
 
 /**
  * What a boleto of `principal` due on `dueDate` asks on `paidOn` (São Paulo dates; docs/boleto.md):
  * - the abatement always comes off; percentages apply to the principal less the abatement;
- * - a discount holds through its date (the earliest date still ahead wins: it is the largest);
+ * - a discount holds through its date (the earliest date still ahead wins: it is the largest); one dated on
+ *   the due date holds through the next business day when that is closed, as the due date does (API Pix
+ *   2.9.0: every field naming the due date takes its extension, "desconto; juros e multa");
  * - late is after the due date or, when it falls on a closed day, after the next business day
  *   (docs/calendar.md); then the fine once, and simple interest for each calendar day from the due
  *   date (a month = 30 days);
@@ -150,9 +156,10 @@ export const amountDue = (
   const t = terms ?? {}
   const abatement = t.abatement ? valueOf(t.abatement, principal) : 0
   const base = principal - abatement
-  const late = paidOn > onOrNextBusinessDay(dueDate)
+  const extended = onOrNextBusinessDay(dueDate)
+  const late = paidOn > extended
   const daysLate = late ? daysBetween(dueDate, paidOn) : 0
-  const ahead = late ? undefined : (t.discounts ?? []).find((d) => paidOn <= d.until)
+  const ahead = late ? undefined : (t.discounts ?? []).find((d) => paidOn <= (d.until === dueDate ? extended : d.until))
   const discount = ahead ? valueOf(ahead, base) : 0
   const fine = late && t.fine ? valueOf(t.fine, base) : 0
   let interest = 0
