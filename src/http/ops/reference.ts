@@ -1,5 +1,19 @@
-import { HttpApi, HttpApiBuilder } from "@effect/platform"
+import { HttpApi, HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
+
+/**
+ * The page's security headers, as every HTML page of the service has (checkout/headers.ts, dashboard/web.ts):
+ * it is served from the dashboard's origin, whose session token sits in sessionStorage, and its "Test
+ * Request" client takes an API key, so no other site may frame it and its scripts talk to this origin only.
+ * Scalar's script is inline (HttpApiScalar's page), so scripts themselves are not restricted here.
+ */
+const REFERENCE_HEADERS = {
+  "content-security-policy":
+    "frame-ancestors 'none'; object-src 'none'; base-uri 'none'; form-action 'self'; connect-src 'self'",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "x-frame-options": "DENY"
+}
 
 /**
  * The API reference page at /docs (docs/api.md "Reference"), built on its first request.
@@ -16,6 +30,6 @@ export const ReferenceLive = HttpApiBuilder.Router.use((router) =>
         (module) => module.referencePage(api)
       )
     )
-    yield* router.get("/docs", page)
+    yield* router.get("/docs", Effect.map(page, HttpServerResponse.setHeaders(REFERENCE_HEADERS)))
   })
 )
