@@ -113,9 +113,13 @@ export type PaymentCommand =
     })
   | (Common & { readonly method: "CARD"; readonly installments: number; readonly card: CardSource })
 
+/** Twelve or more digits, however spaced or dotted: the shortest card number's length. */
+const CARD_NUMBER_LIKE = /\d(?:[\s.\-/]*\d){11,}/
+
 /**
  * The card rules a raw card must pass (Luhn, 16 digits, brand from its BIN, expiry in the future,
- * CVV); `prefix` maps our names to the caller's (`card…` on process, plain on tokenization).
+ * CVV, a holder name that is not a card number); `prefix` maps our names to the caller's (`card…` on
+ * process, plain on tokenization).
  */
 export const checkRawCard = (
   fields: {
@@ -145,6 +149,13 @@ export const checkRawCard = (
   }
   if (holder !== undefined && holder.trim().length === 0)
     errors.push({ field: fields.holderName[0], message: `${fields.holderName[0]} must not be empty` })
+  else if (holder !== undefined && CARD_NUMBER_LIKE.test(holder))
+    // A card number typed (or autofilled) into the name: kept, it would be a PAN in clear in the transaction's
+    // record, shown to the merchant (docs/checkout.md). Refused, and the message does not repeat it.
+    errors.push({
+      field: fields.holderName[0],
+      message: `${fields.holderName[0]} must be the name printed on the card, not a number`
+    })
   if (number !== undefined) {
     if (!isValidPanFormat(number))
       errors.push({ field: fields.number[0], message: `${fields.number[0]} must have exactly 16 digits` })
