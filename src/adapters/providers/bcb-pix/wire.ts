@@ -6,10 +6,15 @@ import { Schema } from "effect"
 
 const Valor = Schema.String.pipe(Schema.pattern(/^\d{1,10}\.\d{2}$/))
 
-/** `"123.45"` ↔ 12345 centavos, exactly (no float on the way). */
+/**
+ * `"123.45"` ↔ 12345 centavos, exactly (no float on the way). The wire's `Valor` always has two decimals; a
+ * shorter fraction ("10.5", "10") is still read right should that guard ever be relaxed, and anything else
+ * (a third decimal, a sign, an exponent) is a defect, not a number to guess.
+ */
 export const toCentavos = (valor: string): number => {
-  const [reais, cents] = valor.split(".")
-  return Number(reais) * 100 + Number(cents)
+  const match = /^(\d+)(?:\.(\d{0,2}))?$/.exec(valor)
+  if (match === null) throw new Error(`not an API Pix amount: ${JSON.stringify(valor)}`)
+  return Number(match[1]) * 100 + Number((match[2] ?? "").padEnd(2, "0"))
 }
 export const toValor = (centavos: number): string =>
   `${Math.trunc(centavos / 100)}.${String(centavos % 100).padStart(2, "0")}`
