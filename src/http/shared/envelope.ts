@@ -269,6 +269,9 @@ const refuseWhileDraining = (stopping: boolean, method: string, path: string) =>
       )
     : Effect.void
 
+/** The interfaces' paths, whose answers are account data (not the pages, assets or /docs). */
+const isApiPath = (path: string) => path.startsWith("/api/") || path.startsWith("/public/v1/")
+
 /**
  * The outermost middleware: request id, error envelope for every failure (decode errors, malformed
  * JSON, unknown routes, wrong methods, defects), and the HTTP metrics by route template.
@@ -366,7 +369,13 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
           response.status === 401 && response.headers["www-authenticate"] === undefined
             ? HttpServerResponse.setHeader(response, "www-authenticate", challengeFor(path))
             : response
-        const answered = HttpServerResponse.setHeader(challenged, "x-request-id", requestId)
+        const identified = HttpServerResponse.setHeader(challenged, "x-request-id", requestId)
+        // An API answer is one account's data at one moment: no cache (a browser's, a proxy's) keeps it, unless
+        // its route says otherwise (docs/api.md "Caching").
+        const answered =
+          identified.headers["cache-control"] === undefined && isApiPath(path)
+            ? HttpServerResponse.setHeader(identified, "cache-control", "no-store")
+            : identified
         // Stopping: the connection is not kept for another request (docs/deployment.md "Shutdown").
         return draining.stopping() ? HttpServerResponse.setHeader(answered, "connection", "close") : answered
       }).pipe(draining.track)
