@@ -2,6 +2,7 @@ import type { AccountId, TransactionId } from "../domain/ids.ts"
 import { Effect } from "effect"
 import type { Trigger } from "../domain/lifecycle.ts"
 import { Lifecycle } from "./Lifecycle.ts"
+import { Receivables } from "../ports/Receivables.ts"
 import { withSpan } from "../spans.ts"
 
 export type ChargebackStage = "open" | "lost" | "won"
@@ -27,9 +28,20 @@ const MED: Readonly<Record<MedStage, Trigger>> = {
 export class Disputes extends Effect.Service<Disputes>()("Disputes", {
   effect: Effect.gen(function* () {
     const lifecycle = yield* Lifecycle
+    const receivables = yield* Receivables
+    const chargeback = (accountId: AccountId, transactionId: TransactionId, stage: ChargebackStage) =>
+      lifecycle.move(accountId, transactionId, CHARGEBACK[stage]).pipe(withSpan("Disputes.chargeback"))
     return {
-      chargeback: (accountId: AccountId, transactionId: TransactionId, stage: ChargebackStage) =>
-        lifecycle.move(accountId, transactionId, CHARGEBACK[stage]).pipe(withSpan("Disputes.chargeback")),
+      chargeback,
+      /**
+       * The sandbox dispute card's announced chargeback (`sandbox_dispute`, src/jobs/tasks.ts): opened only if
+       * the sale was never disputed meanwhile. One opened by a notification and won returns the sale to PAID,
+       * where opening is legal again: the same announced chargeback would hold its money a second time.
+       */
+      announcedChargeback: (accountId: AccountId, transactionId: TransactionId) =>
+        Effect.flatMap(receivables.countTags(accountId, transactionId, "dispute:"), (disputes) =>
+          disputes > 0 ? Effect.void : Effect.asVoid(chargeback(accountId, transactionId, "open"))
+        ),
       med: (accountId: AccountId, transactionId: TransactionId, stage: MedStage) =>
         lifecycle.move(accountId, transactionId, MED[stage]).pipe(withSpan("Disputes.med"))
     }

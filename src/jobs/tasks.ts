@@ -200,7 +200,7 @@ const sandboxDispute = task(
   "sandbox_dispute",
   Schema.Struct({ accountId: AccountId, transactionId: TransactionId }),
   ({ accountId, transactionId }) =>
-    Effect.flatMap(Disputes, (d) => d.chargeback(accountId, transactionId, "open")).pipe(
+    Effect.flatMap(Disputes, (d) => d.announcedChargeback(accountId, transactionId)).pipe(
       Effect.catchTags({ IllegalTransition: () => Effect.void, NotFound: () => Effect.void }),
       Tenancy.within(accountId)
     )
