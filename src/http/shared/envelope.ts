@@ -44,6 +44,7 @@ import { RequestLog } from "../../ports/RequestLog.ts"
 import { type RouteTemplate, routeTable } from "./routes.ts"
 import { invalidLinkResponse } from "../checkout/invalidLink.ts"
 import { prefersHtml } from "../checkout/negotiate.ts"
+import { replayedAhead } from "./idempotency.ts"
 
 const routes = routeTable(GatewayApi, [
   ["GET", "/openapi.json"],
@@ -294,7 +295,7 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         const traceId = Option.getOrUndefined(Option.map(yield* currentExportedSpan, (s) => s.traceId))
         const note: RequestNote["Type"] = { key: undefined }
         let body: HttpServerRequest.HttpServerRequest | undefined
-        const response = yield* refuseWhileDraining(draining.stopping(), request.method, path).pipe(
+        const rendered = yield* refuseWhileDraining(draining.stopping(), request.method, path).pipe(
           Effect.zipRight(acceptUrl(request.url, routes.template(request.method, path))),
           Effect.zipRight(acceptQuery(routes.route(request.method, path), request.method, request.url)),
           Effect.zipRight(acceptBody(request)),
@@ -328,6 +329,11 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
           }),
           Effect.annotateLogs(traceId === undefined ? { requestId } : { requestId, traceId })
         )
+        // A body refused by a check that depends on today (a card's expiry month ended since, a birthday) under a
+        // key whose first request completed: the replay answers what that request answered (idempotency.ts).
+        const replay = rendered.status === 400 ? yield* replayedAhead : undefined
+        if (replay !== undefined) metrics.idempotency.inc({ outcome: "replayed" })
+        const response = replay ?? rendered
         const route = routes.template(request.method, path) ?? "unmatched"
         const status = String(response.status)
         // The access log at debug level; credentials and card numbers in the URL never reach it (redact.ts). Built only

@@ -144,6 +144,21 @@ export const claimMade = (store: IdempotencyStore["Type"], accountId: AccountId,
   })
 
 /**
+ * The stored reply of a key the admission found completed, for a request that never reached `idempotent`:
+ * its body refused (400) by a decode that depends on today's date — `/api` checks a card's expiry and a
+ * buyer's age in the payload's schema — after the first request was answered. A client retrying at 00:01 a
+ * charge of 23:59 whose answer it lost is answered that charge (CONTRACT §6: a completed request is replayed),
+ * not told that its card has expired (the envelope asks, once the route has answered: envelope.ts).
+ */
+export const replayedAhead: Effect.Effect<HttpServerResponse.HttpServerResponse | undefined> = Effect.map(
+  FiberRef.get(ahead),
+  (made) =>
+    made !== undefined && !made.taken && made.claim._tag === "Completed"
+      ? respond(made.claim.response.status, made.claim.response.body, true)
+      : undefined
+)
+
+/**
  * An answer that asks the client to come back (a provider or the database unavailable, a limit, a card
  * charge of the same order still in flight), with nothing charged or recorded by this request.
  */
