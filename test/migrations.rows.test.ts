@@ -22,7 +22,7 @@ beforeAll(async () => {
   db = new pg.Client({ connectionString: databaseUrl })
   await db.connect()
   // The database as 0044 left it: no table of marks, windows emptied by its prune at 0, no migration after 0044
-  // applied (the migrator runs only those above the last one applied: what 0047–0051 and 0053–0057 made goes
+  // applied (the migrator runs only those above the last one applied: what 0047–0051 and 0053–0058 made goes
   // too; 0052 only sets defaults and replaces a function, and 0055's constraint on posting types is replaced
   // as it is, so they run again as they are; 0057's constraint is put back as 0055 left it).
   await db.query("drop table pix_received_marks")
@@ -36,6 +36,7 @@ beforeAll(async () => {
   await db.query("drop table ledger_last_check")
   await db.query("drop table boleto_payments_to_return")
   await db.query("drop function order_charge_in_flight")
+  await db.query("drop index transactions_card_token")
   await db.query(
     `alter table ledger_postings drop constraint ledger_postings_type_check;
      alter table ledger_postings add constraint ledger_postings_type_check

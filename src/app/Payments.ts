@@ -681,18 +681,28 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
       })
     })
 
+    /** The charge's held card discarded (a customer's saved card is kept), inside the caller's transaction. */
+    const discardHeld = fn("Payments.discardHeld")(function* (accountId: AccountId, t: TransactionRecord) {
+      if (t.cardToken === null) return t
+      return (yield* vault.discard(accountId, t.cardToken)) ? { ...t, cardToken: null } : t
+    })
+
     /**
      * A person's decision on a charge in review (CONTRACT-v1 §9), whoever reports it (the sandbox
      * endpoint today, a real antifraud's notification later). Approve: the `approve` move, then the
      * acquirer is asked for the held card and the charge ends captured, declined or failed. Reject:
-     * declined `fraud_suspected`. Either way the stored analysis becomes `completed` with the decision.
+     * declined `fraud_suspected`. Either way the stored analysis becomes `completed` with the decision, and a
+     * card held for the review (not a customer's saved card) leaves the vault in the same database
+     * transaction (`CardVault.discard`): on approval its PAN is read there and sent to the acquirer from
+     * memory. Nothing asks for it again: the decision is made once (ANTIFRAUD only), and a charge whose
+     * outcome is unknown is settled from the acquirer's status query or by an operator, never sent again.
      */
     const decideReview = fn("Payments.decideReview")(function* (
       accountId: AccountId,
       id: TransactionId,
       decision: "approve" | "reject"
     ) {
-      const moved = yield* tx.run(
+      const decided = yield* tx.run(
         Effect.gen(function* () {
           const found = yield* transactions.findForUpdate(accountId, id)
           if (Option.isNone(found)) return yield* new NotFound({ message: "transaction not found" })
@@ -708,7 +718,11 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
             status: "completed" as const
           }
           if (decision === "reject") {
-            return yield* lifecycle.apply(accountId, t, "decline", { declineCode: "fraud_suspected", antifraud })
+            const rejected = yield* lifecycle.apply(accountId, t, "decline", {
+              declineCode: "fraud_suspected",
+              antifraud
+            })
+            return { moved: yield* discardHeld(accountId, rejected), held: Option.none() }
           }
           if (t.orderId !== null) {
             // The order may have been paid meanwhile by another charge; one capture per order, as in `record`.
@@ -726,11 +740,13 @@ export class Payments extends Effect.Service<Payments>()("Payments", {
               })
             }
           }
-          return yield* lifecycle.apply(accountId, t, "approve", { antifraud })
+          const approved = yield* lifecycle.apply(accountId, t, "approve", { antifraud })
+          const held = approved.cardToken === null ? Option.none() : yield* vault.reveal(accountId, approved.cardToken)
+          return { moved: yield* discardHeld(accountId, approved), held }
         })
       )
+      const { held, moved } = decided
       if (decision === "reject") return moved
-      const held = moved.cardToken === null ? Option.none() : yield* vault.reveal(accountId, moved.cardToken)
       if (Option.isNone(held) || held.value._tag === "Unreadable") {
         // Nothing to charge (the card left the vault, or the vault can no longer read it, which it logs):
         // the charge cannot be made.

@@ -11,7 +11,10 @@ export interface VaultCard {
 
 export interface StoredCard {
   readonly token: string
-  /** Null for a card held only while a manual review decides its charge (CONTRACT-v1 §9). */
+  /**
+   * Null for a card held only while a manual review decides its charge (CONTRACT-v1 §9): discarded once it
+   * is decided (`discard`).
+   */
   readonly customerId: CustomerId | null
   readonly brand: CardBrand
   readonly last4: string
@@ -56,5 +59,12 @@ export class CardVault extends Context.Tag("CardVault")<
       accountId: AccountId,
       token: string
     ) => Effect.Effect<Option.Option<RevealedCard | UnreadableCard>>
+    /**
+     * Deletes a card held for a manual review (no customer) of that account, and unlinks it from its charge
+     * (`card_token` null), in one statement: once the review is decided nothing needs its PAN (PCI DSS 3.1).
+     * A customer's saved card, an unknown token and another account's are left as they are. True when a
+     * card was deleted. Inside the caller's database transaction when there is one.
+     */
+    readonly discard: (accountId: AccountId, token: string) => Effect.Effect<boolean>
   }
 >() {}

@@ -131,6 +131,26 @@ layer(Database, { timeout: 60_000 })("CardVaultLive", (it) => {
     }).pipe(Effect.provide(CardVaultLive))
   )
 
+  it.effect("discards a held card of its account, and no customer's card nor another account's", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const vault = yield* CardVault
+      const { accountId, stored: saved } = yield* store
+      const held = yield* vault.store(accountId, null, "Visa", card)
+      const other = yield* seed
+      const othersHeld = yield* vault.store(other.accountId, null, "Visa", card)
+      expect(yield* vault.discard(other.accountId, held.token)).toBe(false)
+      expect(yield* vault.discard(accountId, saved.token)).toBe(false)
+      expect(yield* vault.discard(accountId, "card_' or 1=1 --")).toBe(false)
+      expect(yield* vault.discard(accountId, held.token)).toBe(true)
+      expect(yield* vault.reveal(accountId, held.token)).toEqual(Option.none())
+      expect(yield* vault.discard(accountId, held.token)).toBe(false)
+      const left = yield* sql<{ token: string }>`select token from cards
+        where token in (${saved.token}, ${held.token}, ${othersHeld.token})`
+      expect(left.map((r) => r.token).sort()).toEqual([saved.token, othersHeld.token].sort())
+    }).pipe(Effect.provide(CardVaultLive))
+  )
+
   it.effect("answers Unreadable when the vault key is not the one the card was stored under", () =>
     Effect.gen(function* () {
       const config = yield* AppConfig

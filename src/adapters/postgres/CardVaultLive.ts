@@ -104,6 +104,24 @@ export const CardVaultLive = Layer.effect(
             return Option.some({ _tag: "Unreadable" as const, ...toStoredCard(row) })
           }
           return Option.some({ _tag: "Revealed" as const, ...toStoredCard(row), pan: pan.value })
+        }),
+
+        discard: fn("CardVault.discard")(function* (accountId: string, token: string) {
+          if (!TOKEN.test(token)) return false
+          // One statement: `transactions.card_token` references the card (no action on delete), a check made
+          // at the statement's end, once its charge no longer names it. A customer's card is not deleted, and
+          // then no charge is unlinked either.
+          const rows = yield* sql<{ readonly token: string }>`
+          with discarded as (
+            delete from cards
+            where token = ${token} and account_id = ${accountId} and customer_id is null
+            returning token
+          ), unlinked as (
+            update transactions set card_token = null
+            where account_id = ${accountId} and card_token in (select token from discarded)
+          )
+          select token from discarded`.pipe(Effect.orDie)
+          return rows.length > 0
         })
       })
     )

@@ -49,6 +49,7 @@ import ledgerLastCheck from "./migrations/0054_ledger_last_check.ts"
 import boletoPaymentsToReturn from "./migrations/0055_boleto_payments_to_return.ts"
 import orderChargeInFlight from "./migrations/0056_order_charge_in_flight.ts"
 import pixPaymentsToReturn from "./migrations/0057_pix_payments_to_return.ts"
+import transactionsCardToken from "./migrations/0058_transactions_card_token.ts"
 import admitMany from "./migrations/0042_admit_many.ts"
 import pixExceptionHandled from "./migrations/0043_pix_exception_handled.ts"
 import { withSpan } from "../../spans.ts"
@@ -101,7 +102,8 @@ export const MIGRATIONS = {
   "0054_ledger_last_check": ledgerLastCheck,
   "0055_boleto_payments_to_return": boletoPaymentsToReturn,
   "0056_order_charge_in_flight": orderChargeInFlight,
-  "0057_pix_payments_to_return": pixPaymentsToReturn
+  "0057_pix_payments_to_return": pixPaymentsToReturn,
+  "0058_transactions_card_token": transactionsCardToken
 }
 
 const loader = PgMigrator.fromRecord(MIGRATIONS)
