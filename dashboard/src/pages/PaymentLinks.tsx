@@ -15,6 +15,7 @@ import {
   metadataText,
   MethodChoice,
   parseMetadata,
+  wireCount,
   wireItems
 } from "./linkFields.tsx"
 
@@ -69,7 +70,7 @@ const CreateLink = () => {
       ...(fixed === undefined && money(min) !== undefined ? { min_amount: money(min) } : {}),
       ...(fixed === undefined && money(max) !== undefined ? { max_amount: money(max) } : {}),
       ...(methods.includes("credit_card") ? { max_installments: Number(installments) } : {}),
-      ...(uses.trim() === "" ? {} : { max_uses: Number(uses) }),
+      ...(uses.trim() === "" ? {} : { max_uses: wireCount(uses) }),
       // datetime-local is the browser's local time: sent as an instant with its offset.
       ...(expires === "" ? {} : { expires_at: new Date(expires).toISOString() }),
       ...(listed.length === 0 ? {} : { items: listed }),
@@ -206,7 +207,7 @@ const EditLink = (props: { link: PaymentLink; onDone: () => void }) => {
       ...(description === initial.description ? {} : { description: description.trim() === "" ? null : description }),
       ...(sameMethods(methods, initial.methods) ? {} : { payment_methods: methods }),
       ...(cards && installments !== initial.installments ? { max_installments: Number(installments) } : {}),
-      ...(uses === initial.uses ? {} : { max_uses: uses.trim() === "" ? null : Number(uses) }),
+      ...(uses === initial.uses ? {} : { max_uses: uses.trim() === "" ? null : wireCount(uses) }),
       ...(expires === initial.expires ? {} : { expires_at: expires === "" ? null : new Date(expires).toISOString() }),
       // Items are sent whole (the API replaces the list); every row removed is an empty list.
       ...(JSON.stringify(listed) === JSON.stringify(wireItems(initial.items)) ? {} : { items: listed }),

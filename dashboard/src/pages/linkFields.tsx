@@ -105,6 +105,14 @@ export const itemDrafts = (items: ReadonlyArray<LinkItem>): ItemDraft[] =>
  * quantity that is not a number goes as null, which the API refuses naming `items[i].unit_price` or
  * `items[i].quantity`: the form does not guess what was meant.
  */
+/**
+ * A whole count typed in a box (a link's uses cap): its number, or else the text as typed, which the API refuses
+ * naming the field. Never a guess: `Number("dez")` is NaN, which JSON sends as null — on an edit, "no cap" —
+ * and "1.000" (a thousand, as a Brazilian writes it) is not 1 (docs/payment-links.md).
+ */
+export const wireCount = (typed: string): number | string =>
+  /^\d+$/.test(typed.trim()) ? Number(typed.trim()) : typed.trim()
+
 export const wireItems = (drafts: ReadonlyArray<ItemDraft>) =>
   drafts
     .filter((d) => d.name.trim() !== "" || d.price.trim() !== "" || d.sku.trim() !== "")

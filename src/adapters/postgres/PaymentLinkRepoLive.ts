@@ -89,12 +89,14 @@ export const PaymentLinkRepoLive = Layer.effect(
             returning ${columns}`),
         // The rule of domain/paymentLink.ts linkRefusal, decided here under the row lock: concurrent
         // visits wait for each other's commit and re-check `uses` (READ COMMITTED re-evaluates the WHERE
-        // on the updated row), so no more than max_uses ever commit.
+        // on the updated row), so no more than max_uses ever commit. The expiry against the clock when the
+        // row is granted, not `now()` (the transaction's start): a visit that waited past `expires_at` for
+        // another's charge was charged after the deadline.
         takeUse: (accountId, id) =>
           first(sql`
             update payment_links set uses = uses + 1, updated_at = now()
             where account_id = ${accountId} and id = ${id} and active
-              and (expires_at is null or expires_at > now())
+              and (expires_at is null or expires_at > clock_timestamp())
               and (max_uses is null or uses < max_uses)
             returning ${columns}`),
         takeVisitSlot: (id, perMinute) => takeSlot(sql`${id}`, perMinute),
