@@ -79,10 +79,9 @@ describe("the dispute card's announced chargeback, already disputed and won", ()
     const t = await api.get(`${V1}/transactions/${hash}`, { token: key })
     expect(t.body.data.status).toBe("paid")
     expect(await balance(key)).toEqual(afterSale)
-    const opens = await server.db.query(
-      "select count(*)::int as n from ledger_entries where key like $1",
-      [`dispute:${hash}:%:open`]
-    )
+    const opens = await server.db.query("select count(*)::int as n from ledger_entries where key like $1", [
+      `dispute:${hash}:%:open`
+    ])
     expect(opens.rows[0].n).toBe(1)
   }, 30_000)
 })
