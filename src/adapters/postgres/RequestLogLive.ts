@@ -81,7 +81,9 @@ export const RequestLogLive = Layer.scoped(
             where account_id = ${accountId}
               ${filter.keyId === undefined ? sql`` : sql`and key_id = ${filter.keyId}`}
               ${seekAfter(sql, after, "desc", "bigint")}
-            order by created_at desc, id desc limit ${limit}`.pipe(
+            -- Qualified: a bare \`id\` here is the output column, id::text, which sorts ties as text ("99999999"
+            -- before "100000001") while the seek compares the bigint, and a cursor then skipped rows.
+            order by request_log.created_at desc, request_log.id desc limit ${limit}`.pipe(
             Effect.flatMap(decodeRows),
             Effect.orDie,
             Effect.map((rows) => {

@@ -88,14 +88,19 @@ export const listWindow = (list: CursorList, q: ListQuery): Either.Either<ListWi
   })
 }
 
-/** The v1 pagination object of a page, with the cursor of the next one while there is one. */
+/**
+ * The v1 pagination object of a page, with the cursor of the next one while there is one. A page reached by a
+ * cursor is a seek after the last row shown, so its page number no longer counts the rows before it once some
+ * of those have left the filter (a pending charge paid meanwhile): the next cursor follows from a full page
+ * alone, or a walk by cursor would end before rows that matched all along.
+ */
 export const paginationOf = (window: ListWindow, page: Page<unknown>) => ({
   page: window.page,
   per_page: window.perPage,
   total: page.total,
   total_pages: Math.ceil(page.total / window.perPage),
   next_cursor:
-    page.next !== null && window.page * window.perPage < page.total
+    page.next !== null && (window.range.after !== undefined || window.page * window.perPage < page.total)
       ? encodeCursor(window.list, { page: window.page + 1, perPage: window.perPage, key: page.next })
       : null
 })
