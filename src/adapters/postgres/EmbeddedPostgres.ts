@@ -216,8 +216,10 @@ export const startEmbeddedPostgres = (dataDir: string, database = "gateway") =>
       user: "postgres",
       password,
       persistent: true,
-      // PostgreSQL refuses to run as root; the library then runs it as a `postgres` system user.
-      createPostgresUser: true,
+      // PostgreSQL refuses to run as root; the library then runs it as a `postgres` system user. Any other
+      // user runs it as themself: asked to create the system user there, the library runs `groupadd`, which
+      // only root may, and a fresh DATA_DIR never started (docs/operations.md).
+      createPostgresUser: process.getuid?.() === 0,
       postgresFlags: [
         ...["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200"],
         // Recovery after a crash first fsyncs every file of the data directory, one by one (seconds
