@@ -61,7 +61,10 @@ const configProblems = (error: ConfigError.ConfigError): ReadonlyArray<string> =
     case "MissingData":
     case "SourceUnavailable":
     case "Unsupported":
-      // Messages written in AppConfig already name their variable; the built-in ones need the path.
+      // Messages written in AppConfig already name their variable; the built-in ones need the path. A missing
+      // `Config.redacted` says only `<redacted>` (effect hides the value it does not have): it is said missing.
+      if (error._op === "MissingData" && error.path.length > 0 && error.message.includes("<redacted>"))
+        return [`${error.path.join("_")} is required`]
       return [
         error.path.length === 0 || error.message.includes(error.path.join("_"))
           ? error.message

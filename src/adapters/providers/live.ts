@@ -45,7 +45,8 @@ const named = (variable: string, registry: Readonly<Record<string, unknown>>) =>
     Config.map(Option.map((name) => name.trim())),
     Config.map(Option.filter((name) => name !== "")),
     Config.validate({
-      message: `must be one of: ${Object.keys(registry).join(", ") || "(no provider registered yet)"}`,
+      // The variable named: a validation after Config.option carries no path for the start-up line to print.
+      message: `${variable} must be one of: ${Object.keys(registry).join(", ") || "(no provider registered yet)"}`,
       validation: (name) => Option.isNone(name) || Object.hasOwn(registry, name.value)
     })
   )
@@ -54,7 +55,7 @@ const named = (variable: string, registry: Readonly<Record<string, unknown>>) =>
 const acquirersNamed = Config.option(Config.string("LIVE_ACQUIRERS")).pipe(
   Config.map(Option.filter((raw) => raw.trim() !== "")),
   Config.validate({
-    message: `must list acquirers among: ${LIVE_ACQUIRER_NAMES.join(", ")}`,
+    message: `LIVE_ACQUIRERS must list acquirers among: ${LIVE_ACQUIRER_NAMES.join(", ")}`,
     validation: (raw) =>
       Option.isNone(raw) ||
       raw.value

@@ -1,5 +1,14 @@
 import { Config, Effect, Layer, Option } from "effect"
 
+/** `new URL`, not `URL.parse`: Node 20 has no `URL.parse`. */
+const isHttpUrl = (text: string) => {
+  try {
+    return /^https?:$/.test(new URL(text).protocol)
+  } catch {
+    return false
+  }
+}
+
 /**
  * OpenTelemetry tracing (docs/operations.md), on only when OTEL_EXPORTER_OTLP_ENDPOINT is set: spans of
  * HTTP requests, application programs (`fn` of src/spans.ts), SQL statements, provider calls and jobs,
@@ -10,7 +19,16 @@ import { Config, Effect, Layer, Option } from "effect"
 export const TracingLive = Layer.unwrapEffect(
   Effect.map(
     Config.all({
-      endpoint: Config.option(Config.string("OTEL_EXPORTER_OTLP_ENDPOINT")),
+      // An http(s) URL, checked here: the SDK's own refusal of another value is a stack trace, not a line
+      // naming the variable (src/startupFailure.ts).
+      endpoint: Config.option(
+        Config.string("OTEL_EXPORTER_OTLP_ENDPOINT").pipe(
+          Config.validate({
+            message: "OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL",
+            validation: (url) => url.trim() === "" || isHttpUrl(url.trim())
+          })
+        )
+      ),
       serviceName: Config.string("OTEL_SERVICE_NAME").pipe(Config.withDefault("payment-gateway"))
     }),
     ({ endpoint, serviceName }) =>
