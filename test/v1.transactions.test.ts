@@ -130,7 +130,8 @@ describe("POST /public/v1/transactions", () => {
       installments: 1,
       metadata: { order_id: "1234", origin: "site" },
       products: [{ name: "Camiseta", quantity: 2, unit_price: 7_500, sku: "CAM-01", link: null }],
-      customer: { document: "12345678909", document_type: "cpf", phone: "11912345678" },
+      // The customer as sent but its document (CONTRACT-v1 §2); the phone is checked as digits, echoed as sent.
+      customer: { document: "12345678909", document_type: "cpf", phone: "+55 (11) 91234-5678" },
       split: [],
       refusal_reason: null,
       paid_at: null

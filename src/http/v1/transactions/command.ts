@@ -313,7 +313,8 @@ export const decodeCreate = (
     email: c.email,
     document,
     documentType: kind,
-    phone,
+    // As sent (CONTRACT-v1 §2: the customer comes back as sent except `document`); its digits go to the payer.
+    phone: c.phone ?? null,
     ip: c.ip ?? null,
     zipCode: c.zip_code ?? null,
     streetName: c.street_name ?? null,
