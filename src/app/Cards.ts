@@ -27,6 +27,8 @@ const REJECTED: Record<DeclineCode, string> = {
   fraud_suspected: "card data rejected: the acquirer suspects fraud"
 }
 
+const customerNotFound = () => new NotFound({ message: "customerId not found" })
+
 /**
  * Tokenization: the card is verified with the acquirer (expiry, CVV),
  * then vaulted for one customer of the account. The CVV is used for that check and dropped.
@@ -39,9 +41,7 @@ export class Cards extends Effect.Service<Cards>()("Cards", {
     return {
       tokenize: fn("Cards.tokenize")(function* (accountId: AccountId, request: TokenizeCommand) {
         const { card } = request
-        if (Option.isNone(yield* customers.find(accountId, request.customerId))) {
-          return yield* new NotFound({ message: "customerId not found" })
-        }
+        if (Option.isNone(yield* customers.find(accountId, request.customerId))) return yield* customerNotFound()
         const verification = yield* acquirer.verify(card).pipe(
           Effect.catchTag("AcquirerUnavailable", () =>
             Effect.fail(
@@ -59,8 +59,11 @@ export class Cards extends Effect.Service<Cards>()("Cards", {
           })
         }
         const { cvv: _, ...storable } = card
+        // The vault stores it only while the customer is live: one deleted during the verification answers as
+        // one deleted before (its saved cards leave the vault, CustomerRepo `softDelete`).
         const stored = yield* vault.store(accountId, request.customerId, card.brand, storable)
-        return { cardToken: stored.token }
+        if (Option.isNone(stored)) return yield* customerNotFound()
+        return { cardToken: stored.value.token }
       })
     }
   })

@@ -45,12 +45,20 @@ export interface UnreadableCard extends StoredCard {
 export class CardVault extends Context.Tag("CardVault")<
   CardVault,
   {
-    readonly store: (
-      accountId: AccountId,
-      customerId: CustomerId | null,
-      brand: CardBrand,
-      card: VaultCard
-    ) => Effect.Effect<StoredCard>
+    /**
+     * Vaults a card: a customer's saved card, or one held for a manual review (no customer). A customer's
+     * card is stored only while that customer is live (not deleted) in the account: None otherwise, nothing
+     * stored (a deletion deletes the customer's saved cards, `CustomerRepo.softDelete`).
+     */
+    readonly store: {
+      (
+        accountId: AccountId,
+        customerId: CustomerId,
+        brand: CardBrand,
+        card: VaultCard
+      ): Effect.Effect<Option.Option<StoredCard>>
+      (accountId: AccountId, customerId: null, brand: CardBrand, card: VaultCard): Effect.Effect<StoredCard>
+    }
     /**
      * The card and its PAN, for a charge, or the card as Unreadable when its PAN no longer decrypts (the
      * caller decides what that means for its charge). None for an unknown token or one of another account.

@@ -28,7 +28,8 @@ const seed = Effect.gen(function* () {
 
 const store = Effect.gen(function* () {
   const { accountId, customerId } = yield* seed
-  const stored = yield* (yield* CardVault).store(accountId, customerId, "Visa", card)
+  // A live customer's card: stored (Some).
+  const stored = yield* yield* (yield* CardVault).store(accountId, customerId, "Visa", card)
   return { accountId, customerId, stored }
 })
 
@@ -114,12 +115,29 @@ layer(Database, { timeout: 60_000 })("CardVaultLive", (it) => {
     }).pipe(Effect.provide(CardVaultLive), Effect.provide(logs.layer))
   })
 
+  it.effect("stores nothing for a deleted customer, nor for another account's customer", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const vault = yield* CardVault
+      const { accountId, customerId } = yield* seed
+      const other = yield* seed
+      expect(yield* vault.store(other.accountId, customerId, "Visa", card)).toEqual(Option.none())
+      yield* sql`update customers set deleted_at = now() where id = ${customerId}`
+      expect(yield* vault.store(accountId, customerId, "Visa", card)).toEqual(Option.none())
+      const left = yield* sql<{ n: number }>`select count(*)::int as n from cards where customer_id = ${customerId}`
+      expect(left[0]?.n).toBe(0)
+    }).pipe(Effect.provide(CardVaultLive))
+  )
+
   it.effect("answers Unreadable on a ciphertext copied under another token", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const vault = yield* CardVault
       const { accountId, customerId, stored } = yield* store
-      const second = yield* vault.store(accountId, customerId, "Mastercard", { ...card, pan: "5555555555554444" })
+      const second = yield* yield* vault.store(accountId, customerId, "Mastercard", {
+        ...card,
+        pan: "5555555555554444"
+      })
       yield* sql`update cards set (pan_ciphertext, pan_iv, pan_tag) =
           (select pan_ciphertext, pan_iv, pan_tag from cards where token = ${stored.token})
         where token = ${second.token}`

@@ -60,31 +60,58 @@ export const CardVaultLive = Layer.effect(
     const key = Buffer.from(Redacted.value((yield* AppConfig).cardVaultKey), "base64")
     if (key.length !== 32) return yield* Effect.dieMessage("CARD_VAULT_KEY must be 32 bytes, base64-encoded")
 
+    const stored = fn("CardVault.store")(function* (
+      accountId: string,
+      customerId: CustomerId | null,
+      brand: CardBrand,
+      card: VaultCard
+    ) {
+      const token = `card_${randomBytes(32).toString("base64url")}`
+      const stored: StoredCard = {
+        token,
+        customerId,
+        brand,
+        last4: last4(card.pan),
+        expMonth: card.expMonth,
+        expYear: card.expYear,
+        holderName: card.holderName
+      }
+      const sealed = seal(key, associatedData(accountId, token), card.pan)
+      if (customerId === null) {
+        yield* sql`insert into cards ${sql.insert({ ...stored, accountId, ...sealed })}`.pipe(Effect.orDie)
+        return Option.some(stored)
+      }
+      // Only for a live customer, whose row is read `for share`: a deletion (CustomerRepo `softDelete`) waits
+      // for this insert to commit and then deletes the card, or this insert waits for the deletion and then
+      // stores nothing. The parameters are cast: in a select list they would be read as text.
+      const inserted = yield* sql<{ readonly token: string }>`
+      insert into cards (token, account_id, customer_id, brand, last4, exp_month, exp_year, holder_name,
+        pan_ciphertext, pan_iv, pan_tag)
+      select ${token}::text, ${accountId}::uuid, c.id, ${brand}::text, ${stored.last4}::text,
+        ${stored.expMonth}::integer, ${stored.expYear}::integer, ${stored.holderName}::text,
+        ${sealed.panCiphertext}::bytea, ${sealed.panIv}::bytea, ${sealed.panTag}::bytea
+      from customers c
+      where c.id = ${customerId} and c.account_id = ${accountId} and c.deleted_at is null
+      for share of c
+      returning token`.pipe(Effect.orDie)
+      return inserted.length > 0 ? Option.some(stored) : Option.none()
+    })
+    // A held card (no customer) is always stored; a customer's, only while the customer is live.
+    function store(
+      accountId: string,
+      customerId: CustomerId,
+      brand: CardBrand,
+      card: VaultCard
+    ): Effect.Effect<Option.Option<StoredCard>>
+    function store(accountId: string, customerId: null, brand: CardBrand, card: VaultCard): Effect.Effect<StoredCard>
+    function store(accountId: string, customerId: CustomerId | null, brand: CardBrand, card: VaultCard) {
+      const result = stored(accountId, customerId, brand, card)
+      return customerId === null ? Effect.map(result, Option.getOrThrow) : result
+    }
+
     return CardVault.of(
       traced("CardVault", {
-        store: fn("CardVault.store")(function* (
-          accountId: string,
-          customerId: CustomerId | null,
-          brand: CardBrand,
-          card: VaultCard
-        ) {
-          const token = `card_${randomBytes(32).toString("base64url")}`
-          const stored: StoredCard = {
-            token,
-            customerId,
-            brand,
-            last4: last4(card.pan),
-            expMonth: card.expMonth,
-            expYear: card.expYear,
-            holderName: card.holderName
-          }
-          yield* sql`insert into cards ${sql.insert({
-            ...stored,
-            accountId,
-            ...seal(key, associatedData(accountId, token), card.pan)
-          })}`.pipe(Effect.orDie)
-          return stored
-        }),
+        store,
 
         reveal: fn("CardVault.reveal")(function* (accountId: string, token: string) {
           // Not a token we issue: no need to ask the database (nor to send it arbitrary input).

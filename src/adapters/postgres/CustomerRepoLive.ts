@@ -64,11 +64,34 @@ export const CustomerRepoLive = Layer.effect(
             updated_at = now()
           where ${live(accountId, id)}
           returning ${columns}`.pipe(Effect.orDie, Effect.map(first)),
+        // Two statements in one transaction: the update takes the customer's row lock (waiting for a card
+        // being stored for it: CardVaultLive `store` reads the customer `for share`), and the delete then
+        // reads with a snapshot of its own, which sees that card. A card a charge in review (ANTIFRAUD) names
+        // stays for its approval; the other saved cards leave, unlinked from their charges (`card_token`
+        // null) in the same statement, as `CardVault.discard` does (PCI DSS 3.1).
         softDelete: (accountId, id) =>
-          sql`update customers set deleted_at = now() where ${live(accountId, id)} returning id`.pipe(
-            Effect.orDie,
-            Effect.map((rows) => rows.length > 0)
-          )
+          sql
+            .withTransaction(
+              Effect.gen(function* () {
+                const deleted = yield* sql`update customers set deleted_at = now() where ${live(accountId, id)}
+                  returning id`
+                if (deleted.length === 0) return false
+                yield* sql`
+                with discarded as (
+                  delete from cards c
+                  where c.account_id = ${accountId} and c.customer_id = ${id}
+                    and not exists (
+                      select 1 from transactions t
+                      where t.card_token = c.token and t.account_id = ${accountId} and t.status = 'ANTIFRAUD'
+                    )
+                  returning c.token
+                )
+                update transactions set card_token = null
+                where account_id = ${accountId} and card_token in (select token from discarded)`
+                return true
+              })
+            )
+            .pipe(Effect.orDie)
       })
     )
   })
