@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process"
-import { chown, mkdtemp, rm } from "node:fs/promises"
+import { chmod, chown, copyFile, mkdtemp, rm, stat } from "node:fs/promises"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
-import { postmasterPid, serviceEntry } from "./support/processes.ts"
+import { postmasterPid } from "./support/processes.ts"
 import { freePort } from "./support/config.ts"
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
@@ -28,19 +28,41 @@ afterAll(async () => {
  * to create a `postgres` system user, which only root may (`groupadd`): a fresh DATA_DIR never started. The
  * test runs as root and drops to `nobody` for the child.
  */
+/**
+ * A Node that `nobody` can run: this one when every directory above it lets others through, else a copy in
+ * `dir` (CI runs the suite on a Node under root's 0700 home, which another user cannot reach).
+ */
+const nodeFor = async (dir: string) => {
+  let path = process.execPath
+  let reachable = true
+  while (reachable && path !== dirname(path)) {
+    reachable = ((await stat(path)).mode & 0o001) !== 0
+    path = dirname(path)
+  }
+  if (reachable) return process.execPath
+  const copy = join(dir, "node")
+  await copyFile(process.execPath, copy)
+  await chmod(copy, 0o755)
+  return copy
+}
+
 describe.skipIf(!isRoot)("the service started by a user who is not root", () => {
   it("initialises its embedded PostgreSQL and answers /ready 200", async () => {
     dataDir = await mkdtemp(join(tmpdir(), "startup-non-root-"))
+    const node = await nodeFor(dataDir)
     await chown(dataDir, NOBODY, NOBODY)
     const port = await freePort()
     const { DATABASE_URL: _, ...inherited } = process.env
-    child = spawn(process.execPath, [...(await serviceEntry()).main, "api"], {
+    // As such a user runs it: `npm start`'s launcher, which builds into a private cache of its own when the
+    // project's node_modules/.cache is not theirs (here under the test's DATA_DIR).
+    child = spawn(node, [join(ROOT, "scripts", "start.mjs"), "main", "api"], {
       cwd: ROOT,
       uid: NOBODY,
       gid: NOBODY,
       env: {
         ...inherited,
         HOME: dataDir,
+        XDG_CACHE_HOME: join(dataDir, "cache"),
         DATA_DIR: dataDir,
         HOST: "127.0.0.1",
         PORT: String(port),
