@@ -332,5 +332,12 @@ describe('a v1 card charge with interest on /api (docs/api.md "Both interfaces, 
     expect(refunded.body).toMatchObject({ status: "REFUNDED", amount: total, refundedAmount: total })
     const after = await api.get(`/api/payment-gateway/transaction/${hash}`, { key })
     expect(after.body).toMatchObject({ amount: total, refundedAmount: total, status: "REFUNDED" })
+    // The transaction itself (interface-v2's GET /api/transactions/{id}, which a webhook's receiver fetches to
+    // confirm it) and the list say the same amount; they showed the amount before interest.
+    const read = await api.get(`/api/transactions/${hash}`, { key })
+    expect(read.status, read.text).toBe(200)
+    expect(read.body).toMatchObject({ amount: total, status: "REFUNDED" })
+    const listed = await api.get(`/api/transactions`, { key })
+    expect(listed.body.find((t: { id: string }) => t.id === hash)).toMatchObject({ amount: total })
   })
 })

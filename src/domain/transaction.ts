@@ -192,7 +192,7 @@ export type TransactionRecord = typeof TransactionRecord.Type
  * reads, without the jsonb and card columns that would cost most of the time and garbage per row.
  */
 export const TransactionSummary = TransactionRecord.pipe(
-  Schema.pick("id", "orderId", "method", "amount", "status", "createdAt", "updatedAt")
+  Schema.pick("id", "orderId", "method", "amountTotal", "status", "createdAt", "updatedAt")
 )
 export type TransactionSummary = typeof TransactionSummary.Type
 
@@ -202,7 +202,9 @@ export const toTransaction = (record: TransactionSummary, livemode: boolean) =>
       id: record.id,
       orderId: record.orderId,
       method: record.method,
-      amount: record.amount,
+      // What the buyer was charged, interest included (docs/api.md "Both interfaces, one transaction"), as the
+      // payment result, the refund result and the webhooks say: `refundedAmount` equals it once fully refunded.
+      amount: record.amountTotal,
       status: record.status,
       createdAt: record.createdAt,
       updatedAt: record.updatedAt,

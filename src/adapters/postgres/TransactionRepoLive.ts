@@ -117,7 +117,7 @@ export const TransactionRepoLive = Layer.effect(
       stream: (accountId, filter = {}) =>
         keysetStream(
           (after, limit) => sql`
-            select id, order_id, method, amount, status, created_at, updated_at, ${sql.literal(KEYSET_AT)}
+            select id, order_id, method, amount_total, status, created_at, updated_at, ${sql.literal(KEYSET_AT)}
             from transactions
             where account_id = ${accountId}
               ${listWhere(sql, filter)}
