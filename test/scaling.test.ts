@@ -86,10 +86,12 @@ describe("two API and two worker processes on one PostgreSQL", () => {
     expect(charge.status).toBe(201)
     await receiver.waitFor((all) => all.some((r) => r.body.includes(charge.body.transactionId)), 30_000, "a delivery")
     const scrape = (p: RoleProcess) => fetch(p.metricsUrl).then((r) => r.text())
+    // The job's run is counted once its task returns, a moment after the delivery it recorded: both awaited.
+    const ran = /^job_runs_total\{[^}]*task="deliver_webhook"[^}]*\} [1-9]/m
     const delivered = await eventually(async () => {
       const texts = await Promise.all(workers.map(scrape))
       const sum = texts.reduce((n, text) => n + total(text, "webhook_deliveries_total", 'outcome="delivered"'), 0)
-      return sum > 0 ? texts : undefined
+      return sum > 0 && ran.test(texts.join("\n")) ? texts : undefined
     }, 10_000)
     // Each worker exposes its own counters and the shared gauges (sampled from the database on scrape).
     for (const text of delivered) {
@@ -97,7 +99,7 @@ describe("two API and two worker processes on one PostgreSQL", () => {
       expect(text).toMatch(/^ledger_imbalance_centavos 0$/m)
       expect(text).toMatch(/^jobs_oldest_pending_age_seconds /m)
     }
-    expect(delivered.join("\n")).toMatch(/^job_runs_total\{[^}]*task="deliver_webhook"[^}]*\} [1-9]/m)
+    expect(delivered.join("\n")).toMatch(ran)
     // The APIs deliver nothing: the count is the workers' alone, summed across processes.
     for (const p of apis) expect(total(await scrape(p), "webhook_deliveries_total", "outcome=")).toBe(0)
   }, 60_000)
