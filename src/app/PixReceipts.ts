@@ -46,6 +46,30 @@ const owedOnTheBooks = (record: ReceivedPixRecord) =>
   record.accountId !== null && (record.outcome === "not_payable" || record.outcome === "amount_mismatch")
 
 /**
+ * The entry `key` of a payment owed on the books (`record`), posted only when the entry it reverses
+ * (`reversed`) was: a returned payment owed again, or its return. The keys make it once.
+ */
+const postReversing = (
+  record: ReceivedPixRecord,
+  reversed: string,
+  key: string,
+  type: "pix_payment_to_return" | "pix_payment_returned"
+) =>
+  Effect.gen(function* () {
+    const ledger = yield* Ledger
+    const { accountId, transactionId, amount, endToEndId } = record
+    if (!(yield* ledger.posted(accountId!, reversed))) return
+    const description =
+      type === "pix_payment_returned"
+        ? `PIX ${endToEndId} not applied, returned to the payer`
+        : `PIX ${endToEndId} not applied, owed to the payer again`
+    yield* ledger.post(
+      accountId!,
+      entry(key, { transactionId }, owedBack(type, type === "pix_payment_returned" ? -amount : amount, description))
+    )
+  })
+
+/**
  * The operator's mark on a waiting PIX exception (`npm run cli -- pix handled`: docs/operations.md "What waits
  * for an operator"), and, for one owed on the gateway's books, its return posting, in the mark's database
  * transaction and under the row's lock: posted once, since a second mark is refused, and only when what it
@@ -53,24 +77,13 @@ const owedOnTheBooks = (record: ReceivedPixRecord) =>
  */
 export const markPixHandled = fn("PixReceipts.markHandled")(function* (endToEndId: string, note: string) {
   const received = yield* ReceivedPixRepo
-  const ledger = yield* Ledger
   const tx = yield* Transactional
   return yield* tx.retrying(
     Effect.gen(function* () {
       const mark = yield* received.markHandled(endToEndId, note)
       if (mark._tag !== "Marked" || !owedOnTheBooks(mark.record)) return mark
-      const { accountId, transactionId, amount } = mark.record
       const n = (yield* received.marks(endToEndId)).filter((m) => m.action === "handled").length - 1
-      if (yield* ledger.posted(accountId!, toReturnKey(endToEndId, n))) {
-        yield* ledger.post(
-          accountId!,
-          entry(
-            returnedKey(endToEndId, n),
-            { transactionId },
-            owedBack("pix_payment_returned", -amount, `PIX ${endToEndId} not applied, returned to the payer`)
-          )
-        )
-      }
+      yield* postReversing(mark.record, toReturnKey(endToEndId, n), returnedKey(endToEndId, n), "pix_payment_returned")
       return mark
     })
   )
@@ -82,24 +95,18 @@ export const markPixHandled = fn("PixReceipts.markHandled")(function* (endToEndI
  */
 export const reopenPix = fn("PixReceipts.reopen")(function* (endToEndId: string, why: string) {
   const received = yield* ReceivedPixRepo
-  const ledger = yield* Ledger
   const tx = yield* Transactional
   return yield* tx.retrying(
     Effect.gen(function* () {
       const reopen = yield* received.reopen(endToEndId, why)
       if (reopen._tag !== "Reopened" || !owedOnTheBooks(reopen.record)) return reopen
-      const { accountId, transactionId, amount } = reopen.record
       const n = (yield* received.marks(endToEndId)).filter((m) => m.action === "reopened").length
-      if (yield* ledger.posted(accountId!, returnedKey(endToEndId, n - 1))) {
-        yield* ledger.post(
-          accountId!,
-          entry(
-            toReturnKey(endToEndId, n),
-            { transactionId },
-            owedBack("pix_payment_to_return", amount, `PIX ${endToEndId} not applied, owed to the payer again`)
-          )
-        )
-      }
+      yield* postReversing(
+        reopen.record,
+        returnedKey(endToEndId, n - 1),
+        toReturnKey(endToEndId, n),
+        "pix_payment_to_return"
+      )
       return reopen
     })
   )
